@@ -1,0 +1,1 @@
+//! Safe, parallel, all-or-nothing zip/APK extraction: not implemented yet (issue 5).

@@ -1,0 +1,65 @@
+//! Any sequence of operations gives the same bytes as a `Vec<u8>` would, under every policy.
+
+use growable_buffer::{Config, GrowableBuffer, Growth};
+use proptest::prelude::*;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Append(Vec<u8>),
+    Reserve(usize),
+    Clear,
+    Flatten,
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        8 => proptest::collection::vec(any::<u8>(), 0..400).prop_map(Op::Append),
+        1 => (0usize..5000).prop_map(Op::Reserve),
+        1 => Just(Op::Clear),
+        1 => Just(Op::Flatten),
+    ]
+}
+
+fn growth() -> impl Strategy<Value = Growth> {
+    prop_oneof![
+        (1.1f64..4.0).prop_map(|factor| Growth::Geometric { factor }),
+        (1usize..600).prop_map(|step| Growth::Linear { step }),
+        Just(Growth::Exact),
+        (64usize..300).prop_map(|chunk_size| Growth::Segmented { chunk_size }),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+    #[test]
+    fn matches_vec(growth in growth(), ops in proptest::collection::vec(op(), 0..60), probe in 0usize..3000) {
+        let mut buf = GrowableBuffer::with_config(Config { growth, initial_capacity: 0, ..Config::default() }).unwrap();
+        let mut oracle: Vec<u8> = Vec::new();
+        for op in ops {
+            match op {
+                Op::Append(bytes) => { buf.append(&bytes).unwrap(); oracle.extend_from_slice(&bytes); }
+                Op::Reserve(n) => { buf.reserve(n).unwrap(); prop_assert!(buf.stats().capacity >= oracle.len() + n); }
+                Op::Clear => { buf.clear(); oracle.clear(); }
+                Op::Flatten => { buf.flatten().unwrap(); prop_assert_eq!(buf.contiguous().unwrap(), &oracle[..]); }
+            }
+            prop_assert_eq!(buf.len(), oracle.len());
+            prop_assert!(buf.stats().capacity >= oracle.len());
+        }
+        prop_assert_eq!(buf.to_vec(), oracle.clone());
+        let joined: Vec<u8> = buf.segments().flatten().copied().collect();
+        prop_assert_eq!(&joined, &oracle);
+        prop_assert_eq!(buf.segments().count(), buf.segment_count());
+        for i in 0..buf.segment_count() {
+            prop_assert!(buf.segment(i).is_some());
+        }
+        prop_assert!(buf.segment(buf.segment_count()).is_none());
+        let mut written = Vec::new();
+        prop_assert_eq!(buf.write_all_to(&mut written).unwrap(), oracle.len());
+        prop_assert_eq!(&written, &oracle);
+        let offset = probe.min(oracle.len());
+        let mut dst = vec![0u8; 257];
+        let n = buf.copy_to(offset, &mut dst).unwrap();
+        let expected = &oracle[offset..(offset + 257).min(oracle.len())];
+        prop_assert_eq!(&dst[..n], expected);
+    }
+}
