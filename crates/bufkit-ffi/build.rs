@@ -1,1 +1,30 @@
-fn main() {}
+//! Gives libbufkit.so a soname and writes `bufkit.pc` for pkg-config next to the built libraries.
+
+use std::path::PathBuf;
+
+fn main() {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap();
+    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap();
+    let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();
+    if target_os == "linux" {
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libbufkit.so.{major}");
+        // rustc already hides non-exported symbols; this script states the contract (bk_* only) in the tree.
+        let map = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("bufkit.map");
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
+        println!("cargo:rerun-if-changed=bufkit.map");
+    }
+    // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: the libraries land in <target>/<profile>.
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
+    let Some(lib_dir) = out_dir.ancestors().nth(3) else { return };
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
+    let include_dir = manifest.join("../../include");
+    let include_dir = include_dir.canonicalize().unwrap_or(include_dir);
+    let pc = format!(
+        "libdir={}\nincludedir={}\n\nName: bufkit\nDescription: Buffer-strategy primitives behind one C ABI\nVersion: {version}\n\
+         Libs: -L${{libdir}} -lbufkit\nLibs.private: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc\nCflags: -I${{includedir}}\n",
+        lib_dir.display(),
+        include_dir.display()
+    );
+    let _ = std::fs::write(lib_dir.join("bufkit.pc"), pc);
+    println!("cargo:rerun-if-changed=build.rs");
+}

@@ -1,0 +1,355 @@
+//! `bk_buffer`: the growable byte buffer of the `growable-buffer` crate.
+
+use std::fs::File;
+use std::mem::ManuallyDrop;
+use std::os::fd::FromRawFd;
+use std::os::raw::c_int;
+
+use growable_buffer::{Config, GrowableBuffer, Growth};
+
+use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, checked_slice, checked_slice_mut, write_out};
+use crate::status::bk_status;
+
+/// A growable byte buffer.
+///
+/// Created by `bk_buffer_new`, freed by `bk_buffer_free` (the caller owns it). Not thread-safe: it
+/// may be moved between threads, but calls on one buffer must not overlap. Pointers it hands out
+/// (`bk_buffer_data`, `bk_buffer_segment`) stay valid until the next call that changes the buffer
+/// (append, reserve, clear, flatten, free).
+///
+/// Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_len`,
+/// `bk_buffer_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
+/// `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
+pub struct bk_buffer {
+    inner: GrowableBuffer,
+}
+
+/// Growth policies, as values of `bk_buffer_config.growth`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum bk_growth {
+    /// Multiply capacity by `factor` (1 < factor ≤ 8), through realloc/mremap. The default (×2).
+    BK_GROWTH_GEOMETRIC = 0,
+    /// Add `step` bytes by allocate + copy: the quadratic baseline, for measurement only.
+    BK_GROWTH_LINEAR = 1,
+    /// Grow to exactly what is needed; reserve up front.
+    BK_GROWTH_EXACT = 2,
+    /// A chain of `chunk_size`-byte chunks (≥ 64) that never copies; not contiguous until flattened.
+    BK_GROWTH_SEGMENTED = 3,
+}
+
+/// How to build a buffer. Fill it with `bk_buffer_config_default`, then change what you need.
+/// Passing NULL to `bk_buffer_new` means the defaults.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bk_buffer_config {
+    /// A `bk_growth` value.
+    pub growth: u32,
+    /// Factor for `BK_GROWTH_GEOMETRIC` (default 2.0).
+    pub factor: f64,
+    /// Step in bytes for `BK_GROWTH_LINEAR` (default 2048).
+    pub step: usize,
+    /// Chunk size in bytes for `BK_GROWTH_SEGMENTED` (default 65536).
+    pub chunk_size: usize,
+    /// The most bytes the buffer may hold (default PTRDIFF_MAX); past it calls fail with
+    /// `BK_STATUS_CAPACITY_EXCEEDED`.
+    pub max_capacity: usize,
+    /// Bytes allocated up front (default 0).
+    pub initial_capacity: usize,
+}
+
+/// Counters of a buffer, filled by `bk_buffer_stats`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct bk_buffer_stats {
+    /// Bytes held.
+    pub len: usize,
+    /// Bytes it can hold before growing again.
+    pub capacity: usize,
+    /// Times the capacity increased (segmented: chunks allocated).
+    pub grows: u64,
+    /// Times the data changed address.
+    pub moves: u64,
+    /// Bytes copied by the CPU to relocate or flatten the data (pages moved by mremap do not count).
+    pub bytes_copied: u64,
+}
+
+impl bk_buffer_config {
+    fn defaults() -> Self {
+        let defaults = Config::default();
+        bk_buffer_config {
+            growth: bk_growth::BK_GROWTH_GEOMETRIC as u32,
+            factor: growable_buffer::DEFAULT_FACTOR,
+            step: 2048,
+            chunk_size: growable_buffer::DEFAULT_CHUNK_SIZE,
+            max_capacity: defaults.max_capacity,
+            initial_capacity: defaults.initial_capacity,
+        }
+    }
+
+    fn to_config(self) -> Result<Config, bk_status> {
+        let growth = match self.growth {
+            g if g == bk_growth::BK_GROWTH_GEOMETRIC as u32 => Growth::Geometric { factor: self.factor },
+            g if g == bk_growth::BK_GROWTH_LINEAR as u32 => Growth::Linear { step: self.step },
+            g if g == bk_growth::BK_GROWTH_EXACT as u32 => Growth::Exact,
+            g if g == bk_growth::BK_GROWTH_SEGMENTED as u32 => Growth::Segmented { chunk_size: self.chunk_size },
+            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+        };
+        Ok(Config { growth, max_capacity: self.max_capacity, initial_capacity: self.initial_capacity })
+    }
+}
+
+/// Fills `*config_out` with the defaults (geometric ×2, no practical limit, nothing preallocated).
+///
+/// # Safety
+/// `config_out` is NULL (an error) or valid for writing one `bk_buffer_config`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_config_default(config_out: *mut bk_buffer_config) -> bk_status {
+    // SAFETY: per this function's contract.
+    boundary(|| unsafe { write_out(config_out, bk_buffer_config::defaults()) })
+}
+
+/// Creates a buffer and stores it in `*buffer_out` (set to NULL on failure). `config` may be NULL
+/// for the defaults; it is only read during the call. Free the buffer with `bk_buffer_free`.
+///
+/// # Safety
+/// `config` is NULL or points to a readable `bk_buffer_config`; `buffer_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_new(config: *const bk_buffer_config, buffer_out: *mut *mut bk_buffer) -> bk_status {
+    boundary(|| {
+        if buffer_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: checked non-null above; valid for a write per the contract.
+        unsafe { buffer_out.write(std::ptr::null_mut()) };
+        // SAFETY: NULL or readable per the contract.
+        let config = match unsafe { config.as_ref() } {
+            Some(c) => c.to_config()?,
+            None => Config::default(),
+        };
+        let inner = GrowableBuffer::with_config(config)?;
+        // SAFETY: as above.
+        unsafe { write_out(buffer_out, Box::into_raw(Box::new(bk_buffer { inner }))) }
+    })
+}
+
+/// Frees a buffer and everything it holds. NULL does nothing. The buffer must not be used again.
+///
+/// # Safety
+/// `buffer` is NULL or came from `bk_buffer_new` and has not been freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_free(buffer: *mut bk_buffer) {
+    boundary_or((), || {
+        if !buffer.is_null() {
+            // SAFETY: came from Box::into_raw in bk_buffer_new and is freed once, per the contract.
+            drop(unsafe { Box::from_raw(buffer) });
+        }
+    })
+}
+
+/// Appends `len` bytes from `data` (`data` may be NULL when `len` is 0). On failure nothing is
+/// appended and nothing held is lost.
+///
+/// # Safety
+/// `buffer` is a live buffer; `data` is readable for `len` bytes and does not point into `buffer`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_append(buffer: *mut bk_buffer, data: *const u8, len: usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let buffer = unsafe { checked_mut(buffer) }?;
+        // SAFETY: per this function's contract.
+        let data = unsafe { checked_slice(data, len) }?;
+        Ok(buffer.inner.append(data)?)
+    })
+}
+
+/// Makes room for `additional` more bytes without growing again.
+///
+/// # Safety
+/// `buffer` is a live buffer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_reserve(buffer: *mut bk_buffer, additional: usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let buffer = unsafe { checked_mut(buffer) }?;
+        Ok(buffer.inner.reserve(additional)?)
+    })
+}
+
+/// Forgets the bytes; keeps the capacity and the counters.
+///
+/// # Safety
+/// `buffer` is a live buffer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_clear(buffer: *mut bk_buffer) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(buffer) }?.inner.clear();
+        Ok(())
+    })
+}
+
+/// Stores the number of bytes held in `*len_out`.
+///
+/// # Safety
+/// `buffer` is a live buffer; `len_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_len(buffer: *const bk_buffer, len_out: *mut usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let buffer = unsafe { checked_ref(buffer) }?;
+        // SAFETY: per this function's contract.
+        unsafe { write_out(len_out, buffer.inner.len()) }
+    })
+}
+
+/// Fills `*stats_out` with the buffer's counters.
+///
+/// # Safety
+/// `buffer` is a live buffer; `stats_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_stats(buffer: *const bk_buffer, stats_out: *mut bk_buffer_stats) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let s = unsafe { checked_ref(buffer) }?.inner.stats();
+        let stats = bk_buffer_stats { len: s.len, capacity: s.capacity, grows: s.grows, moves: s.moves, bytes_copied: s.bytes_copied };
+        // SAFETY: per this function's contract.
+        unsafe { write_out(stats_out, stats) }
+    })
+}
+
+/// Points `*data_out` at the bytes and stores their count in `*len_out`, without copying. The
+/// pointer is owned by the buffer and valid until the next call that changes it. An empty buffer
+/// may give a non-NULL pointer with length 0. A segmented buffer gives `BK_STATUS_NOT_CONTIGUOUS`.
+///
+/// # Safety
+/// `buffer` is a live buffer; `data_out` and `len_out` are valid for one write each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_data(buffer: *const bk_buffer, data_out: *mut *const u8, len_out: *mut usize) -> bk_status {
+    boundary(|| {
+        if data_out.is_null() || len_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let bytes = unsafe { checked_ref(buffer) }?.inner.contiguous()?;
+        // SAFETY: both checked non-null; writable per the contract.
+        unsafe {
+            write_out(data_out, bytes.as_ptr())?;
+            write_out(len_out, bytes.len())
+        }
+    })
+}
+
+/// Stores in `*count_out` how many segments the bytes are in (0 when empty, 1 when contiguous).
+///
+/// # Safety
+/// `buffer` is a live buffer; `count_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_segment_count(buffer: *const bk_buffer, count_out: *mut usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let buffer = unsafe { checked_ref(buffer) }?;
+        // SAFETY: per this function's contract.
+        unsafe { write_out(count_out, buffer.inner.segment_count()) }
+    })
+}
+
+/// Points `*data_out`/`*len_out` at segment `index` (as for an iovec), without copying. Valid
+/// until the next call that changes the buffer. `BK_STATUS_OUT_OF_RANGE` past the last segment.
+///
+/// # Safety
+/// `buffer` is a live buffer; `data_out` and `len_out` are valid for one write each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_segment(
+    buffer: *const bk_buffer,
+    index: usize,
+    data_out: *mut *const u8,
+    len_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if data_out.is_null() || len_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let segment = unsafe { checked_ref(buffer) }?.inner.segment(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        // SAFETY: both checked non-null; writable per the contract.
+        unsafe {
+            write_out(data_out, segment.as_ptr())?;
+            write_out(len_out, segment.len())
+        }
+    })
+}
+
+/// Copies up to `dst_len` bytes starting at `offset` into the caller's `dst`, and stores the number
+/// copied in `*copied_out` (less than `dst_len` only at the end). `offset` past the end gives
+/// `BK_STATUS_OUT_OF_RANGE`. Works for every policy.
+///
+/// # Safety
+/// `buffer` is a live buffer; `dst` is writable for `dst_len` bytes (NULL only if `dst_len` is 0);
+/// `copied_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_copy_out(
+    buffer: *const bk_buffer,
+    offset: usize,
+    dst: *mut u8,
+    dst_len: usize,
+    copied_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if copied_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let buffer = unsafe { checked_ref(buffer) }?;
+        // SAFETY: per this function's contract.
+        let dst = unsafe { checked_slice_mut(dst, dst_len) }?;
+        let copied = buffer.inner.copy_to(offset, dst)?;
+        // SAFETY: checked non-null; writable per the contract.
+        unsafe { write_out(copied_out, copied) }
+    })
+}
+
+/// Writes every byte to file descriptor `fd` with `writev` (segments go out as they are, no copy),
+/// retrying short writes and EINTR, and stores the bytes written in `*written_out`. The fd is not
+/// closed. On `BK_STATUS_IO_ERROR`, `errno` tells why and an unknown prefix may have been written.
+///
+/// # Safety
+/// `buffer` is a live buffer; `fd` is an open descriptor the caller owns; `written_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_write_fd(buffer: *const bk_buffer, fd: c_int, written_out: *mut usize) -> bk_status {
+    boundary(|| {
+        if written_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        if fd < 0 {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        // SAFETY: per this function's contract.
+        let buffer = unsafe { checked_ref(buffer) }?;
+        // SAFETY: fd is open per the contract; ManuallyDrop keeps the caller's fd open.
+        let mut file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+        let written = buffer.inner.write_all_to(&mut *file).map_err(|e| {
+            if let Some(code) = e.raw_os_error() {
+                // SAFETY: errno is thread-local; restoring the failing call's code for the caller.
+                unsafe { *libc::__errno_location() = code };
+            }
+            bk_status::BK_STATUS_IO_ERROR
+        })?;
+        // SAFETY: checked non-null; writable per the contract.
+        unsafe { write_out(written_out, written) }
+    })
+}
+
+/// Makes a segmented buffer contiguous with one copy (counted in `bytes_copied`); later appends
+/// grow geometrically. Does nothing to a contiguous buffer. Invalidates segment pointers.
+///
+/// # Safety
+/// `buffer` is a live buffer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_flatten(buffer: *mut bk_buffer) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        Ok(unsafe { checked_mut(buffer) }?.inner.flatten()?)
+    })
+}

@@ -1,0 +1,82 @@
+//! `bk_status`: what every fallible export returns.
+
+use std::ffi::c_char;
+
+use crate::macros::boundary_or;
+
+/// The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
+/// (1–99 any call, 100–199 buffers) and are never renumbered; new codes may be added, so treat an
+/// unknown code as a failure and show `bk_status_message(code)`.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum bk_status {
+    /// Success.
+    BK_STATUS_OK = 0,
+    /// A required pointer argument was NULL.
+    BK_STATUS_NULL_POINTER = 1,
+    /// An argument was outside its documented range (an unknown enum value, a bad growth parameter).
+    BK_STATUS_INVALID_ARGUMENT = 2,
+    /// A length or sum of lengths does not fit in memory.
+    BK_STATUS_LENGTH_OVERFLOW = 3,
+    /// An offset or index past the end of the data.
+    BK_STATUS_OUT_OF_RANGE = 4,
+    /// The system refused to allocate memory; nothing was changed.
+    BK_STATUS_ALLOC_FAILED = 5,
+    /// A system call on a caller's file descriptor failed.
+    BK_STATUS_IO_ERROR = 6,
+    /// Rust panicked inside the call (a bug in bufkit); the panic was caught at the boundary.
+    BK_STATUS_PANIC = 99,
+    /// The operation would take the buffer past its `max_capacity`; nothing was changed.
+    BK_STATUS_CAPACITY_EXCEEDED = 100,
+    /// The buffer is segmented: call `bk_buffer_flatten` first, or read it with `bk_buffer_segment`.
+    BK_STATUS_NOT_CONTIGUOUS = 101,
+}
+
+impl bk_status {
+    fn message(code: u32) -> &'static [u8] {
+        use bk_status::*;
+        let known = [
+            (BK_STATUS_OK, &b"ok\0"[..]),
+            (BK_STATUS_NULL_POINTER, b"a required pointer argument was NULL\0"),
+            (BK_STATUS_INVALID_ARGUMENT, b"an argument was outside its documented range\0"),
+            (BK_STATUS_LENGTH_OVERFLOW, b"a length does not fit in memory\0"),
+            (BK_STATUS_OUT_OF_RANGE, b"an offset or index is past the end of the data\0"),
+            (BK_STATUS_ALLOC_FAILED, b"memory allocation failed; nothing was changed\0"),
+            (BK_STATUS_IO_ERROR, b"a system call on the file descriptor failed\0"),
+            (BK_STATUS_PANIC, b"internal error: Rust panicked inside bufkit (caught at the C boundary)\0"),
+            (BK_STATUS_CAPACITY_EXCEEDED, b"the buffer's capacity limit would be exceeded; nothing was changed\0"),
+            (BK_STATUS_NOT_CONTIGUOUS, b"the buffer is segmented: flatten it or read its segments\0"),
+        ];
+        known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
+    }
+}
+
+impl From<growable_buffer::Error> for bk_status {
+    fn from(e: growable_buffer::Error) -> Self {
+        use growable_buffer::Error as E;
+        match e {
+            E::CapacityExceeded { .. } => bk_status::BK_STATUS_CAPACITY_EXCEEDED,
+            E::LengthOverflow { .. } => bk_status::BK_STATUS_LENGTH_OVERFLOW,
+            E::AllocFailed { .. } => bk_status::BK_STATUS_ALLOC_FAILED,
+            E::InvalidConfig(_) => bk_status::BK_STATUS_INVALID_ARGUMENT,
+            E::NotContiguous => bk_status::BK_STATUS_NOT_CONTIGUOUS,
+            E::OffsetOutOfRange { .. } => bk_status::BK_STATUS_OUT_OF_RANGE,
+            _ => bk_status::BK_STATUS_INVALID_ARGUMENT,
+        }
+    }
+}
+
+/// A static, NUL-terminated English description of `code` (any value, known or not). Never NULL;
+/// the caller must not free it.
+#[unsafe(no_mangle)]
+pub extern "C" fn bk_status_message(code: u32) -> *const c_char {
+    boundary_or(c"unknown bk_status code".as_ptr(), || bk_status::message(code).as_ptr().cast())
+}
+
+/// Panics inside Rust on purpose and returns `BK_STATUS_PANIC`: lets bindings and tests check
+/// that a Rust panic comes back as a status instead of aborting the host process.
+#[unsafe(no_mangle)]
+pub extern "C" fn bk_test_panic() -> bk_status {
+    crate::macros::boundary(|| panic!("bk_test_panic: deliberate panic to exercise the C boundary"))
+}
