@@ -141,7 +141,7 @@ typedef uint32_t bk_growth;
  (append, reserve, clear, flatten, free).
 
  Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_len`,
- `bk_buffer_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
+ `bk_buffer_get_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
  `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
  */
 typedef struct bk_buffer bk_buffer;
@@ -179,7 +179,7 @@ typedef struct bk_buffer_config {
 } bk_buffer_config;
 
 /*
- Counters of a buffer, filled by `bk_buffer_stats`.
+ Counters of a buffer, filled by `bk_buffer_get_stats`.
  */
 typedef struct bk_buffer_stats {
   /*
@@ -272,7 +272,7 @@ bk_status bk_buffer_len(const struct bk_buffer *buffer, size_t *len_out);
  # Safety
  `buffer` is a live buffer; `stats_out` is valid for one write.
  */
-bk_status bk_buffer_stats(const struct bk_buffer *buffer, struct bk_buffer_stats *stats_out);
+bk_status bk_buffer_get_stats(const struct bk_buffer *buffer, struct bk_buffer_stats *stats_out);
 
 /*
  Points `*data_out` at the bytes and stores their count in `*len_out`, without copying. The

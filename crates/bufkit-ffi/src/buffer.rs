@@ -18,7 +18,7 @@ use crate::status::bk_status;
 /// (append, reserve, clear, flatten, free).
 ///
 /// Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_len`,
-/// `bk_buffer_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
+/// `bk_buffer_get_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
 /// `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
 pub struct bk_buffer {
     inner: GrowableBuffer,
@@ -59,7 +59,7 @@ pub struct bk_buffer_config {
     pub initial_capacity: usize,
 }
 
-/// Counters of a buffer, filled by `bk_buffer_stats`.
+/// Counters of a buffer, filled by `bk_buffer_get_stats`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct bk_buffer_stats {
@@ -209,7 +209,7 @@ pub unsafe extern "C" fn bk_buffer_len(buffer: *const bk_buffer, len_out: *mut u
 /// # Safety
 /// `buffer` is a live buffer; `stats_out` is valid for one write.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_stats(buffer: *const bk_buffer, stats_out: *mut bk_buffer_stats) -> bk_status {
+pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out: *mut bk_buffer_stats) -> bk_status {
     boundary(|| {
         // SAFETY: per this function's contract.
         let s = unsafe { checked_ref(buffer) }?.inner.stats();

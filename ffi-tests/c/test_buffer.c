@@ -1,0 +1,256 @@
+/* The bk_buffer C ABI as a C user meets it: every policy, every error path, the panic boundary. */
+#define _POSIX_C_SOURCE 200809L
+#include "bufkit.h"
+#include "check.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static bk_buffer *new_buffer(uint32_t growth, size_t max_capacity) {
+  bk_buffer_config config;
+  bk_buffer *buffer = NULL;
+  if (bk_buffer_config_default(&config) != BK_STATUS_OK) return NULL;
+  config.growth = growth;
+  config.chunk_size = 64;
+  config.step = 100;
+  if (max_capacity) config.max_capacity = max_capacity;
+  if (bk_buffer_new(&config, &buffer) != BK_STATUS_OK) return NULL;
+  return buffer;
+}
+
+/* Reads the whole buffer back through the copy-out call, which works for every policy. */
+static size_t read_all(const bk_buffer *buffer, uint8_t *dst, size_t cap) {
+  size_t copied = 0;
+  if (bk_buffer_copy_out(buffer, 0, dst, cap, &copied) != BK_STATUS_OK) return (size_t)-1;
+  return copied;
+}
+
+static void test_versions_match_the_header(void) {
+  CHECK(strcmp(bk_version(), BK_VERSION) == 0);
+  CHECK(bk_abi_version() == BK_ABI_VERSION);
+}
+
+static void test_every_status_has_a_message(void) {
+  uint32_t codes[] = {BK_STATUS_OK, BK_STATUS_NULL_POINTER, BK_STATUS_INVALID_ARGUMENT, BK_STATUS_LENGTH_OVERFLOW,
+                      BK_STATUS_OUT_OF_RANGE, BK_STATUS_ALLOC_FAILED, BK_STATUS_IO_ERROR, BK_STATUS_PANIC,
+                      BK_STATUS_CAPACITY_EXCEEDED, BK_STATUS_NOT_CONTIGUOUS};
+  for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
+    const char *m = bk_status_message(codes[i]);
+    CHECK(m != NULL && strlen(m) > 1 && strcmp(m, "unknown bk_status code") != 0);
+  }
+  CHECK(strcmp(bk_status_message(12345), "unknown bk_status code") == 0);
+}
+
+static void test_null_pointers_are_errors(void) {
+  bk_buffer *buffer = NULL;
+  size_t n = 0;
+  const uint8_t *p = NULL;
+  bk_buffer_stats stats;
+  CHECK_STATUS(bk_buffer_new(NULL, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_config_default(NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_append(NULL, (const uint8_t *)"x", 1), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_reserve(NULL, 1), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_clear(NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_len(NULL, &n), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_get_stats(NULL, &stats), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_data(NULL, &p, &n), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_flatten(NULL), BK_STATUS_NULL_POINTER);
+  bk_buffer_free(NULL); /* a no-op */
+
+  CHECK_STATUS(bk_buffer_new(NULL, &buffer), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_append(buffer, NULL, 5), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_append(buffer, NULL, 0), BK_STATUS_OK); /* the empty range */
+  CHECK_STATUS(bk_buffer_len(buffer, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_data(buffer, NULL, &n), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_data(buffer, &p, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_copy_out(buffer, 0, NULL, 4, &n), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_copy_out(buffer, 0, NULL, 0, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_segment(buffer, 0, NULL, &n), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_write_fd(buffer, 1, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_buffer_len(buffer, &n), BK_STATUS_OK);
+  CHECK(n == 0);
+  bk_buffer_free(buffer);
+}
+
+static void test_bad_lengths_are_errors_and_lose_nothing(void) {
+  bk_buffer *buffer = new_buffer(BK_GROWTH_GEOMETRIC, 0);
+  uint8_t out[8];
+  size_t n = 0;
+  CHECK(buffer != NULL);
+  CHECK_STATUS(bk_buffer_append(buffer, (const uint8_t *)"kept", 4), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_append(buffer, (const uint8_t *)"x", SIZE_MAX), BK_STATUS_LENGTH_OVERFLOW);
+  CHECK_STATUS(bk_buffer_reserve(buffer, SIZE_MAX), BK_STATUS_LENGTH_OVERFLOW);
+  CHECK_STATUS(bk_buffer_reserve(buffer, (size_t)1 << 47), BK_STATUS_ALLOC_FAILED); /* the whole address space */
+  CHECK_STATUS(bk_buffer_copy_out(buffer, 5, out, sizeof out, &n), BK_STATUS_OUT_OF_RANGE);
+  CHECK(read_all(buffer, out, sizeof out) == 4 && memcmp(out, "kept", 4) == 0);
+  bk_buffer_free(buffer);
+}
+
+static void test_invalid_configs_are_refused(void) {
+  bk_buffer_config config;
+  bk_buffer *buffer = (bk_buffer *)&config; /* must be reset to NULL on failure */
+  bk_buffer_config_default(&config);
+  config.growth = 7;
+  CHECK_STATUS(bk_buffer_new(&config, &buffer), BK_STATUS_INVALID_ARGUMENT);
+  CHECK(buffer == NULL);
+  bk_buffer_config_default(&config);
+  config.factor = 0.5;
+  CHECK_STATUS(bk_buffer_new(&config, &buffer), BK_STATUS_INVALID_ARGUMENT);
+  bk_buffer_config_default(&config);
+  config.growth = BK_GROWTH_SEGMENTED;
+  config.chunk_size = 8;
+  CHECK_STATUS(bk_buffer_new(&config, &buffer), BK_STATUS_INVALID_ARGUMENT);
+  bk_buffer_config_default(&config);
+  config.growth = BK_GROWTH_LINEAR;
+  config.step = 0;
+  CHECK_STATUS(bk_buffer_new(&config, &buffer), BK_STATUS_INVALID_ARGUMENT);
+  bk_buffer_config_default(&config);
+  config.max_capacity = 10;
+  config.initial_capacity = 11;
+  CHECK_STATUS(bk_buffer_new(&config, &buffer), BK_STATUS_CAPACITY_EXCEEDED);
+}
+
+static void test_capacity_limit_for_every_policy(void) {
+  uint32_t policies[] = {BK_GROWTH_GEOMETRIC, BK_GROWTH_LINEAR, BK_GROWTH_EXACT, BK_GROWTH_SEGMENTED};
+  uint8_t data[300], out[300];
+  memset(data, 'a', sizeof data);
+  for (size_t i = 0; i < 4; i++) {
+    bk_buffer *buffer = new_buffer(policies[i], 256);
+    bk_buffer_stats stats;
+    CHECK(buffer != NULL);
+    CHECK_STATUS(bk_buffer_append(buffer, data, 200), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_append(buffer, data, 100), BK_STATUS_CAPACITY_EXCEEDED);
+    CHECK_STATUS(bk_buffer_append(buffer, data, 56), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_append(buffer, data, 1), BK_STATUS_CAPACITY_EXCEEDED);
+    CHECK_STATUS(bk_buffer_get_stats(buffer, &stats), BK_STATUS_OK);
+    CHECK(stats.len == 256 && stats.capacity <= 256);
+    CHECK(read_all(buffer, out, sizeof out) == 256 && memcmp(out, data, 256) == 0);
+    bk_buffer_free(buffer);
+  }
+}
+
+static void test_every_policy_keeps_the_bytes(void) {
+  uint32_t policies[] = {BK_GROWTH_GEOMETRIC, BK_GROWTH_LINEAR, BK_GROWTH_EXACT, BK_GROWTH_SEGMENTED};
+  enum { TOTAL = 100000 };
+  uint8_t *expected = malloc(TOTAL), *out = malloc(TOTAL);
+  for (size_t i = 0; i < TOTAL; i++) expected[i] = (uint8_t)(i * 7 + i / 251);
+  for (size_t p = 0; p < 4; p++) {
+    bk_buffer *buffer = new_buffer(policies[p], 0);
+    size_t at = 0, piece = 20;
+    while (at < TOTAL) {
+      size_t n = at + piece > TOTAL ? TOTAL - at : piece;
+      CHECK_STATUS(bk_buffer_append(buffer, expected + at, n), BK_STATUS_OK);
+      at += n;
+      piece = piece == 30 ? 20 : piece + 1;
+    }
+    CHECK(read_all(buffer, out, TOTAL) == TOTAL && memcmp(out, expected, TOTAL) == 0);
+    bk_buffer_free(buffer);
+  }
+  free(expected);
+  free(out);
+}
+
+static void test_linear_counters_match_hand_computed_values(void) {
+  bk_buffer *buffer = new_buffer(BK_GROWTH_LINEAR, 0); /* step 100 */
+  uint8_t piece[60] = {0};
+  bk_buffer_stats s;
+  for (int i = 0; i < 5; i++) CHECK_STATUS(bk_buffer_append(buffer, piece, 60), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, &s), BK_STATUS_OK);
+  CHECK(s.len == 300 && s.capacity == 300 && s.grows == 3 && s.moves == 2 && s.bytes_copied == 240);
+  bk_buffer_free(buffer);
+}
+
+static void test_segmented_reads_as_segments_and_flattens(void) {
+  bk_buffer *buffer = new_buffer(BK_GROWTH_SEGMENTED, 0); /* 64-byte chunks */
+  uint8_t data[200];
+  const uint8_t *p = NULL;
+  size_t n = 0, count = 0, total = 0;
+  bk_buffer_stats s;
+  for (int i = 0; i < 200; i++) data[i] = (uint8_t)i;
+  CHECK_STATUS(bk_buffer_append(buffer, data, 200), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_data(buffer, &p, &n), BK_STATUS_NOT_CONTIGUOUS);
+  CHECK_STATUS(bk_buffer_segment_count(buffer, &count), BK_STATUS_OK);
+  CHECK(count == 4);
+  for (size_t i = 0; i < count; i++) {
+    CHECK_STATUS(bk_buffer_segment(buffer, i, &p, &n), BK_STATUS_OK);
+    CHECK(memcmp(p, data + total, n) == 0);
+    total += n;
+  }
+  CHECK(total == 200);
+  CHECK_STATUS(bk_buffer_segment(buffer, count, &p, &n), BK_STATUS_OUT_OF_RANGE);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, &s), BK_STATUS_OK);
+  CHECK(s.grows == 4 && s.bytes_copied == 0 && s.capacity == 256);
+  CHECK_STATUS(bk_buffer_flatten(buffer), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_data(buffer, &p, &n), BK_STATUS_OK);
+  CHECK(n == 200 && memcmp(p, data, 200) == 0);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, &s), BK_STATUS_OK);
+  CHECK(s.bytes_copied == 200);
+  CHECK_STATUS(bk_buffer_append(buffer, data, 10), BK_STATUS_OK); /* grows geometrically after */
+  CHECK_STATUS(bk_buffer_len(buffer, &n), BK_STATUS_OK);
+  CHECK(n == 210);
+  bk_buffer_free(buffer);
+}
+
+static void test_write_fd_sends_every_segment(void) {
+  bk_buffer *buffer = new_buffer(BK_GROWTH_SEGMENTED, 0);
+  uint8_t data[5000], back[6000];
+  size_t written = 0;
+  FILE *tmp = tmpfile();
+  bk_buffer_stats s;
+  for (int i = 0; i < 5000; i++) data[i] = (uint8_t)(i % 253);
+  CHECK_STATUS(bk_buffer_append(buffer, data, sizeof data), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_write_fd(buffer, fileno(tmp), &written), BK_STATUS_OK);
+  CHECK(written == 5000);
+  rewind(tmp);
+  CHECK(fread(back, 1, sizeof back, tmp) == 5000 && memcmp(back, data, 5000) == 0);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, &s), BK_STATUS_OK);
+  CHECK(s.bytes_copied == 0);
+  fclose(tmp);
+  CHECK_STATUS(bk_buffer_write_fd(buffer, -1, &written), BK_STATUS_INVALID_ARGUMENT);
+  errno = 0;
+  CHECK_STATUS(bk_buffer_write_fd(buffer, 1000, &written), BK_STATUS_IO_ERROR); /* not open */
+  CHECK(errno == EBADF);
+  bk_buffer_free(buffer);
+}
+
+static void test_clear_keeps_capacity(void) {
+  bk_buffer *buffer = new_buffer(BK_GROWTH_GEOMETRIC, 0);
+  bk_buffer_stats before, after;
+  uint8_t data[1000] = {1};
+  CHECK_STATUS(bk_buffer_append(buffer, data, sizeof data), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, &before), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_clear(buffer), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_get_stats(buffer, &after), BK_STATUS_OK);
+  CHECK(after.len == 0 && after.capacity == before.capacity && after.grows == before.grows);
+  bk_buffer_free(buffer);
+}
+
+static void test_a_rust_panic_comes_back_as_a_status(void) {
+  bk_buffer *buffer = NULL;
+  CHECK_STATUS(bk_test_panic(), BK_STATUS_PANIC);
+  CHECK_STATUS(bk_test_panic(), BK_STATUS_PANIC);
+  /* and the library still works afterwards */
+  CHECK_STATUS(bk_buffer_new(NULL, &buffer), BK_STATUS_OK);
+  CHECK_STATUS(bk_buffer_append(buffer, (const uint8_t *)"after", 5), BK_STATUS_OK);
+  bk_buffer_free(buffer);
+}
+
+int main(void) {
+  RUN(test_versions_match_the_header);
+  RUN(test_every_status_has_a_message);
+  RUN(test_null_pointers_are_errors);
+  RUN(test_bad_lengths_are_errors_and_lose_nothing);
+  RUN(test_invalid_configs_are_refused);
+  RUN(test_capacity_limit_for_every_policy);
+  RUN(test_every_policy_keeps_the_bytes);
+  RUN(test_linear_counters_match_hand_computed_values);
+  RUN(test_segmented_reads_as_segments_and_flattens);
+  RUN(test_write_fd_sends_every_segment);
+  RUN(test_clear_keeps_capacity);
+  RUN(test_a_rust_panic_comes_back_as_a_status);
+  return REPORT();
+}
