@@ -1,0 +1,303 @@
+/*
+ * The bufkit NIF: thin C over include/bufkit.h, statically linked with libbufkit.a.
+ *
+ * A buffer is a resource holding a bk_buffer and a mutex (processes may share it). Work on large
+ * data runs on a dirty CPU scheduler: a call decides by the bytes it will touch, and a call that
+ * finds the buffer busy also moves to a dirty scheduler instead of blocking a normal one.
+ */
+#include <string.h>
+
+#include <erl_nif.h>
+
+#include "bufkit.h"
+
+/* Appends of at least this many bytes, and copies out of at least DIRTY_COPY, run dirty. */
+#define DIRTY_APPEND ((size_t)64 * 1024)
+#define DIRTY_COPY ((size_t)1024 * 1024)
+
+typedef struct {
+  ErlNifMutex *lock;
+  bk_buffer *buffer; /* NULL once freed */
+} buffer_res;
+
+static ErlNifResourceType *buffer_type;
+static ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
+
+static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
+  switch (status) {
+    case BK_STATUS_NULL_POINTER: return enif_make_atom(env, "null_pointer");
+    case BK_STATUS_INVALID_ARGUMENT: return enif_make_atom(env, "invalid_argument");
+    case BK_STATUS_LENGTH_OVERFLOW: return enif_make_atom(env, "length_overflow");
+    case BK_STATUS_OUT_OF_RANGE: return enif_make_atom(env, "out_of_range");
+    case BK_STATUS_ALLOC_FAILED: return enif_make_atom(env, "alloc_failed");
+    case BK_STATUS_IO_ERROR: return enif_make_atom(env, "io_error");
+    case BK_STATUS_PANIC: return enif_make_atom(env, "panic");
+    case BK_STATUS_CAPACITY_EXCEEDED: return enif_make_atom(env, "capacity_exceeded");
+    case BK_STATUS_NOT_CONTIGUOUS: return enif_make_atom(env, "not_contiguous");
+    default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
+  }
+}
+
+static ERL_NIF_TERM error_term(ErlNifEnv *env, bk_status status) {
+  return enif_make_tuple2(env, atom_error, status_atom(env, status));
+}
+
+static ERL_NIF_TERM ok_or_error(ErlNifEnv *env, bk_status status) {
+  return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
+}
+
+static void buffer_dtor(ErlNifEnv *env, void *obj) {
+  buffer_res *res = obj;
+  (void)env;
+  bk_buffer_free(res->buffer);
+  res->buffer = NULL;
+  if (res->lock) enif_mutex_destroy(res->lock);
+}
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
+  (void)priv;
+  (void)info;
+  if (bk_abi_version() != BK_ABI_VERSION) return 1;
+  buffer_type = enif_open_resource_type(env, NULL, "bufkit_buffer", buffer_dtor, ERL_NIF_RT_CREATE, NULL);
+  if (!buffer_type) return 1;
+  atom_ok = enif_make_atom(env, "ok");
+  atom_error = enif_make_atom(env, "error");
+  atom_closed = enif_make_atom(env, "closed");
+  atom_len = enif_make_atom(env, "len");
+  atom_capacity = enif_make_atom(env, "capacity");
+  atom_grows = enif_make_atom(env, "grows");
+  atom_moves = enif_make_atom(env, "moves");
+  atom_bytes_copied = enif_make_atom(env, "bytes_copied");
+  return 0;
+}
+
+static ERL_NIF_TERM version_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary bin;
+  const char *v = bk_version();
+  (void)argc;
+  (void)argv;
+  if (!enif_alloc_binary(strlen(v), &bin)) return enif_raise_exception(env, enif_make_atom(env, "enomem"));
+  memcpy(bin.data, v, bin.size);
+  return enif_make_binary(env, &bin);
+}
+
+static ERL_NIF_TERM abi_version_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  (void)argc;
+  (void)argv;
+  return enif_make_uint(env, bk_abi_version());
+}
+
+static ERL_NIF_TERM test_panic_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  (void)argc;
+  (void)argv;
+  return ok_or_error(env, bk_test_panic());
+}
+
+/* Reads an optional non-negative integer option; 0 if the key is there but not a size. */
+static int size_option(ErlNifEnv *env, ERL_NIF_TERM map, const char *key, size_t *out) {
+  ERL_NIF_TERM value;
+  ErlNifUInt64 n;
+  if (!enif_get_map_value(env, map, enif_make_atom(env, key), &value)) return 1;
+  if (!enif_get_uint64(env, value, &n) || n > (ErlNifUInt64)SIZE_MAX) return 0;
+  *out = (size_t)n;
+  return 1;
+}
+
+static ERL_NIF_TERM buffer_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  bk_buffer_config config;
+  ERL_NIF_TERM value, term;
+  buffer_res *res;
+  bk_status status;
+  (void)argc;
+  if (!enif_is_map(env, argv[0])) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  bk_buffer_config_default(&config);
+  if (enif_get_map_value(env, argv[0], enif_make_atom(env, "growth"), &value)) {
+    char name[16];
+    if (!enif_get_atom(env, value, name, sizeof name, ERL_NIF_LATIN1)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (!strcmp(name, "geometric")) config.growth = BK_GROWTH_GEOMETRIC;
+    else if (!strcmp(name, "linear")) config.growth = BK_GROWTH_LINEAR;
+    else if (!strcmp(name, "exact")) config.growth = BK_GROWTH_EXACT;
+    else if (!strcmp(name, "segmented")) config.growth = BK_GROWTH_SEGMENTED;
+    else return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  }
+  if (enif_get_map_value(env, argv[0], enif_make_atom(env, "factor"), &value)) {
+    ErlNifSInt64 whole;
+    if (enif_get_int64(env, value, &whole)) config.factor = (double)whole;
+    else if (!enif_get_double(env, value, &config.factor)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  }
+  if (!size_option(env, argv[0], "step", &config.step) || !size_option(env, argv[0], "chunk_size", &config.chunk_size) ||
+      !size_option(env, argv[0], "max_capacity", &config.max_capacity) ||
+      !size_option(env, argv[0], "initial_capacity", &config.initial_capacity))
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+
+  res = enif_alloc_resource(buffer_type, sizeof *res);
+  if (!res) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  res->buffer = NULL;
+  res->lock = enif_mutex_create("bufkit_buffer");
+  if (!res->lock) {
+    enif_release_resource(res);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  status = bk_buffer_new(&config, &res->buffer);
+  if (status != BK_STATUS_OK) {
+    enif_release_resource(res);
+    return error_term(env, status);
+  }
+  term = enif_make_resource(env, res);
+  enif_release_resource(res); /* the term now owns it */
+  return enif_make_tuple2(env, atom_ok, term);
+}
+
+/* ---- operations on a locked, live buffer ------------------------------------------------ */
+
+typedef ERL_NIF_TERM (*buffer_op)(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]);
+/* Bytes an operation will touch, to decide whether it belongs on a dirty scheduler. */
+typedef size_t (*work_estimate)(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]);
+typedef ERL_NIF_TERM (*nif_fn)(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+
+static size_t no_work(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  (void)env;
+  (void)res;
+  (void)argv;
+  return 0;
+}
+
+static size_t binary_arg_work(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary bin;
+  (void)res;
+  return enif_inspect_binary(env, argv[1], &bin) ? bin.size : 0;
+}
+
+static size_t buffer_len_work(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  size_t len = 0;
+  (void)env;
+  (void)argv;
+  bk_buffer_len(res->buffer, &len);
+  return len;
+}
+
+static size_t reserve_work(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  ErlNifUInt64 n = 0;
+  (void)res;
+  enif_get_uint64(env, argv[1], &n);
+  return n > SIZE_MAX ? SIZE_MAX : (size_t)n;
+}
+
+/* Locks the buffer and runs op, moving to a dirty scheduler when the work is large or the lock is
+ * busy. `dirty_self` is the dirty entry of the same operation. */
+static ERL_NIF_TERM run_locked(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[], buffer_op op, work_estimate work,
+                               size_t threshold, nif_fn dirty_self, int on_dirty) {
+  buffer_res *res;
+  ERL_NIF_TERM result;
+  if (!enif_get_resource(env, argv[0], buffer_type, (void **)&res)) return enif_make_badarg(env);
+  if (on_dirty) {
+    enif_mutex_lock(res->lock);
+  } else if (enif_mutex_trylock(res->lock) != 0) {
+    return enif_schedule_nif(env, "bufkit_buffer_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_self, argc, argv);
+  }
+  if (!res->buffer) {
+    enif_mutex_unlock(res->lock);
+    return enif_make_tuple2(env, atom_error, atom_closed);
+  }
+  if (!on_dirty && work(env, res, argv) >= threshold) {
+    enif_mutex_unlock(res->lock);
+    return enif_schedule_nif(env, "bufkit_buffer_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, dirty_self, argc, argv);
+  }
+  result = op(env, res, argv);
+  enif_mutex_unlock(res->lock);
+  return result;
+}
+
+#define BUFFER_NIF(name, work, threshold)                                                          \
+  static ERL_NIF_TERM name##_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {          \
+    return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 1);               \
+  }                                                                                                \
+  static ERL_NIF_TERM name##_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {            \
+    return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 0);               \
+  }
+
+static ERL_NIF_TERM op_append(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary bin;
+  if (!enif_inspect_binary(env, argv[1], &bin)) return enif_make_badarg(env);
+  return ok_or_error(env, bk_buffer_append(res->buffer, bin.data, bin.size));
+}
+BUFFER_NIF(append, binary_arg_work, DIRTY_APPEND)
+
+static ERL_NIF_TERM op_reserve(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  ErlNifUInt64 n;
+  if (!enif_get_uint64(env, argv[1], &n)) return enif_make_badarg(env);
+  if (n > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_LENGTH_OVERFLOW);
+  return ok_or_error(env, bk_buffer_reserve(res->buffer, (size_t)n));
+}
+BUFFER_NIF(reserve, reserve_work, DIRTY_COPY)
+
+static ERL_NIF_TERM op_clear(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  (void)argv;
+  return ok_or_error(env, bk_buffer_clear(res->buffer));
+}
+BUFFER_NIF(clear, no_work, 1)
+
+static ERL_NIF_TERM op_stats(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  bk_buffer_stats s;
+  ERL_NIF_TERM keys[5], values[5], map;
+  bk_status status = bk_buffer_get_stats(res->buffer, &s);
+  (void)argv;
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  keys[0] = atom_len, values[0] = enif_make_uint64(env, s.len);
+  keys[1] = atom_capacity, values[1] = enif_make_uint64(env, s.capacity);
+  keys[2] = atom_grows, values[2] = enif_make_uint64(env, s.grows);
+  keys[3] = atom_moves, values[3] = enif_make_uint64(env, s.moves);
+  keys[4] = atom_bytes_copied, values[4] = enif_make_uint64(env, s.bytes_copied);
+  if (!enif_make_map_from_arrays(env, keys, values, 5, &map)) return enif_make_badarg(env);
+  return enif_make_tuple2(env, atom_ok, map);
+}
+BUFFER_NIF(stats, no_work, 1)
+
+static ERL_NIF_TERM op_to_binary(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  size_t len = 0, copied = 0;
+  ErlNifBinary bin;
+  bk_status status;
+  (void)argv;
+  if ((status = bk_buffer_len(res->buffer, &len)) != BK_STATUS_OK) return error_term(env, status);
+  if (!enif_alloc_binary(len, &bin)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  status = bk_buffer_copy_out(res->buffer, 0, bin.data, bin.size, &copied);
+  if (status != BK_STATUS_OK || copied != len) {
+    enif_release_binary(&bin);
+    return error_term(env, status != BK_STATUS_OK ? status : BK_STATUS_OUT_OF_RANGE);
+  }
+  return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &bin));
+}
+BUFFER_NIF(to_binary, buffer_len_work, DIRTY_COPY)
+
+static ERL_NIF_TERM op_flatten(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  (void)argv;
+  return ok_or_error(env, bk_buffer_flatten(res->buffer));
+}
+BUFFER_NIF(flatten, buffer_len_work, DIRTY_COPY)
+
+static ERL_NIF_TERM buffer_free_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  buffer_res *res;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], buffer_type, (void **)&res)) return enif_make_badarg(env);
+  enif_mutex_lock(res->lock); /* free is quick; only a running dirty op can hold the lock long */
+  bk_buffer_free(res->buffer);
+  res->buffer = NULL;
+  enif_mutex_unlock(res->lock);
+  return atom_ok;
+}
+
+static ErlNifFunc nif_funcs[] = {
+    {"version", 0, version_nif, 0},
+    {"abi_version", 0, abi_version_nif, 0},
+    {"test_panic", 0, test_panic_nif, 0},
+    {"buffer_new", 1, buffer_new_nif, 0},
+    {"buffer_append", 2, append_nif, 0},
+    {"buffer_reserve", 2, reserve_nif, 0},
+    {"buffer_clear", 1, clear_nif, 0},
+    {"buffer_stats", 1, stats_nif, 0},
+    {"buffer_to_binary", 1, to_binary_nif, 0},
+    {"buffer_flatten", 1, flatten_nif, 0},
+    {"buffer_free", 1, buffer_free_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+};
+
+ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, NULL, NULL)

@@ -1,0 +1,94 @@
+%% @doc bufkit from Erlang: growable byte buffers whose growth you choose and whose cost you can
+%% read back, running the same Rust code as every other binding through include/bufkit.h.
+%%
+%% ```
+%% {ok, B} = bufkit:buffer_new(#{growth => segmented}),
+%% ok = bufkit:buffer_append(B, <<"hello ">>),
+%% ok = bufkit:buffer_append(B, [<<"wor">>, "ld"]),
+%% {ok, <<"hello world">>} = bufkit:buffer_to_binary(B),
+%% ok = bufkit:buffer_free(B).
+%% '''
+%%
+%% A buffer is a NIF resource: it is freed when garbage-collected, or at once by buffer_free/1,
+%% after which every call on it returns {error, closed}. It may be shared between processes
+%% (calls on one buffer are serialised). Appends of 64 KiB or more and conversions of 1 MiB or
+%% more run on a dirty scheduler, so no normal scheduler is held for long.
+-module(bufkit).
+
+-export([version/0, abi_version/0,
+         buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
+         buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1]).
+
+-export_type([buffer/0, options/0, stats/0, reason/0]).
+
+-opaque buffer() :: reference().
+-type options() :: #{growth => geometric | linear | exact | segmented,
+                     factor => float(), step => pos_integer(), chunk_size => pos_integer(),
+                     max_capacity => non_neg_integer(), initial_capacity => non_neg_integer()}.
+-type stats() :: #{len := non_neg_integer(), capacity := non_neg_integer(), grows := non_neg_integer(),
+                   moves := non_neg_integer(), bytes_copied := non_neg_integer()}.
+-type reason() :: closed | capacity_exceeded | alloc_failed | length_overflow | invalid_argument
+                | not_contiguous | out_of_range | panic | atom().
+
+%% @doc The loaded library's version, e.g. <<"0.1.0">>.
+-spec version() -> binary().
+version() -> bufkit_nif:version().
+
+%% @doc The loaded library's ABI version.
+-spec abi_version() -> pos_integer().
+abi_version() -> bufkit_nif:abi_version().
+
+%% @doc A buffer with the default policy (geometric ×2, no practical limit).
+-spec buffer_new() -> {ok, buffer()} | {error, reason()}.
+buffer_new() -> buffer_new(#{}).
+
+%% @doc A buffer configured by `Options'; unknown keys or values are `{error, invalid_argument}'.
+-spec buffer_new(options()) -> {ok, buffer()} | {error, reason()}.
+buffer_new(Options) when is_map(Options) ->
+    Known = [growth, factor, step, chunk_size, max_capacity, initial_capacity],
+    case maps:keys(maps:without(Known, Options)) of
+        [] -> bufkit_nif:buffer_new(Options);
+        _ -> {error, invalid_argument}
+    end;
+buffer_new(_) ->
+    {error, invalid_argument}.
+
+%% @doc Appends iodata. On error nothing is appended and nothing already held is lost.
+-spec buffer_append(buffer(), iodata()) -> ok | {error, reason()}.
+buffer_append(Buffer, Data) when is_binary(Data) -> bufkit_nif:buffer_append(Buffer, Data);
+buffer_append(Buffer, Data) when is_list(Data) -> bufkit_nif:buffer_append(Buffer, iolist_to_binary(Data));
+buffer_append(_, _) -> {error, invalid_argument}.
+
+%% @doc Makes room for `Additional' more bytes.
+-spec buffer_reserve(buffer(), non_neg_integer()) -> ok | {error, reason()}.
+buffer_reserve(Buffer, Additional) when is_integer(Additional), Additional >= 0 ->
+    bufkit_nif:buffer_reserve(Buffer, Additional);
+buffer_reserve(_, _) -> {error, invalid_argument}.
+
+%% @doc Forgets the bytes, keeps the capacity and counters.
+-spec buffer_clear(buffer()) -> ok | {error, reason()}.
+buffer_clear(Buffer) -> bufkit_nif:buffer_clear(Buffer).
+
+%% @doc Bytes held.
+-spec buffer_len(buffer()) -> {ok, non_neg_integer()} | {error, reason()}.
+buffer_len(Buffer) ->
+    case buffer_stats(Buffer) of
+        {ok, #{len := Len}} -> {ok, Len};
+        Error -> Error
+    end.
+
+%% @doc The growth counters: grows, moves, bytes copied, plus length and capacity.
+-spec buffer_stats(buffer()) -> {ok, stats()} | {error, reason()}.
+buffer_stats(Buffer) -> bufkit_nif:buffer_stats(Buffer).
+
+%% @doc All bytes as one binary (one copy into a fresh binary, for every policy).
+-spec buffer_to_binary(buffer()) -> {ok, binary()} | {error, reason()}.
+buffer_to_binary(Buffer) -> bufkit_nif:buffer_to_binary(Buffer).
+
+%% @doc Makes a segmented buffer contiguous (one copy, counted in bytes_copied).
+-spec buffer_flatten(buffer()) -> ok | {error, reason()}.
+buffer_flatten(Buffer) -> bufkit_nif:buffer_flatten(Buffer).
+
+%% @doc Frees the buffer now instead of at garbage collection. Freeing twice is `ok'.
+-spec buffer_free(buffer()) -> ok.
+buffer_free(Buffer) -> bufkit_nif:buffer_free(Buffer).

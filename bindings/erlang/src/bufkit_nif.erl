@@ -1,0 +1,35 @@
+%% @private
+%% The NIF functions behind bufkit; use the bufkit module instead.
+-module(bufkit_nif).
+
+-export([version/0, abi_version/0, test_panic/0,
+         buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1,
+         buffer_to_binary/1, buffer_flatten/1, buffer_free/1]).
+
+-on_load(init/0).
+
+-define(NOT_LOADED, erlang:nif_error({not_loaded, [{module, ?MODULE}, {line, ?LINE}]})).
+
+init() ->
+    erlang:load_nif(filename:join(priv_dir(), "bufkit_nif"), 0).
+
+priv_dir() ->
+    case code:priv_dir(bufkit) of
+        {error, bad_name} ->
+            % Not installed as an OTP application (e.g. run from the source tree): priv/ is beside ebin/.
+            filename:join(filename:dirname(filename:dirname(code:which(?MODULE))), "priv");
+        Dir ->
+            Dir
+    end.
+
+version() -> ?NOT_LOADED.
+abi_version() -> ?NOT_LOADED.
+test_panic() -> ?NOT_LOADED.
+buffer_new(_Options) -> ?NOT_LOADED.
+buffer_append(_Buffer, _Binary) -> ?NOT_LOADED.
+buffer_reserve(_Buffer, _Additional) -> ?NOT_LOADED.
+buffer_clear(_Buffer) -> ?NOT_LOADED.
+buffer_stats(_Buffer) -> ?NOT_LOADED.
+buffer_to_binary(_Buffer) -> ?NOT_LOADED.
+buffer_flatten(_Buffer) -> ?NOT_LOADED.
+buffer_free(_Buffer) -> ?NOT_LOADED.
