@@ -1,0 +1,144 @@
+/*
+ * The JNI front's glue: thin C over include/bufkit.h, with libbufkit.a linked in statically.
+ * Arrays are pinned with GetPrimitiveArrayCritical (no copy) for the length of one bufkit call;
+ * only Java_* symbols are exported. Handles are bk_buffer pointers carried in a jlong.
+ */
+#include <jni.h>
+#include <stdint.h>
+
+#include "bufkit.h"
+
+#define HANDLE(h) ((bk_buffer *)(intptr_t)(h))
+
+JNIEXPORT jstring JNICALL Java_dev_bufkit_jni_JniNative_version(JNIEnv *env, jclass cls) {
+  (void)cls;
+  return (*env)->NewStringUTF(env, bk_version());
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_abiVersion(JNIEnv *env, jclass cls) {
+  (void)env;
+  (void)cls;
+  return (jint)bk_abi_version();
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_testPanic(JNIEnv *env, jclass cls) {
+  (void)env;
+  (void)cls;
+  return (jint)bk_test_panic();
+}
+
+JNIEXPORT jstring JNICALL Java_dev_bufkit_jni_JniNative_statusMessage(JNIEnv *env, jclass cls, jint code) {
+  (void)cls;
+  return (*env)->NewStringUTF(env, bk_status_message((uint32_t)code));
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jclass cls, jint growth, jdouble factor,
+                                                               jlong step, jlong chunk_size, jlong max_capacity,
+                                                               jlong initial_capacity, jlongArray handle_out) {
+  bk_buffer_config config;
+  bk_buffer *buffer = NULL;
+  bk_status status;
+  jlong handle;
+  (void)cls;
+  if (step < 0 || chunk_size < 0 || max_capacity < 0 || initial_capacity < 0) return BK_STATUS_INVALID_ARGUMENT;
+  bk_buffer_config_default(&config);
+  config.growth = (uint32_t)growth;
+  config.factor = factor;
+  config.step = (size_t)step;
+  config.chunk_size = (size_t)chunk_size;
+  config.max_capacity = (size_t)max_capacity;
+  config.initial_capacity = (size_t)initial_capacity;
+  status = bk_buffer_new(&config, &buffer);
+  if (status != BK_STATUS_OK) return (jint)status;
+  handle = (jlong)(intptr_t)buffer;
+  (*env)->SetLongArrayRegion(env, handle_out, 0, 1, &handle);
+  if ((*env)->ExceptionCheck(env)) {
+    bk_buffer_free(buffer);
+    return BK_STATUS_NULL_POINTER;
+  }
+  return BK_STATUS_OK;
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_bufferFree(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  bk_buffer_free(HANDLE(handle));
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppend(JNIEnv *env, jclass cls, jlong handle, jbyteArray data,
+                                                                  jint offset, jint length) {
+  jbyte *bytes;
+  bk_status status;
+  (void)cls;
+  if (length == 0) return (jint)bk_buffer_append(HANDLE(handle), NULL, 0);
+  bytes = (*env)->GetPrimitiveArrayCritical(env, data, NULL);
+  if (!bytes) return BK_STATUS_ALLOC_FAILED;
+  status = bk_buffer_append(HANDLE(handle), (const uint8_t *)bytes + offset, (size_t)length);
+  (*env)->ReleasePrimitiveArrayCritical(env, data, bytes, JNI_ABORT); /* read only: nothing to copy back */
+  return (jint)status;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppendDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                        jobject direct, jint offset, jint length) {
+  uint8_t *base = (*env)->GetDirectBufferAddress(env, direct);
+  jlong capacity = (*env)->GetDirectBufferCapacity(env, direct);
+  (void)cls;
+  if (!base) return BK_STATUS_NULL_POINTER;
+  if (offset < 0 || length < 0 || (jlong)offset + length > capacity) return BK_STATUS_OUT_OF_RANGE;
+  return (jint)bk_buffer_append(HANDLE(handle), base + offset, (size_t)length);
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferReserve(JNIEnv *env, jclass cls, jlong handle, jlong additional) {
+  (void)env;
+  (void)cls;
+  if (additional < 0) return BK_STATUS_INVALID_ARGUMENT;
+  return (jint)bk_buffer_reserve(HANDLE(handle), (size_t)additional);
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferClear(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  return (jint)bk_buffer_clear(HANDLE(handle));
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferStats(JNIEnv *env, jclass cls, jlong handle, jlongArray out) {
+  bk_buffer_stats s;
+  jlong values[5];
+  bk_status status = bk_buffer_get_stats(HANDLE(handle), &s);
+  (void)cls;
+  if (status != BK_STATUS_OK) return (jint)status;
+  values[0] = (jlong)s.len;
+  values[1] = (jlong)s.capacity;
+  values[2] = (jlong)s.grows;
+  values[3] = (jlong)s.moves;
+  values[4] = (jlong)s.bytes_copied;
+  (*env)->SetLongArrayRegion(env, out, 0, 5, values);
+  return (*env)->ExceptionCheck(env) ? BK_STATUS_OUT_OF_RANGE : BK_STATUS_OK;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jbyteArray dst,
+                                                                   jlongArray copied_out) {
+  size_t copied = 0;
+  jsize length = (*env)->GetArrayLength(env, dst);
+  jbyte *bytes;
+  bk_status status;
+  jlong n;
+  (void)cls;
+  if (length == 0) {
+    status = bk_buffer_copy_out(HANDLE(handle), 0, NULL, 0, &copied);
+  } else {
+    bytes = (*env)->GetPrimitiveArrayCritical(env, dst, NULL);
+    if (!bytes) return BK_STATUS_ALLOC_FAILED;
+    status = bk_buffer_copy_out(HANDLE(handle), 0, (uint8_t *)bytes, (size_t)length, &copied);
+    (*env)->ReleasePrimitiveArrayCritical(env, dst, bytes, 0);
+  }
+  n = (jlong)copied;
+  (*env)->SetLongArrayRegion(env, copied_out, 0, 1, &n);
+  return (jint)status;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferFlatten(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  return (jint)bk_buffer_flatten(HANDLE(handle));
+}

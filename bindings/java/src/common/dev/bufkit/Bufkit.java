@@ -1,0 +1,51 @@
+package dev.bufkit;
+
+/**
+ * Entry point: one of two fronts over the same C ABI. {@link #load()} picks Panama on JDK 22+ when
+ * its classes are present, JNI otherwise (JDK 17, Android).
+ *
+ * <pre>{@code
+ * Bufkit bufkit = Bufkit.load();
+ * try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+ *     buf.append("hello".getBytes(StandardCharsets.UTF_8));
+ *     byte[] all = buf.toByteArray();
+ * }
+ * }</pre>
+ */
+public interface Bufkit {
+    /** The loaded library's version, e.g. "0.1.0". */
+    String version();
+
+    /** The loaded library's ABI version. */
+    int abiVersion();
+
+    /** A new buffer; the caller closes it. */
+    GrowableBuffer newBuffer(BufferConfig config);
+
+    /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
+    Status testPanic();
+
+    /** The front's name: "panama" or "jni". */
+    String front();
+
+    /** The Panama front on JDK 22+ if present, else the JNI front. */
+    static Bufkit load() {
+        String[] order = Runtime.version().feature() >= 22
+                ? new String[] {"dev.bufkit.panama.PanamaBufkit", "dev.bufkit.jni.JniBufkit"}
+                : new String[] {"dev.bufkit.jni.JniBufkit"};
+        return load(order);
+    }
+
+    /** The first front in {@code classNames} that loads. */
+    static Bufkit load(String... classNames) {
+        RuntimeException failure = new IllegalStateException("no bufkit front could be loaded");
+        for (String name : classNames) {
+            try {
+                return (Bufkit) Class.forName(name).getMethod("instance").invoke(null);
+            } catch (ReflectiveOperationException | LinkageError e) {
+                failure.addSuppressed(e);
+            }
+        }
+        throw failure;
+    }
+}

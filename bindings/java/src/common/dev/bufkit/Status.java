@@ -1,0 +1,42 @@
+package dev.bufkit;
+
+/** The {@code bk_status} codes of bufkit.h; codes never change meaning. */
+public enum Status {
+    /** Success. */
+    OK(0),
+    /** A required pointer was NULL. */
+    NULL_POINTER(1),
+    /** An argument was outside its documented range. */
+    INVALID_ARGUMENT(2),
+    /** A length does not fit in memory. */
+    LENGTH_OVERFLOW(3),
+    /** An offset or index past the end. */
+    OUT_OF_RANGE(4),
+    /** The system refused memory; nothing was changed. */
+    ALLOC_FAILED(5),
+    /** A system call on a file descriptor failed. */
+    IO_ERROR(6),
+    /** Rust panicked inside bufkit; caught at the C boundary. */
+    PANIC(99),
+    /** The buffer's capacity limit would be exceeded; nothing was changed. */
+    CAPACITY_EXCEEDED(100),
+    /** The buffer is segmented: flatten it first. */
+    NOT_CONTIGUOUS(101),
+    /** A code this version of the binding does not know. */
+    UNKNOWN(-1);
+
+    /** The C value. */
+    public final int code;
+
+    Status(int code) {
+        this.code = code;
+    }
+
+    /** The status for a C code ({@link #UNKNOWN} for codes added after this binding). */
+    public static Status of(int code) {
+        for (Status s : values()) {
+            if (s.code == code) return s;
+        }
+        return UNKNOWN;
+    }
+}

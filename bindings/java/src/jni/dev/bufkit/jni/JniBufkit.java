@@ -1,0 +1,48 @@
+package dev.bufkit.jni;
+
+import dev.bufkit.BufferConfig;
+import dev.bufkit.Bufkit;
+import dev.bufkit.BufkitException;
+import dev.bufkit.GrowableBuffer;
+import dev.bufkit.Status;
+
+/** The JNI front (JDK 17+, Android): C glue over bufkit.h, with libbufkit linked in statically. */
+public final class JniBufkit implements Bufkit {
+    private static final JniBufkit INSTANCE = new JniBufkit();
+
+    private JniBufkit() {}
+
+    /** The front; loads the native glue on first use. */
+    public static JniBufkit instance() {
+        if (JniNative.abiVersion() != 1) throw new IllegalStateException("libbufkit ABI " + JniNative.abiVersion() + ", binding expects 1");
+        return INSTANCE;
+    }
+
+    @Override
+    public String version() {
+        return JniNative.version();
+    }
+
+    @Override
+    public int abiVersion() {
+        return JniNative.abiVersion();
+    }
+
+    @Override
+    public Status testPanic() {
+        return Status.of(JniNative.testPanic());
+    }
+
+    @Override
+    public String front() {
+        return "jni";
+    }
+
+    @Override
+    public GrowableBuffer newBuffer(BufferConfig c) {
+        long[] handle = new long[1];
+        int status = JniNative.bufferNew(c.growth().code, c.factor(), c.step(), c.chunkSize(), c.maxCapacity(), c.initialCapacity(), handle);
+        if (status != 0) throw new BufkitException("bk_buffer_new", status, JniNative.statusMessage(status));
+        return new JniBuffer(handle[0]);
+    }
+}

@@ -1,0 +1,45 @@
+package dev.bufkit.jni;
+
+import java.nio.ByteBuffer;
+
+/** The JNI glue's native methods (bindings/java/c_src/bufkit_jni.c): one per bufkit.h call. */
+final class JniNative {
+    private JniNative() {}
+
+    static {
+        // Loader order: an explicit path, then the library path.
+        String path = System.getProperty("dev.bufkit.jni.library");
+        if (path != null) {
+            System.load(path);
+        } else {
+            System.loadLibrary("bufkit_jni");
+        }
+    }
+
+    static native String version();
+
+    static native int abiVersion();
+
+    static native int testPanic();
+
+    static native String statusMessage(int code);
+
+    /** Stores the new handle in {@code handleOut[0]}. */
+    static native int bufferNew(int growth, double factor, long step, long chunkSize, long maxCapacity, long initialCapacity, long[] handleOut);
+
+    static native void bufferFree(long handle);
+
+    static native int bufferAppend(long handle, byte[] data, int offset, int length);
+
+    static native int bufferAppendDirect(long handle, ByteBuffer direct, int offset, int length);
+
+    static native int bufferReserve(long handle, long additional);
+
+    static native int bufferClear(long handle);
+
+    static native int bufferStats(long handle, long[] out);
+
+    static native int bufferCopyOut(long handle, byte[] dst, long[] copiedOut);
+
+    static native int bufferFlatten(long handle);
+}

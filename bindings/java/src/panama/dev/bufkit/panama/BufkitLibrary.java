@@ -1,0 +1,82 @@
+package dev.bufkit.panama;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemoryLayout;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.StructLayout;
+import java.lang.foreign.SymbolLookup;
+import java.lang.invoke.MethodHandle;
+
+/**
+ * Hand-written downcalls for include/bufkit.h (jextract is not used). One handle per C function;
+ * calls that take Java arrays are linked {@code critical(true)} so heap segments pass without a copy.
+ */
+final class BufkitLibrary {
+    private BufkitLibrary() {}
+
+    private static final Linker LINKER = Linker.nativeLinker();
+    private static final SymbolLookup LIB = lookup();
+
+    /** bk_buffer_config: uint32_t growth; double factor; size_t step, chunk_size, max_capacity, initial_capacity. */
+    static final StructLayout CONFIG = MemoryLayout.structLayout(
+            JAVA_INT.withName("growth"),
+            MemoryLayout.paddingLayout(4),
+            JAVA_DOUBLE.withName("factor"),
+            JAVA_LONG.withName("step"),
+            JAVA_LONG.withName("chunk_size"),
+            JAVA_LONG.withName("max_capacity"),
+            JAVA_LONG.withName("initial_capacity"));
+
+    /** bk_buffer_stats: size_t len, capacity; uint64_t grows, moves, bytes_copied. */
+    static final StructLayout STATS = MemoryLayout.structLayout(
+            JAVA_LONG.withName("len"), JAVA_LONG.withName("capacity"), JAVA_LONG.withName("grows"),
+            JAVA_LONG.withName("moves"), JAVA_LONG.withName("bytes_copied"));
+
+    static final MethodHandle VERSION = fn("bk_version", FunctionDescriptor.of(ADDRESS));
+    static final MethodHandle ABI_VERSION = fn("bk_abi_version", FunctionDescriptor.of(JAVA_INT));
+    static final MethodHandle STATUS_MESSAGE = fn("bk_status_message", FunctionDescriptor.of(ADDRESS, JAVA_INT));
+    static final MethodHandle TEST_PANIC = fn("bk_test_panic", FunctionDescriptor.of(JAVA_INT));
+    static final MethodHandle CONFIG_DEFAULT = fn("bk_buffer_config_default", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle BUFFER_NEW = fn("bk_buffer_new", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle BUFFER_FREE = fn("bk_buffer_free", FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle BUFFER_APPEND = critical("bk_buffer_append", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+    static final MethodHandle BUFFER_RESERVE = fn("bk_buffer_reserve", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    static final MethodHandle BUFFER_CLEAR = fn("bk_buffer_clear", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle BUFFER_GET_STATS = critical("bk_buffer_get_stats", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle BUFFER_COPY_OUT = critical("bk_buffer_copy_out",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle BUFFER_FLATTEN = fn("bk_buffer_flatten", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+
+    /** Library lookup order: the {@code dev.bufkit.library} path, then the system's search path. */
+    private static SymbolLookup lookup() {
+        String path = System.getProperty("dev.bufkit.library");
+        return path != null
+                ? SymbolLookup.libraryLookup(java.nio.file.Path.of(path), Arena.global())
+                : SymbolLookup.libraryLookup(System.mapLibraryName("bufkit"), Arena.global());
+    }
+
+    private static MemorySegment symbol(String name) {
+        return LIB.find(name).orElseThrow(() -> new UnsatisfiedLinkError("libbufkit has no symbol " + name));
+    }
+
+    private static MethodHandle fn(String name, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(symbol(name), descriptor);
+    }
+
+    /** Short calls that may take heap segments: no thread-state transition, arrays pinned not copied. */
+    private static MethodHandle critical(String name, FunctionDescriptor descriptor) {
+        return LINKER.downcallHandle(symbol(name), descriptor, Linker.Option.critical(true));
+    }
+
+    /** Reads a static NUL-terminated C string. */
+    static String cString(MemorySegment zeroLength) {
+        return zeroLength.reinterpret(Long.MAX_VALUE).getString(0);
+    }
+}

@@ -1,0 +1,106 @@
+package dev.bufkit.panama;
+
+import dev.bufkit.GrowableBuffer;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/** A {@code bk_buffer} held as its address; every call is one downcall. */
+final class PanamaBuffer extends GrowableBuffer {
+    private final MemorySegment handle;
+
+    PanamaBuffer(MemorySegment handle) {
+        super(() -> free(handle)); // captures the address only, never this
+        this.handle = handle;
+    }
+
+    private static void free(MemorySegment handle) {
+        try {
+            BufkitLibrary.BUFFER_FREE.invokeExact(handle);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static RuntimeException rethrow(Throwable t) {
+        if (t instanceof RuntimeException r) return r;
+        if (t instanceof Error e) throw e;
+        return new IllegalStateException(t);
+    }
+
+    static String message(int code) {
+        try {
+            return BufkitLibrary.cString((MemorySegment) BufkitLibrary.STATUS_MESSAGE.invokeExact(code));
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeAppend(byte[] data, int offset, int length) {
+        try {
+            return (int) BufkitLibrary.BUFFER_APPEND.invokeExact(handle, MemorySegment.ofArray(data).asSlice(offset, length), (long) length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeAppendDirect(ByteBuffer direct, int offset, int length) {
+        try {
+            MemorySegment src = MemorySegment.ofBuffer(direct.duplicate().clear()).asSlice(offset, length);
+            return (int) BufkitLibrary.BUFFER_APPEND.invokeExact(handle, src, (long) length);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeReserve(long additional) {
+        try {
+            return (int) BufkitLibrary.BUFFER_RESERVE.invokeExact(handle, additional);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeClear() {
+        try {
+            return (int) BufkitLibrary.BUFFER_CLEAR.invokeExact(handle);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeStats(long[] out) {
+        try {
+            return (int) BufkitLibrary.BUFFER_GET_STATS.invokeExact(handle, MemorySegment.ofArray(out));
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeCopyOut(byte[] dst, long[] copied) {
+        try {
+            return (int) BufkitLibrary.BUFFER_COPY_OUT.invokeExact(handle, 0L, MemorySegment.ofArray(dst), (long) dst.length, MemorySegment.ofArray(copied));
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeFlatten() {
+        try {
+            return (int) BufkitLibrary.BUFFER_FLATTEN.invokeExact(handle);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    @Override
+    protected String statusMessage(int code) {
+        return message(code);
+    }
+}

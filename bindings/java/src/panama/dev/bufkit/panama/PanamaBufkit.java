@@ -1,0 +1,80 @@
+package dev.bufkit.panama;
+
+import dev.bufkit.BufferConfig;
+import dev.bufkit.Bufkit;
+import dev.bufkit.BufkitException;
+import dev.bufkit.GrowableBuffer;
+import dev.bufkit.Status;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/** The Panama front (JDK 22+): binds libbufkit's C ABI directly, no glue library. */
+public final class PanamaBufkit implements Bufkit {
+    private static final PanamaBufkit INSTANCE = new PanamaBufkit();
+
+    private PanamaBufkit() {}
+
+    /** The front; loads libbufkit on first use. */
+    public static PanamaBufkit instance() {
+        int abi = INSTANCE.abiVersion();
+        if (abi != 1) throw new IllegalStateException("libbufkit ABI " + abi + ", binding expects 1");
+        return INSTANCE;
+    }
+
+    @Override
+    public String version() {
+        try {
+            return BufkitLibrary.cString((MemorySegment) BufkitLibrary.VERSION.invokeExact());
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    public int abiVersion() {
+        try {
+            return (int) BufkitLibrary.ABI_VERSION.invokeExact();
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    public Status testPanic() {
+        try {
+            return Status.of((int) BufkitLibrary.TEST_PANIC.invokeExact());
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    public String front() {
+        return "panama";
+    }
+
+    @Override
+    public GrowableBuffer newBuffer(BufferConfig c) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment config = arena.allocate(BufkitLibrary.CONFIG);
+            int status = (int) BufkitLibrary.CONFIG_DEFAULT.invokeExact(config);
+            if (status == 0) {
+                config.set(ValueLayout.JAVA_INT, 0, c.growth().code);
+                config.set(ValueLayout.JAVA_DOUBLE, 8, c.factor());
+                config.set(ValueLayout.JAVA_LONG, 16, c.step());
+                config.set(ValueLayout.JAVA_LONG, 24, c.chunkSize());
+                config.set(ValueLayout.JAVA_LONG, 32, c.maxCapacity());
+                config.set(ValueLayout.JAVA_LONG, 40, c.initialCapacity());
+                MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+                status = (int) BufkitLibrary.BUFFER_NEW.invokeExact(config, out);
+                if (status == 0) return new PanamaBuffer(out.get(ValueLayout.ADDRESS, 0));
+            }
+            throw new BufkitException("bk_buffer_new", status, PanamaBuffer.message(status));
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+}

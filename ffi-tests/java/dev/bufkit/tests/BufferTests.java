@@ -1,0 +1,251 @@
+package dev.bufkit.tests;
+
+import dev.bufkit.BufferConfig;
+import dev.bufkit.BufferStats;
+import dev.bufkit.Bufkit;
+import dev.bufkit.BufkitException;
+import dev.bufkit.GrowableBuffer;
+import dev.bufkit.Growth;
+import dev.bufkit.Status;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * The same behavioural cases against whichever front is named: {@code java BufferTests jni|panama}.
+ * A tiny runner: prints each test, then "N passed, N failed"; exits 1 on any failure or if none ran.
+ */
+public final class BufferTests {
+    interface Test {
+        void run() throws Exception;
+    }
+
+    private static Bufkit bufkit;
+
+    public static void main(String[] args) {
+        String front = args.length > 0 ? args[0] : "jni";
+        bufkit = Bufkit.load(front.equals("panama") ? "dev.bufkit.panama.PanamaBufkit" : "dev.bufkit.jni.JniBufkit");
+        check(bufkit.front().equals(front), "loaded front " + bufkit.front() + ", asked for " + front);
+
+        List<Object[]> tests = new ArrayList<>();
+        tests.add(new Object[] {"version matches the header", (Test) BufferTests::versionMatches});
+        tests.add(new Object[] {"every policy keeps the bytes", (Test) BufferTests::everyPolicyRoundTrips});
+        tests.add(new Object[] {"linear counters match hand-computed values", (Test) BufferTests::linearCounters});
+        tests.add(new Object[] {"segmented copies nothing until flattened", (Test) BufferTests::segmentedCounters});
+        tests.add(new Object[] {"capacity limit refuses and keeps data", (Test) BufferTests::capacityLimit});
+        tests.add(new Object[] {"invalid configs are refused", (Test) BufferTests::invalidConfigs});
+        tests.add(new Object[] {"bad arguments are exceptions", (Test) BufferTests::badArguments});
+        tests.add(new Object[] {"impossible sizes are errors", (Test) BufferTests::impossibleSizes});
+        tests.add(new Object[] {"closed buffers refuse every call", (Test) BufferTests::useAfterClose});
+        tests.add(new Object[] {"byte buffers, heap and direct", (Test) BufferTests::byteBuffers});
+        tests.add(new Object[] {"a Rust panic comes back as a status", (Test) BufferTests::panicBoundary});
+        tests.add(new Object[] {"concurrent appends are serialised", (Test) BufferTests::concurrentAppends});
+        tests.add(new Object[] {"close waits for a call in progress", (Test) BufferTests::closeWhileInUse});
+        tests.add(new Object[] {"unclosed buffers are freed by the cleaner", (Test) BufferTests::cleanerFrees});
+
+        int passed = 0, failed = 0;
+        for (Object[] t : tests) {
+            try {
+                ((Test) t[1]).run();
+                passed++;
+                System.out.println("ok   " + t[0]);
+            } catch (Throwable e) {
+                failed++;
+                System.out.println("FAIL " + t[0] + ": " + e);
+                e.printStackTrace(System.out);
+            }
+        }
+        System.out.println(passed + " passed, " + failed + " failed");
+        System.exit(failed == 0 && passed > 0 ? 0 : 1);
+    }
+
+    static void check(boolean cond, String what) {
+        if (!cond) throw new AssertionError(what);
+    }
+
+    static <T extends Throwable> T expect(Class<T> type, Test body) {
+        try {
+            body.run();
+        } catch (Throwable e) {
+            if (type.isInstance(e)) return type.cast(e);
+            throw new AssertionError("expected " + type.getSimpleName() + ", got " + e, e);
+        }
+        throw new AssertionError("expected " + type.getSimpleName() + ", nothing was thrown");
+    }
+
+    static void expectStatus(Status status, Test body) {
+        BufkitException e = expect(BufkitException.class, body);
+        check(e.status() == status, "expected " + status + ", got " + e.status() + ": " + e.getMessage());
+    }
+
+    static byte[] pattern(int n) {
+        byte[] b = new byte[n];
+        for (int i = 0; i < n; i++) b[i] = (byte) (i * 7 + i / 251);
+        return b;
+    }
+
+    static void versionMatches() {
+        check(bufkit.version().equals(System.getProperty("bufkit.expectedVersion")), "version " + bufkit.version());
+        check(bufkit.abiVersion() == Integer.getInteger("bufkit.expectedAbi", -1), "abi " + bufkit.abiVersion());
+    }
+
+    static void everyPolicyRoundTrips() {
+        byte[] expected = pattern(100_000);
+        for (Growth g : Growth.values()) {
+            try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(g).withChunkSize(4096))) {
+                int at = 0, piece = 20;
+                while (at < expected.length) {
+                    int n = Math.min(piece, expected.length - at);
+                    buf.append(expected, at, n);
+                    at += n;
+                    piece = piece == 30 ? 20 : piece + 1;
+                }
+                check(Arrays.equals(buf.toByteArray(), expected), g + ": bytes differ");
+                check(buf.length() == expected.length, g + ": length");
+            }
+        }
+    }
+
+    static void linearCounters() {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(Growth.LINEAR).withStep(100))) {
+            for (int i = 0; i < 5; i++) buf.append(new byte[60]);
+            check(buf.stats().equals(new BufferStats(300, 300, 3, 2, 240)), "stats " + buf.stats());
+        }
+    }
+
+    static void segmentedCounters() {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(Growth.SEGMENTED).withChunkSize(64))) {
+            buf.append(pattern(200));
+            check(buf.stats().equals(new BufferStats(200, 256, 4, 0, 0)), "stats " + buf.stats());
+            buf.flatten();
+            check(buf.stats().bytesCopied() == 200, "flatten copies once");
+            check(Arrays.equals(buf.toByteArray(), pattern(200)), "bytes");
+        }
+    }
+
+    static void capacityLimit() {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withMaxCapacity(256))) {
+            buf.append(pattern(200));
+            expectStatus(Status.CAPACITY_EXCEEDED, () -> buf.append(new byte[100]));
+            check(Arrays.equals(buf.toByteArray(), pattern(200)), "data kept");
+        }
+    }
+
+    static void invalidConfigs() {
+        expectStatus(Status.INVALID_ARGUMENT, () -> bufkit.newBuffer(BufferConfig.defaults().withFactor(0.5)));
+        expectStatus(Status.INVALID_ARGUMENT, () -> bufkit.newBuffer(BufferConfig.defaults().withGrowth(Growth.SEGMENTED).withChunkSize(8)));
+        expectStatus(Status.INVALID_ARGUMENT, () -> bufkit.newBuffer(BufferConfig.defaults().withGrowth(Growth.LINEAR).withStep(0)));
+        expectStatus(Status.CAPACITY_EXCEEDED, () -> bufkit.newBuffer(BufferConfig.defaults().withMaxCapacity(10).withInitialCapacity(11)));
+        expect(IllegalArgumentException.class, () -> BufferConfig.defaults().withMaxCapacity(-1));
+        expect(NullPointerException.class, () -> BufferConfig.defaults().withGrowth(null));
+    }
+
+    static void badArguments() {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+            expect(NullPointerException.class, () -> buf.append((byte[]) null));
+            expect(NullPointerException.class, () -> buf.append((ByteBuffer) null));
+            expect(IndexOutOfBoundsException.class, () -> buf.append(new byte[4], 2, 3));
+            expect(IndexOutOfBoundsException.class, () -> buf.append(new byte[4], -1, 1));
+            expect(IllegalArgumentException.class, () -> buf.reserve(-1));
+            buf.append(new byte[0]);
+            check(buf.length() == 0, "empty append");
+        }
+    }
+
+    static void impossibleSizes() {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+            buf.append("kept".getBytes());
+            expectStatus(Status.ALLOC_FAILED, () -> buf.reserve(1L << 47));
+            expectStatus(Status.CAPACITY_EXCEEDED, () -> buf.reserve(Long.MAX_VALUE));
+            check(Arrays.equals(buf.toByteArray(), "kept".getBytes()), "data kept");
+        }
+    }
+
+    static void useAfterClose() {
+        GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults());
+        buf.append(new byte[10]);
+        buf.close();
+        buf.close(); // twice is fine
+        check(buf.isClosed(), "closed");
+        expect(IllegalStateException.class, () -> buf.append(new byte[1]));
+        expect(IllegalStateException.class, buf::toByteArray);
+        expect(IllegalStateException.class, buf::stats);
+        expect(IllegalStateException.class, buf::flatten);
+        expect(IllegalStateException.class, buf::clear);
+        expect(IllegalStateException.class, () -> buf.reserve(1));
+    }
+
+    static void byteBuffers() {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+            ByteBuffer direct = ByteBuffer.allocateDirect(64);
+            direct.put(pattern(64)).flip().position(10);
+            buf.append(direct);
+            check(direct.remaining() == 0, "direct buffer consumed");
+            ByteBuffer heap = ByteBuffer.wrap(pattern(64), 5, 20).slice();
+            buf.append(heap);
+            buf.append(ByteBuffer.wrap(pattern(8)).asReadOnlyBuffer());
+            byte[] want = new byte[54 + 20 + 8];
+            System.arraycopy(pattern(64), 10, want, 0, 54);
+            System.arraycopy(pattern(64), 5, want, 54, 20);
+            System.arraycopy(pattern(8), 0, want, 74, 8);
+            check(Arrays.equals(buf.toByteArray(), want), "bytes");
+        }
+    }
+
+    static void panicBoundary() {
+        check(bufkit.testPanic() == Status.PANIC, "panic status");
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+            buf.append("still works".getBytes());
+            check(buf.length() == 11, "works after a panic");
+        }
+    }
+
+    static void concurrentAppends() throws Exception {
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(Growth.SEGMENTED).withChunkSize(1024))) {
+            Thread[] threads = new Thread[8];
+            for (int t = 0; t < threads.length; t++) {
+                threads[t] = new Thread(() -> {
+                    for (int i = 0; i < 5000; i++) buf.append(new byte[] {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
+                });
+                threads[t].start();
+            }
+            for (Thread t : threads) t.join();
+            check(buf.length() == 8 * 5000 * 10, "length " + buf.length());
+        }
+    }
+
+    static void closeWhileInUse() throws Exception {
+        byte[] big = new byte[64 << 20];
+        for (int round = 0; round < 5; round++) {
+            GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(Growth.LINEAR).withStep(1 << 20));
+            CountDownLatch started = new CountDownLatch(1);
+            AtomicReference<Throwable> appendFailure = new AtomicReference<>();
+            Thread appender = new Thread(() -> {
+                started.countDown();
+                try {
+                    for (int i = 0; i < 4; i++) buf.append(big);
+                } catch (Throwable e) {
+                    appendFailure.set(e);
+                }
+            });
+            appender.start();
+            started.await();
+            buf.close(); // must wait for an append in progress, never free under it
+            appender.join();
+            Throwable e = appendFailure.get();
+            check(e == null || e instanceof IllegalStateException, "append after close must be refused cleanly: " + e);
+            check(buf.isClosed(), "closed");
+        }
+    }
+
+    static void cleanerFrees() throws Exception {
+        for (int i = 0; i < 200; i++) {
+            bufkit.newBuffer(BufferConfig.defaults()).append(new byte[100_000]); // dropped without close
+        }
+        System.gc();
+        Thread.sleep(50);
+    }
+}
