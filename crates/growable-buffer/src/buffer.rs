@@ -2,6 +2,7 @@
 
 use std::io::{self, IoSlice, Write};
 
+use crate::copy::copy_bytes;
 use crate::policy::DEFAULT_CHUNK_SIZE;
 use crate::raw::{RawBytes, Strategy};
 use crate::segmented::Segments;
@@ -190,8 +191,13 @@ impl GrowableBuffer {
             if raw.capacity() - *len >= data.len() {
                 // SAFETY: capacity - len ≥ data.len(), so the destination range is inside the block,
                 // and `data` cannot alias a block this buffer owns exclusively behind &mut self.
-                unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), raw.as_mut_ptr().add(*len), data.len()) };
+                unsafe { copy_bytes(data.as_ptr(), raw.as_mut_ptr().add(*len), data.len()) };
                 *len += data.len();
+                return Ok(());
+            }
+        }
+        if let Storage::Segmented(segments) = &mut self.storage {
+            if segments.append_within_current(data) {
                 return Ok(());
             }
         }
@@ -335,3 +341,4 @@ impl GrowableBuffer {
         Ok(written)
     }
 }
+

@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod buffer;
+mod copy;
 mod error;
 mod policy;
 mod raw;

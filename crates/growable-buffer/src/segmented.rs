@@ -1,6 +1,7 @@
 //! A chain of fixed-size chunks: growth allocates a new chunk and never copies old bytes.
 
 use crate::Error;
+use crate::copy::copy_bytes;
 
 /// Chunks of `chunk_size` bytes each; every chunk before `current` is full.
 pub(crate) struct Segments {
@@ -39,6 +40,25 @@ impl Segments {
             self.chunks.push(chunk);
         }
         Ok(missing as u64)
+    }
+
+    /// Appends `data` if it fits in the current chunk without filling it; false (and nothing
+    /// changed) otherwise. The hot path of segmented appends.
+    #[inline]
+    pub(crate) fn append_within_current(&mut self, data: &[u8]) -> bool {
+        let Some(chunk) = self.chunks.get_mut(self.current) else { return false };
+        let used = chunk.len();
+        if data.len() >= self.chunk_size - used {
+            return false;
+        }
+        // SAFETY: the chunk's capacity is chunk_size and used + data.len() < chunk_size, so the
+        // destination is inside its spare capacity; `data` cannot alias a chunk we own behind &mut.
+        unsafe {
+            copy_bytes(data.as_ptr(), chunk.as_mut_ptr().add(used), data.len());
+            chunk.set_len(used + data.len());
+        }
+        self.len += data.len();
+        true
     }
 
     /// Appends `data`; the caller has reserved room for it.

@@ -1,0 +1,32 @@
+//! The stories behind bufkit, run side by side on built-in data.
+
+mod growth;
+
+use clap::ValueEnum;
+
+/// A demo story.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Story {
+    /// JInterface's send buffer: linear +2 KiB growth vs geometric vs segmented vs one memcpy.
+    Growth,
+}
+
+/// Options shared by every story.
+pub struct Options {
+    pub json: bool,
+    pub max_mb: usize,
+}
+
+/// Runs one story, or all of them.
+pub fn run(story: Option<Story>, options: &Options) -> Result<(), String> {
+    let stories = match story {
+        Some(s) => vec![s],
+        None => Story::value_variants().to_vec(),
+    };
+    for story in stories {
+        match story {
+            Story::Growth => growth::run(options)?,
+        }
+    }
+    Ok(())
+}
