@@ -213,7 +213,13 @@ pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out
     boundary(|| {
         // SAFETY: per this function's contract.
         let s = unsafe { checked_ref(buffer) }?.inner.stats();
-        let stats = bk_buffer_stats { len: s.len, capacity: s.capacity, grows: s.grows, moves: s.moves, bytes_copied: s.bytes_copied };
+        let stats = bk_buffer_stats {
+            len: s.len,
+            capacity: s.capacity,
+            grows: s.grows,
+            moves: s.moves,
+            bytes_copied: s.bytes_copied,
+        };
         // SAFETY: per this function's contract.
         unsafe { write_out(stats_out, stats) }
     })
@@ -226,7 +232,11 @@ pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out
 /// # Safety
 /// `buffer` is a live buffer; `data_out` and `len_out` are valid for one write each.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_data(buffer: *const bk_buffer, data_out: *mut *const u8, len_out: *mut usize) -> bk_status {
+pub unsafe extern "C" fn bk_buffer_data(
+    buffer: *const bk_buffer,
+    data_out: *mut *const u8,
+    len_out: *mut usize,
+) -> bk_status {
     boundary(|| {
         if data_out.is_null() || len_out.is_null() {
             return Err(bk_status::BK_STATUS_NULL_POINTER);

@@ -97,7 +97,12 @@ impl GrowableBuffer {
             Growth::Segmented { chunk_size } => Storage::Segmented(Segments::new(chunk_size)),
             _ => Storage::Contiguous { raw: RawBytes::new(), len: 0 },
         };
-        let mut buf = GrowableBuffer { storage, growth: config.growth, max_capacity: config.max_capacity, stats: Stats::default() };
+        let mut buf = GrowableBuffer {
+            storage,
+            growth: config.growth,
+            max_capacity: config.max_capacity,
+            stats: Stats::default(),
+        };
         if config.initial_capacity > 0 {
             buf.reserve(config.initial_capacity)?;
             buf.stats = Stats::default();
@@ -187,19 +192,19 @@ impl GrowableBuffer {
     /// Appends `data`. On error nothing is appended and nothing already held is lost.
     #[inline]
     pub fn append(&mut self, data: &[u8]) -> Result<(), Error> {
-        if let Storage::Contiguous { raw, len } = &mut self.storage {
-            if raw.capacity() - *len >= data.len() {
-                // SAFETY: capacity - len ≥ data.len(), so the destination range is inside the block,
-                // and `data` cannot alias a block this buffer owns exclusively behind &mut self.
-                unsafe { copy_bytes(data.as_ptr(), raw.as_mut_ptr().add(*len), data.len()) };
-                *len += data.len();
-                return Ok(());
-            }
+        if let Storage::Contiguous { raw, len } = &mut self.storage
+            && raw.capacity() - *len >= data.len()
+        {
+            // SAFETY: capacity - len ≥ data.len(), so the destination range is inside the block,
+            // and `data` cannot alias a block this buffer owns exclusively behind &mut self.
+            unsafe { copy_bytes(data.as_ptr(), raw.as_mut_ptr().add(*len), data.len()) };
+            *len += data.len();
+            return Ok(());
         }
-        if let Storage::Segmented(segments) = &mut self.storage {
-            if segments.append_within_current(data) {
-                return Ok(());
-            }
+        if let Storage::Segmented(segments) = &mut self.storage
+            && segments.append_within_current(data)
+        {
+            return Ok(());
         }
         self.append_slow(data)
     }
@@ -341,4 +346,3 @@ impl GrowableBuffer {
         Ok(written)
     }
 }
-

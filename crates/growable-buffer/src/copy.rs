@@ -8,7 +8,8 @@
 #[inline(always)]
 pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
     use std::ptr::{read_unaligned, write_unaligned};
-    // SAFETY (all branches): each load/store covers [0, k) or [n - k, n) with k ≤ n, inside both ranges.
+    // SAFETY: per the contract; in every branch each load/store covers [0, k) or [n - k, n) with
+    // k ≤ n, so it stays inside both ranges.
     unsafe {
         if n > 32 {
             std::ptr::copy_nonoverlapping(src, dst, n);

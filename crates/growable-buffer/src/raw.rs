@@ -81,7 +81,8 @@ impl RawBytes {
         let old = self.ptr;
         if strategy == Strategy::InPlace && self.cap != 0 && new_cap != 0 && mapped(self.cap) == mapped(new_cap) {
             // SAFETY: the block is live, `len <= min(cap, new_cap)`, and new_cap is non-zero and ≤ isize::MAX.
-            self.ptr = unsafe { reallocate(self.ptr, self.cap, new_cap) }.ok_or(Error::AllocFailed { bytes: new_cap })?;
+            self.ptr =
+                unsafe { reallocate(self.ptr, self.cap, new_cap) }.ok_or(Error::AllocFailed { bytes: new_cap })?;
             self.cap = new_cap;
             let moved = self.ptr != old;
             // glibc's realloc of a heap block that cannot grow in place copies it; mremap never does.

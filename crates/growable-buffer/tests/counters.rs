@@ -94,7 +94,8 @@ fn the_limit_refuses_growth_and_keeps_what_was_appended() {
 
 #[test]
 fn initial_capacity_over_the_limit_is_refused() {
-    let err = GrowableBuffer::with_config(Config { max_capacity: 10, initial_capacity: 11, ..Config::default() }).unwrap_err();
+    let err = GrowableBuffer::with_config(Config { max_capacity: 10, initial_capacity: 11, ..Config::default() })
+        .unwrap_err();
     assert!(matches!(err, Error::CapacityExceeded { .. }));
 }
 
@@ -109,14 +110,20 @@ fn overflowing_lengths_are_errors() {
 #[test]
 fn allocation_failure_is_an_error_not_an_abort() {
     for growth in [Growth::default(), Growth::Linear { step: 1 }, Growth::Exact] {
-        let mut buf = GrowableBuffer::with_config(Config { growth, max_capacity: usize::MAX, initial_capacity: 0 }).unwrap();
+        let mut buf =
+            GrowableBuffer::with_config(Config { growth, max_capacity: usize::MAX, initial_capacity: 0 }).unwrap();
         buf.append(b"kept").unwrap();
         // 2^47 bytes is the entire user address space on x86-64 and more than any test machine has.
         assert!(matches!(buf.reserve(1 << 47), Err(Error::AllocFailed { .. })), "{growth:?}");
         assert!(matches!(buf.reserve(usize::MAX - 4), Err(Error::AllocFailed { .. })), "{growth:?}");
         assert_eq!(buf.to_vec(), b"kept");
     }
-    let mut seg = GrowableBuffer::with_config(Config { growth: Growth::Segmented { chunk_size: 1 << 46 }, max_capacity: usize::MAX, initial_capacity: 0 }).unwrap();
+    let mut seg = GrowableBuffer::with_config(Config {
+        growth: Growth::Segmented { chunk_size: 1 << 46 },
+        max_capacity: usize::MAX,
+        initial_capacity: 0,
+    })
+    .unwrap();
     assert!(matches!(seg.append(b"x"), Err(Error::AllocFailed { .. })));
 }
 

@@ -83,7 +83,14 @@ fn memcpy_fresh(source: &[u8]) -> Result<usize, String> {
     let len = source.len().max(1);
     // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
     let p = unsafe {
-        libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0)
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+            -1,
+            0,
+        )
     };
     if p == libc::MAP_FAILED {
         return Err(format!("mmap of {len} bytes failed"));
@@ -151,7 +158,8 @@ pub fn run(options: &Options) -> Result<(), String> {
             let scale = (mb as f64 / anchor_mb as f64).powi(2);
             let grows = total.div_ceil(2048) as u64;
             let copied = (1..grows).map(|g| g * 2048).sum::<u64>();
-            let stats = growable_buffer::Stats { len: total, capacity: total, grows, moves: grows - 1, bytes_copied: copied };
+            let stats =
+                growable_buffer::Stats { len: total, capacity: total, grows, moves: grows - 1, bytes_copied: copied };
             rows.push(row("linear +2 KiB", anchor_secs * scale, false, stats));
         }
         progress.inc(1);
