@@ -27,6 +27,8 @@
 mod buffer;
 mod copy;
 mod error;
+#[cfg(all(target_os = "linux", not(miri)))]
+mod pages;
 mod policy;
 mod raw;
 mod segmented;

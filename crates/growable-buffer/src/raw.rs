@@ -133,18 +133,7 @@ fn heap_layout(cap: usize) -> Layout {
 unsafe fn allocate(cap: usize) -> Option<NonNull<u8>> {
     #[cfg(all(target_os = "linux", not(miri)))]
     if mapped(cap) {
-        // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                cap,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        return if p == libc::MAP_FAILED { None } else { NonNull::new(p.cast()) };
+        return crate::pages::map(cap);
     }
     // SAFETY: the layout has non-zero size (caller's contract).
     NonNull::new(unsafe { alloc::alloc(heap_layout(cap)) })
@@ -156,9 +145,8 @@ unsafe fn allocate(cap: usize) -> Option<NonNull<u8>> {
 unsafe fn reallocate(ptr: NonNull<u8>, old_cap: usize, new_cap: usize) -> Option<NonNull<u8>> {
     #[cfg(all(target_os = "linux", not(miri)))]
     if mapped(old_cap) {
-        // SAFETY: ptr/old_cap describe a live mapping we own; MREMAP_MAYMOVE lets the kernel relocate it.
-        let p = unsafe { libc::mremap(ptr.as_ptr().cast(), old_cap, new_cap, libc::MREMAP_MAYMOVE) };
-        return if p == libc::MAP_FAILED { None } else { NonNull::new(p.cast()) };
+        // SAFETY: ptr/old_cap is a live mapping made by pages::map/remap (mapped() sizes only).
+        return unsafe { crate::pages::remap(ptr, old_cap, new_cap) };
     }
     // SAFETY: ptr was allocated by the global allocator with heap_layout(old_cap); new_cap is valid.
     NonNull::new(unsafe { alloc::realloc(ptr.as_ptr(), heap_layout(old_cap), new_cap) })
@@ -169,8 +157,8 @@ unsafe fn reallocate(ptr: NonNull<u8>, old_cap: usize, new_cap: usize) -> Option
 unsafe fn release(ptr: NonNull<u8>, cap: usize) {
     #[cfg(all(target_os = "linux", not(miri)))]
     if mapped(cap) {
-        // SAFETY: ptr/cap describe a live mapping we own.
-        unsafe { libc::munmap(ptr.as_ptr().cast(), cap) };
+        // SAFETY: ptr/cap is a live mapping made by pages::map/remap, dropped once.
+        unsafe { crate::pages::unmap(ptr, cap) };
         return;
     }
     // SAFETY: allocated by the global allocator with this layout.

@@ -125,7 +125,7 @@ pub fn run(options: &Options) -> Result<(), String> {
         let total = mb * MB;
         let lens = piece_lengths(total);
         let src = &source[..total];
-        let runs = if mb <= 40 { 3 } else { 1 };
+        let runs = 3;
         progress.set_message(format!("{mb} MB: memcpy"));
         let (memcpy_secs, copied) = best_of(runs, || memcpy_fresh(src));
         copied?;
