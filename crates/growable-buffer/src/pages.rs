@@ -119,3 +119,63 @@ pub(crate) unsafe fn unmap(ptr: NonNull<u8>, len: usize) {
     // SAFETY: per the contract.
     unsafe { libc::munmap(ptr.as_ptr().cast(), len) };
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fill(p: NonNull<u8>, len: usize) {
+        for i in (0..len).step_by(4096) {
+            // SAFETY: i < len, inside the live mapping.
+            unsafe { *p.as_ptr().add(i) = (i / 4096) as u8 };
+        }
+    }
+
+    fn check(p: NonNull<u8>, len: usize) {
+        for i in (0..len).step_by(4096) {
+            // SAFETY: i < len, inside the live mapping.
+            assert_eq!(unsafe { *p.as_ptr().add(i) }, (i / 4096) as u8, "page {}", i / 4096);
+        }
+    }
+
+    #[test]
+    fn large_mappings_start_on_huge_page_boundaries() {
+        let p = map(HUGE_MIN + 12345).unwrap();
+        assert_eq!(p.as_ptr() as usize % HUGE_PAGE, 0);
+        // SAFETY: made just above.
+        unsafe { unmap(p, HUGE_MIN + 12345) };
+    }
+
+    #[test]
+    fn a_blocked_mapping_moves_to_an_aligned_place_with_its_contents() {
+        let len = HUGE_MIN;
+        let p = map(len).unwrap();
+        fill(p, len);
+        // Occupy the address space right after the mapping so it cannot grow in place.
+        let after = (p.as_ptr() as usize + len) as *mut c_void;
+        // SAFETY: MAP_FIXED_NOREPLACE never replaces an existing mapping; it fails instead.
+        let blocker = unsafe {
+            libc::mmap(
+                after,
+                4096,
+                libc::PROT_READ,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                -1,
+                0,
+            )
+        };
+        // SAFETY: p/len is the mapping made above; 4 * len is non-zero.
+        let q = unsafe { remap(p, len, 4 * len) }.unwrap();
+        if blocker == after {
+            assert_ne!(q, p, "growth past a blocked neighbour must move");
+            // SAFETY: the blocker is ours.
+            unsafe { libc::munmap(blocker, 4096) };
+        }
+        assert_eq!(q.as_ptr() as usize % HUGE_PAGE, 0);
+        check(q, len);
+        fill(q, 4 * len);
+        check(q, 4 * len);
+        // SAFETY: q/4*len is the live mapping.
+        unsafe { unmap(q, 4 * len) };
+    }
+}
