@@ -2,6 +2,8 @@
 
 use std::ffi::c_char;
 
+use crate::macros::boundary_or;
+
 /// The ABI version. Bumped on any incompatible change to a `bk_` signature, struct layout or enum value.
 pub const BK_ABI_VERSION: u32 = 1;
 /// Major part of the library version (matches `Cargo.toml`).
@@ -14,13 +16,14 @@ pub const BK_VERSION_PATCH: u32 = 0;
 /// The library version as a static NUL-terminated string, e.g. "0.1.0". Never NULL; do not free.
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_version() -> *const c_char {
-    concat!(env!("CARGO_PKG_VERSION"), "\0").as_ptr().cast()
+    const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
+    boundary_or(VERSION.as_ptr().cast(), || VERSION.as_ptr().cast())
 }
 
 /// The ABI version of the loaded library; compare it with `BK_ABI_VERSION` from the header.
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_abi_version() -> u32 {
-    BK_ABI_VERSION
+    boundary_or(BK_ABI_VERSION, || BK_ABI_VERSION)
 }
 
 #[cfg(test)]

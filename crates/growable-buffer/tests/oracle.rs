@@ -30,7 +30,7 @@ fn growth() -> impl Strategy<Value = Growth> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 512 }))]
     #[test]
     fn matches_vec(growth in growth(), ops in proptest::collection::vec(op(), 0..60), probe in 0usize..3000) {
         let mut buf = GrowableBuffer::with_config(Config { growth, initial_capacity: 0, ..Config::default() }).unwrap();
