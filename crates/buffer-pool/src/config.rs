@@ -26,7 +26,7 @@ pub struct PoolConfig {
     /// How many idle buffers of one class the shared pool may hold. Default 64.
     pub max_buffers_per_class: usize,
     /// How many idle buffers of one class each thread keeps for itself (the fast path; LIFO, so the
-    /// warmest buffer is reused first). 0 disables thread caches. Default 4.
+    /// warmest buffer is reused first). 0 disables thread caches; at most 16. Default 4.
     pub thread_cache_buffers: usize,
     /// Zero every buffer before handing it out. Default false: buffers come back dirty, holding
     /// whatever their last user wrote.
@@ -61,6 +61,9 @@ impl PoolConfig {
         }
         if self.max_class_size > 1 << 30 {
             return Err(Error::InvalidConfig("max_class_size must be at most 1 GiB"));
+        }
+        if self.thread_cache_buffers > crate::local::MAX_THREAD_CACHE {
+            return Err(Error::InvalidConfig("thread_cache_buffers must be at most 16"));
         }
         if self.max_buffers_per_class == 0 {
             return Err(Error::InvalidConfig("max_buffers_per_class must be at least 1"));

@@ -7,18 +7,50 @@ use std::cell::RefCell;
 use crate::block::Block;
 use crate::shared::Shared;
 use crate::stats::{Counters, Event};
-use crate::sync::{Arc, Ordering, thread_local};
+use crate::sync::{Arc, AtomicU64, Ordering, thread_local};
+
+/// Most buffers a thread caches per class; [`PoolConfig::thread_cache_buffers`](crate::PoolConfig)
+/// may not exceed it. A fixed array keeps the fast path free of capacity checks and allocation.
+pub(crate) const MAX_THREAD_CACHE: usize = 16;
 
 struct LocalClass {
-    stack: Vec<Block>,
+    /// Buffers cached: `slots[..len]`, each from `Block::into_raw` with `size` bytes, owned here.
+    len: usize,
+    slots: [*mut u8; MAX_THREAD_CACHE],
+    /// How many this thread may cache (`thread_cache_buffers`).
+    cap: usize,
+    /// The class's buffer size.
+    size: usize,
     /// Bytes this thread holds reserved against the cap without a buffer behind them (a buffer it
-    /// handed out from its stack). Always a multiple of the class size, and
-    /// `stack.len() * size + credit <= thread_cache_buffers * size`.
+    /// handed out from its cache). Always a multiple of `size`, and `len * size + credit <= cap * size`.
     credit: usize,
+    /// This class's counters inside `LocalPool::counters`, which outlives this class.
+    counts: *const [AtomicU64; 4],
+}
+
+impl LocalClass {
+    #[inline]
+    fn count(&self, event: Event) {
+        // SAFETY: `counts` points into the Arc<Counters> the owning LocalPool holds for its whole life.
+        Counters::bump_in(unsafe { &*self.counts }, event);
+    }
+
+    /// Takes the cached buffers out, as owned blocks.
+    fn drain(&mut self) -> impl Iterator<Item = Block> + '_ {
+        let size = self.size;
+        let n = std::mem::take(&mut self.len);
+        self.slots[..n].iter().map(move |&p| {
+            // SAFETY: slots[..len] hold pointers from Block::into_raw of `size`-byte blocks that
+            // only this cache owned; len is reset first, so each is taken back once.
+            unsafe { Block::from_raw(std::ptr::NonNull::new_unchecked(p), size) }
+        })
+    }
 }
 
 /// One thread's cache for one pool.
 pub(crate) struct LocalPool {
+    /// `shared.id`, kept here so finding this thread's cache touches no shared line.
+    id: u64,
     shared: Arc<Shared>,
     generation: u64,
     classes: Box<[LocalClass]>,
@@ -35,23 +67,19 @@ thread_local! {
     static LOCAL: RefCell<Vec<LocalPool>> = RefCell::new(Vec::new());
 }
 
-/// Runs `f` with this thread's cache for `shared`, creating it on first use. Returns `None` when
-/// the thread's caches are being torn down (thread exit), so callers fall back to the shared pool.
+/// Runs `f` with this thread's cache for the pool `shared` (whose id is `id`), creating it on
+/// first use. Returns `None` when the thread's caches are being torn down (thread exit), so
+/// callers fall back to the shared pool.
 #[inline]
-pub(crate) fn with_local<R>(shared: &Arc<Shared>, f: impl FnOnce(&mut LocalPool) -> R) -> Option<R> {
+pub(crate) fn with_local<R>(id: u64, shared: &Arc<Shared>, f: impl FnOnce(&mut LocalPool) -> R) -> Option<R> {
     LOCAL
         .try_with(|cell| {
             let mut pools = cell.try_borrow_mut().ok()?;
-            let index = match pools.iter().position(|p| p.shared.id == shared.id) {
-                Some(i) => i,
-                None => {
-                    // Forget caches of pools that have been dropped since this thread last looked.
-                    pools.retain(|p| !p.shared.closed.load(Ordering::Relaxed));
-                    pools.push(LocalPool::new(shared.clone()));
-                    pools.len() - 1
-                }
+            // Nearly every thread uses one pool: its cache is the first.
+            let local = match pools.first_mut() {
+                Some(first) if first.id == id => first,
+                _ => find_or_create(&mut pools, shared),
             };
-            let local = &mut pools[index];
             local.sync_generation();
             Some(f(local))
         })
@@ -59,13 +87,38 @@ pub(crate) fn with_local<R>(shared: &Arc<Shared>, f: impl FnOnce(&mut LocalPool)
         .flatten()
 }
 
+#[cold]
+#[inline(never)]
+fn find_or_create<'a>(pools: &'a mut Vec<LocalPool>, shared: &Arc<Shared>) -> &'a mut LocalPool {
+    let index = match pools.iter().position(|p| p.id == shared.id) {
+        Some(i) => i,
+        None => {
+            // Forget caches of pools that have been dropped since this thread last looked.
+            pools.retain(|p| !p.shared.closed.load(Ordering::Relaxed));
+            pools.push(LocalPool::new(shared.clone()));
+            pools.len() - 1
+        }
+    };
+    &mut pools[index]
+}
+
 impl LocalPool {
     fn new(shared: Arc<Shared>) -> LocalPool {
         let counters = Arc::new(Counters::new(shared.config.class_count()));
         shared.register(counters.clone());
-        let classes = (0..shared.config.class_count()).map(|_| LocalClass { stack: Vec::new(), credit: 0 }).collect();
+        let cap = shared.config.thread_cache_buffers.min(MAX_THREAD_CACHE);
+        let classes = (0..shared.config.class_count())
+            .map(|i| LocalClass {
+                len: 0,
+                slots: [std::ptr::null_mut(); MAX_THREAD_CACHE],
+                cap,
+                size: shared.config.class_size(i),
+                credit: 0,
+                counts: counters.class(i),
+            })
+            .collect();
         let generation = shared.generation.load(Ordering::Acquire);
-        LocalPool { shared, generation, classes, counters }
+        LocalPool { id: shared.id, shared, generation, classes, counters }
     }
 
     pub(crate) fn counters(&self) -> &Counters {
@@ -77,42 +130,56 @@ impl LocalPool {
     fn sync_generation(&mut self) {
         let current = self.shared.generation.load(Ordering::Acquire);
         if current != self.generation {
-            self.generation = current;
-            self.flush();
+            self.resync(current);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn resync(&mut self, generation: u64) {
+        self.generation = generation;
+        self.flush();
     }
 
     /// Frees every cached buffer and gives back every reservation.
     pub(crate) fn flush(&mut self) {
-        for (class, local) in self.classes.iter_mut().enumerate() {
-            let size = self.shared.config.class_size(class);
-            let held = local.stack.len() * size + local.credit;
-            local.stack.clear();
+        for local in self.classes.iter_mut() {
+            let held = local.len * local.size + local.credit;
+            local.drain().for_each(drop);
             local.credit = 0;
             self.shared.unreserve(held);
         }
     }
 
-    /// An idle buffer of `class`, from this thread's stack or the shared pool; `None` on a miss.
+    /// An idle buffer of `class`, from this thread's cache or the shared pool; `None` on a miss.
     #[inline]
     pub(crate) fn take(&mut self, class: usize) -> Option<Block> {
-        let size = self.shared.config.class_size(class);
-        let limit = self.shared.config.thread_cache_buffers * size;
         let local = &mut self.classes[class];
-        if let Some(block) = local.stack.pop() {
-            local.credit += size; // its reservation stays with this thread
-            self.counters.count(class, Event::Hit);
-            return Some(block);
+        if local.len > 0 {
+            local.len -= 1;
+            local.credit += local.size; // its reservation stays with this thread
+            local.count(Event::Hit);
+            // SAFETY: slots[len] (after the decrement) holds a cached block's pointer, owned by
+            // this cache and now no longer counted in it.
+            return Some(unsafe {
+                Block::from_raw(std::ptr::NonNull::new_unchecked(local.slots[local.len]), local.size)
+            });
         }
+        self.take_shared(class)
+    }
+
+    #[inline(never)]
+    fn take_shared(&mut self, class: usize) -> Option<Block> {
+        let local = &mut self.classes[class];
         let block = self.shared.pop(class);
         match &block {
             Some(_) => {
                 // Keep the reservation as credit if the cache has room for it, so the release that
                 // follows needs no shared atomic; otherwise give it back.
-                if local.credit + size <= limit {
-                    local.credit += size;
+                if local.credit + local.size <= local.cap * local.size {
+                    local.credit += local.size;
                 } else {
-                    self.shared.unreserve(size);
+                    self.shared.unreserve(local.size);
                 }
                 self.counters.count(class, Event::Hit);
             }
@@ -122,22 +189,29 @@ impl LocalPool {
         block
     }
 
-    /// Takes back a buffer of `class`: onto this thread's stack, else into the shared pool, else
-    /// (a cap is reached) frees it.
+    /// Takes back a buffer of `class`: into this thread's cache, else the shared pool, else (a
+    /// cap is reached) frees it.
     #[inline]
     pub(crate) fn put(&mut self, class: usize, block: Block) {
-        let size = block.size();
-        let cache = self.shared.config.thread_cache_buffers;
         let local = &mut self.classes[class];
-        if local.stack.len() < cache {
-            if local.credit >= size {
-                local.credit -= size;
-                local.stack.push(block);
-                self.counters.count(class, Event::Return);
-                return;
-            }
+        if local.len < local.cap && local.credit >= local.size {
+            local.credit -= local.size;
+            local.slots[local.len] = block.into_raw().0.as_ptr();
+            local.len += 1;
+            local.count(Event::Return);
+            return;
+        }
+        self.put_slow(class, block);
+    }
+
+    #[inline(never)]
+    fn put_slow(&mut self, class: usize, block: Block) {
+        let local = &mut self.classes[class];
+        let size = local.size;
+        if local.len < local.cap {
             if self.shared.reserve(size) {
-                local.stack.push(block);
+                local.slots[local.len] = block.into_raw().0.as_ptr();
+                local.len += 1;
                 self.counters.count(class, Event::Return);
                 return;
             }
@@ -158,10 +232,9 @@ impl Drop for LocalPool {
     fn drop(&mut self) {
         let closed = self.shared.closed.load(Ordering::Acquire);
         for (class, local) in self.classes.iter_mut().enumerate() {
-            let size = self.shared.config.class_size(class);
-            self.shared.unreserve(local.credit);
-            local.credit = 0;
-            for block in local.stack.drain(..) {
+            let size = local.size;
+            self.shared.unreserve(std::mem::take(&mut local.credit));
+            for block in local.drain() {
                 if closed {
                     drop(block);
                     self.shared.unreserve(size);

@@ -35,13 +35,15 @@ pub struct BufferPool {
 
 /// Closes the shared state when the last `BufferPool` clone goes.
 struct Handle {
+    /// `shared.id`, one pointer closer for the fast path.
+    id: u64,
     shared: Arc<Shared>,
 }
 
 impl Drop for Handle {
     fn drop(&mut self) {
         self.shared.closed.store(true, Ordering::Release);
-        with_local(&self.shared, |local| local.flush());
+        with_local(self.id, &self.shared, |local| local.flush());
         self.shared.drain();
     }
 }
@@ -56,7 +58,8 @@ impl BufferPool {
     /// A pool with `config` (see [`PoolConfig::validate`]).
     pub fn new(config: PoolConfig) -> Result<BufferPool, Error> {
         config.validate()?;
-        Ok(BufferPool { handle: Arc::new(Handle { shared: Arc::new(Shared::new(config)) }) })
+        let shared = Arc::new(Shared::new(config));
+        Ok(BufferPool { handle: Arc::new(Handle { id: shared.id, shared }) })
     }
 
     fn shared(&self) -> &Arc<Shared> {
@@ -73,66 +76,63 @@ impl BufferPool {
     /// [`PoolConfig::zero_on_acquire`] is set; a freshly allocated buffer is zeroed.
     #[inline]
     pub fn acquire(&self, size: usize) -> Result<Lease<'_>, Error> {
-        let block = self.take_block(size)?;
-        Ok(Lease { pool: self, block: std::mem::ManuallyDrop::new(block) })
+        let (block, class) = self.take_block(size)?;
+        Ok(Lease { pool: self, class, block: std::mem::ManuallyDrop::new(block) })
     }
 
     /// Like [`acquire`](Self::acquire), for a buffer that outlives any borrow of the pool (a C
     /// caller's lease, a buffer handed to another thread). Give it back with [`release`](Self::release).
     pub fn acquire_owned(&self, size: usize) -> Result<PooledBuffer, Error> {
-        Ok(PooledBuffer { block: self.take_block(size)? })
+        Ok(PooledBuffer { block: self.take_block(size)?.0 })
     }
 
     /// Takes back a buffer acquired from this pool or any other: a buffer whose size is one of
     /// this pool's classes is kept (within the caps), any other is freed.
     pub fn release(&self, buffer: PooledBuffer) {
-        self.put_block(buffer.block);
+        let shared = self.shared();
+        let size = buffer.block.size();
+        match shared.config.class_of(size) {
+            Some(class) if shared.config.class_size(class) == size => self.put_block(buffer.block, class),
+            _ => drop(buffer), // oversize, or not a size this pool makes
+        }
     }
 
+    /// The block and its class (`NO_CLASS` for oversize blocks).
     #[inline]
-    fn take_block(&self, size: usize) -> Result<Block, Error> {
+    fn take_block(&self, size: usize) -> Result<(Block, u8), Error> {
         if size == 0 {
             return Err(Error::ZeroSize);
         }
         let shared = self.shared();
         let Some(class) = shared.config.class_of(size) else {
-            with_local(shared, |local| local.counters().count_oversize());
-            return Block::allocate(size);
+            with_local(self.handle.id, shared, |local| local.counters().count_oversize());
+            return Ok((Block::allocate(size)?, NO_CLASS));
         };
-        let mut block = match with_local(shared, |local| local.take(class)) {
+        let fresh = || Ok((Block::allocate(shared.config.class_size(class))?, class as u8));
+        let mut block = match with_local(self.handle.id, shared, |local| local.take(class)) {
             Some(Some(block)) => block,
-            Some(None) => return Block::allocate(shared.config.class_size(class)),
+            Some(None) => return fresh(),
             // This thread is exiting: no cache to count in; use the shared pool alone.
             None => match shared.pop(class) {
                 Some(block) => {
                     shared.unreserve(block.size());
                     block
                 }
-                None => return Block::allocate(shared.config.class_size(class)),
+                None => return fresh(),
             },
         };
         if shared.config.zero_on_acquire {
             block.bytes_mut().fill(0);
         }
-        Ok(block)
+        Ok((block, class as u8))
     }
 
+    /// Takes back a block of `class` (a valid class of this pool, matching the block's size).
     #[inline]
-    fn put_block(&self, block: Block) {
-        let shared = self.shared();
-        let size = block.size();
-        let class = match shared.config.class_of(size) {
-            Some(class) if shared.config.class_size(class) == size => class,
-            _ => return drop(block), // oversize, or not a size this pool makes
-        };
-        let mut pending = Some(block);
-        with_local(shared, |local| local.put(class, pending.take().expect("taken once")));
-        if let Some(block) = pending {
-            // The thread is exiting: straight to the shared pool if the caps allow.
-            if shared.reserve(size) {
-                shared.push_reserved(class, block);
-            }
-        }
+    fn put_block(&self, block: Block, class: usize) {
+        // If this thread is exiting (its cache is gone), the closure is dropped unrun and the
+        // block with it: freed, which is all a pool may do then.
+        with_local(self.handle.id, self.shared(), move |local| local.put(class, block));
     }
 
     /// Frees every idle buffer: the shared pool's and this thread's cache now, other threads'
@@ -140,7 +140,7 @@ impl BufferPool {
     pub fn trim(&self) {
         let shared = self.shared();
         shared.generation.fetch_add(1, Ordering::AcqRel);
-        with_local(shared, |_| ()); // syncing the generation flushes this thread's cache
+        with_local(self.handle.id, shared, |_| ()); // syncing the generation flushes this thread's cache
         shared.drain();
     }
 
@@ -176,8 +176,13 @@ impl BufferPool {
 /// ```
 pub struct Lease<'pool> {
     pool: &'pool BufferPool,
+    /// The block's class, or `NO_CLASS` for an oversize block that is freed on drop.
+    class: u8,
     block: std::mem::ManuallyDrop<Block>,
 }
+
+/// The class of blocks above the largest class.
+const NO_CLASS: u8 = u8::MAX;
 
 impl Lease<'_> {
     /// Keeps the buffer instead of returning it: it is freed when the result is dropped (or can
@@ -207,7 +212,9 @@ impl Drop for Lease<'_> {
     fn drop(&mut self) {
         // SAFETY: drop runs once and nothing uses the block afterwards.
         let block = unsafe { std::mem::ManuallyDrop::take(&mut self.block) };
-        self.pool.put_block(block);
+        if self.class != NO_CLASS {
+            self.pool.put_block(block, usize::from(self.class));
+        }
     }
 }
 

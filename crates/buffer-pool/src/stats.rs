@@ -96,6 +96,16 @@ impl Counters {
         bump(&self.classes[class][event as usize]);
     }
 
+    /// The counters of `class`, for a thread cache to keep a direct pointer to.
+    pub(crate) fn class(&self, class: usize) -> *const [AtomicU64; 4] {
+        &self.classes[class]
+    }
+
+    #[inline]
+    pub(crate) fn bump_in(counts: &[AtomicU64; 4], event: Event) {
+        bump(&counts[event as usize]);
+    }
+
     pub(crate) fn count_oversize(&self) {
         bump(&self.oversize);
     }

@@ -141,9 +141,9 @@ fn automatic_decay_runs_on_slow_paths() {
 #[test]
 fn a_thread_exit_hands_its_cache_to_the_shared_pool() {
     let pool = pool(PoolConfig::default());
-    std::thread::scope(|s| {
-        s.spawn(|| drop(pool.acquire(32 << 10).unwrap()));
-    });
+    let worker_pool = pool.clone();
+    // join() waits for the OS thread, thread-local destructors included (a scoped join does not).
+    std::thread::spawn(move || drop(worker_pool.acquire(32 << 10).unwrap())).join().unwrap();
     let s = pool.stats();
     assert_eq!(s.classes[3].idle_shared, 1);
     assert_eq!(s.retained_bytes, 32 << 10);
