@@ -226,10 +226,10 @@ impl LocalPool {
     }
 }
 
-impl Drop for LocalPool {
-    /// Thread exit (or the pool is gone): cached buffers go to the shared pool if it still exists
-    /// and has room, reservations are given back, counters are folded into the pool's totals.
-    fn drop(&mut self) {
+impl LocalPool {
+    /// Gives every cached buffer to the shared pool (freed if the pool is closed or a class is
+    /// full) and every credit back: what a thread exit does, on request.
+    pub(crate) fn hand_off(&mut self) {
         let closed = self.shared.closed.load(Ordering::Acquire);
         for (class, local) in self.classes.iter_mut().enumerate() {
             let size = local.size;
@@ -243,6 +243,14 @@ impl Drop for LocalPool {
                 }
             }
         }
+    }
+}
+
+impl Drop for LocalPool {
+    /// Thread exit (or the pool is gone): the cache is handed off and the counters are folded into
+    /// the pool's totals.
+    fn drop(&mut self) {
+        self.hand_off();
         self.shared.retire(&self.counters);
     }
 }

@@ -144,6 +144,13 @@ impl BufferPool {
         shared.drain();
     }
 
+    /// Moves this thread's cached buffers for this pool into the shared pool, where other threads
+    /// can reuse them: what happens anyway when the thread exits. Useful before a worker thread
+    /// parks for a long time.
+    pub fn return_thread_cache(&self) {
+        with_local(self.handle.id, self.shared(), |local| local.hand_off());
+    }
+
     /// Frees shared buffers that have been idle for at least `idle_for`; returns how many. The pool
     /// also does this by itself with [`PoolConfig::decay_after`].
     pub fn decay(&self, idle_for: Duration) -> usize {

@@ -175,7 +175,7 @@ fn foreign_buffers_are_kept_only_if_they_fit_a_class() {
 
 #[test]
 fn the_cap_holds_under_concurrent_load() {
-    let cap = 1 << 20;
+    let cap = 256 << 10; // small enough that returns hit it all the time
     let pool = pool(PoolConfig { max_retained_bytes: cap, thread_cache_buffers: 4, ..PoolConfig::default() });
     let done = AtomicBool::new(false);
     std::thread::scope(|s| {
@@ -229,4 +229,13 @@ fn a_dropped_pool_leaves_other_threads_working() {
     });
     tx.send(BufferPool::new(PoolConfig::default()).unwrap()).unwrap();
     assert_eq!(worker.join().unwrap(), 1);
+}
+
+#[test]
+fn a_thread_can_hand_its_cache_over_without_exiting() {
+    let pool = pool(PoolConfig::default());
+    drop(pool.acquire(4096).unwrap());
+    pool.return_thread_cache();
+    let s = pool.stats();
+    assert_eq!((s.classes[0].idle_shared, s.retained_bytes), (1, 4096));
 }

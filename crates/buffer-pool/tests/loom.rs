@@ -1,0 +1,80 @@
+//! loom models of the shared pool and the thread-cache hand-off. Run with
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p buffer-pool --test loom --release`
+//! (the test command uses bound 2; the longer documented run uses 3).
+#![cfg(loom)]
+
+use buffer_pool::{BufferPool, PoolConfig};
+use loom::thread;
+
+fn small_pool(max_retained_bytes: usize, thread_cache_buffers: usize) -> BufferPool {
+    BufferPool::new(PoolConfig {
+        min_class_size: 4096,
+        max_class_size: 8192,
+        max_retained_bytes,
+        max_buffers_per_class: 2,
+        thread_cache_buffers,
+        decay_after: None,
+        ..PoolConfig::default()
+    })
+    .unwrap()
+}
+
+/// Two threads return buffers at once into a pool with room for one: the cap is never passed and
+/// every buffer is either kept or freed, never both or neither.
+#[test]
+fn concurrent_returns_never_pass_the_cap() {
+    loom::model(|| {
+        let pool = small_pool(4096, 1);
+        let a = pool.acquire_owned(4096).unwrap();
+        let b = pool.acquire_owned(4096).unwrap();
+        let other = pool.clone();
+        let t = thread::spawn(move || other.release(a));
+        pool.release(b);
+        assert!(pool.retained_bytes() <= 4096);
+        t.join().unwrap();
+        let s = pool.stats();
+        assert!(s.retained_bytes <= 4096, "{s:?}");
+        assert_eq!(s.returns() + s.drops_over_cap(), 2, "{s:?}");
+        assert_eq!(s.returns(), 1, "exactly one fits: {s:?}");
+    });
+}
+
+/// A thread caches a buffer and hands its cache off (as it does at exit; loom's join does not wait
+/// for thread-local destructors, so the hand-off is called explicitly) while another thread works
+/// the same pool: the buffer lands in the shared pool and the accounting comes back to zero.
+#[test]
+fn thread_exit_hands_its_cache_over() {
+    loom::model(|| {
+        let pool = small_pool(4 * 8192, 2);
+        let other = pool.clone();
+        let t = thread::spawn(move || {
+            drop(other.acquire(4096).unwrap());
+            other.return_thread_cache();
+        });
+        drop(pool.acquire(8192).unwrap());
+        t.join().unwrap();
+        let s = pool.stats();
+        assert_eq!(s.misses(), 2, "{s:?}");
+        assert_eq!(s.retained_bytes, 4096 + 8192, "both buffers idle, nothing reserved twice: {s:?}");
+        assert_eq!(s.classes[0].idle_shared, 1, "the exited thread's buffer is in the shared pool: {s:?}");
+        pool.trim();
+        assert_eq!(pool.retained_bytes(), 0, "after trim: {:?}", pool.stats());
+    });
+}
+
+/// A trim racing a return: whatever the order, nothing is reserved for a freed buffer.
+#[test]
+fn trim_racing_a_return_keeps_the_books_straight() {
+    loom::model(|| {
+        let pool = small_pool(4 * 8192, 0);
+        let lease = pool.acquire_owned(4096).unwrap();
+        let other = pool.clone();
+        let t = thread::spawn(move || other.release(lease));
+        pool.trim();
+        t.join().unwrap();
+        let s = pool.stats();
+        assert_eq!(s.retained_bytes, s.classes[0].idle_shared * 4096, "{s:?}");
+        pool.trim();
+        assert_eq!(pool.retained_bytes(), 0);
+    });
+}
