@@ -42,7 +42,7 @@
 
 /*
  The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
- (1–99 any call, 100–199 buffers) and are never renumbered; new codes may be added, so treat an
+ (1–99 any call, 100–199 buffers, 200–299 pools) and are never renumbered; new codes may be added, so treat an
  unknown code as a failure and show `bk_status_message(code)`.
  */
 enum bk_status
@@ -90,6 +90,18 @@ enum bk_status
    The buffer is segmented: call `bk_buffer_flatten` first, or read it with `bk_buffer_segment`.
    */
   BK_STATUS_NOT_CONTIGUOUS = 101,
+  /*
+   The lease is not one this pool has out: already released, or never lent. Nothing was touched.
+   */
+  BK_STATUS_LEASE_INVALID = 200,
+  /*
+   The lease belongs to another pool. Nothing was touched.
+   */
+  BK_STATUS_WRONG_POOL = 201,
+  /*
+   The pool still has leases out, so it was not freed: release them first.
+   */
+  BK_STATUS_LEASES_OUTSTANDING = 202,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -145,6 +157,19 @@ typedef uint32_t bk_growth;
  `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
  */
 typedef struct bk_buffer bk_buffer;
+
+/*
+ A pool of reusable byte buffers in power-of-two size classes.
+
+ Created by `bk_pool_new`, freed by `bk_pool_free` (the caller owns it). Thread-safe: any number
+ of threads may acquire and release on one pool at once. Every lease must be released with
+ `bk_pool_release` before the pool is freed; `bk_pool_free` refuses (and frees nothing) while
+ leases are out.
+
+ Methods: `bk_pool_acquire`, `bk_pool_release`, `bk_pool_trim`, `bk_pool_get_stats`,
+ `bk_pool_get_class_stats`, `bk_pool_free`.
+ */
+typedef struct bk_pool bk_pool;
 
 /*
  How to build a buffer. Fill it with `bk_buffer_config_default`, then change what you need.
@@ -203,6 +228,140 @@ typedef struct bk_buffer_stats {
    */
   uint64_t bytes_copied;
 } bk_buffer_stats;
+
+/*
+ How to build a pool. Fill it with `bk_pool_config_default`, then change what you need;
+ NULL to `bk_pool_new` means the defaults.
+ */
+typedef struct bk_pool_config {
+  /*
+   Smallest class, a power of two ≥ 64 (default 4096).
+   */
+  size_t min_class_size;
+  /*
+   Largest class, a power of two ≥ min, ≤ 1 GiB (default 4 MiB); larger requests are served
+   directly and never retained.
+   */
+  size_t max_class_size;
+  /*
+   Hard cap on idle bytes kept (default 64 MiB).
+   */
+  size_t max_retained_bytes;
+  /*
+   Idle buffers per class in the shared pool (default 64, at least 1).
+   */
+  size_t max_buffers_per_class;
+  /*
+   Idle buffers per class each thread caches (default 4, at most 16; 0 disables).
+   */
+  size_t thread_cache_buffers;
+  /*
+   Non-zero: zero every buffer before lending it (default 0: buffers come back dirty).
+   */
+  uint32_t zero_on_acquire;
+  /*
+   Free shared buffers idle this many milliseconds (default 30000; 0: never).
+   */
+  uint64_t decay_after_ms;
+} bk_pool_config;
+
+/*
+ A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
+ `data[0..len)` until it passes the lease to `bk_pool_release`; after that the memory belongs to
+ the pool again. A lease may be released from any thread, once, to the pool that lent it.
+ */
+typedef struct bk_lease {
+  /*
+   The buffer: `len` bytes, 64-byte aligned. Its contents are whatever its last user left
+   (zeroed when fresh, or always if the pool's `zero_on_acquire` is set).
+   */
+  uint8_t *data;
+  /*
+   Usable bytes: the request rounded up to its size class (exactly the request above the
+   largest class).
+   */
+  size_t len;
+  /*
+   The pool that lent it, for checking; never dereferenced through the lease.
+   */
+  const struct bk_pool *pool;
+  /*
+   Identifies the lease within its pool (opaque).
+   */
+  uint64_t id;
+} bk_lease;
+
+/*
+ A pool's totals, filled by `bk_pool_get_stats`.
+ */
+typedef struct bk_pool_stats {
+  /*
+   Acquires served by a retained buffer.
+   */
+  uint64_t hits;
+  /*
+   Acquires that allocated.
+   */
+  uint64_t misses;
+  /*
+   Buffers taken back for reuse.
+   */
+  uint64_t returns;
+  /*
+   Buffers freed on return because a cap was reached.
+   */
+  uint64_t drops_over_cap;
+  /*
+   Requests above the largest class.
+   */
+  uint64_t oversize_allocations;
+  /*
+   Buffers freed by decay.
+   */
+  uint64_t decayed;
+  /*
+   Bytes held in reserve against the cap (never above `max_retained_bytes`).
+   */
+  size_t retained_bytes;
+  /*
+   Leases lent and not yet released.
+   */
+  size_t outstanding_leases;
+  /*
+   Number of size classes (for `bk_pool_get_class_stats`).
+   */
+  size_t class_count;
+} bk_pool_stats;
+
+/*
+ One size class's counters, filled by `bk_pool_get_class_stats`.
+ */
+typedef struct bk_pool_class_stats {
+  /*
+   Buffer size of the class.
+   */
+  size_t size;
+  /*
+   Acquires served by a retained buffer.
+   */
+  uint64_t hits;
+  /*
+   Acquires that allocated.
+   */
+  uint64_t misses;
+  /*
+   Buffers taken back.
+   */
+  uint64_t returns;
+  /*
+   Buffers freed on return because a cap was reached.
+   */
+  uint64_t drops_over_cap;
+  /*
+   Buffers idle in the shared pool now.
+   */
+  size_t idle_shared;
+} bk_pool_class_stats;
 
 #ifdef __cplusplus
 extern "C" {
@@ -339,6 +498,78 @@ bk_status bk_buffer_write_fd(const struct bk_buffer *buffer,
  `buffer` is a live buffer.
  */
 bk_status bk_buffer_flatten(struct bk_buffer *buffer);
+
+/*
+ Fills `*config_out` with the defaults.
+
+ # Safety
+ `config_out` is NULL (an error) or valid for writing one `bk_pool_config`.
+ */
+bk_status bk_pool_config_default(struct bk_pool_config *config_out);
+
+/*
+ Creates a pool and stores it in `*pool_out` (NULL on failure). `config` may be NULL for the
+ defaults; it is only read during the call.
+
+ # Safety
+ `config` is NULL or readable; `pool_out` is valid for one write.
+ */
+bk_status bk_pool_new(const struct bk_pool_config *config, struct bk_pool **pool_out);
+
+/*
+ Frees a pool and every idle buffer it holds. NULL does nothing (returns OK). If leases are
+ still out it frees nothing and returns `BK_STATUS_LEASES_OUTSTANDING`: release them, then call
+ again. On OK the pool must not be used again.
+
+ # Safety
+ `pool` is NULL or came from `bk_pool_new` and has not been freed; no other call on it overlaps.
+ */
+bk_status bk_pool_free(struct bk_pool *pool);
+
+/*
+ Lends a buffer of at least `size` bytes (0 is `BK_STATUS_INVALID_ARGUMENT`) and describes it in
+ `*lease_out`. Thread-safe.
+
+ # Safety
+ `pool` is a live pool; `lease_out` is valid for one write.
+ */
+bk_status bk_pool_acquire(const struct bk_pool *pool, size_t size, struct bk_lease *lease_out);
+
+/*
+ Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released
+ (or never lent) is `BK_STATUS_LEASE_INVALID`; neither touches any memory. Thread-safe.
+
+ # Safety
+ `pool` is a live pool; `lease` is NULL (an error) or readable.
+ */
+bk_status bk_pool_release(const struct bk_pool *pool, const struct bk_lease *lease);
+
+/*
+ Frees every idle buffer (this thread's cache now, other threads' at their next call).
+
+ # Safety
+ `pool` is a live pool.
+ */
+bk_status bk_pool_trim(const struct bk_pool *pool);
+
+/*
+ Fills `*stats_out` with the pool's totals.
+
+ # Safety
+ `pool` is a live pool; `stats_out` is valid for one write.
+ */
+bk_status bk_pool_get_stats(const struct bk_pool *pool, struct bk_pool_stats *stats_out);
+
+/*
+ Fills `*stats_out` with size class `index`'s counters (0 is the smallest);
+ `BK_STATUS_OUT_OF_RANGE` past the last class.
+
+ # Safety
+ `pool` is a live pool; `stats_out` is valid for one write.
+ */
+bk_status bk_pool_get_class_stats(const struct bk_pool *pool,
+                                  size_t index,
+                                  struct bk_pool_class_stats *stats_out);
 
 /*
  A static, NUL-terminated English description of `code` (any value, known or not). Never NULL;

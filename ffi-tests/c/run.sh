@@ -9,7 +9,7 @@ lib=${1:-$root/target/release}
 out=$root/build/c
 mkdir -p "$out"
 ln -sf libbufkit.so "$lib/libbufkit.so.0"
-cflags=(-std=c11 -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c")
+cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 passed=0 failed=0
 

@@ -33,9 +33,11 @@
 
 mod buffer;
 mod macros;
+mod pool;
 mod status;
 mod version;
 
 pub use buffer::*;
+pub use pool::*;
 pub use status::*;
 pub use version::*;

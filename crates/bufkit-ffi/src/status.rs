@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use crate::macros::boundary_or;
 
 /// The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
-/// (1–99 any call, 100–199 buffers) and are never renumbered; new codes may be added, so treat an
+/// (1–99 any call, 100–199 buffers, 200–299 pools) and are never renumbered; new codes may be added, so treat an
 /// unknown code as a failure and show `bk_status_message(code)`.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +31,12 @@ pub enum bk_status {
     BK_STATUS_CAPACITY_EXCEEDED = 100,
     /// The buffer is segmented: call `bk_buffer_flatten` first, or read it with `bk_buffer_segment`.
     BK_STATUS_NOT_CONTIGUOUS = 101,
+    /// The lease is not one this pool has out: already released, or never lent. Nothing was touched.
+    BK_STATUS_LEASE_INVALID = 200,
+    /// The lease belongs to another pool. Nothing was touched.
+    BK_STATUS_WRONG_POOL = 201,
+    /// The pool still has leases out, so it was not freed: release them first.
+    BK_STATUS_LEASES_OUTSTANDING = 202,
 }
 
 impl bk_status {
@@ -47,6 +53,9 @@ impl bk_status {
             (BK_STATUS_PANIC, b"internal error: Rust panicked inside bufkit (caught at the C boundary)\0"),
             (BK_STATUS_CAPACITY_EXCEEDED, b"the buffer's capacity limit would be exceeded; nothing was changed\0"),
             (BK_STATUS_NOT_CONTIGUOUS, b"the buffer is segmented: flatten it or read its segments\0"),
+            (BK_STATUS_LEASE_INVALID, b"not a lease this pool has out (already released, or never lent)\0"),
+            (BK_STATUS_WRONG_POOL, b"the lease belongs to another pool\0"),
+            (BK_STATUS_LEASES_OUTSTANDING, b"the pool still has leases out and was not freed\0"),
         ];
         known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
     }
@@ -62,6 +71,18 @@ impl From<growable_buffer::Error> for bk_status {
             E::InvalidConfig(_) => bk_status::BK_STATUS_INVALID_ARGUMENT,
             E::NotContiguous => bk_status::BK_STATUS_NOT_CONTIGUOUS,
             E::OffsetOutOfRange { .. } => bk_status::BK_STATUS_OUT_OF_RANGE,
+            _ => bk_status::BK_STATUS_INVALID_ARGUMENT,
+        }
+    }
+}
+
+impl From<buffer_pool::Error> for bk_status {
+    fn from(e: buffer_pool::Error) -> Self {
+        use buffer_pool::Error as E;
+        match e {
+            E::ZeroSize | E::InvalidConfig(_) => bk_status::BK_STATUS_INVALID_ARGUMENT,
+            E::TooLarge(_) => bk_status::BK_STATUS_LENGTH_OVERFLOW,
+            E::AllocFailed(_) => bk_status::BK_STATUS_ALLOC_FAILED,
             _ => bk_status::BK_STATUS_INVALID_ARGUMENT,
         }
     }
