@@ -10,8 +10,10 @@ out=$root/build/java/$front
 fail() { echo "$*" >&2; echo "0 passed, 1 failed"; exit 1; }
 "$root/bindings/java/build.sh" "$front" "$jdk" "$lib" || fail "building the $front front failed"
 mkdir -p "$out/tests"
-"$jdk/bin/javac" -Xlint:all -Werror -cp "$root/build/java/bufkit-$front.jar" -d "$out/tests" \
-  "$root"/ffi-tests/java/dev/bufkit/tests/*.java || fail "compiling the tests failed"
+sources=("$root"/ffi-tests/java/dev/bufkit/tests/*.java)
+[[ $front == panama ]] && sources+=("$root"/ffi-tests/java/panama/dev/bufkit/tests/*.java)
+"$jdk/bin/javac" -Xlint:all -Werror -cp "$root/build/java/bufkit-$front.jar" -d "$out/tests" "${sources[@]}" \
+  || fail "compiling the tests failed"
 version=$(sed -nE 's/^#define BK_VERSION "(.*)"/\1/p' "$root/include/bufkit.h")
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)/\1/p' "$root/include/bufkit.h")
 props=(-Dbufkit.expectedVersion="$version" -Dbufkit.expectedAbi="$abi")

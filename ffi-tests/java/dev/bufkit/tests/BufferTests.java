@@ -1,6 +1,10 @@
 package dev.bufkit.tests;
 
 import dev.bufkit.BufferConfig;
+import dev.bufkit.BufferPool;
+import dev.bufkit.Lease;
+import dev.bufkit.PoolConfig;
+import dev.bufkit.PoolStats;
 import dev.bufkit.BufferStats;
 import dev.bufkit.Bufkit;
 import dev.bufkit.BufkitException;
@@ -19,7 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * A tiny runner: prints each test, then "N passed, N failed"; exits 1 on any failure or if none ran.
  */
 public final class BufferTests {
-    interface Test {
+    public interface Test {
         void run() throws Exception;
     }
 
@@ -45,6 +49,21 @@ public final class BufferTests {
         tests.add(new Object[] {"concurrent appends are serialised", (Test) BufferTests::concurrentAppends});
         tests.add(new Object[] {"close waits for a call in progress", (Test) BufferTests::closeWhileInUse});
         tests.add(new Object[] {"unclosed buffers are freed by the cleaner", (Test) BufferTests::cleanerFrees});
+        tests.add(new Object[] {"pool leases are direct, warm and dirty", (Test) BufferTests::poolLeases});
+        tests.add(new Object[] {"pool zeroes when asked", (Test) BufferTests::poolZeroes});
+        tests.add(new Object[] {"pool cap and trim", (Test) BufferTests::poolCapAndTrim});
+        tests.add(new Object[] {"pool refuses to close with open leases", (Test) BufferTests::poolCloseWithLeases});
+        tests.add(new Object[] {"closed leases and pools refuse use", (Test) BufferTests::poolUseAfterClose});
+        tests.add(new Object[] {"pool shared by threads", (Test) BufferTests::poolThreads});
+        tests.add(new Object[] {"unclosed leases are given back by the cleaner", (Test) BufferTests::poolLeaseCleaner});
+
+        if (front.equals("panama")) {
+            try { // Panama-only cases live in a file compiled only for that front.
+                Class.forName("dev.bufkit.tests.PanamaTests").getMethod("register", List.class, Bufkit.class).invoke(null, tests, bufkit);
+            } catch (ReflectiveOperationException e) {
+                throw new IllegalStateException("PanamaTests missing", e);
+            }
+        }
 
         int passed = 0, failed = 0;
         for (Object[] t : tests) {
@@ -62,11 +81,11 @@ public final class BufferTests {
         System.exit(failed == 0 && passed > 0 ? 0 : 1);
     }
 
-    static void check(boolean cond, String what) {
+    public static void check(boolean cond, String what) {
         if (!cond) throw new AssertionError(what);
     }
 
-    static <T extends Throwable> T expect(Class<T> type, Test body) {
+    public static <T extends Throwable> T expect(Class<T> type, Test body) {
         try {
             body.run();
         } catch (Throwable e) {
@@ -239,6 +258,110 @@ public final class BufferTests {
             check(e == null || e instanceof IllegalStateException, "append after close must be refused cleanly: " + e);
             check(buf.isClosed(), "closed");
         }
+    }
+
+    static void poolLeases() {
+        try (BufferPool pool = bufkit.newPool(PoolConfig.defaults())) {
+            try (Lease lease = pool.acquire(1000)) {
+                check(lease.length() == 4096, "length " + lease.length());
+                ByteBuffer buf = lease.buffer();
+                check(buf.isDirect() && buf.capacity() == 4096, "direct buffer over the lease");
+                buf.put("dirty".getBytes());
+            }
+            try (Lease again = pool.acquire(4096)) {
+                byte[] head = new byte[5];
+                again.buffer().get(head);
+                check(Arrays.equals(head, "dirty".getBytes()), "the warm buffer came back as it was left");
+            }
+            PoolStats s = pool.stats();
+            check(s.hits() == 1 && s.misses() == 1 && s.returns() == 2 && s.outstandingLeases() == 0, "stats " + s);
+        }
+    }
+
+    static void poolZeroes() {
+        try (BufferPool pool = bufkit.newPool(PoolConfig.defaults().withZeroOnAcquire(true))) {
+            try (Lease lease = pool.acquire(64)) {
+                ByteBuffer b = lease.buffer();
+                while (b.hasRemaining()) b.put((byte) 0x5a);
+            }
+            try (Lease lease = pool.acquire(64)) {
+                ByteBuffer b = lease.buffer();
+                while (b.hasRemaining()) check(b.get() == 0, "zeroed");
+            }
+        }
+    }
+
+    static void poolCapAndTrim() {
+        try (BufferPool pool = bufkit.newPool(PoolConfig.defaults().withMaxRetainedBytes(8192))) {
+            Lease[] leases = new Lease[4];
+            for (int i = 0; i < 4; i++) leases[i] = pool.acquire(4096);
+            for (Lease l : leases) l.close();
+            PoolStats s = pool.stats();
+            check(s.returns() == 2 && s.dropsOverCap() == 2 && s.retainedBytes() == 8192, "stats " + s);
+            pool.trim();
+            check(pool.stats().retainedBytes() == 0, "trimmed");
+            expect(IllegalArgumentException.class, () -> pool.acquire(0));
+            expectStatus(Status.INVALID_ARGUMENT, () -> bufkit.newPool(PoolConfig.defaults().withMinClassSize(1000)));
+            expectStatus(Status.INVALID_ARGUMENT, () -> bufkit.newPool(PoolConfig.defaults().withThreadCacheBuffers(17)));
+        }
+    }
+
+    static void poolCloseWithLeases() {
+        BufferPool pool = bufkit.newPool(PoolConfig.defaults());
+        Lease lease = pool.acquire(100);
+        expectStatus(Status.LEASES_OUTSTANDING, pool::close);
+        lease.buffer().put(0, (byte) 1); // still valid: nothing was freed
+        lease.close();
+        lease.close(); // twice is fine
+        pool.close();
+        pool.close();
+    }
+
+    static void poolUseAfterClose() {
+        BufferPool pool = bufkit.newPool(PoolConfig.defaults());
+        Lease lease = pool.acquire(100);
+        lease.close();
+        expect(IllegalStateException.class, lease::buffer);
+        pool.close();
+        expect(IllegalStateException.class, () -> pool.acquire(10));
+        expect(IllegalStateException.class, pool::stats);
+    }
+
+    static void poolThreads() throws Exception {
+        try (BufferPool pool = bufkit.newPool(PoolConfig.defaults().withMaxRetainedBytes(256 << 10))) {
+            Thread[] threads = new Thread[4];
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            for (int t = 0; t < threads.length; t++) {
+                final int seed = t;
+                threads[t] = new Thread(() -> {
+                    try {
+                        for (int i = 0; i < 2000; i++) {
+                            try (Lease lease = pool.acquire(4096L << ((seed + i) % 5))) {
+                                lease.buffer().put(0, (byte) i);
+                            }
+                        }
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                });
+                threads[t].start();
+            }
+            for (Thread t : threads) t.join();
+            check(failure.get() == null, "worker failed: " + failure.get());
+            PoolStats s = pool.stats();
+            check(s.outstandingLeases() == 0 && s.retainedBytes() <= (256 << 10) && s.hits() + s.misses() == 8000, "stats " + s);
+        }
+    }
+
+    static void poolLeaseCleaner() throws Exception {
+        BufferPool pool = bufkit.newPool(PoolConfig.defaults());
+        for (int i = 0; i < 50; i++) pool.acquire(4096); // dropped without close
+        for (int i = 0; i < 100 && pool.stats().outstandingLeases() > 0; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        check(pool.stats().outstandingLeases() == 0, "cleaner gave leases back: " + pool.stats());
+        pool.close();
     }
 
     static void cleanerFrees() throws Exception {

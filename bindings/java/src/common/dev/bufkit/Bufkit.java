@@ -22,6 +22,9 @@ public interface Bufkit {
     /** A new buffer; the caller closes it. */
     GrowableBuffer newBuffer(BufferConfig config);
 
+    /** A new buffer pool; the caller closes it after closing its leases. */
+    BufferPool newPool(PoolConfig config);
+
     /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
     Status testPanic();
 

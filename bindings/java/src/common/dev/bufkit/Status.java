@@ -22,6 +22,12 @@ public enum Status {
     CAPACITY_EXCEEDED(100),
     /** The buffer is segmented: flatten it first. */
     NOT_CONTIGUOUS(101),
+    /** Not a lease this pool has out. */
+    LEASE_INVALID(200),
+    /** The lease belongs to another pool. */
+    WRONG_POOL(201),
+    /** The pool still has leases out and was not freed. */
+    LEASES_OUTSTANDING(202),
     /** A code this version of the binding does not know. */
     UNKNOWN(-1);
 

@@ -2,8 +2,10 @@ package dev.bufkit.jni;
 
 import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
+import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.PoolConfig;
 import dev.bufkit.Status;
 
 /** The JNI front (JDK 17+, Android): C glue over bufkit.h, with libbufkit linked in statically. */
@@ -36,6 +38,15 @@ public final class JniBufkit implements Bufkit {
     @Override
     public String front() {
         return "jni";
+    }
+
+    @Override
+    public BufferPool newPool(PoolConfig c) {
+        long[] handle = new long[1];
+        int status = JniNative.poolNew(c.minClassSize(), c.maxClassSize(), c.maxRetainedBytes(), c.maxBuffersPerClass(),
+                c.threadCacheBuffers(), c.zeroOnAcquire(), c.decayAfterMillis(), handle);
+        if (status != 0) throw new BufkitException("bk_pool_new", status, JniNative.statusMessage(status));
+        return new JniPool(handle[0]);
     }
 
     @Override

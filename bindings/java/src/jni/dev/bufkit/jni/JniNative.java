@@ -42,4 +42,22 @@ final class JniNative {
     static native int bufferCopyOut(long handle, byte[] dst, long[] copiedOut);
 
     static native int bufferFlatten(long handle);
+
+    /** Stores the new pool in {@code handleOut[0]}. */
+    static native int poolNew(long minClass, long maxClass, long maxRetained, long perClass, long threadCache,
+            boolean zero, long decayMillis, long[] handleOut);
+
+    static native int poolFree(long pool);
+
+    /** Fills {@code leaseOut[4]}: data address, length, pool, id. */
+    static native int poolAcquire(long pool, long size, long[] leaseOut);
+
+    static native int poolRelease(long pool, long[] lease);
+
+    static native int poolTrim(long pool);
+
+    static native int poolStats(long pool, long[] out);
+
+    /** A direct ByteBuffer over native memory (no copy). */
+    static native ByteBuffer directBuffer(long address, long length);
 }

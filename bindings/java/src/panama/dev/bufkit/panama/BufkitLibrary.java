@@ -54,6 +54,26 @@ final class BufkitLibrary {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle BUFFER_FLATTEN = fn("bk_buffer_flatten", FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
+    /** bk_pool_config: size_t ×5, uint32_t zero_on_acquire, (pad 4), uint64_t decay_after_ms. */
+    static final StructLayout POOL_CONFIG = MemoryLayout.structLayout(
+            JAVA_LONG.withName("min_class_size"),
+            JAVA_LONG.withName("max_class_size"),
+            JAVA_LONG.withName("max_retained_bytes"),
+            JAVA_LONG.withName("max_buffers_per_class"),
+            JAVA_LONG.withName("thread_cache_buffers"),
+            JAVA_INT.withName("zero_on_acquire"),
+            MemoryLayout.paddingLayout(4),
+            JAVA_LONG.withName("decay_after_ms"));
+
+    static final MethodHandle POOL_CONFIG_DEFAULT = fn("bk_pool_config_default", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle POOL_NEW = fn("bk_pool_new", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle POOL_FREE = fn("bk_pool_free", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** bk_lease is four 8-byte fields, so a Java long[4] passes as the struct (heap segment, critical). */
+    static final MethodHandle POOL_ACQUIRE = critical("bk_pool_acquire", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle POOL_RELEASE = critical("bk_pool_release", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle POOL_TRIM = fn("bk_pool_trim", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle POOL_GET_STATS = critical("bk_pool_get_stats", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+
     /** Library lookup order: the {@code dev.bufkit.library} path, then the system's search path. */
     private static SymbolLookup lookup() {
         String path = System.getProperty("dev.bufkit.library");

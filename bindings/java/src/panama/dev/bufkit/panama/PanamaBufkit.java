@@ -2,8 +2,10 @@ package dev.bufkit.panama;
 
 import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
+import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.PoolConfig;
 import dev.bufkit.Status;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -52,6 +54,31 @@ public final class PanamaBufkit implements Bufkit {
     @Override
     public String front() {
         return "panama";
+    }
+
+    @Override
+    public BufferPool newPool(PoolConfig c) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment config = arena.allocate(BufkitLibrary.POOL_CONFIG);
+            int status = (int) BufkitLibrary.POOL_CONFIG_DEFAULT.invokeExact(config);
+            if (status == 0) {
+                config.set(ValueLayout.JAVA_LONG, 0, c.minClassSize());
+                config.set(ValueLayout.JAVA_LONG, 8, c.maxClassSize());
+                config.set(ValueLayout.JAVA_LONG, 16, c.maxRetainedBytes());
+                config.set(ValueLayout.JAVA_LONG, 24, c.maxBuffersPerClass());
+                config.set(ValueLayout.JAVA_LONG, 32, c.threadCacheBuffers());
+                config.set(ValueLayout.JAVA_INT, 40, c.zeroOnAcquire() ? 1 : 0);
+                config.set(ValueLayout.JAVA_LONG, 48, c.decayAfterMillis());
+                MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+                status = (int) BufkitLibrary.POOL_NEW.invokeExact(config, out);
+                if (status == 0) return new PanamaPool(out.get(ValueLayout.ADDRESS, 0));
+            }
+            throw new BufkitException("bk_pool_new", status, PanamaBuffer.message(status));
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
     }
 
     @Override

@@ -1,0 +1,99 @@
+package dev.bufkit;
+
+import java.lang.ref.Cleaner;
+
+/**
+ * A native pool of reusable byte buffers (bufkit.h's {@code bk_pool}), lent as direct memory with
+ * no copy. Thread-safe. {@link #close()} refuses, with {@link Status#LEASES_OUTSTANDING}, while
+ * leases are open, and frees nothing then.
+ *
+ * <pre>{@code
+ * try (BufferPool pool = Bufkit.load().newPool(PoolConfig.defaults());
+ *      Lease lease = pool.acquire(64 * 1024)) {
+ *     ByteBuffer buf = lease.buffer(); // direct, over the pooled memory
+ *     buf.put(bytes);
+ * }
+ * }</pre>
+ */
+public abstract class BufferPool implements AutoCloseable {
+    private static final Cleaner CLEANER = Cleaner.create();
+
+    private final Cleaner.Cleanable cleanable;
+    private boolean closed;
+
+    /** Registers {@code free} ({@code bk_pool_free}) to run once: at a successful close, or when
+     *  the pool is unreachable (which open leases prevent: each keeps its pool reachable). */
+    @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
+    protected BufferPool(Runnable free) {
+        this.cleanable = CLEANER.register(this, free);
+    }
+
+    /** {@code bk_pool_acquire}: fills {@code lease[4]} with data address, length, pool, id. */
+    protected abstract int nativeAcquire(long size, long[] lease);
+
+    /** Wraps a lent buffer for Java. */
+    protected abstract Lease wrap(long[] lease);
+
+    /** {@code bk_pool_release} of {@code lease[4]}. */
+    protected abstract int nativeRelease(long[] lease);
+
+    /** {@code bk_pool_trim}. */
+    protected abstract int nativeTrim();
+
+    /** {@code bk_pool_get_stats} into {@code out[9]}. */
+    protected abstract int nativeStats(long[] out);
+
+    /** {@code bk_status_message}. */
+    protected abstract String statusMessage(int code);
+
+    /** Lends a buffer of at least {@code size} bytes; close the lease to give it back. */
+    public final Lease acquire(long size) {
+        if (size <= 0) throw new IllegalArgumentException("size must be positive: " + size);
+        long[] lease = new long[4];
+        synchronized (this) {
+            ensureOpen();
+            check("bk_pool_acquire", nativeAcquire(size, lease));
+        }
+        return wrap(lease);
+    }
+
+    /** Gives a lease's buffer back (called by {@link Lease#close()} and the lease's cleaner). */
+    final synchronized void release(long[] lease) {
+        check("bk_pool_release", nativeRelease(lease));
+    }
+
+    /** Frees every idle buffer. */
+    public final synchronized void trim() {
+        ensureOpen();
+        check("bk_pool_trim", nativeTrim());
+    }
+
+    /** The pool's totals. */
+    public final synchronized PoolStats stats() {
+        ensureOpen();
+        long[] s = new long[9];
+        check("bk_pool_get_stats", nativeStats(s));
+        return new PoolStats(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
+    }
+
+    /** Frees the pool; throws {@link BufkitException} ({@link Status#LEASES_OUTSTANDING}) while leases are open. */
+    @Override
+    public final synchronized void close() {
+        if (closed) return;
+        long open = stats().outstandingLeases(); // leases release under this lock: no race
+        if (open > 0) {
+            throw new BufkitException("bk_pool_free", Status.LEASES_OUTSTANDING.code,
+                    statusMessage(Status.LEASES_OUTSTANDING.code) + ": " + open + " open");
+        }
+        closed = true;
+        cleanable.clean();
+    }
+
+    private void ensureOpen() {
+        if (closed) throw new IllegalStateException("pool is closed");
+    }
+
+    private void check(String function, int code) {
+        if (code != Status.OK.code) throw new BufkitException(function, code, statusMessage(code));
+    }
+}
