@@ -105,3 +105,57 @@ garbage_collected_buffers_are_freed_test() ->
      || _ <- lists:seq(1, 200)],
     erlang:garbage_collect(),
     ok.
+
+pool_lends_and_counts_test() ->
+    {ok, Pool} = bufkit:pool_new(),
+    {ok, L1} = bufkit:pool_acquire(Pool, 1000),
+    ?assertEqual({ok, 4096}, bufkit:lease_size(L1)),
+    ok = bufkit:pool_release(Pool, L1),
+    {ok, L2} = bufkit:pool_acquire(Pool, 4096),
+    ok = bufkit:pool_release(Pool, L2),
+    {ok, #{hits := 1, misses := 1, returns := 2, outstanding_leases := 0, class_count := 11}} = bufkit:pool_stats(Pool).
+
+pool_bad_leases_are_refused_test() ->
+    {ok, Pool} = bufkit:pool_new(),
+    {ok, Other} = bufkit:pool_new(),
+    {ok, Lease} = bufkit:pool_acquire(Pool, 100),
+    ?assertEqual({error, wrong_pool}, bufkit:pool_release(Other, Lease)),
+    ok = bufkit:pool_release(Pool, Lease),
+    ?assertEqual({error, lease_invalid}, bufkit:pool_release(Pool, Lease)),
+    ?assertEqual({error, lease_invalid}, bufkit:lease_size(Lease)),
+    ?assertEqual({error, invalid_argument}, bufkit:pool_acquire(Pool, 0)),
+    ?assertEqual({error, invalid_argument}, bufkit:pool_acquire(Pool, -1)),
+    ?assertEqual({error, invalid_argument}, bufkit:pool_new(#{min_class_size => 1000})),
+    ?assertEqual({error, invalid_argument}, bufkit:pool_new(#{zero_on_acquire => maybe})),
+    ?assertEqual({error, invalid_argument}, bufkit:pool_new(#{colour => blue})),
+    ?assertError(badarg, bufkit:pool_stats(make_ref())).
+
+pool_cap_and_trim_test() ->
+    {ok, Pool} = bufkit:pool_new(#{max_retained_bytes => 8192}),
+    Leases = [begin {ok, L} = bufkit:pool_acquire(Pool, 4096), L end || _ <- lists:seq(1, 4)],
+    [ok = bufkit:pool_release(Pool, L) || L <- Leases],
+    {ok, #{returns := 2, drops_over_cap := 2, retained_bytes := 8192}} = bufkit:pool_stats(Pool),
+    ok = bufkit:pool_trim(Pool),
+    {ok, #{retained_bytes := 0}} = bufkit:pool_stats(Pool).
+
+pool_forgotten_leases_are_released_by_gc_test() ->
+    {ok, Pool} = bufkit:pool_new(),
+    Self = self(),
+    spawn(fun() -> [{ok, _} = bufkit:pool_acquire(Pool, 4096) || _ <- lists:seq(1, 20)], Self ! done end),
+    receive done -> ok end,
+    timer:sleep(50), % the process is gone: its lease resources are collected
+    erlang:garbage_collect(),
+    {ok, #{outstanding_leases := 0}} = bufkit:pool_stats(Pool).
+
+pool_shared_between_processes_test() ->
+    {ok, Pool} = bufkit:pool_new(#{max_retained_bytes => 256 * 1024}),
+    Self = self(),
+    [spawn_link(fun() ->
+        [begin {ok, L} = bufkit:pool_acquire(Pool, 4096 bsl ((I + N) rem 5)), ok = bufkit:pool_release(Pool, L) end
+         || I <- lists:seq(1, 1000)],
+        Self ! done
+     end) || N <- lists:seq(1, 4)],
+    [receive done -> ok end || _ <- lists:seq(1, 4)],
+    {ok, #{outstanding_leases := 0, retained_bytes := R, hits := H, misses := M}} = bufkit:pool_stats(Pool),
+    ?assert(R =< 256 * 1024),
+    ?assertEqual(4000, H + M).

@@ -20,7 +20,7 @@ typedef struct {
   bk_buffer *buffer; /* NULL once freed */
 } buffer_res;
 
-static ErlNifResourceType *buffer_type;
+static ErlNifResourceType *buffer_type, *pool_type, *lease_type;
 static ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
 
 static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
@@ -34,6 +34,9 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_PANIC: return enif_make_atom(env, "panic");
     case BK_STATUS_CAPACITY_EXCEEDED: return enif_make_atom(env, "capacity_exceeded");
     case BK_STATUS_NOT_CONTIGUOUS: return enif_make_atom(env, "not_contiguous");
+    case BK_STATUS_LEASE_INVALID: return enif_make_atom(env, "lease_invalid");
+    case BK_STATUS_WRONG_POOL: return enif_make_atom(env, "wrong_pool");
+    case BK_STATUS_LEASES_OUTSTANDING: return enif_make_atom(env, "leases_outstanding");
     default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
   }
 }
@@ -54,12 +57,42 @@ static void buffer_dtor(ErlNifEnv *env, void *obj) {
   if (res->lock) enif_mutex_destroy(res->lock);
 }
 
+/* ---- pools: a pool resource owns a bk_pool; each lease resource keeps its pool alive, so the
+ * pool is freed only after every lease is gone (a lease dropped unreleased is released then). */
+
+typedef struct {
+  bk_pool *pool;
+} pool_res;
+
+typedef struct {
+  pool_res *owner; /* kept alive with enif_keep_resource */
+  bk_lease lease;
+  int released; /* accessed atomically */
+} lease_res;
+
+static void pool_dtor(ErlNifEnv *env, void *obj) {
+  pool_res *res = obj;
+  (void)env;
+  bk_pool_free(res->pool); /* every lease is gone by now: they kept this resource alive */
+  res->pool = NULL;
+}
+
+static void lease_dtor(ErlNifEnv *env, void *obj) {
+  lease_res *res = obj;
+  (void)env;
+  if (!__atomic_exchange_n(&res->released, 1, __ATOMIC_ACQ_REL)) bk_pool_release(res->owner->pool, &res->lease);
+  enif_release_resource(res->owner);
+}
+
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
   (void)priv;
   (void)info;
   if (bk_abi_version() != BK_ABI_VERSION) return 1;
   buffer_type = enif_open_resource_type(env, NULL, "bufkit_buffer", buffer_dtor, ERL_NIF_RT_CREATE, NULL);
   if (!buffer_type) return 1;
+  pool_type = enif_open_resource_type(env, NULL, "bufkit_pool", pool_dtor, ERL_NIF_RT_CREATE, NULL);
+  lease_type = enif_open_resource_type(env, NULL, "bufkit_lease", lease_dtor, ERL_NIF_RT_CREATE, NULL);
+  if (!pool_type || !lease_type) return 1;
   atom_ok = enif_make_atom(env, "ok");
   atom_error = enif_make_atom(env, "error");
   atom_closed = enif_make_atom(env, "closed");
@@ -286,6 +319,127 @@ static ERL_NIF_TERM buffer_free_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM
   return atom_ok;
 }
 
+static ERL_NIF_TERM pool_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  bk_pool_config config;
+  ERL_NIF_TERM value, term;
+  pool_res *res;
+  bk_status status;
+  size_t n = 0;
+  (void)argc;
+  if (!enif_is_map(env, argv[0])) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  bk_pool_config_default(&config);
+  if (!size_option(env, argv[0], "min_class_size", &config.min_class_size) ||
+      !size_option(env, argv[0], "max_class_size", &config.max_class_size) ||
+      !size_option(env, argv[0], "max_retained_bytes", &config.max_retained_bytes) ||
+      !size_option(env, argv[0], "max_buffers_per_class", &config.max_buffers_per_class) ||
+      !size_option(env, argv[0], "thread_cache_buffers", &config.thread_cache_buffers))
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  n = (size_t)config.decay_after_ms;
+  if (!size_option(env, argv[0], "decay_after_ms", &n)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  config.decay_after_ms = n;
+  if (enif_get_map_value(env, argv[0], enif_make_atom(env, "zero_on_acquire"), &value)) {
+    char flag[8];
+    if (!enif_get_atom(env, value, flag, sizeof flag, ERL_NIF_LATIN1)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (!strcmp(flag, "true")) config.zero_on_acquire = 1;
+    else if (!strcmp(flag, "false")) config.zero_on_acquire = 0;
+    else return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  }
+  res = enif_alloc_resource(pool_type, sizeof *res);
+  if (!res) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  res->pool = NULL;
+  status = bk_pool_new(&config, &res->pool);
+  if (status != BK_STATUS_OK) {
+    enif_release_resource(res); /* dtor: bk_pool_free(NULL) is a no-op */
+    return error_term(env, status);
+  }
+  term = enif_make_resource(env, res);
+  enif_release_resource(res);
+  return enif_make_tuple2(env, atom_ok, term);
+}
+
+static ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  pool_res *pool;
+  lease_res *res;
+  ErlNifUInt64 size;
+  bk_lease lease;
+  bk_status status;
+  ERL_NIF_TERM term;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool) || !enif_get_uint64(env, argv[1], &size))
+    return enif_make_badarg(env);
+  if (size > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_LENGTH_OVERFLOW);
+  status = bk_pool_acquire(pool->pool, (size_t)size, &lease);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  res = enif_alloc_resource(lease_type, sizeof *res);
+  if (!res) {
+    bk_pool_release(pool->pool, &lease);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  enif_keep_resource(pool);
+  res->owner = pool;
+  res->lease = lease;
+  res->released = 0;
+  term = enif_make_resource(env, res);
+  enif_release_resource(res);
+  return enif_make_tuple2(env, atom_ok, term);
+}
+
+/* pool_release(Pool, Lease): the lease must come from Pool (else wrong_pool) and be out (else
+ * lease_invalid). */
+static ERL_NIF_TERM pool_release_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  pool_res *pool;
+  lease_res *res;
+  bk_status status;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool) ||
+      !enif_get_resource(env, argv[1], lease_type, (void **)&res))
+    return enif_make_badarg(env);
+  if (res->owner != pool) return error_term(env, BK_STATUS_WRONG_POOL);
+  if (__atomic_exchange_n(&res->released, 1, __ATOMIC_ACQ_REL)) return error_term(env, BK_STATUS_LEASE_INVALID);
+  status = bk_pool_release(pool->pool, &res->lease);
+  return ok_or_error(env, status);
+}
+
+static ERL_NIF_TERM lease_size_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  lease_res *res;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], lease_type, (void **)&res)) return enif_make_badarg(env);
+  if (__atomic_load_n(&res->released, __ATOMIC_ACQUIRE)) return error_term(env, BK_STATUS_LEASE_INVALID);
+  return enif_make_tuple2(env, atom_ok, enif_make_uint64(env, res->lease.len));
+}
+
+static ERL_NIF_TERM pool_trim_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  pool_res *pool;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool)) return enif_make_badarg(env);
+  return ok_or_error(env, bk_pool_trim(pool->pool));
+}
+
+static ERL_NIF_TERM pool_stats_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  pool_res *pool;
+  bk_pool_stats s;
+  bk_status status;
+  ERL_NIF_TERM keys[9], values[9], map;
+  const char *names[9] = {"hits", "misses", "returns", "drops_over_cap", "oversize_allocations",
+                          "decayed", "retained_bytes", "outstanding_leases", "class_count"};
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool)) return enif_make_badarg(env);
+  status = bk_pool_get_stats(pool->pool, &s);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  values[0] = enif_make_uint64(env, s.hits);
+  values[1] = enif_make_uint64(env, s.misses);
+  values[2] = enif_make_uint64(env, s.returns);
+  values[3] = enif_make_uint64(env, s.drops_over_cap);
+  values[4] = enif_make_uint64(env, s.oversize_allocations);
+  values[5] = enif_make_uint64(env, s.decayed);
+  values[6] = enif_make_uint64(env, s.retained_bytes);
+  values[7] = enif_make_uint64(env, s.outstanding_leases);
+  values[8] = enif_make_uint64(env, s.class_count);
+  for (int i = 0; i < 9; i++) keys[i] = enif_make_atom(env, names[i]);
+  if (!enif_make_map_from_arrays(env, keys, values, 9, &map)) return enif_make_badarg(env);
+  return enif_make_tuple2(env, atom_ok, map);
+}
+
 static ErlNifFunc nif_funcs[] = {
     {"version", 0, version_nif, 0},
     {"abi_version", 0, abi_version_nif, 0},
@@ -298,6 +452,12 @@ static ErlNifFunc nif_funcs[] = {
     {"buffer_to_binary", 1, to_binary_nif, 0},
     {"buffer_flatten", 1, flatten_nif, 0},
     {"buffer_free", 1, buffer_free_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"pool_new", 1, pool_new_nif, 0},
+    {"pool_acquire", 2, pool_acquire_nif, 0},
+    {"pool_release", 2, pool_release_nif, 0},
+    {"pool_trim", 1, pool_trim_nif, 0},
+    {"pool_stats", 1, pool_stats_nif, 0},
+    {"lease_size", 1, lease_size_nif, 0},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, NULL, NULL)

@@ -17,11 +17,18 @@
 
 -export([version/0, abi_version/0,
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
-         buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1]).
+         buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
+         pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1]).
 
--export_type([buffer/0, options/0, stats/0, reason/0]).
+-export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0]).
 
 -opaque buffer() :: reference().
+-opaque pool() :: reference().
+-opaque lease() :: reference().
+-type pool_options() :: #{min_class_size => pos_integer(), max_class_size => pos_integer(),
+                          max_retained_bytes => non_neg_integer(), max_buffers_per_class => pos_integer(),
+                          thread_cache_buffers => non_neg_integer(), zero_on_acquire => boolean(),
+                          decay_after_ms => non_neg_integer()}.
 -type options() :: #{growth => geometric | linear | exact | segmented,
                      factor => float(), step => pos_integer(), chunk_size => pos_integer(),
                      max_capacity => non_neg_integer(), initial_capacity => non_neg_integer()}.
@@ -92,3 +99,43 @@ buffer_flatten(Buffer) -> bufkit_nif:buffer_flatten(Buffer).
 %% @doc Frees the buffer now instead of at garbage collection. Freeing twice is `ok'.
 -spec buffer_free(buffer()) -> ok.
 buffer_free(Buffer) -> bufkit_nif:buffer_free(Buffer).
+
+%% @doc A buffer pool with the defaults (4 KiB … 4 MiB classes, 64 MiB cap).
+%%
+%% A pool is a resource shared by every process that holds it; each lease keeps its pool alive,
+%% and a lease garbage-collected unreleased is released then. NIFs of later releases draw their
+%% work buffers from pools like this one.
+-spec pool_new() -> {ok, pool()} | {error, reason()}.
+pool_new() -> pool_new(#{}).
+
+%% @doc A pool configured by `Options'.
+-spec pool_new(pool_options()) -> {ok, pool()} | {error, reason()}.
+pool_new(Options) when is_map(Options) ->
+    Known = [min_class_size, max_class_size, max_retained_bytes, max_buffers_per_class,
+             thread_cache_buffers, zero_on_acquire, decay_after_ms],
+    case maps:keys(maps:without(Known, Options)) of
+        [] -> bufkit_nif:pool_new(Options);
+        _ -> {error, invalid_argument}
+    end;
+pool_new(_) -> {error, invalid_argument}.
+
+%% @doc Lends a buffer of at least `Size' bytes.
+-spec pool_acquire(pool(), pos_integer()) -> {ok, lease()} | {error, reason()}.
+pool_acquire(Pool, Size) when is_integer(Size), Size >= 0 -> bufkit_nif:pool_acquire(Pool, Size);
+pool_acquire(_, _) -> {error, invalid_argument}.
+
+%% @doc Gives a lease back to the pool that lent it (`wrong_pool' otherwise; `lease_invalid' twice).
+-spec pool_release(pool(), lease()) -> ok | {error, reason()}.
+pool_release(Pool, Lease) -> bufkit_nif:pool_release(Pool, Lease).
+
+%% @doc Frees every idle buffer.
+-spec pool_trim(pool()) -> ok | {error, reason()}.
+pool_trim(Pool) -> bufkit_nif:pool_trim(Pool).
+
+%% @doc The pool's totals.
+-spec pool_stats(pool()) -> {ok, map()} | {error, reason()}.
+pool_stats(Pool) -> bufkit_nif:pool_stats(Pool).
+
+%% @doc Usable bytes of a lease (its size class).
+-spec lease_size(lease()) -> {ok, pos_integer()} | {error, reason()}.
+lease_size(Lease) -> bufkit_nif:lease_size(Lease).
