@@ -2,6 +2,8 @@
 
 use std::io::{self, IoSlice, Write};
 
+use buffer_pool::BufferPool;
+
 use crate::copy::copy_bytes;
 use crate::policy::DEFAULT_CHUNK_SIZE;
 use crate::raw::{RawBytes, Strategy};
@@ -94,9 +96,13 @@ impl GrowableBuffer {
     pub fn with_config(config: Config) -> Result<Self, Error> {
         config.growth.validate()?;
         let storage = match config.growth {
-            Growth::Segmented { chunk_size } => Storage::Segmented(Segments::new(chunk_size)),
+            Growth::Segmented { chunk_size } => Storage::Segmented(Segments::new(chunk_size, None)),
             _ => Storage::Contiguous { raw: RawBytes::new(), len: 0 },
         };
+        Self::build(config, storage)
+    }
+
+    fn build(config: Config, storage: Storage) -> Result<Self, Error> {
         let mut buf = GrowableBuffer {
             storage,
             growth: config.growth,
@@ -108,6 +114,32 @@ impl GrowableBuffer {
             buf.stats = Stats::default();
         }
         Ok(buf)
+    }
+
+    /// A segmented buffer whose chunks come from `pool` and go back to it when the buffer is
+    /// dropped, so building and dropping buffers over and over touches no fresh pages.
+    /// `config.growth` must be [`Growth::Segmented`] (else [`Error::InvalidConfig`]); a chunk size
+    /// that is one of the pool's classes wastes nothing.
+    ///
+    /// ```
+    /// use buffer_pool::{BufferPool, PoolConfig};
+    /// use growable_buffer::{Config, GrowableBuffer, Growth};
+    ///
+    /// let pool = BufferPool::new(PoolConfig::default()).unwrap();
+    /// let config = Config { growth: Growth::Segmented { chunk_size: 64 * 1024 }, ..Config::default() };
+    /// for _ in 0..10 {
+    ///     let mut message = GrowableBuffer::with_pool(config, pool.clone())?;
+    ///     message.append(&[7u8; 200_000])?; // 4 chunks
+    /// } // chunks go back to the pool
+    /// assert_eq!(pool.stats().misses(), 4); // only the first message allocated
+    /// # Ok::<(), growable_buffer::Error>(())
+    /// ```
+    pub fn with_pool(config: Config, pool: BufferPool) -> Result<Self, Error> {
+        config.growth.validate()?;
+        let Growth::Segmented { chunk_size } = config.growth else {
+            return Err(Error::InvalidConfig("only segmented buffers draw chunks from a pool"));
+        };
+        Self::build(config, Storage::Segmented(Segments::new(chunk_size, Some(pool))))
     }
 
     /// The growth policy in force (after [`flatten`](Self::flatten) a segmented buffer reports geometric).

@@ -1,20 +1,80 @@
-//! A chain of fixed-size chunks: growth allocates a new chunk and never copies old bytes.
+//! A chain of fixed-size chunks: growth adds a chunk and never copies old bytes. Chunks come from
+//! the heap, or from a [`BufferPool`] so that a buffer built and dropped over and over reuses warm
+//! memory instead of faulting in fresh pages.
+
+use buffer_pool::{BufferPool, PooledBuffer};
 
 use crate::Error;
 use crate::copy::copy_bytes;
 
+/// One chunk's memory and how much of it is filled.
+enum Chunk {
+    /// `Vec::len` is the filled length; capacity is the chunk size (never reallocated).
+    Heap(Vec<u8>),
+    /// A pool buffer of at least the chunk size; `len` bytes filled.
+    Pooled { buf: PooledBuffer, len: usize },
+}
+
+impl Chunk {
+    fn len(&self) -> usize {
+        match self {
+            Chunk::Heap(v) => v.len(),
+            Chunk::Pooled { len, .. } => *len,
+        }
+    }
+
+    fn filled(&self) -> &[u8] {
+        match self {
+            Chunk::Heap(v) => v,
+            Chunk::Pooled { buf, len } => &buf[..*len],
+        }
+    }
+
+    fn clear(&mut self) {
+        match self {
+            Chunk::Heap(v) => v.clear(),
+            Chunk::Pooled { len, .. } => *len = 0,
+        }
+    }
+
+    /// Appends `data`, which fits: `len() + data.len() <= chunk_size`.
+    #[inline]
+    fn push(&mut self, data: &[u8], chunk_size: usize) {
+        let used = self.len();
+        debug_assert!(used + data.len() <= chunk_size);
+        match self {
+            Chunk::Heap(v) => {
+                // SAFETY: the Vec's capacity is chunk_size ≥ used + data.len(), so the copy lands in
+                // its spare capacity and set_len covers only written bytes; no aliasing behind &mut.
+                unsafe {
+                    copy_bytes(data.as_ptr(), v.as_mut_ptr().add(used), data.len());
+                    v.set_len(used + data.len());
+                }
+            }
+            Chunk::Pooled { buf, len } => {
+                assert!(used + data.len() <= buf.len());
+                // SAFETY: checked just above that the range is inside the pool buffer.
+                unsafe { copy_bytes(data.as_ptr(), buf.as_mut_ptr().add(used), data.len()) };
+                *len += data.len();
+            }
+        }
+    }
+}
+
 /// Chunks of `chunk_size` bytes each; every chunk before `current` is full.
 pub(crate) struct Segments {
-    chunks: Vec<Vec<u8>>,
+    chunks: Vec<Chunk>,
     chunk_size: usize,
     /// Index of the chunk that receives the next byte (== chunks.len() when all are full).
     current: usize,
     len: usize,
+    /// Where chunks come from and go back to; `None`: the heap.
+    pool: Option<BufferPool>,
 }
 
 impl Segments {
-    pub(crate) fn new(chunk_size: usize) -> Self {
-        Segments { chunks: Vec::new(), chunk_size, current: 0, len: 0 }
+    pub(crate) fn new(chunk_size: usize, pool: Option<BufferPool>) -> Self {
+        Segments { chunks: Vec::new(), chunk_size, current: 0, len: 0, pool }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -25,18 +85,29 @@ impl Segments {
         self.chunks.len() * self.chunk_size
     }
 
-    /// Makes room for `additional` more bytes by allocating whole chunks; returns how many were added.
+    /// Makes room for `additional` more bytes by adding whole chunks; returns how many were added.
     pub(crate) fn reserve(&mut self, additional: usize) -> Result<u64, Error> {
         let free = self.capacity() - self.len;
         if additional <= free {
             return Ok(0);
         }
         let missing = (additional - free).div_ceil(self.chunk_size);
-        self.chunks.try_reserve(missing).map_err(|_| Error::AllocFailed { bytes: missing * size_of::<Vec<u8>>() })?;
+        self.chunks.try_reserve(missing).map_err(|_| Error::AllocFailed { bytes: missing * size_of::<Chunk>() })?;
         for _ in 0..missing {
-            let mut chunk = Vec::new();
-            // Fallible and uninitialised: a chunk is never zeroed, only ever written by appends.
-            chunk.try_reserve_exact(self.chunk_size).map_err(|_| Error::AllocFailed { bytes: self.chunk_size })?;
+            let chunk = match &self.pool {
+                Some(pool) => {
+                    let buf = pool
+                        .acquire_owned(self.chunk_size)
+                        .map_err(|_| Error::AllocFailed { bytes: self.chunk_size })?;
+                    Chunk::Pooled { buf, len: 0 }
+                }
+                None => {
+                    let mut v = Vec::new();
+                    // Uninitialised and never zeroed: only ever written by appends.
+                    v.try_reserve_exact(self.chunk_size).map_err(|_| Error::AllocFailed { bytes: self.chunk_size })?;
+                    Chunk::Heap(v)
+                }
+            };
             self.chunks.push(chunk);
         }
         Ok(missing as u64)
@@ -47,16 +118,10 @@ impl Segments {
     #[inline]
     pub(crate) fn append_within_current(&mut self, data: &[u8]) -> bool {
         let Some(chunk) = self.chunks.get_mut(self.current) else { return false };
-        let used = chunk.len();
-        if data.len() >= self.chunk_size - used {
+        if data.len() >= self.chunk_size - chunk.len() {
             return false;
         }
-        // SAFETY: the chunk's capacity is chunk_size and used + data.len() < chunk_size, so the
-        // destination is inside its spare capacity; `data` cannot alias a chunk we own behind &mut.
-        unsafe {
-            copy_bytes(data.as_ptr(), chunk.as_mut_ptr().add(used), data.len());
-            chunk.set_len(used + data.len());
-        }
+        chunk.push(data, self.chunk_size);
         self.len += data.len();
         true
     }
@@ -66,9 +131,8 @@ impl Segments {
         self.len += data.len();
         while !data.is_empty() {
             let chunk = &mut self.chunks[self.current];
-            let room = self.chunk_size - chunk.len();
-            let take = room.min(data.len());
-            chunk.extend_from_slice(&data[..take]);
+            let take = (self.chunk_size - chunk.len()).min(data.len());
+            chunk.push(&data[..take], self.chunk_size);
             data = &data[take..];
             if chunk.len() == self.chunk_size {
                 self.current += 1;
@@ -88,7 +152,7 @@ impl Segments {
 
     /// The non-empty chunks, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
-        self.chunks.iter().map(Vec::as_slice).take_while(|c| !c.is_empty())
+        self.chunks.iter().map(Chunk::filled).take_while(|c| !c.is_empty())
     }
 
     pub(crate) fn segment_count(&self) -> usize {
@@ -96,7 +160,7 @@ impl Segments {
     }
 
     pub(crate) fn segment(&self, index: usize) -> Option<&[u8]> {
-        if index < self.segment_count() { Some(&self.chunks[index]) } else { None }
+        if index < self.segment_count() { Some(self.chunks[index].filled()) } else { None }
     }
 
     /// Copies bytes from `offset` into `dst`, returning how many were copied.
@@ -114,5 +178,18 @@ impl Segments {
             within = 0;
         }
         copied
+    }
+}
+
+impl Drop for Segments {
+    /// Pool chunks go back to their pool (dirty: the pool's rule); heap chunks are freed.
+    fn drop(&mut self) {
+        if let Some(pool) = &self.pool {
+            for chunk in self.chunks.drain(..) {
+                if let Chunk::Pooled { buf, .. } = chunk {
+                    pool.release(buf);
+                }
+            }
+        }
     }
 }

@@ -136,3 +136,22 @@ fn copy_to_past_the_end_is_an_error() {
     assert_eq!(buf.copy_to(3, &mut dst), Ok(0));
     assert_eq!(buf.copy_to(4, &mut dst), Err(Error::OffsetOutOfRange { offset: 4, len: 3 }));
 }
+
+#[test]
+fn pooled_segments_reuse_warm_chunks() {
+    use buffer_pool::{BufferPool, PoolConfig};
+    let pool = BufferPool::new(PoolConfig::default()).unwrap();
+    let config = Config { growth: Growth::Segmented { chunk_size: 4096 }, ..Config::default() };
+    for round in 0..20u8 {
+        let mut buf = GrowableBuffer::with_pool(config, pool.clone()).unwrap();
+        for i in 0..1000u32 {
+            buf.append(&(i + u32::from(round)).to_le_bytes()).unwrap();
+        }
+        let expected: Vec<u8> = (0..1000u32).flat_map(|i| (i + u32::from(round)).to_le_bytes()).collect();
+        assert_eq!(buf.to_vec(), expected, "round {round}: dirty chunks never leak old bytes");
+        assert_eq!(buf.stats().grows, 1);
+    }
+    let s = pool.stats();
+    assert_eq!((s.misses(), s.hits()), (1, 19), "one 4 KiB chunk per message, allocated once");
+    assert!(GrowableBuffer::with_pool(Config::default(), pool).is_err(), "only segmented buffers take a pool");
+}

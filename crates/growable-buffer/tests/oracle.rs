@@ -29,11 +29,24 @@ fn growth() -> impl Strategy<Value = Growth> {
     ]
 }
 
+thread_local! {
+    static POOL: buffer_pool::BufferPool = buffer_pool::BufferPool::new(buffer_pool::PoolConfig {
+        min_class_size: 64,
+        ..buffer_pool::PoolConfig::default()
+    })
+    .unwrap();
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 512 }))]
     #[test]
-    fn matches_vec(growth in growth(), ops in proptest::collection::vec(op(), 0..60), probe in 0usize..3000) {
-        let mut buf = GrowableBuffer::with_config(Config { growth, initial_capacity: 0, ..Config::default() }).unwrap();
+    fn matches_vec(growth in growth(), pooled in any::<bool>(), ops in proptest::collection::vec(op(), 0..60), probe in 0usize..3000) {
+        let config = Config { growth, initial_capacity: 0, ..Config::default() };
+        let mut buf = match growth {
+            // Pooled chunks come back dirty from earlier buffers: the bytes must still match.
+            Growth::Segmented { .. } if pooled => GrowableBuffer::with_pool(config, POOL.with(|p| p.clone())).unwrap(),
+            _ => GrowableBuffer::with_config(config).unwrap(),
+        };
         let mut oracle: Vec<u8> = Vec::new();
         for op in ops {
             match op {
