@@ -1,7 +1,11 @@
 //! `bufkit`: demos of each buffer strategy on built-in data (more commands arrive with their crates).
 
+mod alloc_count;
 mod demo;
 mod report;
+
+#[global_allocator]
+static ALLOCATOR: alloc_count::Counting = alloc_count::Counting;
 
 use clap::{Parser, Subcommand};
 
@@ -25,13 +29,21 @@ enum Command {
         /// Largest message size in MB for the growth story.
         #[arg(long, default_value_t = 40)]
         max_mb: usize,
+        /// Rounds over the asset set for the pool story.
+        #[arg(long, default_value_t = 200)]
+        rounds: usize,
     },
+    /// Runs one strategy of the pool story in this fresh process and prints its JSON measurement
+    /// (the pool story starts one process per strategy so page faults and peak RSS are its own).
+    #[command(hide = true)]
+    PoolStrategy { strategy: String, rounds: usize },
 }
 
 fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Demo { story, json, max_mb } => demo::run(story, &demo::Options { json, max_mb }),
+        Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
+        Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

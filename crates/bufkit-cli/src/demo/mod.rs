@@ -1,6 +1,7 @@
 //! The stories behind bufkit, run side by side on built-in data.
 
 mod growth;
+pub mod pool;
 
 use clap::ValueEnum;
 
@@ -9,12 +10,15 @@ use clap::ValueEnum;
 pub enum Story {
     /// JInterface's send buffer: linear +2 KiB growth vs geometric vs segmented vs one memcpy.
     Growth,
+    /// A mobile runtime's asset copy: a fresh 100 KB buffer per file vs the allocator vs a pool.
+    Pool,
 }
 
 /// Options shared by every story.
 pub struct Options {
     pub json: bool,
     pub max_mb: usize,
+    pub rounds: usize,
 }
 
 /// Runs one story, or all of them.
@@ -26,6 +30,7 @@ pub fn run(story: Option<Story>, options: &Options) -> Result<(), String> {
     for story in stories {
         match story {
             Story::Growth => growth::run(options)?,
+            Story::Pool => pool::run(options)?,
         }
     }
     Ok(())
