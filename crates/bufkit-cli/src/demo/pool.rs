@@ -109,6 +109,18 @@ fn rusage() -> libc::rusage {
     usage
 }
 
+/// This process's peak resident memory (VmHWM: its own address space, unlike `ru_maxrss`, which
+/// exec inherits from the parent).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().to_string()))
+        })
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0)
+}
+
 /// The child: measures one strategy over `rounds` passes and prints one JSON line.
 pub fn run_child(strategy: &str, rounds: usize) -> Result<(), String> {
     let files = assets();
@@ -133,7 +145,7 @@ pub fn run_child(strategy: &str, rounds: usize) -> Result<(), String> {
         seconds,
         allocations: alloc_count::allocations() - allocs0,
         minor_faults: (usage.ru_minflt - faults0) as u64,
-        peak_rss_kib: usage.ru_maxrss as u64,
+        peak_rss_kib: peak_rss_kib(),
     };
     println!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
     Ok(())
