@@ -27,9 +27,10 @@ variant() { # name, runner-prefix (may be empty), compile flags...
     if ! gcc "${cflags[@]}" "$src" "$@" -o "$exe" >"$exe.build.log" 2>&1; then
       failed=$((failed + 1)); echo "FAIL build $exe (see $exe.build.log)" >&2; continue
     fi
-    local line
-    line=$($runner "$exe" 2>"$exe.log" | tail -n 1)
-    local rc=${PIPESTATUS[0]}
+    local line rc
+    $runner "$exe" >"$exe.out" 2>"$exe.log"
+    rc=$?
+    line=$(tail -n 1 "$exe.out")
     if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
       passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
       if [[ $rc -ne 0 && ${BASH_REMATCH[2]} -eq 0 ]]; then failed=$((failed + 1)); echo "FAIL $exe exited $rc (see $exe.log)" >&2; fi
@@ -51,8 +52,8 @@ check exports-only-bk bash -c "! nm -D --defined-only '$lib/libbufkit.so' | awk 
 san=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 variant shared "" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 variant static "" "$lib/libbufkit.a" "${static_libs[@]}"
-ASAN_OPTIONS=detect_leaks=1 variant asan-static "" "${san[@]}" "$lib/libbufkit.a" "${static_libs[@]}"
-ASAN_OPTIONS=detect_leaks=1 variant asan-shared "" "${san[@]}" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 variant asan-static "" "${san[@]}" "$lib/libbufkit.a" "${static_libs[@]}"
+ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 variant asan-shared "" "${san[@]}" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 variant valgrind "valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 
 echo "$passed passed, $failed failed"

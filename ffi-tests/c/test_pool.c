@@ -62,6 +62,7 @@ static void test_sizes_zero_and_oversize(void) {
   a.data[a.len - 1] = 1;
   CHECK_STATUS(bk_pool_release(pool, &a), BK_STATUS_OK);
   CHECK_STATUS(bk_pool_acquire(pool, SIZE_MAX, &a), BK_STATUS_LENGTH_OVERFLOW);
+  CHECK_STATUS(bk_pool_acquire(pool, (size_t)1 << 47, &a), BK_STATUS_ALLOC_FAILED); /* the whole address space */
   CHECK_STATUS(bk_pool_get_stats(pool, &s), BK_STATUS_OK);
   CHECK(s.oversize_allocations >= 1 && s.retained_bytes == 0 && s.outstanding_leases == 0);
   CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);

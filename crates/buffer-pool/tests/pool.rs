@@ -33,7 +33,9 @@ fn requests_get_their_class_size() {
     assert_eq!(pool.acquire(4097).unwrap().len(), 8192);
     assert_eq!(pool.acquire(1 << 20).unwrap().len(), 1 << 20);
     assert_eq!(pool.acquire(0).unwrap_err(), Error::ZeroSize);
-    assert!(matches!(pool.acquire(usize::MAX), Err(Error::TooLarge(_)) | Err(Error::AllocFailed(_))));
+    assert!(matches!(pool.acquire(usize::MAX), Err(Error::TooLarge(_))));
+    #[cfg(not(miri))] // Miri stops at huge allocations instead of failing them
+    assert_eq!(pool.acquire(1 << 47).unwrap_err(), Error::AllocFailed(1 << 47));
 }
 
 #[test]
@@ -191,13 +193,13 @@ fn the_cap_holds_under_concurrent_load() {
                 let pool = &pool;
                 s.spawn(move || {
                     let mut held = Vec::new();
-                    for i in 0..20_000usize {
+                    for i in 0..if cfg!(miri) { 300 } else { 20_000usize } {
                         let size = 4096 << ((i * 7 + t) % 6); // 4 KiB … 128 KiB
                         held.push(pool.acquire(size).unwrap());
                         if held.len() > 6 || i % 3 == 0 {
                             held.truncate(i % 4);
                         }
-                        if i % 5000 == 0 {
+                        if i % 100 == 37 {
                             pool.trim();
                         }
                     }
