@@ -78,3 +78,36 @@ fn trim_racing_a_return_keeps_the_books_straight() {
         assert_eq!(pool.retained_bytes(), 0);
     });
 }
+
+/// Three threads acquire and return buffers of two classes through their caches and the shared
+/// pool under a tight cap; every observation respects the cap, and once every cache is handed
+/// off, the books equal exactly what the shared pool holds.
+#[test]
+fn three_threads_churning_keep_the_cap_and_the_books() {
+    loom::model(|| {
+        let pool = small_pool(4096 + 8192, 1);
+        let workers: Vec<_> = (0..2)
+            .map(|t| {
+                let pool = pool.clone();
+                thread::spawn(move || {
+                    let size = if t == 0 { 4096 } else { 8192 };
+                    drop(pool.acquire(size).unwrap());
+                    drop(pool.acquire(4096).unwrap());
+                    assert!(pool.retained_bytes() <= 4096 + 8192);
+                    pool.return_thread_cache();
+                })
+            })
+            .collect();
+        drop(pool.acquire(8192).unwrap());
+        assert!(pool.retained_bytes() <= 4096 + 8192);
+        for w in workers {
+            w.join().unwrap();
+        }
+        pool.return_thread_cache();
+        let s = pool.stats();
+        let idle: usize = s.classes.iter().map(|c| c.idle_shared * c.size).sum();
+        assert_eq!(s.retained_bytes, idle, "{s:?}");
+        assert!(s.retained_bytes <= 4096 + 8192, "{s:?}");
+        assert_eq!(s.hits() + s.misses(), 5, "{s:?}");
+    });
+}
