@@ -1,0 +1,156 @@
+//! The reusable decoder: libdeflate's whole-buffer decompressor, called with the input from the
+//! stream's offset to the end of the buffer (never copied) and an output of the known size. Its
+//! `_ex` entry points report exactly how many input bytes the stream occupied.
+
+use std::ptr::NonNull;
+
+use libdeflate_sys as ld;
+
+use crate::diagnose::diagnose;
+use crate::{Error, Format};
+
+/// Where one stream of a batch starts and how large it inflates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Request {
+    /// Offset of the stream in the input.
+    pub offset: usize,
+    /// Exact inflated size.
+    pub expected_len: usize,
+}
+
+/// A reusable inflater. Setting up a stream allocates nothing; the decoder's tables live in it.
+///
+/// Not shareable between threads at once (it is `Send`, not `Sync`): use one per thread.
+///
+/// ```
+/// use strided_inflate::{Decoder, Format};
+///
+/// // Two zlib streams back to back, as in a git pack: "hello" then "world!".
+/// let mut input = vec![0x78, 0xda, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x06, 0x2c, 0x02, 0x15];
+/// input.extend_from_slice(&[0x78, 0xda, 0x2b, 0xcf, 0x2f, 0xca, 0x49, 0x51, 0x04, 0x00, 0x08, 0xf0, 0x02, 0x4a]);
+/// let mut decoder = Decoder::new(Format::Zlib)?;
+/// let mut out = [0u8; 5];
+/// let consumed = decoder.inflate_at(&input, 0, &mut out)?;
+/// assert_eq!((&out, consumed), (b"hello", 13));
+/// let mut out = [0u8; 6];
+/// decoder.inflate_at(&input, consumed, &mut out)?; // the next stream starts where this one ended
+/// assert_eq!(&out, b"world!");
+/// # Ok::<(), strided_inflate::Error>(())
+/// ```
+pub struct Decoder {
+    raw: NonNull<ld::libdeflate_decompressor>,
+    format: Format,
+}
+
+// SAFETY: the decompressor is plain heap state with no thread affinity; &mut self serialises use.
+unsafe impl Send for Decoder {}
+
+impl Drop for Decoder {
+    fn drop(&mut self) {
+        // SAFETY: allocated by libdeflate_alloc_decompressor in `new`, freed once.
+        unsafe { ld::libdeflate_free_decompressor(self.raw.as_ptr()) }
+    }
+}
+
+impl std::fmt::Debug for Decoder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Decoder").field("format", &self.format).finish_non_exhaustive()
+    }
+}
+
+impl Decoder {
+    /// A decoder for `format`.
+    pub fn new(format: Format) -> Result<Decoder, Error> {
+        // SAFETY: no arguments; returns NULL on allocation failure.
+        let raw = NonNull::new(unsafe { ld::libdeflate_alloc_decompressor() }).ok_or(Error::AllocFailed)?;
+        Ok(Decoder { raw, format })
+    }
+
+    /// The stream format this decoder reads.
+    pub fn format(&self) -> Format {
+        self.format
+    }
+
+    /// Inflates the stream starting at `input[offset]` into `out`, whose length is the stream's
+    /// exact inflated size, and returns the number of input bytes the stream occupied (header and
+    /// checksum included): the next stream starts at `offset + consumed`. Bytes after the stream
+    /// are never read as part of it. On error `out` is zeroed.
+    #[inline]
+    pub fn inflate_at(&mut self, input: &[u8], offset: usize, out: &mut [u8]) -> Result<usize, Error> {
+        let Some(src) = input.get(offset..) else {
+            return Err(Error::OutOfRange { offset, len: input.len() });
+        };
+        let (mut consumed, mut produced) = (0usize, 0usize);
+        let entry = match self.format {
+            Format::Zlib => ld::libdeflate_zlib_decompress_ex,
+            Format::Raw => ld::libdeflate_deflate_decompress_ex,
+        };
+        // SAFETY: src and out are valid for their lengths and do not overlap (one is shared, one
+        // exclusive); the decompressor is ours; the out-pointers are valid locals.
+        let result = unsafe {
+            entry(
+                self.raw.as_ptr(),
+                src.as_ptr().cast(),
+                src.len(),
+                out.as_mut_ptr().cast(),
+                out.len(),
+                &mut consumed,
+                &mut produced,
+            )
+        };
+        if result == ld::libdeflate_result_LIBDEFLATE_SUCCESS && produced == out.len() {
+            return Ok(consumed);
+        }
+        Err(self.fail(input, offset, out, result, produced))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn fail(
+        &self,
+        input: &[u8],
+        offset: usize,
+        out: &mut [u8],
+        result: ld::libdeflate_result,
+        produced: usize,
+    ) -> Error {
+        out.fill(0);
+        let expected = out.len();
+        match result {
+            ld::libdeflate_result_LIBDEFLATE_SUCCESS | ld::libdeflate_result_LIBDEFLATE_SHORT_OUTPUT => {
+                Error::SizeMismatch { offset, expected, actual: Some(produced) }
+            }
+            // "Insufficient space" can also mean a truncated stream read as zeros past its end:
+            // let the streaming decoder say which.
+            _ => diagnose(self.format, input, offset, expected),
+        }
+    }
+
+    /// Inflates many streams in one call: request `i`'s output goes to the next
+    /// `requests[i].expected_len` bytes of `out` (in order), and `results[i]` gets its consumed
+    /// count or its error. Returns how many succeeded. `out` must hold the sum of the expected
+    /// lengths and `results` one slot per request, else every result is an error.
+    pub fn inflate_batch(
+        &mut self,
+        input: &[u8],
+        requests: &[Request],
+        out: &mut [u8],
+        results: &mut [Result<usize, Error>],
+    ) -> usize {
+        let total = requests.iter().try_fold(0usize, |sum, r| sum.checked_add(r.expected_len));
+        if results.len() < requests.len() || total.is_none_or(|t| t > out.len()) {
+            let err = Error::SizeMismatch { offset: 0, expected: total.unwrap_or(usize::MAX), actual: Some(out.len()) };
+            results.iter_mut().for_each(|r| *r = Err(err.clone()));
+            return 0;
+        }
+        let mut at = 0;
+        let mut ok = 0;
+        for (request, result) in requests.iter().zip(results.iter_mut()) {
+            let dst = &mut out[at..at + request.expected_len];
+            *result = self.inflate_at(input, request.offset, dst);
+            ok += usize::from(result.is_ok());
+            at += request.expected_len;
+        }
+        ok
+    }
+}

@@ -1,0 +1,286 @@
+//! Walking a git pack: each object's header (type, size, delta base), then its zlib stream,
+//! inflated at its offset; the next object starts where the stream's consumed count says. The walk
+//! must end exactly at the 20-byte SHA-1 trailer, and can be checked against the pack's `.idx`.
+
+use sha1::{Digest, Sha1};
+
+use crate::{Decoder, Error as InflateError, Format};
+
+/// Why a pack could not be walked or verified.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PackError {
+    /// Not a pack: bad magic, unknown version, or too short for a header and trailer.
+    #[error("not a git pack: {0}")]
+    NotAPack(&'static str),
+    /// An object header is malformed or runs past the data.
+    #[error("object at offset {offset}: bad header: {reason}")]
+    BadHeader {
+        /// Offset of the object.
+        offset: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// An object's zlib stream failed.
+    #[error("object at offset {offset}: {source}")]
+    Inflate {
+        /// Offset of the object.
+        offset: usize,
+        /// The stream's error.
+        source: InflateError,
+    },
+    /// The objects do not end exactly at the trailer, or their count is not the header's.
+    #[error("pack layout: {0}")]
+    Layout(String),
+    /// The trailer is not the SHA-1 of the pack.
+    #[error("pack checksum mismatch")]
+    Checksum,
+    /// The `.idx` is malformed or disagrees with the pack.
+    #[error("index: {0}")]
+    Index(String),
+}
+
+/// A git object type as stored in a pack.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    /// A commit.
+    Commit,
+    /// A tree.
+    Tree,
+    /// A blob.
+    Blob,
+    /// An annotated tag.
+    Tag,
+    /// A delta against an object at a negative offset in this pack.
+    OfsDelta,
+    /// A delta against an object named by its id.
+    RefDelta,
+}
+
+impl Kind {
+    /// The name git uses.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Commit => "commit",
+            Kind::Tree => "tree",
+            Kind::Blob => "blob",
+            Kind::Tag => "tag",
+            Kind::OfsDelta => "ofs-delta",
+            Kind::RefDelta => "ref-delta",
+        }
+    }
+}
+
+/// One object of a pack, as the walk found it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Object {
+    /// Offset of the object's header in the pack.
+    pub offset: usize,
+    /// Its type.
+    pub kind: Kind,
+    /// Inflated size (of the delta data, for deltas).
+    pub size: usize,
+    /// For an offset delta, the base's offset in the pack.
+    pub base_offset: Option<usize>,
+    /// For a ref delta, the base's id.
+    pub base_id: Option<[u8; 20]>,
+    /// Header bytes (type/size varint, and the base reference).
+    pub header_len: usize,
+    /// Bytes the zlib stream occupied, exactly.
+    pub compressed_len: usize,
+}
+
+impl Object {
+    /// Total bytes of the object in the pack: header plus stream.
+    pub fn packed_len(&self) -> usize {
+        self.header_len + self.compressed_len
+    }
+}
+
+const TRAILER: usize = 20;
+
+/// Reads the pack header; returns the object count.
+pub fn pack_header(pack: &[u8]) -> Result<u32, PackError> {
+    if pack.len() < 12 + TRAILER {
+        return Err(PackError::NotAPack("shorter than a header and a trailer"));
+    }
+    if &pack[..4] != b"PACK" {
+        return Err(PackError::NotAPack("no PACK signature"));
+    }
+    let version = u32::from_be_bytes(pack[4..8].try_into().expect("4 bytes"));
+    if version != 2 && version != 3 {
+        return Err(PackError::NotAPack("version is not 2 or 3"));
+    }
+    Ok(u32::from_be_bytes(pack[8..12].try_into().expect("4 bytes")))
+}
+
+/// Parses the object header at `offset`: (kind, size, base offset, base id, header length).
+fn object_header(
+    pack: &[u8],
+    offset: usize,
+) -> Result<(Kind, usize, Option<usize>, Option<[u8; 20]>, usize), PackError> {
+    let bad = |reason| PackError::BadHeader { offset, reason };
+    let data = &pack[..pack.len() - TRAILER];
+    let mut at = offset;
+    let mut byte = *data.get(at).ok_or(bad("past the end"))?;
+    at += 1;
+    let kind = match (byte >> 4) & 7 {
+        1 => Kind::Commit,
+        2 => Kind::Tree,
+        3 => Kind::Blob,
+        4 => Kind::Tag,
+        6 => Kind::OfsDelta,
+        7 => Kind::RefDelta,
+        _ => return Err(bad("unknown object type")),
+    };
+    let mut size = u64::from(byte & 0x0f);
+    let mut shift = 4;
+    while byte & 0x80 != 0 {
+        byte = *data.get(at).ok_or(bad("size runs past the end"))?;
+        at += 1;
+        if shift > 57 {
+            return Err(bad("size does not fit in 64 bits"));
+        }
+        size |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+    }
+    let size = usize::try_from(size).map_err(|_| bad("size does not fit in memory"))?;
+    let (mut base_offset, mut base_id) = (None, None);
+    match kind {
+        Kind::OfsDelta => {
+            // git's offset encoding: big-endian 7-bit groups, each continuation adding one.
+            let mut b = *data.get(at).ok_or(bad("delta offset runs past the end"))?;
+            at += 1;
+            let mut rel = u64::from(b & 0x7f);
+            while b & 0x80 != 0 {
+                b = *data.get(at).ok_or(bad("delta offset runs past the end"))?;
+                at += 1;
+                rel = rel.checked_add(1).and_then(|r| r.checked_mul(128)).ok_or(bad("delta offset overflows"))?
+                    | u64::from(b & 0x7f);
+            }
+            let rel = usize::try_from(rel).map_err(|_| bad("delta offset overflows"))?;
+            if rel == 0 || rel > offset {
+                return Err(bad("delta base is not before the object"));
+            }
+            base_offset = Some(offset - rel);
+        }
+        Kind::RefDelta => {
+            let id = data.get(at..at + 20).ok_or(bad("base id runs past the end"))?;
+            base_id = Some(id.try_into().expect("20 bytes"));
+            at += 20;
+        }
+        _ => {}
+    }
+    Ok((kind, size, base_offset, base_id, at - offset))
+}
+
+/// Walks every object of `pack`, inflating each into a reused buffer and handing `(object,
+/// inflated bytes)` to `visit`. Fails at the first bad object (naming its offset), if the objects
+/// do not end exactly at the trailer, or if their count differs from the header's. With
+/// `verify_checksum`, also checks the trailer is the SHA-1 of the pack.
+pub fn walk(pack: &[u8], verify_checksum: bool, mut visit: impl FnMut(&Object, &[u8])) -> Result<u32, PackError> {
+    let count = pack_header(pack)?;
+    if verify_checksum {
+        let body = &pack[..pack.len() - TRAILER];
+        if Sha1::digest(body).as_slice() != &pack[pack.len() - TRAILER..] {
+            return Err(PackError::Checksum);
+        }
+    }
+    let end = pack.len() - TRAILER;
+    // Streams may not reach into the trailer: inflate within the object data only.
+    let data = &pack[..end];
+    let mut decoder = Decoder::new(Format::Zlib).map_err(|source| PackError::Inflate { offset: 12, source })?;
+    let mut out = Vec::new();
+    let mut offset = 12;
+    for _ in 0..count {
+        if offset >= end {
+            return Err(PackError::Layout(format!("the header says {count} objects, the data ends sooner")));
+        }
+        let (kind, size, base_offset, base_id, header_len) = object_header(pack, offset)?;
+        let stream = offset + header_len;
+        // Never pre-allocate from a header: grow the reused buffer only as far as the data could
+        // possibly inflate (deflate expands at most ~1032:1).
+        if size > (end - stream).saturating_mul(1032) + 64 {
+            return Err(PackError::BadHeader { offset, reason: "size larger than the stream could inflate to" });
+        }
+        out.resize(size, 0);
+        let compressed_len =
+            decoder.inflate_at(data, stream, &mut out).map_err(|source| PackError::Inflate { offset, source })?;
+        let object = Object { offset, kind, size, base_offset, base_id, header_len, compressed_len };
+        visit(&object, &out);
+        offset = stream + compressed_len;
+    }
+    if offset != end {
+        return Err(PackError::Layout(format!("objects end at {offset}, the trailer starts at {end}")));
+    }
+    Ok(count)
+}
+
+/// A pack index (`.idx`, version 2): object offsets and CRC-32s of their packed bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Index {
+    /// `(offset, crc32)` of every object, sorted by offset.
+    pub entries: Vec<(usize, u32)>,
+}
+
+impl Index {
+    /// Parses a version-2 `.idx`.
+    pub fn parse(idx: &[u8]) -> Result<Index, PackError> {
+        let bad = |m: &str| PackError::Index(m.to_string());
+        if idx.len() < 8 + 256 * 4 || idx[..4] != [0xff, b't', b'O', b'c'] || idx[4..8] != [0, 0, 0, 2] {
+            return Err(bad("not a version-2 pack index"));
+        }
+        let be32 = |at: usize| -> Result<u32, PackError> {
+            idx.get(at..at + 4)
+                .map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")))
+                .ok_or_else(|| bad("truncated"))
+        };
+        let n = be32(8 + 255 * 4)? as usize;
+        let names = 8 + 256 * 4;
+        let crcs = names + n * 20;
+        let offsets = crcs + n * 4;
+        let large = offsets + n * 4;
+        if idx.len() < large + 40 {
+            return Err(bad("shorter than its object count says"));
+        }
+        let mut entries = Vec::with_capacity(n);
+        for i in 0..n {
+            let crc = be32(crcs + i * 4)?;
+            let small = be32(offsets + i * 4)?;
+            let offset = if small & 0x8000_0000 == 0 {
+                small as usize
+            } else {
+                let at = large + (small & 0x7fff_ffff) as usize * 8;
+                let b = idx.get(at..at + 8).ok_or_else(|| bad("large offset past the end"))?;
+                usize::try_from(u64::from_be_bytes(b.try_into().expect("8 bytes")))
+                    .map_err(|_| bad("offset overflows"))?
+            };
+            entries.push((offset, crc));
+        }
+        entries.sort_unstable();
+        Ok(Index { entries })
+    }
+
+    /// Checks that the walk found exactly the index's objects: the same offsets, and packed bytes
+    /// whose CRC-32 matches.
+    pub fn verify(&self, pack: &[u8], objects: &[Object]) -> Result<(), PackError> {
+        if objects.len() != self.entries.len() {
+            return Err(PackError::Index(format!(
+                "the walk found {} objects, the index lists {}",
+                objects.len(),
+                self.entries.len()
+            )));
+        }
+        let mut found: Vec<(usize, usize)> = objects.iter().map(|o| (o.offset, o.packed_len())).collect();
+        found.sort_unstable();
+        for ((offset, len), (idx_offset, crc)) in found.iter().zip(&self.entries) {
+            if offset != idx_offset {
+                return Err(PackError::Index(format!("object at {offset} where the index says {idx_offset}")));
+            }
+            if crc32fast::hash(&pack[*offset..offset + len]) != *crc {
+                return Err(PackError::Index(format!("object at {offset}: CRC-32 differs from the index")));
+            }
+        }
+        Ok(())
+    }
+}

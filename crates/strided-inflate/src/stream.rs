@@ -1,0 +1,106 @@
+//! Streaming mode: for a source that is not all in memory (a pack arriving over a socket, read
+//! from a file), input is fed in bounded strides; memory stays bounded (the decoder's 32 KiB
+//! window and the caller's output), and the result is the same exact consumed count.
+
+use flate2::{Decompress, FlushDecompress, Status};
+
+use crate::{Error, Format};
+
+/// One stream inflated from input fed piece by piece.
+///
+/// ```
+/// use strided_inflate::{Format, StreamInflater};
+///
+/// let stream = [0x78, 0xda, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x06, 0x2c, 0x02, 0x15];
+/// let mut input = stream.to_vec();
+/// input.extend_from_slice(b"next object...");
+/// let mut out = [0u8; 5];
+/// let mut s = StreamInflater::new(Format::Zlib);
+/// let mut fed = 0;
+/// let consumed = loop {
+///     let stride = &input[fed..(fed + 4).min(input.len())]; // 4 bytes at a time
+///     let step = s.feed(stride, &mut out)?;
+///     fed += step.used;
+///     if let Some(total) = step.finished { break total; }
+/// };
+/// assert_eq!((&out, consumed, fed), (b"hello", 13, 13)); // it stopped exactly at the stream's end
+/// # Ok::<(), strided_inflate::Error>(())
+/// ```
+pub struct StreamInflater {
+    d: Decompress,
+    format: Format,
+    /// Offset to report in errors (where the stream started in the caller's source).
+    origin: usize,
+}
+
+/// What one call to [`StreamInflater::feed`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Step {
+    /// Bytes of this call's input that belong to the stream (feed the rest to whatever follows).
+    pub used: usize,
+    /// `Some(consumed)` once the stream has ended and verified: the total bytes it occupied.
+    pub finished: Option<usize>,
+}
+
+impl std::fmt::Debug for StreamInflater {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("StreamInflater").field("format", &self.format).field("consumed", &self.d.total_in()).finish()
+    }
+}
+
+impl StreamInflater {
+    /// A fresh stream.
+    pub fn new(format: Format) -> StreamInflater {
+        StreamInflater { d: Decompress::new(format == Format::Zlib), format, origin: 0 }
+    }
+
+    /// Sets the offset reported in errors (where this stream starts in the caller's source).
+    pub fn at_offset(mut self, origin: usize) -> StreamInflater {
+        self.origin = origin;
+        self
+    }
+
+    /// Starts over for another stream at `origin`, keeping the allocation.
+    pub fn reset(&mut self, origin: usize) {
+        self.d.reset(self.format == Format::Zlib);
+        self.origin = origin;
+    }
+
+    /// Feeds the next stride of input. `out` is the whole output (the stream's exact inflated
+    /// size), passed again on every call. An empty stride means the source has ended: if the
+    /// stream has not, that is [`Error::Truncated`].
+    pub fn feed(&mut self, input: &[u8], out: &mut [u8]) -> Result<Step, Error> {
+        let offset = self.origin;
+        let (in_before, produced) = (self.d.total_in() as usize, self.d.total_out() as usize);
+        if input.is_empty() {
+            return Err(Error::Truncated { offset });
+        }
+        let expected = out.len();
+        let mut spill = [0u8; 1]; // room for one byte past `expected`, to catch a stream that runs long
+        let dst: &mut [u8] = if produced < expected { &mut out[produced..] } else { &mut spill };
+        let status = self.d.decompress(input, dst, FlushDecompress::None).map_err(|e| {
+            let reason = e.message().unwrap_or("invalid deflate data").to_string();
+            if reason.contains("data check") { Error::Checksum { offset } } else { Error::Corrupt { offset, reason } }
+        });
+        let (in_now, out_now) = (self.d.total_in() as usize, self.d.total_out() as usize);
+        let status = match status {
+            Ok(status) => status,
+            Err(e) => {
+                out.fill(0);
+                return Err(e);
+            }
+        };
+        if out_now > expected {
+            out.fill(0);
+            return Err(Error::SizeMismatch { offset, expected, actual: None });
+        }
+        match status {
+            Status::StreamEnd if out_now == expected => Ok(Step { used: in_now - in_before, finished: Some(in_now) }),
+            Status::StreamEnd => {
+                out.fill(0);
+                Err(Error::SizeMismatch { offset, expected, actual: Some(out_now) })
+            }
+            _ => Ok(Step { used: in_now - in_before, finished: None }),
+        }
+    }
+}

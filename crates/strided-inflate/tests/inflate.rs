@@ -1,0 +1,197 @@
+//! Differential tests against flate2 (zlib-rs), and every failure kind.
+
+use std::io::Write;
+
+use flate2::Compression;
+use flate2::write::{DeflateEncoder, ZlibEncoder};
+use proptest::prelude::*;
+use strided_inflate::{Decoder, Error, Format, Request, StreamInflater, inflate_at};
+
+fn zlib(data: &[u8], level: u32) -> Vec<u8> {
+    let mut e = ZlibEncoder::new(Vec::new(), Compression::new(level));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn raw(data: &[u8], level: u32) -> Vec<u8> {
+    let mut e = DeflateEncoder::new(Vec::new(), Compression::new(level));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+fn text(n: usize, seed: u8) -> Vec<u8> {
+    (0..n).map(|i| b"tree blob commit parent author \n"[(i * 7 + seed as usize) % 32] ^ ((i / 97) as u8 & 1)).collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+    #[test]
+    fn matches_flate2_at_any_offset(
+        data in proptest::collection::vec(any::<u8>(), 0..3000),
+        repetitive in any::<bool>(),
+        level in 0u32..10,
+        before in proptest::collection::vec(any::<u8>(), 0..100),
+        after in proptest::collection::vec(any::<u8>(), 0..100),
+        raw_format in any::<bool>(),
+    ) {
+        let data = if repetitive { text(data.len(), data.first().copied().unwrap_or(0)) } else { data };
+        let format = if raw_format { Format::Raw } else { Format::Zlib };
+        let stream = if raw_format { raw(&data, level) } else { zlib(&data, level) };
+        let input = [before.as_slice(), &stream, &after].concat();
+        let mut out = vec![0u8; data.len()];
+        let consumed = Decoder::new(format).unwrap().inflate_at(&input, before.len(), &mut out).unwrap();
+        prop_assert_eq!(consumed, stream.len(), "exactly the stream, never the bytes after it");
+        prop_assert_eq!(out, data);
+    }
+}
+
+#[test]
+fn chained_streams_reproduce_every_offset() {
+    let objects: Vec<Vec<u8>> = (0..200).map(|i| text(i * 13 % 700, i as u8)).collect();
+    let mut input = Vec::new();
+    let mut offsets = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        offsets.push(input.len());
+        input.extend_from_slice(&zlib(o, (i % 10) as u32));
+    }
+    let mut decoder = Decoder::new(Format::Zlib).unwrap();
+    let mut at = 0;
+    for (i, o) in objects.iter().enumerate() {
+        assert_eq!(at, offsets[i]);
+        let mut out = vec![0u8; o.len()];
+        at += decoder.inflate_at(&input, at, &mut out).unwrap();
+        assert_eq!(&out, o);
+    }
+    assert_eq!(at, input.len());
+}
+
+#[test]
+fn every_truncation_is_reported_as_truncated() {
+    let data = text(5000, 3);
+    let stream = zlib(&data, 6);
+    let mut decoder = Decoder::new(Format::Zlib).unwrap();
+    for cut in 0..stream.len() {
+        let mut out = vec![0xAAu8; data.len()];
+        let err = decoder.inflate_at(&stream[..cut], 0, &mut out).unwrap_err();
+        assert_eq!(err, Error::Truncated { offset: 0 }, "cut at {cut}");
+        assert!(out.iter().all(|&b| b == 0), "no partial output is handed out (cut at {cut})");
+    }
+}
+
+#[test]
+fn a_bad_adler_is_a_checksum_error_and_hands_out_nothing() {
+    let data = text(3000, 1);
+    let mut stream = zlib(&data, 9);
+    let last = stream.len() - 1;
+    stream[last] ^= 0x55;
+    let input = [b"xyz".as_slice(), &stream].concat();
+    let mut out = vec![0u8; data.len()];
+    assert_eq!(Decoder::new(Format::Zlib).unwrap().inflate_at(&input, 3, &mut out), Err(Error::Checksum { offset: 3 }));
+    assert!(out.iter().all(|&b| b == 0));
+}
+
+#[test]
+fn wrong_sizes_are_size_mismatches() {
+    let data = text(1000, 2);
+    let stream = zlib(&data, 6);
+    let mut d = Decoder::new(Format::Zlib).unwrap();
+    let mut short = vec![0u8; 999];
+    assert_eq!(
+        d.inflate_at(&stream, 0, &mut short),
+        Err(Error::SizeMismatch { offset: 0, expected: 999, actual: None })
+    );
+    let mut long = vec![0u8; 1001];
+    assert_eq!(
+        d.inflate_at(&stream, 0, &mut long),
+        Err(Error::SizeMismatch { offset: 0, expected: 1001, actual: Some(1000) })
+    );
+}
+
+#[test]
+fn a_stream_that_expands_without_bound_stops_at_the_expected_size() {
+    let bomb = zlib(&vec![0u8; 10 << 20], 9); // ~10 KB that inflates to 10 MiB
+    let mut out = vec![0u8; 4096];
+    let err = Decoder::new(Format::Zlib).unwrap().inflate_at(&bomb, 0, &mut out).unwrap_err();
+    assert_eq!(err, Error::SizeMismatch { offset: 0, expected: 4096, actual: None });
+    // The convenience call refuses impossible claims before allocating for them.
+    assert!(matches!(inflate_at(&bomb[..10], 0, usize::MAX), Err(Error::SizeMismatch { .. })));
+}
+
+#[test]
+fn offsets_past_the_end_and_corrupt_streams() {
+    let stream = zlib(b"hello", 6);
+    let mut out = [0u8; 5];
+    let mut d = Decoder::new(Format::Zlib).unwrap();
+    assert_eq!(d.inflate_at(&stream, 14, &mut out), Err(Error::OutOfRange { offset: 14, len: stream.len() }));
+    assert_eq!(d.inflate_at(&stream, stream.len(), &mut out), Err(Error::Truncated { offset: stream.len() }));
+    let mut bad_header = stream.clone();
+    bad_header[0] = 0x79; // wrong compression method
+    assert!(matches!(d.inflate_at(&bad_header, 0, &mut out), Err(Error::Corrupt { offset: 0, .. })));
+    let mut bad_block = zlib(&text(2000, 9), 6);
+    bad_block[2] |= 0x06; // block type 3: reserved
+    assert!(matches!(d.inflate_at(&bad_block, 0, &mut vec![0u8; 2000]), Err(Error::Corrupt { offset: 0, .. })));
+    assert!(d.inflate_at(&stream, 0, &mut out).is_ok(), "the decoder is fine after errors");
+}
+
+#[test]
+fn a_batch_reports_each_stream() {
+    let a = zlib(b"first", 6);
+    let b = zlib(b"second!", 6);
+    let input = [a.as_slice(), &b, b"junk"].concat();
+    let requests = [
+        Request { offset: 0, expected_len: 5 },
+        Request { offset: a.len(), expected_len: 7 },
+        Request { offset: a.len() + b.len(), expected_len: 3 },
+        Request { offset: 999, expected_len: 1 },
+    ];
+    let mut out = vec![0u8; 16];
+    let mut results = vec![Ok(0); 4];
+    let ok = Decoder::new(Format::Zlib).unwrap().inflate_batch(&input, &requests, &mut out, &mut results);
+    assert_eq!(ok, 2);
+    assert_eq!(&out[..12], b"firstsecond!");
+    assert_eq!(results[0], Ok(a.len()));
+    assert_eq!(results[1], Ok(b.len()));
+    assert!(matches!(results[2], Err(Error::Corrupt { .. }) | Err(Error::Truncated { .. })));
+    assert_eq!(results[3], Err(Error::OutOfRange { offset: 999, len: input.len() }));
+    let mut small = vec![0u8; 4];
+    assert_eq!(Decoder::new(Format::Zlib).unwrap().inflate_batch(&input, &requests, &mut small, &mut results), 0);
+    assert!(results.iter().all(Result::is_err));
+}
+
+#[test]
+fn streaming_in_strides_gives_the_same_consumed_count() {
+    let data = text(20_000, 5);
+    let stream = zlib(&data, 6);
+    let input = [stream.as_slice(), b"NEXT OBJECT"].concat();
+    for stride in [1usize, 7, 64, 512, 100_000] {
+        let mut s = StreamInflater::new(Format::Zlib);
+        let mut out = vec![0u8; data.len()];
+        let mut fed = 0;
+        let consumed = loop {
+            let step = s.feed(&input[fed..(fed + stride).min(input.len())], &mut out).unwrap();
+            fed += step.used;
+            if let Some(total) = step.finished {
+                break total;
+            }
+        };
+        assert_eq!((consumed, fed), (stream.len(), stream.len()), "stride {stride}");
+        assert_eq!(out, data);
+    }
+}
+
+#[test]
+fn streaming_reports_truncation_and_checksum() {
+    let data = text(3000, 8);
+    let stream = zlib(&data, 6);
+    let mut s = StreamInflater::new(Format::Zlib).at_offset(77);
+    let mut out = vec![0u8; data.len()];
+    let step = s.feed(&stream[..stream.len() - 3], &mut out).unwrap();
+    assert_eq!(step.finished, None);
+    assert_eq!(s.feed(&[], &mut out), Err(Error::Truncated { offset: 77 }));
+    let mut bad = stream.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 1;
+    s.reset(0);
+    assert_eq!(s.feed(&bad, &mut out), Err(Error::Checksum { offset: 0 }));
+    assert!(out.iter().all(|&b| b == 0));
+}
