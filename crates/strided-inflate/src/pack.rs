@@ -171,7 +171,7 @@ fn object_header(
         }
         _ => {}
     }
-    Ok((kind, size, base_offset, base_id, at - offset))
+    Ok(Object { offset, kind, size, base_offset, base_id, header_len: at - offset, compressed_len: 0 })
 }
 
 /// Walks every object of `pack`, inflating each into a reused buffer and handing `(object,
@@ -196,19 +196,18 @@ pub fn walk(pack: &[u8], verify_checksum: bool, mut visit: impl FnMut(&Object, &
         if offset >= end {
             return Err(PackError::Layout(format!("the header says {count} objects, the data ends sooner")));
         }
-        let (kind, size, base_offset, base_id, header_len) = object_header(pack, offset)?;
-        let stream = offset + header_len;
+        let mut object = object_header(pack, offset)?;
+        let (size, stream) = (object.size, offset + object.header_len);
         // Never pre-allocate from a header: grow the reused buffer only as far as the data could
         // possibly inflate (deflate expands at most ~1032:1).
         if size > (end - stream).saturating_mul(1032) + 64 {
             return Err(PackError::BadHeader { offset, reason: "size larger than the stream could inflate to" });
         }
         out.resize(size, 0);
-        let compressed_len =
+        object.compressed_len =
             decoder.inflate_at(data, stream, &mut out).map_err(|source| PackError::Inflate { offset, source })?;
-        let object = Object { offset, kind, size, base_offset, base_id, header_len, compressed_len };
         visit(&object, &out);
-        offset = stream + compressed_len;
+        offset = stream + object.compressed_len;
     }
     if offset != end {
         return Err(PackError::Layout(format!("objects end at {offset}, the trailer starts at {end}")));
