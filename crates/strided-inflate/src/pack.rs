@@ -114,11 +114,8 @@ pub fn pack_header(pack: &[u8]) -> Result<u32, PackError> {
     Ok(u32::from_be_bytes(pack[8..12].try_into().expect("4 bytes")))
 }
 
-/// Parses the object header at `offset`: (kind, size, base offset, base id, header length).
-fn object_header(
-    pack: &[u8],
-    offset: usize,
-) -> Result<(Kind, usize, Option<usize>, Option<[u8; 20]>, usize), PackError> {
+/// Parses the object header at `offset` (`compressed_len` is left 0 for the inflate to fill in).
+fn object_header(pack: &[u8], offset: usize) -> Result<Object, PackError> {
     let bad = |reason| PackError::BadHeader { offset, reason };
     let data = &pack[..pack.len() - TRAILER];
     let mut at = offset;
