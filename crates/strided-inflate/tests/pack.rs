@@ -110,7 +110,7 @@ fn damaged_packs_name_the_offset_and_stop() {
 
     // Truncated: the walk fails cleanly.
     assert!(pack::walk(&good[..good.len() / 2], false, |_, _| {}).is_err());
-    assert!(matches!(pack::walk(&good[..30], false, |_, _| {}), Err(_)));
+    assert!(pack::walk(&good[..30], false, |_, _| {}).is_err());
 
     // A header claiming more objects than there are.
     let mut more = good.clone();
