@@ -2,6 +2,7 @@
 
 mod alloc_count;
 mod demo;
+mod inflate_pack;
 mod report;
 
 #[global_allocator]
@@ -33,6 +34,18 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         rounds: usize,
     },
+    /// Walk a git pack: inflate every object at its offset, count objects by type, and verify
+    /// the walk against the pack's trailer and (with --idx) its index. Exits non-zero on any mismatch.
+    InflatePack {
+        /// The `.pack` file.
+        pack: std::path::PathBuf,
+        /// The pack's `.idx`, to check every offset and CRC-32 against.
+        #[arg(long)]
+        idx: Option<std::path::PathBuf>,
+        /// Print machine-readable JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Runs one strategy of the pool story in this fresh process and prints its JSON measurement
     /// (the pool story starts one process per strategy so page faults and peak RSS are its own).
     #[command(hide = true)]
@@ -43,6 +56,7 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
+        Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };
     match result {
