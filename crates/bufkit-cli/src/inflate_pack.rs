@@ -35,7 +35,7 @@ pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool) -> Result<(), 
     pack::walk(&bytes, true, |object, data| {
         bytes_out += data.len() as u64;
         objects.push(object.clone());
-        if objects.len() % 4096 == 0 {
+        if objects.len().is_multiple_of(4096) {
             progress.set_position(objects.len() as u64);
         }
     })
