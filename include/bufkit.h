@@ -42,7 +42,7 @@
 
 /*
  The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
- (1–99 any call, 100–199 buffers, 200–299 pools) and are never renumbered; new codes may be added, so treat an
+ (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate) and are never renumbered; new codes may be added, so treat an
  unknown code as a failure and show `bk_status_message(code)`.
  */
 enum bk_status
@@ -102,6 +102,22 @@ enum bk_status
    The pool still has leases out, so it was not freed: release them first.
    */
   BK_STATUS_LEASES_OUTSTANDING = 202,
+  /*
+   The input ends before the stream does.
+   */
+  BK_STATUS_TRUNCATED = 300,
+  /*
+   The stream decodes but fails its Adler-32 check; no output was handed out.
+   */
+  BK_STATUS_CHECKSUM = 301,
+  /*
+   The stream inflates to a different size than expected (or would exceed it).
+   */
+  BK_STATUS_SIZE_MISMATCH = 302,
+  /*
+   Not a valid zlib/deflate stream.
+   */
+  BK_STATUS_CORRUPT = 303,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -145,6 +161,31 @@ typedef uint32_t bk_growth;
 #endif // __cplusplus
 
 /*
+ Stream framings, as values of the `format` arguments.
+ */
+enum bk_format
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   RFC 1950 zlib: header, deflate data, Adler-32 (git objects).
+   */
+  BK_FORMAT_ZLIB = 0,
+  /*
+   RFC 1951 raw deflate (zip entries).
+   */
+  BK_FORMAT_RAW = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_format bk_format;
+#else
+typedef uint32_t bk_format;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A growable byte buffer.
 
  Created by `bk_buffer_new`, freed by `bk_buffer_free` (the caller owns it). Not thread-safe: it
@@ -157,6 +198,26 @@ typedef uint32_t bk_growth;
  `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
  */
 typedef struct bk_buffer bk_buffer;
+
+/*
+ One stream inflated from input fed in strides (for sources not all in memory).
+
+ Created by `bk_inflate_stream_new`, freed by `bk_inflate_stream_free`. Not thread-safe.
+
+ Methods: `bk_inflate_stream_feed`, `bk_inflate_stream_reset`, `bk_inflate_stream_free`.
+ */
+typedef struct bk_inflate_stream bk_inflate_stream;
+
+/*
+ A reusable decoder for streams at offsets of a larger buffer.
+
+ Created by `bk_inflater_new`, freed by `bk_inflater_free` (the caller owns it). Not
+ thread-safe: use one per thread (it may move between threads). Setting up a stream allocates
+ nothing.
+
+ Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflater_free`.
+ */
+typedef struct bk_inflater bk_inflater;
 
 /*
  A pool of reusable byte buffers in power-of-two size classes.
@@ -230,6 +291,60 @@ typedef struct bk_buffer_stats {
 } bk_buffer_stats;
 
 /*
+ A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
+ `data[0..len)` until it passes the lease to `bk_pool_release`; after that the memory belongs to
+ the pool again. A lease may be released from any thread, once, to the pool that lent it.
+ */
+typedef struct bk_lease {
+  /*
+   The buffer: `len` bytes, 64-byte aligned. Its contents are whatever its last user left
+   (zeroed when fresh, or always if the pool's `zero_on_acquire` is set).
+   */
+  uint8_t *data;
+  /*
+   Usable bytes: the request rounded up to its size class (exactly the request above the
+   largest class).
+   */
+  size_t len;
+  /*
+   The pool that lent it, for checking; never dereferenced through the lease.
+   */
+  const struct bk_pool *pool;
+  /*
+   Identifies the lease within its pool (opaque).
+   */
+  uint64_t id;
+} bk_lease;
+
+/*
+ Where one stream of a batch starts and its exact inflated size.
+ */
+typedef struct bk_inflate_request {
+  /*
+   Offset of the stream in the input.
+   */
+  size_t offset;
+  /*
+   Exact inflated size.
+   */
+  size_t expected_len;
+} bk_inflate_request;
+
+/*
+ The outcome of one stream of a batch.
+ */
+typedef struct bk_inflate_result {
+  /*
+   `BK_STATUS_OK` or why this stream failed.
+   */
+  bk_status status;
+  /*
+   Input bytes the stream occupied (0 on failure).
+   */
+  size_t consumed;
+} bk_inflate_result;
+
+/*
  How to build a pool. Fill it with `bk_pool_config_default`, then change what you need;
  NULL to `bk_pool_new` means the defaults.
  */
@@ -264,32 +379,6 @@ typedef struct bk_pool_config {
    */
   uint64_t decay_after_ms;
 } bk_pool_config;
-
-/*
- A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
- `data[0..len)` until it passes the lease to `bk_pool_release`; after that the memory belongs to
- the pool again. A lease may be released from any thread, once, to the pool that lent it.
- */
-typedef struct bk_lease {
-  /*
-   The buffer: `len` bytes, 64-byte aligned. Its contents are whatever its last user left
-   (zeroed when fresh, or always if the pool's `zero_on_acquire` is set).
-   */
-  uint8_t *data;
-  /*
-   Usable bytes: the request rounded up to its size class (exactly the request above the
-   largest class).
-   */
-  size_t len;
-  /*
-   The pool that lent it, for checking; never dereferenced through the lease.
-   */
-  const struct bk_pool *pool;
-  /*
-   Identifies the lease within its pool (opaque).
-   */
-  uint64_t id;
-} bk_lease;
 
 /*
  A pool's totals, filled by `bk_pool_get_stats`.
@@ -498,6 +587,125 @@ bk_status bk_buffer_write_fd(const struct bk_buffer *buffer,
  `buffer` is a live buffer.
  */
 bk_status bk_buffer_flatten(struct bk_buffer *buffer);
+
+/*
+ Creates a decoder for `format` (a `bk_format`) in `*inflater_out` (NULL on failure).
+
+ # Safety
+ `inflater_out` is valid for one write.
+ */
+bk_status bk_inflater_new(uint32_t format, struct bk_inflater **inflater_out);
+
+/*
+ Frees a decoder. NULL does nothing.
+
+ # Safety
+ `inflater` is NULL or came from `bk_inflater_new` and has not been freed.
+ */
+void bk_inflater_free(struct bk_inflater *inflater);
+
+/*
+ Inflates the stream at `input[offset]` into the caller's `out`, whose length `out_len` is the
+ stream's exact inflated size, and stores in `*consumed_out` the input bytes the stream
+ occupied (the next stream starts at `offset + consumed`). Bytes after the stream are never
+ read as part of it and the input is never copied. Failures: `BK_STATUS_OUT_OF_RANGE` (offset
+ past the end), `BK_STATUS_TRUNCATED`, `BK_STATUS_CHECKSUM`, `BK_STATUS_SIZE_MISMATCH`,
+ `BK_STATUS_CORRUPT`; then `out` is zeroed and `*consumed_out` is 0.
+
+ # Safety
+ `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
+ (either may be NULL only with a 0 length), and they do not overlap; `consumed_out` is valid for one write.
+ */
+bk_status bk_inflate_at(struct bk_inflater *inflater,
+                        const uint8_t *input,
+                        size_t input_len,
+                        size_t offset,
+                        uint8_t *out,
+                        size_t out_len,
+                        size_t *consumed_out);
+
+/*
+ Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
+ describes it (its first `expected_len` bytes are the data; release it with `bk_pool_release`);
+ on failure nothing is lent.
+
+ # Safety
+ As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
+ */
+bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
+                               const struct bk_pool *pool,
+                               const uint8_t *input,
+                               size_t input_len,
+                               size_t offset,
+                               size_t expected_len,
+                               struct bk_lease *lease_out,
+                               size_t *consumed_out);
+
+/*
+ Inflates `count` streams in one call: request `i`'s output goes to the next
+ `requests[i].expected_len` bytes of `out`, in order, and `results[i]` gets its status and
+ consumed count. `*succeeded_out` receives how many succeeded. Returns `BK_STATUS_OK` when the
+ call itself was well-formed (see `results` for each stream); `BK_STATUS_SIZE_MISMATCH` if
+ `out_len` is less than the sum of the expected lengths.
+
+ # Safety
+ `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
+ is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
+ */
+bk_status bk_inflate_batch(struct bk_inflater *inflater,
+                           const uint8_t *input,
+                           size_t input_len,
+                           const struct bk_inflate_request *requests,
+                           size_t count,
+                           uint8_t *out,
+                           size_t out_len,
+                           struct bk_inflate_result *results,
+                           size_t *succeeded_out);
+
+/*
+ Starts a stream of `format` whose errors report `origin` as its offset, in `*stream_out`.
+
+ # Safety
+ `stream_out` is valid for one write.
+ */
+bk_status bk_inflate_stream_new(uint32_t format,
+                                size_t origin,
+                                struct bk_inflate_stream **stream_out);
+
+/*
+ Frees a stream. NULL does nothing.
+
+ # Safety
+ `stream` is NULL or came from `bk_inflate_stream_new` and has not been freed.
+ */
+void bk_inflate_stream_free(struct bk_inflate_stream *stream);
+
+/*
+ Starts over for another stream at `origin`, keeping the allocation.
+
+ # Safety
+ `stream` is live.
+ */
+bk_status bk_inflate_stream_reset(struct bk_inflate_stream *stream, size_t origin);
+
+/*
+ Feeds the next `input_len` bytes. `out`/`out_len` is the stream's whole output (its exact
+ inflated size), the same on every call. `*used_out` receives how many of these input bytes
+ belong to the stream (the rest belong to whatever follows); `*consumed_out` stays 0 until the
+ stream has ended and verified, then receives the total bytes it occupied. An empty input means
+ the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
+
+ # Safety
+ `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are
+ valid for one write each.
+ */
+bk_status bk_inflate_stream_feed(struct bk_inflate_stream *stream,
+                                 const uint8_t *input,
+                                 size_t input_len,
+                                 uint8_t *out,
+                                 size_t out_len,
+                                 size_t *used_out,
+                                 size_t *consumed_out);
 
 /*
  Fills `*config_out` with the defaults.

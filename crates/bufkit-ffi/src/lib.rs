@@ -32,12 +32,14 @@
 #![allow(non_camel_case_types)]
 
 mod buffer;
+mod inflate;
 mod macros;
 mod pool;
 mod status;
 mod version;
 
 pub use buffer::*;
+pub use inflate::*;
 pub use pool::*;
 pub use status::*;
 pub use version::*;

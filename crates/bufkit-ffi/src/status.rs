@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use crate::macros::boundary_or;
 
 /// The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
-/// (1–99 any call, 100–199 buffers, 200–299 pools) and are never renumbered; new codes may be added, so treat an
+/// (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate) and are never renumbered; new codes may be added, so treat an
 /// unknown code as a failure and show `bk_status_message(code)`.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +37,14 @@ pub enum bk_status {
     BK_STATUS_WRONG_POOL = 201,
     /// The pool still has leases out, so it was not freed: release them first.
     BK_STATUS_LEASES_OUTSTANDING = 202,
+    /// The input ends before the stream does.
+    BK_STATUS_TRUNCATED = 300,
+    /// The stream decodes but fails its Adler-32 check; no output was handed out.
+    BK_STATUS_CHECKSUM = 301,
+    /// The stream inflates to a different size than expected (or would exceed it).
+    BK_STATUS_SIZE_MISMATCH = 302,
+    /// Not a valid zlib/deflate stream.
+    BK_STATUS_CORRUPT = 303,
 }
 
 impl bk_status {
@@ -56,6 +64,10 @@ impl bk_status {
             (BK_STATUS_LEASE_INVALID, b"not a lease this pool has out (already released, or never lent)\0"),
             (BK_STATUS_WRONG_POOL, b"the lease belongs to another pool\0"),
             (BK_STATUS_LEASES_OUTSTANDING, b"the pool still has leases out and was not freed\0"),
+            (BK_STATUS_TRUNCATED, b"the input ends before the stream does\0"),
+            (BK_STATUS_CHECKSUM, b"the stream fails its Adler-32 check; no output was handed out\0"),
+            (BK_STATUS_SIZE_MISMATCH, b"the stream does not inflate to the expected size\0"),
+            (BK_STATUS_CORRUPT, b"not a valid zlib/deflate stream\0"),
         ];
         known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
     }
@@ -84,6 +96,21 @@ impl From<buffer_pool::Error> for bk_status {
             E::TooLarge(_) => bk_status::BK_STATUS_LENGTH_OVERFLOW,
             E::AllocFailed(_) => bk_status::BK_STATUS_ALLOC_FAILED,
             _ => bk_status::BK_STATUS_INVALID_ARGUMENT,
+        }
+    }
+}
+
+impl From<strided_inflate::Error> for bk_status {
+    fn from(e: strided_inflate::Error) -> Self {
+        use strided_inflate::Error as E;
+        match e {
+            E::OutOfRange { .. } => bk_status::BK_STATUS_OUT_OF_RANGE,
+            E::Truncated { .. } => bk_status::BK_STATUS_TRUNCATED,
+            E::Checksum { .. } => bk_status::BK_STATUS_CHECKSUM,
+            E::SizeMismatch { .. } => bk_status::BK_STATUS_SIZE_MISMATCH,
+            E::Corrupt { .. } => bk_status::BK_STATUS_CORRUPT,
+            E::AllocFailed => bk_status::BK_STATUS_ALLOC_FAILED,
+            _ => bk_status::BK_STATUS_CORRUPT,
         }
     }
 }

@@ -1,0 +1,329 @@
+//! `bk_inflater` and `bk_inflate_stream`: zlib/deflate streams at offsets, exact consumed counts.
+
+use strided_inflate::{Decoder, Format, Request, StreamInflater};
+
+use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, checked_slice, checked_slice_mut, write_out};
+use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
+use crate::status::bk_status;
+
+/// A reusable decoder for streams at offsets of a larger buffer.
+///
+/// Created by `bk_inflater_new`, freed by `bk_inflater_free` (the caller owns it). Not
+/// thread-safe: use one per thread (it may move between threads). Setting up a stream allocates
+/// nothing.
+///
+/// Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflater_free`.
+pub struct bk_inflater {
+    decoder: Decoder,
+}
+
+/// One stream inflated from input fed in strides (for sources not all in memory).
+///
+/// Created by `bk_inflate_stream_new`, freed by `bk_inflate_stream_free`. Not thread-safe.
+///
+/// Methods: `bk_inflate_stream_feed`, `bk_inflate_stream_reset`, `bk_inflate_stream_free`.
+pub struct bk_inflate_stream {
+    inner: StreamInflater,
+}
+
+/// Stream framings, as values of the `format` arguments.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum bk_format {
+    /// RFC 1950 zlib: header, deflate data, Adler-32 (git objects).
+    BK_FORMAT_ZLIB = 0,
+    /// RFC 1951 raw deflate (zip entries).
+    BK_FORMAT_RAW = 1,
+}
+
+/// Where one stream of a batch starts and its exact inflated size.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bk_inflate_request {
+    /// Offset of the stream in the input.
+    pub offset: usize,
+    /// Exact inflated size.
+    pub expected_len: usize,
+}
+
+/// The outcome of one stream of a batch.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bk_inflate_result {
+    /// `BK_STATUS_OK` or why this stream failed.
+    pub status: bk_status,
+    /// Input bytes the stream occupied (0 on failure).
+    pub consumed: usize,
+}
+
+fn format_of(code: u32) -> Result<Format, bk_status> {
+    match code {
+        c if c == bk_format::BK_FORMAT_ZLIB as u32 => Ok(Format::Zlib),
+        c if c == bk_format::BK_FORMAT_RAW as u32 => Ok(Format::Raw),
+        _ => Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+    }
+}
+
+/// Creates a decoder for `format` (a `bk_format`) in `*inflater_out` (NULL on failure).
+///
+/// # Safety
+/// `inflater_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflater_new(format: u32, inflater_out: *mut *mut bk_inflater) -> bk_status {
+    boundary(|| {
+        if inflater_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { inflater_out.write(std::ptr::null_mut()) };
+        let decoder = Decoder::new(format_of(format)?)?;
+        // SAFETY: as above.
+        unsafe { write_out(inflater_out, Box::into_raw(Box::new(bk_inflater { decoder }))) }
+    })
+}
+
+/// Frees a decoder. NULL does nothing.
+///
+/// # Safety
+/// `inflater` is NULL or came from `bk_inflater_new` and has not been freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
+    boundary_or((), || {
+        if !inflater.is_null() {
+            // SAFETY: came from Box::into_raw in bk_inflater_new; freed once per the contract.
+            drop(unsafe { Box::from_raw(inflater) });
+        }
+    })
+}
+
+/// Inflates the stream at `input[offset]` into the caller's `out`, whose length `out_len` is the
+/// stream's exact inflated size, and stores in `*consumed_out` the input bytes the stream
+/// occupied (the next stream starts at `offset + consumed`). Bytes after the stream are never
+/// read as part of it and the input is never copied. Failures: `BK_STATUS_OUT_OF_RANGE` (offset
+/// past the end), `BK_STATUS_TRUNCATED`, `BK_STATUS_CHECKSUM`, `BK_STATUS_SIZE_MISMATCH`,
+/// `BK_STATUS_CORRUPT`; then `out` is zeroed and `*consumed_out` is 0.
+///
+/// # Safety
+/// `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
+/// (either may be NULL only with a 0 length), and they do not overlap; `consumed_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_at(
+    inflater: *mut bk_inflater,
+    input: *const u8,
+    input_len: usize,
+    offset: usize,
+    out: *mut u8,
+    out_len: usize,
+    consumed_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if consumed_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { consumed_out.write(0) };
+        // SAFETY: per this function's contract.
+        let inflater = unsafe { checked_mut(inflater) }?;
+        // SAFETY: per this function's contract.
+        let input = unsafe { checked_slice(input, input_len) }?;
+        // SAFETY: per this function's contract.
+        let out = unsafe { checked_slice_mut(out, out_len) }?;
+        let consumed = inflater.decoder.inflate_at(input, offset, out)?;
+        // SAFETY: as above.
+        unsafe { write_out(consumed_out, consumed) }
+    })
+}
+
+/// Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
+/// describes it (its first `expected_len` bytes are the data; release it with `bk_pool_release`);
+/// on failure nothing is lent.
+///
+/// # Safety
+/// As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_at_pooled(
+    inflater: *mut bk_inflater,
+    pool: *const bk_pool,
+    input: *const u8,
+    input_len: usize,
+    offset: usize,
+    expected_len: usize,
+    lease_out: *mut bk_lease,
+    consumed_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if lease_out.is_null() || consumed_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        unsafe { checked_ref(inflater) }?;
+        // Deflate expands at most ~1032:1: do not borrow memory for a size the input cannot reach.
+        if expected_len > input_len.saturating_sub(offset).saturating_mul(1032).saturating_add(64) {
+            return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
+        }
+        let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
+        // SAFETY: pool is live per the contract; lease is a valid local.
+        let status = unsafe { bk_pool_acquire(pool, expected_len.max(1), &mut lease) };
+        if status != bk_status::BK_STATUS_OK {
+            return Err(status);
+        }
+        // SAFETY: the lease's data holds at least expected_len writable bytes that nothing else uses.
+        let status =
+            unsafe { bk_inflate_at(inflater, input, input_len, offset, lease.data, expected_len, consumed_out) };
+        if status != bk_status::BK_STATUS_OK {
+            // SAFETY: the lease was just lent by this live pool.
+            unsafe { bk_pool_release(pool, &lease) };
+            return Err(status);
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { write_out(lease_out, lease) }
+    })
+}
+
+/// Inflates `count` streams in one call: request `i`'s output goes to the next
+/// `requests[i].expected_len` bytes of `out`, in order, and `results[i]` gets its status and
+/// consumed count. `*succeeded_out` receives how many succeeded. Returns `BK_STATUS_OK` when the
+/// call itself was well-formed (see `results` for each stream); `BK_STATUS_SIZE_MISMATCH` if
+/// `out_len` is less than the sum of the expected lengths.
+///
+/// # Safety
+/// `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
+/// is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_batch(
+    inflater: *mut bk_inflater,
+    input: *const u8,
+    input_len: usize,
+    requests: *const bk_inflate_request,
+    count: usize,
+    out: *mut u8,
+    out_len: usize,
+    results: *mut bk_inflate_result,
+    succeeded_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if succeeded_out.is_null() || (count > 0 && (requests.is_null() || results.is_null())) {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let inflater = unsafe { checked_mut(inflater) }?;
+        // SAFETY: per this function's contract.
+        let input = unsafe { checked_slice(input, input_len) }?;
+        // SAFETY: per this function's contract.
+        let out = unsafe { checked_slice_mut(out, out_len) }?;
+        let (requests, results) = if count == 0 {
+            (&[][..], &mut [][..])
+        } else {
+            // SAFETY: non-null (checked) and valid for `count` elements per the contract.
+            unsafe { (std::slice::from_raw_parts(requests, count), std::slice::from_raw_parts_mut(results, count)) }
+        };
+        let total = requests.iter().try_fold(0usize, |sum, r| sum.checked_add(r.expected_len));
+        if total.is_none_or(|t| t > out.len()) {
+            return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
+        }
+        let reqs: Vec<Request> =
+            requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len }).collect();
+        let mut outcomes = vec![Ok(0); count];
+        let ok = inflater.decoder.inflate_batch(input, &reqs, out, &mut outcomes);
+        for (slot, outcome) in results.iter_mut().zip(outcomes) {
+            *slot = match outcome {
+                Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK, consumed },
+                Err(e) => bk_inflate_result { status: e.into(), consumed: 0 },
+            };
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { write_out(succeeded_out, ok) }
+    })
+}
+
+/// Starts a stream of `format` whose errors report `origin` as its offset, in `*stream_out`.
+///
+/// # Safety
+/// `stream_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_stream_new(
+    format: u32,
+    origin: usize,
+    stream_out: *mut *mut bk_inflate_stream,
+) -> bk_status {
+    boundary(|| {
+        if stream_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { stream_out.write(std::ptr::null_mut()) };
+        let inner = StreamInflater::new(format_of(format)?).at_offset(origin);
+        // SAFETY: as above.
+        unsafe { write_out(stream_out, Box::into_raw(Box::new(bk_inflate_stream { inner }))) }
+    })
+}
+
+/// Frees a stream. NULL does nothing.
+///
+/// # Safety
+/// `stream` is NULL or came from `bk_inflate_stream_new` and has not been freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_stream_free(stream: *mut bk_inflate_stream) {
+    boundary_or((), || {
+        if !stream.is_null() {
+            // SAFETY: came from Box::into_raw in bk_inflate_stream_new; freed once per the contract.
+            drop(unsafe { Box::from_raw(stream) });
+        }
+    })
+}
+
+/// Starts over for another stream at `origin`, keeping the allocation.
+///
+/// # Safety
+/// `stream` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_stream_reset(stream: *mut bk_inflate_stream, origin: usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(stream) }?.inner.reset(origin);
+        Ok(())
+    })
+}
+
+/// Feeds the next `input_len` bytes. `out`/`out_len` is the stream's whole output (its exact
+/// inflated size), the same on every call. `*used_out` receives how many of these input bytes
+/// belong to the stream (the rest belong to whatever follows); `*consumed_out` stays 0 until the
+/// stream has ended and verified, then receives the total bytes it occupied. An empty input means
+/// the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
+///
+/// # Safety
+/// `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are
+/// valid for one write each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_stream_feed(
+    stream: *mut bk_inflate_stream,
+    input: *const u8,
+    input_len: usize,
+    out: *mut u8,
+    out_len: usize,
+    used_out: *mut usize,
+    consumed_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if used_out.is_null() || consumed_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: both checked non-null; valid for writes per the contract.
+        unsafe {
+            used_out.write(0);
+            consumed_out.write(0);
+        }
+        // SAFETY: per this function's contract.
+        let stream = unsafe { checked_mut(stream) }?;
+        // SAFETY: per this function's contract.
+        let input = unsafe { checked_slice(input, input_len) }?;
+        // SAFETY: per this function's contract.
+        let out = unsafe { checked_slice_mut(out, out_len) }?;
+        let step = stream.inner.feed(input, out)?;
+        // SAFETY: as above.
+        unsafe {
+            write_out(used_out, step.used)?;
+            write_out(consumed_out, step.finished.unwrap_or(0))
+        }
+    })
+}

@@ -1,0 +1,163 @@
+/* The bk_inflate C ABI: streams at offsets, exact consumed counts, batches, strides, every failure. */
+#define _POSIX_C_SOURCE 200809L
+#include "bufkit.h"
+#include "check.h"
+#include "streams.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static uint8_t *concat3(const uint8_t *a, size_t al, const uint8_t *b, size_t bl, const uint8_t *c, size_t cl) {
+  uint8_t *p = malloc(al + bl + cl + 1);
+  memcpy(p, a, al);
+  memcpy(p + al, b, bl);
+  memcpy(p + al + bl, c, cl);
+  return p;
+}
+
+static void test_chained_streams_and_exact_consumed(void) {
+  bk_inflater *inf = NULL;
+  uint8_t *input = concat3(stream_hello, sizeof stream_hello, stream_world, sizeof stream_world, (const uint8_t *)"JUNK", 4);
+  size_t len = sizeof stream_hello + sizeof stream_world + 4, consumed = 99;
+  uint8_t out[6];
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at(inf, input, len, 0, out, 5, &consumed), BK_STATUS_OK);
+  CHECK(consumed == sizeof stream_hello && memcmp(out, "hello", 5) == 0);
+  CHECK_STATUS(bk_inflate_at(inf, input, len, consumed, out, 6, &consumed), BK_STATUS_OK);
+  CHECK(consumed == sizeof stream_world && memcmp(out, "world!", 6) == 0);
+  bk_inflater_free(inf);
+  bk_inflater_free(NULL);
+  free(input);
+}
+
+static void test_every_failure_has_its_status(void) {
+  bk_inflater *inf = NULL;
+  uint8_t out[TEXT_LEN + 1], bad[sizeof stream_text];
+  size_t consumed = 7;
+  int zeroed = 1;
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text - 3, 0, out, TEXT_LEN, &consumed), BK_STATUS_TRUNCATED);
+  CHECK(consumed == 0);
+  memcpy(bad, stream_text, sizeof bad);
+  bad[sizeof bad - 1] ^= 0x5a;
+  memset(out, 0xEE, sizeof out);
+  CHECK_STATUS(bk_inflate_at(inf, bad, sizeof bad, 0, out, TEXT_LEN, &consumed), BK_STATUS_CHECKSUM);
+  for (size_t i = 0; i < TEXT_LEN; i++) zeroed &= out[i] == 0;
+  CHECK(zeroed); /* nothing handed out before the checksum verifies */
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN - 1, &consumed), BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN + 1, &consumed), BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, sizeof stream_text + 1, out, 1, &consumed), BK_STATUS_OUT_OF_RANGE);
+  bad[0] = 0x79;
+  CHECK_STATUS(bk_inflate_at(inf, bad, sizeof bad, 0, out, TEXT_LEN, &consumed), BK_STATUS_CORRUPT);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN, &consumed), BK_STATUS_OK);
+  for (int i = 0; i < TEXT_LEN; i++) CHECK(out[i] == TEXT(i));
+  CHECK(consumed == sizeof stream_text);
+  bk_inflater_free(inf);
+}
+
+static void test_null_and_bad_arguments(void) {
+  bk_inflater *inf = NULL;
+  uint8_t out[5];
+  size_t consumed;
+  CHECK_STATUS(bk_inflater_new(7, &inf), BK_STATUS_INVALID_ARGUMENT);
+  CHECK(inf == NULL);
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at(NULL, stream_hello, sizeof stream_hello, 0, out, 5, &consumed), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_inflate_at(inf, NULL, 10, 0, out, 5, &consumed), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_inflate_at(inf, stream_hello, sizeof stream_hello, 0, NULL, 5, &consumed), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_inflate_at(inf, stream_hello, sizeof stream_hello, 0, out, 5, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_inflate_at(inf, stream_hello, SIZE_MAX, 0, out, 5, &consumed), BK_STATUS_LENGTH_OVERFLOW);
+  bk_inflater_free(inf);
+}
+
+static void test_raw_deflate(void) {
+  bk_inflater *inf = NULL;
+  uint8_t out[5];
+  size_t consumed = 0;
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_RAW, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at(inf, stream_raw_hello, sizeof stream_raw_hello, 0, out, 5, &consumed), BK_STATUS_OK);
+  CHECK(consumed == sizeof stream_raw_hello && memcmp(out, "hello", 5) == 0);
+  bk_inflater_free(inf);
+}
+
+static void test_batch(void) {
+  bk_inflater *inf = NULL;
+  uint8_t *input = concat3(stream_hello, sizeof stream_hello, stream_world, sizeof stream_world, (const uint8_t *)"JUNK", 4);
+  size_t len = sizeof stream_hello + sizeof stream_world + 4, ok = 0;
+  bk_inflate_request req[3] = {{0, 5}, {sizeof stream_hello, 6}, {len + 5, 1}};
+  bk_inflate_result res[3];
+  uint8_t out[12];
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_batch(inf, input, len, req, 3, out, sizeof out, res, &ok), BK_STATUS_OK);
+  CHECK(ok == 2 && memcmp(out, "helloworld!", 11) == 0);
+  CHECK(res[0].status == BK_STATUS_OK && res[0].consumed == sizeof stream_hello);
+  CHECK(res[1].status == BK_STATUS_OK && res[1].consumed == sizeof stream_world);
+  CHECK(res[2].status == BK_STATUS_OUT_OF_RANGE && res[2].consumed == 0);
+  CHECK_STATUS(bk_inflate_batch(inf, input, len, req, 3, out, 5, res, &ok), BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_batch(inf, input, len, NULL, 3, out, sizeof out, res, &ok), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_inflate_batch(inf, input, len, NULL, 0, NULL, 0, NULL, &ok), BK_STATUS_OK);
+  CHECK(ok == 0);
+  bk_inflater_free(inf);
+  free(input);
+}
+
+static void test_strides(void) {
+  bk_inflate_stream *s = NULL;
+  uint8_t out[TEXT_LEN];
+  size_t strides[4] = {1, 7, 512, 100000};
+  for (int k = 0; k < 4; k++) {
+    size_t fed = 0, used = 0, consumed = 0;
+    CHECK_STATUS(bk_inflate_stream_new(BK_FORMAT_ZLIB, 0, &s), BK_STATUS_OK);
+    while (consumed == 0) {
+      size_t n = strides[k];
+      if (fed + n > sizeof stream_text) n = sizeof stream_text - fed;
+      if (bk_inflate_stream_feed(s, stream_text + fed, n, out, TEXT_LEN, &used, &consumed) != BK_STATUS_OK) break;
+      fed += used;
+    }
+    CHECK(consumed == sizeof stream_text && fed == sizeof stream_text);
+    CHECK(out[0] == TEXT(0) && out[TEXT_LEN - 1] == TEXT(TEXT_LEN - 1));
+    bk_inflate_stream_free(s);
+  }
+  CHECK_STATUS(bk_inflate_stream_new(BK_FORMAT_ZLIB, 42, &s), BK_STATUS_OK);
+  {
+    size_t used, consumed;
+    CHECK_STATUS(bk_inflate_stream_feed(s, stream_text, 20, out, TEXT_LEN, &used, &consumed), BK_STATUS_OK);
+    CHECK_STATUS(bk_inflate_stream_feed(s, NULL, 0, out, TEXT_LEN, &used, &consumed), BK_STATUS_TRUNCATED);
+    CHECK_STATUS(bk_inflate_stream_reset(s, 0), BK_STATUS_OK);
+    CHECK_STATUS(bk_inflate_stream_feed(s, stream_text, sizeof stream_text, out, TEXT_LEN, &used, &consumed), BK_STATUS_OK);
+    CHECK(consumed == sizeof stream_text);
+  }
+  bk_inflate_stream_free(s);
+  bk_inflate_stream_free(NULL);
+}
+
+static void test_pooled_output(void) {
+  bk_inflater *inf = NULL;
+  bk_pool *pool = NULL;
+  bk_lease lease;
+  size_t consumed = 0;
+  bk_pool_stats st;
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_pool_new(NULL, &pool), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text, 0, TEXT_LEN, &lease, &consumed), BK_STATUS_OK);
+  CHECK(lease.len >= TEXT_LEN && lease.data[5] == TEXT(5) && consumed == sizeof stream_text);
+  CHECK_STATUS(bk_pool_release(pool, &lease), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text - 2, 0, TEXT_LEN, &lease, &consumed), BK_STATUS_TRUNCATED);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text, 0, SIZE_MAX, &lease, &consumed), BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_pool_get_stats(pool, &st), BK_STATUS_OK);
+  CHECK(st.outstanding_leases == 0); /* a failed inflate lends nothing */
+  CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
+  bk_inflater_free(inf);
+}
+
+int main(void) {
+  RUN(test_chained_streams_and_exact_consumed);
+  RUN(test_every_failure_has_its_status);
+  RUN(test_null_and_bad_arguments);
+  RUN(test_raw_deflate);
+  RUN(test_batch);
+  RUN(test_strides);
+  RUN(test_pooled_output);
+  return REPORT();
+}
