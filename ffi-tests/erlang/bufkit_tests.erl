@@ -159,3 +159,53 @@ pool_shared_between_processes_test() ->
     {ok, #{outstanding_leases := 0, retained_bytes := R, hits := H, misses := M}} = bufkit:pool_stats(Pool),
     ?assert(R =< 256 * 1024),
     ?assertEqual(4000, H + M).
+
+inflate_chained_streams_test() ->
+    A = zlib:compress(<<"hello">>),
+    B = zlib:compress(binary:copy(<<"world! ">>, 1000)),
+    Input = <<A/binary, B/binary, "JUNK">>,
+    {ok, <<"hello">>, CA} = bufkit:inflate_at(Input, 0, 5),
+    ?assertEqual(byte_size(A), CA),
+    {ok, Out, CB} = bufkit:inflate_at(Input, CA, 7000),
+    ?assertEqual(binary:copy(<<"world! ">>, 1000), Out),
+    ?assertEqual(byte_size(B), CB).
+
+inflate_failures_have_their_reasons_test() ->
+    S = zlib:compress(binary:copy(<<"abc">>, 1000)),
+    N = byte_size(S),
+    ?assertEqual({error, truncated}, bufkit:inflate_at(binary:part(S, 0, N - 3), 0, 3000)),
+    <<Body:(N - 1)/binary, Last>> = S,
+    ?assertEqual({error, checksum}, bufkit:inflate_at(<<Body/binary, (Last bxor 1)>>, 0, 3000)),
+    ?assertEqual({error, size_mismatch}, bufkit:inflate_at(S, 0, 2999)),
+    ?assertEqual({error, size_mismatch}, bufkit:inflate_at(S, 0, 3001)),
+    ?assertEqual({error, size_mismatch}, bufkit:inflate_at(S, 0, 1 bsl 40)),
+    ?assertEqual({error, out_of_range}, bufkit:inflate_at(S, N + 1, 1)),
+    ?assertEqual({error, corrupt}, bufkit:inflate_at(<<16#79, (binary:part(S, 1, N - 1))/binary>>, 0, 3000)),
+    ?assertEqual({error, invalid_argument}, bufkit:inflate_at(S, -1, 3000)),
+    ?assertEqual({error, invalid_argument}, bufkit:inflate_at(not_a_binary, 0, 1)).
+
+inflate_batch_test() ->
+    A = zlib:compress(<<"first">>),
+    B = zlib:compress(<<"second">>),
+    Input = <<A/binary, B/binary>>,
+    ?assertEqual([{ok, <<"first">>, byte_size(A)}, {ok, <<"second">>, byte_size(B)}, {error, out_of_range}],
+                 bufkit:inflate_batch(Input, [{0, 5}, {byte_size(A), 6}, {9999, 1}])),
+    ?assertEqual({error, invalid_argument}, bufkit:inflate_batch(Input, [{0, -5}])).
+
+inflate_large_stream_on_a_dirty_scheduler_test() ->
+    Data = binary:copy(<<"0123456789abcdef">>, 1 bsl 17), % 2 MiB: inflates dirty
+    S = zlib:compress(Data),
+    {ok, Data, C} = bufkit:inflate_at(S, 0, byte_size(Data)),
+    ?assertEqual(byte_size(S), C).
+
+inflate_matches_erlang_zlib_test() ->
+    Streams = [zlib:compress(crypto_free_bytes(N)) || N <- [0, 1, 100, 5000, 70000]],
+    Input = iolist_to_binary(Streams),
+    {_, Results} = lists:foldl(fun({S, N}, {Off, Acc}) ->
+                                   {ok, Out, C} = bufkit:inflate_at(Input, Off, N),
+                                   ?assertEqual(zlib:uncompress(S), Out),
+                                   {Off + C, [C | Acc]}
+                               end, {0, []}, lists:zip(Streams, [0, 1, 100, 5000, 70000])),
+    ?assertEqual([byte_size(S) || S <- Streams], lists:reverse(Results)).
+
+crypto_free_bytes(N) -> << <<((I * 7919) rem 251)>> || I <- lists:seq(1, N) >>.

@@ -37,6 +37,10 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_LEASE_INVALID: return enif_make_atom(env, "lease_invalid");
     case BK_STATUS_WRONG_POOL: return enif_make_atom(env, "wrong_pool");
     case BK_STATUS_LEASES_OUTSTANDING: return enif_make_atom(env, "leases_outstanding");
+    case BK_STATUS_TRUNCATED: return enif_make_atom(env, "truncated");
+    case BK_STATUS_CHECKSUM: return enif_make_atom(env, "checksum");
+    case BK_STATUS_SIZE_MISMATCH: return enif_make_atom(env, "size_mismatch");
+    case BK_STATUS_CORRUPT: return enif_make_atom(env, "corrupt");
     default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
   }
 }
@@ -440,6 +444,83 @@ static ERL_NIF_TERM pool_stats_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
   return enif_make_tuple2(env, atom_ok, map);
 }
 
+/* ---- inflate: one decoder per scheduler thread (created on first use, reused for every call on
+ * that thread; decoders are not thread-safe, scheduler threads never share one). */
+
+/* Streams inflating to at least this many bytes run on a dirty scheduler (~0.5 ms of work). */
+#define DIRTY_INFLATE ((size_t)256 * 1024)
+
+static __thread bk_inflater *thread_inflater;
+
+static bk_inflater *inflater(void) {
+  if (!thread_inflater && bk_inflater_new(BK_FORMAT_ZLIB, &thread_inflater) != BK_STATUS_OK) thread_inflater = NULL;
+  return thread_inflater;
+}
+
+/* Inflates one stream of `input` into a fresh binary: {ok, Data, Consumed} | {error, Reason}. The
+ * input binary is read in place (no copy); the output is written straight into the result binary. */
+static ERL_NIF_TERM inflate_one(ErlNifEnv *env, const ErlNifBinary *input, ErlNifUInt64 offset, ErlNifUInt64 size) {
+  ErlNifBinary out;
+  size_t consumed = 0;
+  bk_inflater *inf = inflater();
+  bk_status status;
+  if (!inf) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  if (offset > input->size) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  /* deflate expands at most ~1032:1: refuse a size the input cannot reach before allocating it */
+  if (size > (ErlNifUInt64)(input->size - offset) * 1032 + 64) return error_term(env, BK_STATUS_SIZE_MISMATCH);
+  if (!enif_alloc_binary((size_t)size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  status = bk_inflate_at(inf, input->data, input->size, (size_t)offset, out.data, out.size, &consumed);
+  if (status != BK_STATUS_OK) {
+    enif_release_binary(&out);
+    return error_term(env, status);
+  }
+  return enif_make_tuple3(env, atom_ok, enif_make_binary(env, &out), enif_make_uint64(env, consumed));
+}
+
+static int inflate_args(ErlNifEnv *env, const ERL_NIF_TERM argv[], ErlNifBinary *input, ErlNifUInt64 *offset,
+                        ErlNifUInt64 *size) {
+  return enif_inspect_binary(env, argv[0], input) && enif_get_uint64(env, argv[1], offset) &&
+         enif_get_uint64(env, argv[2], size);
+}
+
+static ERL_NIF_TERM inflate_at_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary input;
+  ErlNifUInt64 offset, size;
+  (void)argc;
+  if (!inflate_args(env, argv, &input, &offset, &size)) return enif_make_badarg(env);
+  return inflate_one(env, &input, offset, size);
+}
+
+static ERL_NIF_TERM inflate_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary input;
+  ErlNifUInt64 offset, size;
+  if (!inflate_args(env, argv, &input, &offset, &size)) return enif_make_badarg(env);
+  if (size >= DIRTY_INFLATE)
+    return enif_schedule_nif(env, "bufkit_inflate_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, inflate_at_dirty, argc, argv);
+  return inflate_one(env, &input, offset, size);
+}
+
+/* inflate_batch(Binary, [{Offset, Size}]) -> [Result]: registered dirty, since a batch exists to do
+ * a lot of work in one call. */
+static ERL_NIF_TERM inflate_batch_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary input;
+  ERL_NIF_TERM list = argv[1], head, result = enif_make_list(env, 0), reversed;
+  unsigned length;
+  (void)argc;
+  if (!enif_inspect_binary(env, argv[0], &input) || !enif_get_list_length(env, list, &length)) return enif_make_badarg(env);
+  while (enif_get_list_cell(env, list, &head, &list)) {
+    const ERL_NIF_TERM *pair;
+    int arity;
+    ErlNifUInt64 offset, size;
+    if (!enif_get_tuple(env, head, &arity, &pair) || arity != 2 || !enif_get_uint64(env, pair[0], &offset) ||
+        !enif_get_uint64(env, pair[1], &size))
+      return enif_make_badarg(env);
+    result = enif_make_list_cell(env, inflate_one(env, &input, offset, size), result);
+  }
+  if (!enif_make_reverse_list(env, result, &reversed)) return enif_make_badarg(env);
+  return reversed;
+}
+
 static ErlNifFunc nif_funcs[] = {
     {"version", 0, version_nif, 0},
     {"abi_version", 0, abi_version_nif, 0},
@@ -458,6 +539,8 @@ static ErlNifFunc nif_funcs[] = {
     {"pool_trim", 1, pool_trim_nif, 0},
     {"pool_stats", 1, pool_stats_nif, 0},
     {"lease_size", 1, lease_size_nif, 0},
+    {"inflate_at", 3, inflate_at_nif, 0},
+    {"inflate_batch", 2, inflate_batch_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, NULL, NULL)

@@ -18,7 +18,8 @@
 -export([version/0, abi_version/0,
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
-         pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1]).
+         pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
+         inflate_at/3, inflate_batch/2]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0]).
 
@@ -139,3 +140,29 @@ pool_stats(Pool) -> bufkit_nif:pool_stats(Pool).
 %% @doc Usable bytes of a lease (its size class).
 -spec lease_size(lease()) -> {ok, pos_integer()} | {error, reason()}.
 lease_size(Lease) -> bufkit_nif:lease_size(Lease).
+
+%% @doc Inflates the zlib stream that starts at byte `Offset' of `Binary' to exactly
+%% `ExpectedSize' bytes, and says how many input bytes it occupied (the next stream starts at
+%% `Offset + Consumed'). The input is read in place; bytes after the stream are never read as
+%% part of it. Large outputs (256 KiB and up) inflate on a dirty scheduler. For example,
+%% `bufkit:inflate_at(<<(zlib:compress(<<"hello">>))/binary, "next">>, 0, 5)' is
+%% `{ok, <<"hello">>, 13}'.
+-spec inflate_at(binary(), non_neg_integer(), non_neg_integer()) ->
+    {ok, binary(), non_neg_integer()} | {error, truncated | checksum | size_mismatch | corrupt | out_of_range | atom()}.
+inflate_at(Binary, Offset, ExpectedSize)
+  when is_binary(Binary), is_integer(Offset), Offset >= 0, is_integer(ExpectedSize), ExpectedSize >= 0 ->
+    bufkit_nif:inflate_at(Binary, Offset, ExpectedSize);
+inflate_at(_, _, _) ->
+    {error, invalid_argument}.
+
+%% @doc Inflates many streams of one binary in one call (on a dirty scheduler): a result per
+%% `{Offset, ExpectedSize}', in order, each as from inflate_at/3.
+-spec inflate_batch(binary(), [{non_neg_integer(), non_neg_integer()}]) -> [tuple()] | {error, invalid_argument}.
+inflate_batch(Binary, Requests) when is_binary(Binary), is_list(Requests) ->
+    Valid = fun({O, S}) -> is_integer(O) andalso O >= 0 andalso is_integer(S) andalso S >= 0; (_) -> false end,
+    case lists:all(Valid, Requests) of
+        true -> bufkit_nif:inflate_batch(Binary, Requests);
+        false -> {error, invalid_argument}
+    end;
+inflate_batch(_, _) ->
+    {error, invalid_argument}.

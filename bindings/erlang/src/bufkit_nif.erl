@@ -5,7 +5,8 @@
 -export([version/0, abi_version/0, test_panic/0,
          buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1,
          buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
-         pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1]).
+         pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
+         inflate_at/3, inflate_batch/2]).
 
 -on_load(init/0).
 
@@ -40,3 +41,5 @@ pool_release(_Pool, _Lease) -> ?NOT_LOADED.
 pool_trim(_Pool) -> ?NOT_LOADED.
 pool_stats(_Pool) -> ?NOT_LOADED.
 lease_size(_Lease) -> ?NOT_LOADED.
+inflate_at(_Binary, _Offset, _Size) -> ?NOT_LOADED.
+inflate_batch(_Binary, _Requests) -> ?NOT_LOADED.
