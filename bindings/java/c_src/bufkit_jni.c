@@ -245,3 +245,125 @@ JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env
   (void)cls;
   return (*env)->NewDirectByteBuffer(env, (void *)(intptr_t)address, length);
 }
+
+/* ---- inflate ---------------------------------------------------------------------------------- */
+
+#include <stdlib.h>
+
+#define INFLATER(h) ((bk_inflater *)(intptr_t)(h))
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jclass cls, jint format, jlongArray handle_out) {
+  bk_inflater *inf = NULL;
+  jlong handle;
+  bk_status status = bk_inflater_new((uint32_t)format, &inf);
+  (void)cls;
+  if (status != BK_STATUS_OK) return (jint)status;
+  handle = (jlong)(intptr_t)inf;
+  (*env)->SetLongArrayRegion(env, handle_out, 0, 1, &handle);
+  if ((*env)->ExceptionCheck(env)) {
+    bk_inflater_free(inf);
+    return BK_STATUS_NULL_POINTER;
+  }
+  return BK_STATUS_OK;
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  bk_inflater_free(INFLATER(handle));
+}
+
+static jint store_consumed(JNIEnv *env, jlongArray consumed_out, size_t consumed, bk_status status) {
+  jlong c = (jlong)consumed;
+  (*env)->SetLongArrayRegion(env, consumed_out, 0, 1, &c);
+  return (*env)->ExceptionCheck(env) ? BK_STATUS_NULL_POINTER : (jint)status;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
+                                                               jlong offset, jbyteArray out, jint out_offset, jint length,
+                                                               jlongArray consumed_out) {
+  jsize in_len = (*env)->GetArrayLength(env, input);
+  size_t consumed = 0;
+  bk_status status;
+  jbyte *in, *dst;
+  (void)cls;
+  if (offset < 0) return BK_STATUS_OUT_OF_RANGE;
+  /* Both arrays pinned, no copy; no JNI calls until both are released. */
+  in = (*env)->GetPrimitiveArrayCritical(env, input, NULL);
+  if (!in) return BK_STATUS_ALLOC_FAILED;
+  dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (!dst) {
+    (*env)->ReleasePrimitiveArrayCritical(env, input, in, JNI_ABORT);
+    return BK_STATUS_ALLOC_FAILED;
+  }
+  status = bk_inflate_at(INFLATER(handle), (const uint8_t *)in, (size_t)in_len, (size_t)offset,
+                         (uint8_t *)dst + out_offset, (size_t)length, &consumed);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+  (*env)->ReleasePrimitiveArrayCritical(env, input, in, JNI_ABORT);
+  return store_consumed(env, consumed_out, consumed, status);
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle, jobject input,
+                                                                     jlong offset, jobject out, jint out_offset,
+                                                                     jint length, jlongArray consumed_out) {
+  const uint8_t *in = (*env)->GetDirectBufferAddress(env, input);
+  uint8_t *dst = (*env)->GetDirectBufferAddress(env, out);
+  jlong in_cap = (*env)->GetDirectBufferCapacity(env, input), out_cap = (*env)->GetDirectBufferCapacity(env, out);
+  size_t consumed = 0;
+  bk_status status;
+  (void)cls;
+  if (!in || !dst) return BK_STATUS_NULL_POINTER;
+  if (offset < 0 || out_offset < 0 || length < 0 || (jlong)out_offset + length > out_cap) return BK_STATUS_OUT_OF_RANGE;
+  status = bk_inflate_at(INFLATER(handle), in, (size_t)in_cap, (size_t)offset, dst + out_offset, (size_t)length, &consumed);
+  return store_consumed(env, consumed_out, consumed, status);
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
+                                                                  jlongArray offsets, jintArray sizes, jbyteArray out,
+                                                                  jlongArray consumed_out, jintArray status_out) {
+  jsize n = (*env)->GetArrayLength(env, offsets), in_len = (*env)->GetArrayLength(env, input),
+        out_len = (*env)->GetArrayLength(env, out);
+  bk_inflate_request *req = malloc(sizeof *req * (size_t)(n ? n : 1));
+  bk_inflate_result *res = malloc(sizeof *res * (size_t)(n ? n : 1));
+  jlong *offs = malloc(sizeof *offs * (size_t)(n ? n : 1)), *cons = malloc(sizeof *cons * (size_t)(n ? n : 1));
+  jint *szs = malloc(sizeof *szs * (size_t)(n ? n : 1)), *sts = malloc(sizeof *sts * (size_t)(n ? n : 1));
+  size_t ok = 0;
+  bk_status status = BK_STATUS_ALLOC_FAILED;
+  jbyte *in, *dst;
+  (void)cls;
+  if (!req || !res || !offs || !cons || !szs || !sts) goto done;
+  (*env)->GetLongArrayRegion(env, offsets, 0, n, offs);
+  (*env)->GetIntArrayRegion(env, sizes, 0, n, szs);
+  if ((*env)->ExceptionCheck(env)) { status = BK_STATUS_OUT_OF_RANGE; goto done; }
+  for (jsize i = 0; i < n; i++) {
+    req[i].offset = offs[i] < 0 ? SIZE_MAX : (size_t)offs[i];
+    req[i].expected_len = (size_t)szs[i];
+  }
+  in = (*env)->GetPrimitiveArrayCritical(env, input, NULL);
+  if (!in) goto done;
+  dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (!dst) {
+    (*env)->ReleasePrimitiveArrayCritical(env, input, in, JNI_ABORT);
+    goto done;
+  }
+  status = bk_inflate_batch(INFLATER(handle), (const uint8_t *)in, (size_t)in_len, req, (size_t)n, (uint8_t *)dst,
+                            (size_t)out_len, res, &ok);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+  (*env)->ReleasePrimitiveArrayCritical(env, input, in, JNI_ABORT);
+  if (status == BK_STATUS_OK) {
+    for (jsize i = 0; i < n; i++) {
+      cons[i] = (jlong)res[i].consumed;
+      sts[i] = (jint)res[i].status;
+    }
+    (*env)->SetLongArrayRegion(env, consumed_out, 0, n, cons);
+    (*env)->SetIntArrayRegion(env, status_out, 0, n, sts);
+  }
+done:
+  free(req);
+  free(res);
+  free(offs);
+  free(cons);
+  free(szs);
+  free(sts);
+  return status == BK_STATUS_OK ? (jint)ok : -(jint)status;
+}

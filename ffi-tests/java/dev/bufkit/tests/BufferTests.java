@@ -3,6 +3,7 @@ package dev.bufkit.tests;
 import dev.bufkit.BufferConfig;
 import dev.bufkit.BufferPool;
 import dev.bufkit.Lease;
+import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.PoolStats;
 import dev.bufkit.BufferStats;
@@ -56,6 +57,10 @@ public final class BufferTests {
         tests.add(new Object[] {"closed leases and pools refuse use", (Test) BufferTests::poolUseAfterClose});
         tests.add(new Object[] {"pool shared by threads", (Test) BufferTests::poolThreads});
         tests.add(new Object[] {"unclosed leases are given back by the cleaner", (Test) BufferTests::poolLeaseCleaner});
+        tests.add(new Object[] {"inflate: chained streams, exact consumed", (Test) BufferTests::inflateChained});
+        tests.add(new Object[] {"inflate: every failure has its status", (Test) BufferTests::inflateFailures});
+        tests.add(new Object[] {"inflate: direct buffers", (Test) BufferTests::inflateDirect});
+        tests.add(new Object[] {"inflate: batch", (Test) BufferTests::inflateBatch});
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.
@@ -362,6 +367,99 @@ public final class BufferTests {
         }
         check(pool.stats().outstandingLeases() == 0, "cleaner gave leases back: " + pool.stats());
         pool.close();
+    }
+
+    static byte[] deflate(byte[] data, boolean raw) {
+        java.util.zip.Deflater d = new java.util.zip.Deflater(6, raw);
+        d.setInput(data);
+        d.finish();
+        byte[] buf = new byte[data.length + 64];
+        int n = d.deflate(buf);
+        d.end();
+        return Arrays.copyOf(buf, n);
+    }
+
+    static byte[] concat(byte[]... parts) {
+        java.io.ByteArrayOutputStream o = new java.io.ByteArrayOutputStream();
+        for (byte[] p : parts) o.writeBytes(p);
+        return o.toByteArray();
+    }
+
+    static void inflateChained() {
+        byte[][] objects = {"hello".getBytes(), pattern(5000), new byte[0], pattern(70_000)};
+        byte[][] streams = new byte[objects.length][];
+        for (int i = 0; i < objects.length; i++) streams[i] = deflate(objects[i], false);
+        byte[] input = concat(concat(streams), "JUNK AFTER".getBytes());
+        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+            long at = 0;
+            for (int i = 0; i < objects.length; i++) {
+                byte[] out = new byte[objects[i].length];
+                long consumed = inf.inflateAt(input, at, out, 0, out.length);
+                check(consumed == streams[i].length, "stream " + i + " consumed " + consumed);
+                check(Arrays.equals(out, objects[i]), "stream " + i + " bytes");
+                at += consumed;
+            }
+        }
+        try (OffsetInflater raw = bufkit.newInflater(OffsetInflater.Format.RAW)) {
+            byte[] out = new byte[5];
+            check(raw.inflateAt(deflate("hello".getBytes(), true), 0, out, 0, 5) > 0 && Arrays.equals(out, "hello".getBytes()), "raw");
+        }
+    }
+
+    static void inflateFailures() {
+        byte[] data = pattern(3000);
+        byte[] s = deflate(data, false);
+        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+            byte[] out = new byte[3000];
+            expectStatus(Status.TRUNCATED, () -> inf.inflateAt(Arrays.copyOf(s, s.length - 3), 0, out, 0, 3000));
+            byte[] bad = s.clone();
+            bad[bad.length - 1] ^= 1;
+            Arrays.fill(out, (byte) 7);
+            expectStatus(Status.CHECKSUM, () -> inf.inflateAt(bad, 0, out, 0, 3000));
+            for (byte b : out) check(b == 0, "nothing handed out before the checksum verifies");
+            expectStatus(Status.SIZE_MISMATCH, () -> inf.inflateAt(s, 0, out, 0, 2999));
+            expectStatus(Status.OUT_OF_RANGE, () -> inf.inflateAt(s, s.length + 1, out, 0, 1));
+            byte[] corrupt = s.clone();
+            corrupt[0] = 0x79;
+            expectStatus(Status.CORRUPT, () -> inf.inflateAt(corrupt, 0, out, 0, 3000));
+            expect(IndexOutOfBoundsException.class, () -> inf.inflateAt(s, 0, out, 1, 3000));
+            expect(IllegalArgumentException.class, () -> inf.inflateAt(s, -1, out, 0, 3000));
+            check(inf.inflateAt(s, 0, out, 0, 3000) == s.length && Arrays.equals(out, data), "still works");
+        }
+        OffsetInflater closed = bufkit.newInflater(OffsetInflater.Format.ZLIB);
+        closed.close();
+        expect(IllegalStateException.class, () -> closed.inflateAt(s, 0, new byte[3000], 0, 3000));
+    }
+
+    static void inflateDirect() {
+        byte[] data = pattern(10_000);
+        byte[] s = concat(deflate(data, false), "next".getBytes());
+        ByteBuffer in = ByteBuffer.allocateDirect(s.length).put(s).flip();
+        ByteBuffer out = ByteBuffer.allocateDirect(10_000);
+        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+            long consumed = inf.inflateAt(in, 0, out);
+            check(consumed == s.length - 4, "consumed " + consumed);
+            byte[] back = new byte[10_000];
+            out.get(back);
+            check(Arrays.equals(back, data), "bytes");
+            expect(IllegalArgumentException.class, () -> inf.inflateAt(ByteBuffer.wrap(s), 0, out));
+        }
+    }
+
+    static void inflateBatch() {
+        byte[] a = deflate("first".getBytes(), false), b = deflate("second!".getBytes(), false);
+        byte[] input = concat(a, b);
+        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+            long[] consumed = new long[3];
+            int[] status = new int[3];
+            byte[] out = new byte[13];
+            int ok = inf.inflateBatch(input, new long[] {0, a.length, 999}, new int[] {5, 7, 1}, out, consumed, status);
+            check(ok == 2, "ok " + ok);
+            check(new String(out, 0, 12).equals("firstsecond!"), "bytes");
+            check(consumed[0] == a.length && consumed[1] == b.length && status[0] == 0 && status[1] == 0, "results");
+            check(status[2] == Status.OUT_OF_RANGE.code, "status " + status[2]);
+            expect(IllegalArgumentException.class, () -> inf.inflateBatch(input, new long[] {0}, new int[] {5}, new byte[4], new long[1], new int[1]));
+        }
     }
 
     static void cleanerFrees() throws Exception {

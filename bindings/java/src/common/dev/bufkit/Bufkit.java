@@ -25,6 +25,9 @@ public interface Bufkit {
     /** A new buffer pool; the caller closes it after closing its leases. */
     BufferPool newPool(PoolConfig config);
 
+    /** A new stream decoder; the caller closes it. */
+    OffsetInflater newInflater(OffsetInflater.Format format);
+
     /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
     Status testPanic();
 

@@ -28,6 +28,14 @@ public enum Status {
     WRONG_POOL(201),
     /** The pool still has leases out and was not freed. */
     LEASES_OUTSTANDING(202),
+    /** The input ends before the stream does. */
+    TRUNCATED(300),
+    /** The stream fails its Adler-32 check; no output was handed out. */
+    CHECKSUM(301),
+    /** The stream does not inflate to the expected size. */
+    SIZE_MISMATCH(302),
+    /** Not a valid zlib/deflate stream. */
+    CORRUPT(303),
     /** A code this version of the binding does not know. */
     UNKNOWN(-1);
 

@@ -5,6 +5,7 @@ import dev.bufkit.Bufkit;
 import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.Status;
 
@@ -47,6 +48,14 @@ public final class JniBufkit implements Bufkit {
                 c.threadCacheBuffers(), c.zeroOnAcquire(), c.decayAfterMillis(), handle);
         if (status != 0) throw new BufkitException("bk_pool_new", status, JniNative.statusMessage(status));
         return new JniPool(handle[0]);
+    }
+
+    @Override
+    public OffsetInflater newInflater(OffsetInflater.Format format) {
+        long[] handle = new long[1];
+        int status = JniNative.inflaterNew(format.code, handle);
+        if (status != 0) throw new BufkitException("bk_inflater_new", status, JniNative.statusMessage(status));
+        return new JniInflater(handle[0]);
     }
 
     @Override

@@ -58,6 +58,17 @@ final class JniNative {
 
     static native int poolStats(long pool, long[] out);
 
+    static native int inflaterNew(int format, long[] handleOut);
+
+    static native void inflaterFree(long handle);
+
+    static native int inflateAt(long handle, byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed);
+
+    static native int inflateAtDirect(long handle, ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed);
+
+    /** Returns successes, or -status if the call itself failed. */
+    static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
+
     /** A direct ByteBuffer over native memory (no copy). */
     static native ByteBuffer directBuffer(long address, long length);
 }

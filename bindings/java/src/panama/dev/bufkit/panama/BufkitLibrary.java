@@ -72,6 +72,14 @@ final class BufkitLibrary {
     static final MethodHandle POOL_ACQUIRE = critical("bk_pool_acquire", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle POOL_RELEASE = critical("bk_pool_release", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle POOL_TRIM = fn("bk_pool_trim", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle INFLATER_NEW = fn("bk_inflater_new", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
+    static final MethodHandle INFLATER_FREE = fn("bk_inflater_free", FunctionDescriptor.ofVoid(ADDRESS));
+    /** Critical: input and output may be heap arrays, pinned for the call. */
+    static final MethodHandle INFLATE_AT = critical("bk_inflate_at",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    /** bk_inflate_request and bk_inflate_result are two 8-byte words each: long[2n] arrays pass as the structs. */
+    static final MethodHandle INFLATE_BATCH = critical("bk_inflate_batch",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     static final MethodHandle POOL_GET_STATS = critical("bk_pool_get_stats", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
     /** Library lookup order: the {@code dev.bufkit.library} path, then the system's search path. */

@@ -5,6 +5,7 @@ import dev.bufkit.Bufkit;
 import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.Status;
 import java.lang.foreign.Arena;
@@ -54,6 +55,20 @@ public final class PanamaBufkit implements Bufkit {
     @Override
     public String front() {
         return "panama";
+    }
+
+    @Override
+    public OffsetInflater newInflater(OffsetInflater.Format format) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            int status = (int) BufkitLibrary.INFLATER_NEW.invokeExact(format.code, out);
+            if (status != 0) throw new BufkitException("bk_inflater_new", status, PanamaBuffer.message(status));
+            return new PanamaInflater(out.get(ValueLayout.ADDRESS, 0));
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
     }
 
     @Override

@@ -1,0 +1,124 @@
+package dev.bufkit;
+
+import java.nio.ByteBuffer;
+import java.util.Objects;
+
+/**
+ * Inflates zlib (or raw deflate) streams at an offset of a larger input, reporting exactly how
+ * many input bytes each occupied (bufkit.h's {@code bk_inflater}). Arrays are pinned, never
+ * copied; bytes after a stream are never read as part of it. Thread-safe (calls are serialised);
+ * use one per thread for throughput.
+ *
+ * <pre>{@code
+ * try (OffsetInflater inf = Bufkit.load().newInflater(OffsetInflater.Format.ZLIB)) {
+ *     long consumed = inf.inflateAt(pack, offset, out, 0, objectSize); // next object at offset + consumed
+ * }
+ * }</pre>
+ */
+public abstract class OffsetInflater implements AutoCloseable {
+    /** Stream framing ({@code bk_format}). */
+    public enum Format {
+        /** RFC 1950 zlib (git objects). */
+        ZLIB(0),
+        /** RFC 1951 raw deflate (zip entries). */
+        RAW(1);
+
+        /** The C value. */
+        public final int code;
+
+        Format(int code) {
+            this.code = code;
+        }
+    }
+
+    private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+    private final java.lang.ref.Cleaner.Cleanable cleanable;
+    private boolean closed;
+
+    /** Registers {@code free} to run once: at close, or when unreachable. */
+    @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
+    protected OffsetInflater(Runnable free) {
+        this.cleanable = CLEANER.register(this, free);
+    }
+
+    /** {@code bk_inflate_at} over heap arrays (bounds already checked); {@code consumed[0]} receives the count. */
+    protected abstract int nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed);
+
+    /** {@code bk_inflate_at} over direct buffers (bounds already checked). */
+    protected abstract int nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed);
+
+    /** {@code bk_inflate_batch}: results into {@code consumed[i]} and {@code status[i]}; returns successes or -status. */
+    protected abstract int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
+
+    /** {@code bk_status_message}. */
+    protected abstract String statusMessage(int code);
+
+    /**
+     * Inflates the stream at {@code input[offset]} into {@code out[outOffset, outOffset + length)},
+     * {@code length} being its exact inflated size; returns the input bytes it occupied. On
+     * failure throws {@link BufkitException} ({@link Status#TRUNCATED}, {@link Status#CHECKSUM},
+     * {@link Status#SIZE_MISMATCH}, {@link Status#CORRUPT}, {@link Status#OUT_OF_RANGE}) and the
+     * output range is zeroed.
+     */
+    public final synchronized long inflateAt(byte[] input, long offset, byte[] out, int outOffset, int length) {
+        Objects.requireNonNull(input, "input");
+        Objects.checkFromIndexSize(outOffset, length, Objects.requireNonNull(out, "out").length);
+        if (offset < 0) throw new IllegalArgumentException("offset must not be negative: " + offset);
+        ensureOpen();
+        long[] consumed = new long[1];
+        check(nativeInflate(input, offset, out, outOffset, length, consumed));
+        return consumed[0];
+    }
+
+    /** Like {@link #inflateAt(byte[], long, byte[], int, int)} for direct buffers: the output is
+     *  {@code out}'s remaining bytes (its exact size); positions are not moved. */
+    public final synchronized long inflateAt(ByteBuffer input, long offset, ByteBuffer out) {
+        if (!Objects.requireNonNull(input, "input").isDirect() || !Objects.requireNonNull(out, "out").isDirect()) {
+            throw new IllegalArgumentException("direct buffers only (use the byte[] form for heap data)");
+        }
+        if (offset < 0) throw new IllegalArgumentException("offset must not be negative: " + offset);
+        ensureOpen();
+        long[] consumed = new long[1];
+        check(nativeInflateDirect(input, offset, out, out.position(), out.remaining(), consumed));
+        return consumed[0];
+    }
+
+    /**
+     * Inflates stream {@code i} at {@code offsets[i]} (of size {@code sizes[i]}) into consecutive
+     * ranges of {@code out}, in one native call; {@code consumed[i]} and {@code status[i]} receive
+     * each result ({@link Status#OK} code 0 on success). Returns how many succeeded.
+     */
+    public final synchronized int inflateBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status) {
+        int n = offsets.length;
+        if (sizes.length != n || consumed.length < n || status.length < n) {
+            throw new IllegalArgumentException("offsets, sizes, consumed and status must have one slot per stream");
+        }
+        long total = 0;
+        for (int s : sizes) {
+            if (s < 0) throw new IllegalArgumentException("sizes must not be negative");
+            total += s;
+        }
+        if (total > out.length) throw new IllegalArgumentException("out holds " + out.length + " bytes, the streams need " + total);
+        ensureOpen();
+        int r = nativeBatch(Objects.requireNonNull(input, "input"), offsets, sizes, out, consumed, status);
+        if (r < 0) check(-r);
+        return r;
+    }
+
+    /** Frees the native decoder. Closing twice does nothing. */
+    @Override
+    public final synchronized void close() {
+        if (!closed) {
+            closed = true;
+            cleanable.clean();
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed) throw new IllegalStateException("inflater is closed");
+    }
+
+    private void check(int code) {
+        if (code != 0) throw new BufkitException("bk_inflate_at", code, statusMessage(code));
+    }
+}

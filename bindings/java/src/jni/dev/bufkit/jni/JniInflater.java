@@ -1,0 +1,34 @@
+package dev.bufkit.jni;
+
+import dev.bufkit.OffsetInflater;
+import java.nio.ByteBuffer;
+
+/** A {@code bk_inflater} held by its address. */
+final class JniInflater extends OffsetInflater {
+    private final long handle;
+
+    JniInflater(long handle) {
+        super(() -> JniNative.inflaterFree(handle)); // captures the address only, never this
+        this.handle = handle;
+    }
+
+    @Override
+    protected int nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed) {
+        return JniNative.inflateAt(handle, input, offset, out, outOffset, length, consumed);
+    }
+
+    @Override
+    protected int nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed) {
+        return JniNative.inflateAtDirect(handle, input, offset, out, outOffset, length, consumed);
+    }
+
+    @Override
+    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status) {
+        return JniNative.inflateBatch(handle, input, offsets, sizes, out, consumed, status);
+    }
+
+    @Override
+    protected String statusMessage(int code) {
+        return JniNative.statusMessage(code);
+    }
+}

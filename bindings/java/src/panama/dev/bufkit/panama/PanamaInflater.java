@@ -1,0 +1,86 @@
+package dev.bufkit.panama;
+
+import dev.bufkit.OffsetInflater;
+import java.lang.foreign.MemorySegment;
+import java.nio.ByteBuffer;
+
+/** A {@code bk_inflater} held as its address; also takes {@link MemorySegment}s directly. */
+public final class PanamaInflater extends OffsetInflater {
+    private final MemorySegment handle;
+
+    PanamaInflater(MemorySegment handle) {
+        super(() -> free(handle)); // captures the address only, never this
+        this.handle = handle;
+    }
+
+    private static void free(MemorySegment handle) {
+        try {
+            BufkitLibrary.INFLATER_FREE.invokeExact(handle);
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    private int call(MemorySegment input, long offset, MemorySegment out, long[] consumed) {
+        try {
+            return (int) BufkitLibrary.INFLATE_AT.invokeExact(handle, input, input.byteSize(), offset, out, out.byteSize(),
+                    MemorySegment.ofArray(consumed));
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    /** Inflates the stream at {@code input[offset]} into all of {@code out} (its exact size);
+     *  returns the bytes consumed. Heap or native segments, no copy. */
+    public long inflateAt(MemorySegment input, long offset, MemorySegment out) {
+        long[] consumed = new long[1];
+        int status;
+        synchronized (this) {
+            status = call(input, offset, out, consumed);
+        }
+        if (status != 0) throw new dev.bufkit.BufkitException("bk_inflate_at", status, PanamaBuffer.message(status));
+        return consumed[0];
+    }
+
+    @Override
+    protected int nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed) {
+        return call(MemorySegment.ofArray(input), offset, MemorySegment.ofArray(out).asSlice(outOffset, length), consumed);
+    }
+
+    @Override
+    protected int nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed) {
+        return call(MemorySegment.ofBuffer(input.duplicate().clear()), offset,
+                MemorySegment.ofBuffer(out.duplicate().clear()).asSlice(outOffset, length), consumed);
+    }
+
+    @Override
+    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status) {
+        int n = offsets.length;
+        long[] requests = new long[2 * n];
+        long[] results = new long[2 * n];
+        for (int i = 0; i < n; i++) {
+            requests[2 * i] = offsets[i] < 0 ? -1L : offsets[i]; // -1 is SIZE_MAX: out of range
+            requests[2 * i + 1] = sizes[i];
+        }
+        long[] ok = new long[1];
+        int r;
+        try {
+            r = (int) BufkitLibrary.INFLATE_BATCH.invokeExact(handle, MemorySegment.ofArray(input), (long) input.length,
+                    MemorySegment.ofArray(requests), (long) n, MemorySegment.ofArray(out), (long) out.length,
+                    MemorySegment.ofArray(results), MemorySegment.ofArray(ok));
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+        if (r != 0) return -r;
+        for (int i = 0; i < n; i++) {
+            status[i] = (int) results[2 * i]; // bk_status in the low 32 bits (x86-64 / aarch64: little-endian)
+            consumed[i] = results[2 * i + 1];
+        }
+        return (int) ok[0];
+    }
+
+    @Override
+    protected String statusMessage(int code) {
+        return PanamaBuffer.message(code);
+    }
+}
