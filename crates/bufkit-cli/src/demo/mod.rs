@@ -1,6 +1,7 @@
 //! The stories behind bufkit, run side by side on built-in data.
 
 mod growth;
+mod inflate;
 pub mod pool;
 
 use clap::ValueEnum;
@@ -12,6 +13,8 @@ pub enum Story {
     Growth,
     /// A mobile runtime's asset copy: a fresh 100 KB buffer per file vs the allocator vs a pool.
     Pool,
+    /// JGit's pack walk: many tiny zlib streams, whole-buffer copies vs strides vs bufkit.
+    Inflate,
 }
 
 /// Options shared by every story.
@@ -31,6 +34,7 @@ pub fn run(story: Option<Story>, options: &Options) -> Result<(), String> {
         match story {
             Story::Growth => growth::run(options)?,
             Story::Pool => pool::run(options)?,
+            Story::Inflate => inflate::run(options)?,
         }
     }
     Ok(())
