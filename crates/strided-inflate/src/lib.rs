@@ -28,6 +28,8 @@
 mod decoder;
 mod diagnose;
 mod error;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod pack;
 mod stream;
 

@@ -89,6 +89,14 @@ fn a_real_pack_walks_exactly_and_matches_git() {
             assert_eq!(o.kind.name(), kind);
         }
     }
+    remove_repo(&pack_path);
+}
+
+/// Deletes the temporary repository a pack came from (pack → pack/ → objects/ → .git/ → repo).
+fn remove_repo(pack: &Path) {
+    if let Some(repo) = pack.ancestors().nth(4) {
+        let _ = std::fs::remove_dir_all(repo);
+    }
 }
 
 #[test]
@@ -131,4 +139,5 @@ fn damaged_packs_name_the_offset_and_stop() {
     let crc_table = 8 + 256 * 4 + objects.len() * 20;
     idx[crc_table] ^= 1;
     assert!(matches!(Index::parse(&idx).unwrap().verify(&good, &objects), Err(PackError::Index(_))));
+    remove_repo(&pack_path);
 }
