@@ -31,6 +31,7 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod pack;
+mod small;
 mod stream;
 
 pub use decoder::{Decoder, Request};

@@ -195,3 +195,29 @@ fn streaming_reports_truncation_and_checksum() {
     assert_eq!(s.feed(&bad, &mut out), Err(Error::Checksum { offset: 0 }));
     assert!(out.iter().all(|&b| b == 0));
 }
+
+/// Sync and full flushes put empty stored blocks between compressed ones, and level 0 makes stored
+/// blocks with data: every block type, mixed in one stream, at many sizes.
+#[test]
+fn mixed_block_types_decode_exactly() {
+    use flate2::{Compress, FlushCompress};
+    for size in [0usize, 1, 17, 300, 1000, 4000, 4096, 5000, 70_000] {
+        for level in [0u32, 1, 6, 9] {
+            let data = text(size, size as u8);
+            let mut c = Compress::new(Compression::new(level), true);
+            let mut stream = Vec::with_capacity(size * 2 + 1024);
+            for (i, piece) in data.chunks(333).enumerate() {
+                let flush = if i % 2 == 0 { FlushCompress::Sync } else { FlushCompress::Full };
+                c.compress_vec(piece, &mut stream, flush).unwrap();
+                if i % 3 == 0 {
+                    c.set_level(Compression::new((level + i as u32) % 10)).ok();
+                }
+            }
+            c.compress_vec(&[], &mut stream, FlushCompress::Finish).unwrap();
+            let input = [stream.as_slice(), b"trailing"].concat();
+            let mut out = vec![0u8; data.len()];
+            let consumed = Decoder::new(Format::Zlib).unwrap().inflate_at(&input, 0, &mut out).unwrap();
+            assert_eq!((consumed, &out), (stream.len(), &data), "size {size} level {level}");
+        }
+    }
+}
