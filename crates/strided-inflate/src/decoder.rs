@@ -7,7 +7,6 @@ use std::ptr::NonNull;
 use libdeflate_sys as ld;
 
 use crate::diagnose::diagnose;
-use crate::small::SmallInflater;
 use crate::{Error, Format};
 
 /// Where one stream of a batch starts and how large it inflates.
@@ -41,12 +40,7 @@ pub struct Request {
 pub struct Decoder {
     raw: NonNull<ld::libdeflate_decompressor>,
     format: Format,
-    small: SmallInflater,
 }
-
-/// Streams inflating to at most this many bytes go to the small-stream decoder, whose setup cost
-/// is a fraction of libdeflate's; larger ones go to libdeflate, which is faster per byte.
-const SMALL_STREAM_MAX: usize = 4096;
 
 // SAFETY: the decompressor is plain heap state with no thread affinity; &mut self serialises use.
 unsafe impl Send for Decoder {}
@@ -69,7 +63,7 @@ impl Decoder {
     pub fn new(format: Format) -> Result<Decoder, Error> {
         // SAFETY: no arguments; returns NULL on allocation failure.
         let raw = NonNull::new(unsafe { ld::libdeflate_alloc_decompressor() }).ok_or(Error::AllocFailed)?;
-        Ok(Decoder { raw, format, small: SmallInflater::default() })
+        Ok(Decoder { raw, format })
     }
 
     /// The stream format this decoder reads.
@@ -86,12 +80,6 @@ impl Decoder {
         let Some(src) = input.get(offset..) else {
             return Err(Error::OutOfRange { offset, len: input.len() });
         };
-        if out.len() <= SMALL_STREAM_MAX {
-            return match self.small.inflate(src, out, self.format == Format::Zlib) {
-                Some(consumed) => Ok(consumed),
-                None => Err(self.fail(input, offset, out, ld::libdeflate_result_LIBDEFLATE_BAD_DATA, 0)),
-            };
-        }
         let (mut consumed, mut produced) = (0usize, 0usize);
         let entry = match self.format {
             Format::Zlib => ld::libdeflate_zlib_decompress_ex,

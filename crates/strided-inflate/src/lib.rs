@@ -31,7 +31,6 @@ mod error;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod pack;
-mod small;
 mod stream;
 
 pub use decoder::{Decoder, Request};
