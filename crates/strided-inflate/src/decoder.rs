@@ -78,6 +78,7 @@ impl Decoder {
     #[inline]
     pub fn inflate_at(&mut self, input: &[u8], offset: usize, out: &mut [u8]) -> Result<usize, Error> {
         let Some(src) = input.get(offset..) else {
+            out.fill(0);
             return Err(Error::OutOfRange { offset, len: input.len() });
         };
         let (mut consumed, mut produced) = (0usize, 0usize);
