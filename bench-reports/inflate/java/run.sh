@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# From Java: java.util.zip.Inflater (best usage) vs bufkit per object and in batches, on the
+# history pack, JNI on JDK 17 and Panama on the JDK 22+ found under /usr/lib/jvm.
+# Usage: bench-reports/inflate/java/run.sh [ROUNDS]   (after bench-reports/inflate/run.sh made the table)
+set -euo pipefail
+rounds=${1:-7}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}
+cd "$root"
+cargo build --release -q -p bufkit-ffi
+pack=$(ls /tmp/bufkit-history-repo/.git/objects/pack/*.pack)
+./target/release/examples/pack_bench "$pack" "$work/history.table" 1 bufkit >/dev/null
+jdk17=/usr/lib/jvm/java-17-openjdk-amd64
+jdk25=$(ls -d /usr/lib/jvm/temurin-2*-jdk-amd64 | tail -1)
+for front in jni panama; do
+  jdk=$([[ $front == jni ]] && echo "$jdk17" || echo "$jdk25")
+  bindings/java/build.sh "$front" "$jdk" "$root/target/release"
+  mkdir -p "$work/java-$front"
+  "$jdk/bin/javac" -cp "build/java/bufkit-$front.jar" -d "$work/java-$front" bench-reports/inflate/java/InflateBench.java
+  flags=(-cp "build/java/bufkit-$front.jar:$work/java-$front")
+  [[ $front == jni ]] && flags+=(-Ddev.bufkit.jni.library="$root/build/java/libbufkit_jni.so") \
+    || flags+=(--enable-native-access=ALL-UNNAMED -Ddev.bufkit.library="$root/target/release/libbufkit.so")
+  "$jdk/bin/java" "${flags[@]}" InflateBench "$front" "$pack" "$work/history.table" "$rounds"
+done
