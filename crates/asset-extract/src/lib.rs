@@ -1,1 +1,35 @@
-//! Safe, parallel, all-or-nothing zip/APK extraction: not implemented yet (issue 5).
+//! Zip/APK/JAR extraction that is fast and safe on hostile archives.
+//!
+//! The archive is memory-mapped and its whole structure checked before anything is written: one
+//! unambiguous end record, ZIP64 records where sizes need them, a central directory whose every
+//! entry agrees with its local header (name, method, sizes, data descriptor), entries whose data
+//! lies inside the archive and overlaps no other entry's (the smallest zip bombs share data), safe
+//! relative names, no duplicates (nor names that differ only in case), regular files and
+//! directories only, no encryption. Entries are then inflated in parallel, each into a pooled
+//! buffer of its exact declared size (so a size lie is an error, never an allocation), their
+//! CRC-32s verified, and written into a temporary directory beside the destination, which
+//! replaces the destination only when everything verified: on any failure nothing is left behind.
+//!
+//! Data prepended to an archive (self-extractors) is refused, not searched past: the central
+//! directory must be where the end record says.
+//!
+//! ```no_run
+//! let report = asset_extract::extract(
+//!     std::path::Path::new("app.apk"),
+//!     std::path::Path::new("/data/app/assets"),
+//!     &asset_extract::Options::default(),
+//! )?;
+//! println!("{} files, {} bytes", report.files, report.bytes);
+//! # Ok::<(), asset_extract::Error>(())
+//! ```
+#![deny(missing_docs)]
+
+mod archive;
+mod error;
+mod extract;
+mod names;
+
+pub use archive::{Entry, Method, read_entries};
+pub use error::Error;
+pub use extract::{Options, Progress, Report, extract, extract_bytes};
+pub use names::Kind;

@@ -1,0 +1,332 @@
+//! Reading a zip's structure strictly: the end record, ZIP64 records, the central directory and
+//! every local header, each checked against the others before a single byte is written.
+
+use crate::Error;
+use crate::names::{self, Kind};
+
+const EOCD_SIG: u32 = 0x0605_4b50;
+const ZIP64_LOCATOR_SIG: u32 = 0x0706_4b50;
+const ZIP64_EOCD_SIG: u32 = 0x0606_4b50;
+const CENTRAL_SIG: u32 = 0x0201_4b50;
+const LOCAL_SIG: u32 = 0x0403_4b50;
+const DESCRIPTOR_SIG: u32 = 0x0807_4b50;
+
+/// Compression of an entry's data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    /// Stored as is.
+    Stored,
+    /// Raw deflate.
+    Deflate,
+}
+
+/// One entry, validated: its name is safe, its data lies inside the archive, alone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    /// The relative path to create (`/`-separated, no `..`, no trailing `/`).
+    pub path: String,
+    /// File or directory.
+    pub kind: Kind,
+    /// Permission bits to create it with (already masked: no setuid/setgid/sticky).
+    pub mode: u32,
+    /// How the data is stored.
+    pub method: Method,
+    /// CRC-32 of the extracted data.
+    pub crc32: u32,
+    /// Bytes of data in the archive.
+    pub compressed_size: u64,
+    /// Bytes once extracted.
+    pub size: u64,
+    /// Where the data starts in the archive.
+    pub data_offset: u64,
+}
+
+fn u16_at(b: &[u8], at: usize) -> Option<u16> {
+    b.get(at..at + 2).map(|s| u16::from_le_bytes([s[0], s[1]]))
+}
+
+fn u32_at(b: &[u8], at: usize) -> Option<u32> {
+    b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
+}
+
+fn u64_at(b: &[u8], at: usize) -> Option<u64> {
+    b.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
+}
+
+fn truncated(what: &str) -> Error {
+    Error::malformed(format!("{what} runs past the end of the archive"))
+}
+
+/// The central directory's location and size, from the end records.
+struct Directory {
+    offset: u64,
+    size: u64,
+    entries: u64,
+    /// Where the end records start: the directory must end at or before it.
+    end: u64,
+}
+
+/// Finds the end of central directory record. Only a record whose comment reaches exactly the end
+/// of the file counts, and there must be exactly one: a second record hidden in the comment is
+/// refused rather than guessed between.
+fn find_end(data: &[u8]) -> Result<Directory, Error> {
+    if data.len() < 22 {
+        return Err(Error::malformed("too short for an end of central directory record"));
+    }
+    let lowest = data.len().saturating_sub(22 + 0xffff);
+    let mut found = None;
+    for pos in (lowest..=data.len() - 22).rev() {
+        if u32_at(data, pos) == Some(EOCD_SIG)
+            && pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) == data.len()
+        {
+            if found.is_some() {
+                return Err(Error::malformed("more than one end record fits the file: one hides in the comment"));
+            }
+            found = Some(pos);
+        }
+    }
+    let pos = found
+        .ok_or_else(|| Error::malformed("no end of central directory record (or its comment length passes the end)"))?;
+    let field = |at| u16_at(data, pos + at).expect("inside the record");
+    if field(4) != 0 || field(6) != 0 {
+        return Err(Error::malformed("multi-disk archives are not supported"));
+    }
+    let mut dir = Directory {
+        entries: u64::from(field(10)),
+        size: u64::from(u32_at(data, pos + 12).expect("inside")),
+        offset: u64::from(u32_at(data, pos + 16).expect("inside")),
+        end: pos as u64,
+    };
+    if field(8) != field(10) {
+        return Err(Error::malformed("entry counts disagree"));
+    }
+    if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff {
+        dir = zip64_end(data, pos)?;
+    }
+    Ok(dir)
+}
+
+/// Reads the ZIP64 end record through its locator, which must sit just before the end record.
+fn zip64_end(data: &[u8], eocd: usize) -> Result<Directory, Error> {
+    let at = eocd.checked_sub(20).ok_or_else(|| Error::malformed("ZIP64 fields but no room for a ZIP64 locator"))?;
+    if u32_at(data, at) != Some(ZIP64_LOCATOR_SIG) {
+        return Err(Error::malformed("ZIP64 fields but no ZIP64 locator"));
+    }
+    let record = u64_at(data, at + 8).expect("inside");
+    if record > at as u64 || (at as u64) - record < 56 {
+        return Err(Error::malformed("the ZIP64 locator points past itself or past the end"));
+    }
+    let r = record as usize;
+    if u32_at(data, r) != Some(ZIP64_EOCD_SIG) {
+        return Err(Error::malformed("no ZIP64 end record where the locator points"));
+    }
+    let entries = u64_at(data, r + 32).expect("inside");
+    if u64_at(data, r + 24) != Some(entries) {
+        return Err(Error::malformed("ZIP64 entry counts disagree"));
+    }
+    Ok(Directory {
+        entries,
+        size: u64_at(data, r + 40).expect("inside"),
+        offset: u64_at(data, r + 48).expect("inside"),
+        end: record,
+    })
+}
+
+/// ZIP64 extended information: the 64-bit values of fields whose 32-bit value is all ones, in
+/// the order size, compressed size, local header offset.
+fn zip64_extra(
+    extra: &[u8],
+    size: &mut u64,
+    csize: &mut u64,
+    offset: Option<&mut u64>,
+    name: &str,
+) -> Result<(), Error> {
+    let needs = [*size == 0xffff_ffff, *csize == 0xffff_ffff, offset.as_ref().is_some_and(|o| **o == 0xffff_ffff)];
+    if !needs.contains(&true) {
+        return Ok(());
+    }
+    let mut at = 0;
+    while at + 4 <= extra.len() {
+        let (id, len) = (u16_at(extra, at).expect("checked"), usize::from(u16_at(extra, at + 2).expect("checked")));
+        let body = extra
+            .get(at + 4..at + 4 + len)
+            .ok_or_else(|| Error::malformed_entry("extra field runs past its end", name))?;
+        if id == 1 {
+            let mut next = 0;
+            let mut take = |need: bool| -> Result<Option<u64>, Error> {
+                if !need {
+                    return Ok(None);
+                }
+                let v =
+                    u64_at(body, next).ok_or_else(|| Error::malformed_entry("ZIP64 extra field is truncated", name))?;
+                next += 8;
+                Ok(Some(v))
+            };
+            if let Some(v) = take(needs[0])? {
+                *size = v;
+            }
+            if let Some(v) = take(needs[1])? {
+                *csize = v;
+            }
+            if let (Some(v), Some(o)) = (take(needs[2])?, offset) {
+                *o = v;
+            }
+            return Ok(());
+        }
+        at += 4 + len;
+    }
+    Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", name))
+}
+
+/// Parses and cross-checks the whole archive. Returns the entries in central directory order.
+pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
+    let dir = find_end(data)?;
+    let len = data.len() as u64;
+    let cd_end =
+        dir.offset.checked_add(dir.size).ok_or_else(|| Error::malformed("central directory size overflows"))?;
+    if cd_end > dir.end || cd_end > len {
+        return Err(Error::malformed("the central directory runs past the end records"));
+    }
+    if dir.entries > dir.size / 46 {
+        // Never trust a count to size an allocation: each entry takes at least 46 bytes.
+        return Err(Error::malformed(format!(
+            "{} entries cannot fit in a {}-byte central directory",
+            dir.entries, dir.size
+        )));
+    }
+    if dir.entries > 0 && u32_at(data, dir.offset as usize) != Some(CENTRAL_SIG) {
+        return Err(Error::malformed(
+            "no central directory where the end record says (data prepended to the archive?)",
+        ));
+    }
+    let mut entries = Vec::with_capacity(dir.entries as usize);
+    let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(dir.entries as usize);
+    let mut at = dir.offset as usize;
+    for _ in 0..dir.entries {
+        let header = data.get(at..at + 46).ok_or_else(|| truncated("a central directory entry"))?;
+        if u32_at(header, 0) != Some(CENTRAL_SIG) {
+            return Err(Error::malformed(format!("bad central directory entry signature at {at}")));
+        }
+        let f16 = |o| u16_at(header, o).expect("inside");
+        let f32 = |o| u32_at(header, o).expect("inside");
+        let (made_by, flags, method) = (f16(4), f16(8), f16(10));
+        let (name_len, extra_len, comment_len) = (usize::from(f16(28)), usize::from(f16(30)), usize::from(f16(32)));
+        let total = 46 + name_len + extra_len + comment_len;
+        if at as u64 + total as u64 > cd_end {
+            return Err(truncated("a central directory entry"));
+        }
+        let raw_name = &data[at + 46..at + 46 + name_len];
+        let extra = &data[at + 46 + name_len..at + 46 + name_len + extra_len];
+        let display = String::from_utf8_lossy(raw_name).into_owned();
+        let (mut size, mut csize, mut offset) = (u64::from(f32(24)), u64::from(f32(20)), u64::from(f32(42)));
+        zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), &display)?;
+        if f16(34) != 0 {
+            return Err(Error::malformed_entry("entry on another disk", &display));
+        }
+        if flags & 0x41 != 0 {
+            return Err(Error::Encrypted { entry: display });
+        }
+        let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
+        let (path, kind, mode) = names::check(raw_name, flags & 0x800 != 0, unix_mode)?;
+        let method = match method {
+            0 => Method::Stored,
+            8 => Method::Deflate,
+            m => return Err(Error::UnsupportedMethod { entry: display, method: m }),
+        };
+        if method == Method::Stored && csize != size {
+            return Err(Error::malformed_entry("stored entry whose sizes differ", &display));
+        }
+        let (data_offset, span_end) =
+            local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, &display)?;
+        spans.push((offset, span_end, entries.len()));
+        entries.push(Entry { path, kind, mode, method, crc32: f32(16), compressed_size: csize, size, data_offset });
+        at += total;
+    }
+    if at as u64 != cd_end {
+        return Err(Error::malformed("the central directory's size disagrees with its entries"));
+    }
+    // No two entries may share bytes: overlapping entries are how the smallest zip bombs work.
+    spans.sort_unstable();
+    for pair in spans.windows(2) {
+        if pair[1].0 < pair[0].1 {
+            return Err(Error::malformed_entry("entries overlap (shared data)", &entries[pair[1].2].path));
+        }
+    }
+    Ok(entries)
+}
+
+/// Checks the local header at `offset` against the central directory and returns where the data
+/// starts and where the entry (data descriptor included) ends.
+#[allow(clippy::too_many_arguments)]
+fn local_data(
+    data: &[u8],
+    offset: u64,
+    dir: &Directory,
+    name: &[u8],
+    method: Method,
+    flags: u16,
+    crc: u32,
+    csize: u64,
+    size: u64,
+    display: &str,
+) -> Result<(u64, u64), Error> {
+    let bad = |reason: &str| Error::malformed_entry(reason, display);
+    if offset >= dir.offset {
+        return Err(bad("local header is not before the central directory"));
+    }
+    let at = offset as usize;
+    let header = data.get(at..at + 30).ok_or_else(|| bad("local header runs past the end"))?;
+    if u32_at(header, 0) != Some(LOCAL_SIG) {
+        return Err(bad("no local header where the central directory says"));
+    }
+    let f16 = |o| u16_at(header, o).expect("inside");
+    let f32 = |o| u32_at(header, o).expect("inside");
+    let (name_len, extra_len) = (usize::from(f16(26)), usize::from(f16(28)));
+    let local_name = data.get(at + 30..at + 30 + name_len).ok_or_else(|| bad("local name runs past the end"))?;
+    if local_name != name {
+        return Err(bad("local header name differs from the central directory"));
+    }
+    let local_method = match f16(8) {
+        0 => Method::Stored,
+        8 => Method::Deflate,
+        _ => return Err(bad("local header method differs from the central directory")),
+    };
+    if local_method != method || (f16(6) & 0x41) != (flags & 0x41) {
+        return Err(bad("local header method or flags differ from the central directory"));
+    }
+    let extra = data
+        .get(at + 30 + name_len..at + 30 + name_len + extra_len)
+        .ok_or_else(|| bad("local extra field runs past the end"))?;
+    let data_offset = offset + 30 + name_len as u64 + extra_len as u64;
+    let data_end = data_offset.checked_add(csize).ok_or_else(|| bad("size overflows"))?;
+    if data_end > dir.offset {
+        return Err(bad("entry data runs into the central directory or past the end"));
+    }
+    let descriptor = flags & 0x08 != 0;
+    if !descriptor {
+        let (mut lsize, mut lcsize) = (u64::from(f32(22)), u64::from(f32(18)));
+        zip64_extra(extra, &mut lsize, &mut lcsize, None, display)?;
+        if f32(14) != crc || lsize != size || lcsize != csize {
+            return Err(bad("local header CRC or sizes differ from the central directory"));
+        }
+        return Ok((data_offset, data_end));
+    }
+    // Data descriptor: optional signature, CRC, then 4- or 8-byte sizes (8 for ZIP64 entries).
+    let mut d = data_end as usize;
+    if u32_at(data, d) == Some(DESCRIPTOR_SIG) {
+        d += 4;
+    }
+    let wide = csize >= 0xffff_ffff || size >= 0xffff_ffff;
+    let (dcrc, dcsize, dsize, end) = if wide {
+        (u32_at(data, d), u64_at(data, d + 4), u64_at(data, d + 12), d + 20)
+    } else {
+        (u32_at(data, d), u32_at(data, d + 4).map(u64::from), u32_at(data, d + 8).map(u64::from), d + 12)
+    };
+    match (dcrc, dcsize, dsize) {
+        (Some(c), Some(cs), Some(s)) if c == crc && cs == csize && s == size && end as u64 <= dir.offset => {
+            Ok((data_offset, end as u64))
+        }
+        (Some(_), Some(_), Some(_)) => Err(bad("data descriptor differs from the central directory")),
+        _ => Err(bad("data descriptor runs past the end")),
+    }
+}

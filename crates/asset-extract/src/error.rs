@@ -1,0 +1,116 @@
+//! The one error type of this crate: what was refused, and in which entry.
+
+/// Why an archive was refused. When an entry is at fault its name (as stored, lossily decoded) is
+/// given. Nothing is left behind on any error: the destination is as it was.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// The archive's structure is invalid or inconsistent (end record, central directory, ZIP64
+    /// records, local headers, overlapping or truncated entries).
+    #[error("malformed archive: {reason}{}", entry_suffix(.entry))]
+    Malformed {
+        /// What is wrong.
+        reason: String,
+        /// The entry concerned, if any.
+        entry: Option<String>,
+    },
+    /// An entry's name is not a safe relative path (absolute, `..`, backslash, drive letter, NUL,
+    /// invalid UTF-8, too long), or collides with another entry's.
+    #[error("unsafe entry name {entry:?}: {reason}")]
+    UnsafeName {
+        /// The name as stored.
+        entry: String,
+        /// Why it is refused.
+        reason: &'static str,
+    },
+    /// An entry of a kind that is never extracted: symlink, device, FIFO, socket.
+    #[error("entry {entry:?} is a {kind}, which is not extracted")]
+    UnsupportedKind {
+        /// The entry.
+        entry: String,
+        /// What it is.
+        kind: &'static str,
+    },
+    /// Encrypted entries are refused before anything is written.
+    #[error("entry {entry:?} is encrypted")]
+    Encrypted {
+        /// The entry.
+        entry: String,
+    },
+    /// A compression method other than stored (0) or deflate (8).
+    #[error("entry {entry:?} uses compression method {method}, which is not supported")]
+    UnsupportedMethod {
+        /// The entry.
+        entry: String,
+        /// The method number.
+        method: u16,
+    },
+    /// The entry's data does not inflate cleanly to its declared size.
+    #[error("entry {entry:?}: {source}")]
+    Data {
+        /// The entry.
+        entry: String,
+        /// What the decoder found.
+        source: strided_inflate::Error,
+    },
+    /// The CRC-32 of the extracted data does not match the archive's.
+    #[error("entry {entry:?} fails its CRC-32 check")]
+    Crc {
+        /// The entry.
+        entry: String,
+    },
+    /// Extraction would pass the byte quota, or an entry's compression ratio is above the limit.
+    #[error("entry {entry:?}: {reason}")]
+    Limit {
+        /// The entry.
+        entry: String,
+        /// Which limit.
+        reason: String,
+    },
+    /// The caller cancelled the extraction; nothing was left behind.
+    #[error("extraction cancelled")]
+    Cancelled,
+    /// A file system operation failed.
+    #[error("{action} {path}: {source}")]
+    Io {
+        /// What was being done.
+        action: &'static str,
+        /// The path concerned.
+        path: String,
+        /// The system error.
+        source: std::io::Error,
+    },
+}
+
+fn entry_suffix(entry: &Option<String>) -> String {
+    entry.as_ref().map(|e| format!(" (entry {e:?})")).unwrap_or_default()
+}
+
+impl Error {
+    /// The entry concerned, if any.
+    pub fn entry(&self) -> Option<&str> {
+        match self {
+            Error::Malformed { entry, .. } => entry.as_deref(),
+            Error::UnsafeName { entry, .. }
+            | Error::UnsupportedKind { entry, .. }
+            | Error::Encrypted { entry }
+            | Error::UnsupportedMethod { entry, .. }
+            | Error::Data { entry, .. }
+            | Error::Crc { entry }
+            | Error::Limit { entry, .. } => Some(entry),
+            Error::Io { .. } | Error::Cancelled => None,
+        }
+    }
+
+    pub(crate) fn malformed(reason: impl Into<String>) -> Error {
+        Error::Malformed { reason: reason.into(), entry: None }
+    }
+
+    pub(crate) fn malformed_entry(reason: impl Into<String>, entry: &str) -> Error {
+        Error::Malformed { reason: reason.into(), entry: Some(entry.to_string()) }
+    }
+
+    pub(crate) fn io(action: &'static str, path: &std::path::Path, source: std::io::Error) -> Error {
+        Error::Io { action, path: path.display().to_string(), source }
+    }
+}

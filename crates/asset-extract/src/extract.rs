@@ -1,0 +1,374 @@
+//! Extraction: every entry validated first, then inflated in parallel into a temporary directory
+//! beside the destination, which replaces the destination only when every CRC has verified.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use buffer_pool::{BufferPool, PoolConfig};
+use flate2::{Decompress, FlushDecompress, Status};
+use strided_inflate::{Decoder, Format};
+
+use crate::Error;
+use crate::archive::{Entry, Method, read_entries};
+use crate::names::{Kind, check_collisions};
+
+/// Entries inflating to more than this are streamed to disk in chunks of this size, so memory
+/// stays bounded whatever the archive holds.
+const WHOLE_ENTRY_MAX: u64 = 4 << 20;
+
+/// How to extract.
+#[derive(Default)]
+pub struct Options<'a> {
+    /// Worker threads; 0 means one per core.
+    pub threads: usize,
+    /// Extract only entries matching one of these patterns (`*` any run of characters, `?` one
+    /// character, a pattern ending in `/` matches everything under it); empty means all.
+    pub only: Vec<String>,
+    /// Refuse archives that would write more than this many bytes in all.
+    pub quota: Option<u64>,
+    /// Refuse entries that inflate to more than this many times their compressed size.
+    pub max_ratio: Option<f64>,
+    /// fsync every file and directory before the destination is replaced.
+    pub durable: bool,
+    /// Called after each entry with (entries done, entries total, bytes done, bytes total), from
+    /// the worker thread that finished it (so possibly from several threads at once).
+    pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
+    /// Set to stop early: extraction fails with [`Error::Cancelled`] and leaves nothing behind.
+    pub cancel: Option<&'a AtomicBool>,
+}
+
+/// Where an extraction stands, for a progress callback.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Progress {
+    /// Entries written so far.
+    pub entries_done: u64,
+    /// Entries to write.
+    pub entries_total: u64,
+    /// Bytes written so far.
+    pub bytes_done: u64,
+    /// Bytes to write.
+    pub bytes_total: u64,
+}
+
+/// What an extraction did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Report {
+    /// Regular files written.
+    pub files: u64,
+    /// Directories created (explicit entries and implied parents).
+    pub directories: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Entries left out by the `only` patterns.
+    pub skipped: u64,
+}
+
+/// Whether `path` matches `pattern` (`*`, `?`, or a `dir/` prefix).
+fn matches(pattern: &str, path: &str) -> bool {
+    if let Some(dir) = pattern.strip_suffix('/') {
+        return path == dir || path.starts_with(pattern);
+    }
+    fn glob(p: &[u8], s: &[u8]) -> bool {
+        match (p.first(), s.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => glob(&p[1..], s) || (!s.is_empty() && glob(p, &s[1..])),
+            (Some(b'?'), Some(_)) => glob(&p[1..], &s[1..]),
+            (Some(a), Some(b)) if a == b => glob(&p[1..], &s[1..]),
+            _ => false,
+        }
+    }
+    glob(pattern.as_bytes(), path.as_bytes())
+}
+
+/// Extracts the archive at `archive` into `dest` (created or replaced as a whole).
+///
+/// ```no_run
+/// let report = asset_extract::extract(
+///     std::path::Path::new("app.apk"),
+///     std::path::Path::new("assets-out"),
+///     &asset_extract::Options { only: vec!["assets/".into()], ..Default::default() },
+/// )?;
+/// println!("{} files, {} bytes", report.files, report.bytes);
+/// # Ok::<(), asset_extract::Error>(())
+/// ```
+pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+    let file = File::open(archive).map_err(|e| Error::io("opening", archive, e))?;
+    // SAFETY: the mapping is read-only and private; the archive must not be truncated or rewritten
+    // while it is extracted (a documented requirement of this function, as for every mmap reader).
+    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
+    extract_bytes(&map, dest, options)
+}
+
+/// Extracts an archive held in memory into `dest` (created or replaced as a whole).
+pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+    let all = read_entries(data)?;
+    let total_entries = all.len();
+    let entries: Vec<Entry> = all
+        .into_iter()
+        .filter(|e| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
+        .collect();
+    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
+    let bytes_total = check_limits(&entries, options)?;
+
+    let staging = Staging::create(dest)?;
+    let outcome = write_all(data, &entries, staging.path(), options, bytes_total);
+    match outcome {
+        Ok(mut report) => {
+            report.skipped = (total_entries - entries.len()) as u64;
+            staging.commit(dest, options.durable)?;
+            Ok(report)
+        }
+        Err(e) => Err(e), // `staging` is dropped: the temporary directory goes, dest is untouched
+    }
+}
+
+/// Declared sizes are exact (each entry must inflate to exactly its size), so limits can be
+/// checked before anything is written.
+fn check_limits(entries: &[Entry], options: &Options<'_>) -> Result<u64, Error> {
+    let mut total = 0u64;
+    for e in entries {
+        if let Some(ratio) = options.max_ratio
+            && e.size as f64 > ratio * (e.compressed_size.max(1) as f64)
+        {
+            return Err(Error::Limit { entry: e.path.clone(), reason: format!("compression ratio above {ratio}") });
+        }
+        total = total.saturating_add(e.size);
+        if options.quota.is_some_and(|q| total > q) {
+            return Err(Error::Limit {
+                entry: e.path.clone(),
+                reason: format!("extraction would pass the {}-byte quota", options.quota.unwrap_or(0)),
+            });
+        }
+    }
+    Ok(total)
+}
+
+/// The temporary directory beside the destination; removed on drop unless committed.
+struct Staging {
+    path: Option<PathBuf>,
+}
+
+impl Staging {
+    fn create(dest: &Path) -> Result<Staging, Error> {
+        let parent = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let name =
+            dest.file_name().ok_or_else(|| Error::io("naming", dest, std::io::ErrorKind::InvalidInput.into()))?;
+        static COUNTER: AtomicU64 = AtomicU64::new(0);
+        let unique = format!(
+            ".{}.bufkit-tmp-{}-{}",
+            name.to_string_lossy(),
+            std::process::id(),
+            COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let path = parent.join(unique);
+        fs::DirBuilder::new().mode(0o755).create(&path).map_err(|e| Error::io("creating", &path, e))?;
+        Ok(Staging { path: Some(path) })
+    }
+
+    fn path(&self) -> &Path {
+        self.path.as_deref().expect("live until committed")
+    }
+
+    /// Moves the staged tree into place: the old destination (if any) is renamed aside, the new
+    /// one renamed in, and the old one removed; if the second rename fails, the old one returns.
+    fn commit(mut self, dest: &Path, durable: bool) -> Result<(), Error> {
+        let staged = self.path.take().expect("committed once");
+        let aside = staged.with_extension("old");
+        let had_old = dest.exists();
+        if had_old {
+            fs::rename(dest, &aside).map_err(|e| Error::io("moving aside", dest, e))?;
+        }
+        if let Err(e) = fs::rename(&staged, dest) {
+            if had_old {
+                let _ = fs::rename(&aside, dest);
+            }
+            let _ = fs::remove_dir_all(&staged);
+            return Err(Error::io("moving into place", dest, e));
+        }
+        if durable && let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
+            File::open(parent).and_then(|d| d.sync_all()).map_err(|e| Error::io("syncing", parent, e))?;
+        }
+        if had_old {
+            fs::remove_dir_all(&aside).map_err(|e| Error::io("removing the old", &aside, e))?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if let Some(path) = self.path.take() {
+            let _ = fs::remove_dir_all(path);
+        }
+    }
+}
+
+fn write_all(
+    data: &[u8],
+    entries: &[Entry],
+    root: &Path,
+    options: &Options<'_>,
+    bytes_total: u64,
+) -> Result<Report, Error> {
+    // Directories first, each created once, parents before children.
+    let mut dirs: Vec<&str> = Vec::new();
+    for e in entries {
+        let mut rest = e.path.as_str();
+        if e.kind == Kind::Directory {
+            dirs.push(rest);
+        }
+        while let Some((parent, _)) = rest.rsplit_once('/') {
+            dirs.push(parent);
+            rest = parent;
+        }
+    }
+    dirs.sort_unstable();
+    dirs.dedup();
+    for d in &dirs {
+        let path = root.join(d);
+        fs::DirBuilder::new().mode(0o755).create(&path).map_err(|e| Error::io("creating", &path, e))?;
+    }
+    let files: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::File).collect();
+    let threads = match options.threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+    .min(files.len().max(1));
+    let pool =
+        BufferPool::new(PoolConfig { max_retained_bytes: 16 << 20, ..PoolConfig::default() }).expect("valid config");
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let failure: Mutex<Option<Error>> = Mutex::new(None);
+    let (done, bytes_done) = (AtomicU64::new(0), AtomicU64::new(0));
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                let mut decoder = Decoder::new(Format::Raw).expect("decoder allocation");
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= files.len() || stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let cancelled = options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+                    let result = if cancelled {
+                        Err(Error::Cancelled)
+                    } else {
+                        write_file(data, files[i], root, &pool, &mut decoder, options.durable)
+                    };
+                    if let Err(e) = result {
+                        stop.store(true, Ordering::Relaxed);
+                        failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                        break;
+                    }
+                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                    let b = bytes_done.fetch_add(files[i].size, Ordering::Relaxed) + files[i].size;
+                    if let Some(progress) = options.progress {
+                        progress(Progress {
+                            entries_done: d,
+                            entries_total: files.len() as u64,
+                            bytes_done: b,
+                            bytes_total,
+                        });
+                    }
+                }
+            });
+        }
+    });
+    if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    if options.durable {
+        for d in dirs.iter().rev().map(|d| root.join(d)).chain(std::iter::once(root.to_path_buf())) {
+            File::open(&d).and_then(|f| f.sync_all()).map_err(|e| Error::io("syncing", &d, e))?;
+        }
+    }
+    Ok(Report { files: files.len() as u64, directories: dirs.len() as u64, bytes: bytes_total, skipped: 0 })
+}
+
+/// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
+fn write_file(
+    data: &[u8],
+    e: &Entry,
+    root: &Path,
+    pool: &BufferPool,
+    decoder: &mut Decoder,
+    durable: bool,
+) -> Result<(), Error> {
+    let path = root.join(&e.path);
+    let start = e.data_offset as usize;
+    let src = &data[start..start + e.compressed_size as usize];
+    // O_EXCL | O_NOFOLLOW: never write through anything already there (the staging tree holds
+    // only what this extraction created, so this is belt and braces).
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(e.mode)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(&path)
+        .map_err(|err| Error::io("creating", &path, err))?;
+    let write = |file: &mut File, bytes: &[u8]| file.write_all(bytes).map_err(|err| Error::io("writing", &path, err));
+    match e.method {
+        Method::Stored => {
+            if crc32fast::hash(src) != e.crc32 {
+                return Err(Error::Crc { entry: e.path.clone() });
+            }
+            write(&mut file, src)?;
+        }
+        Method::Deflate if e.size <= WHOLE_ENTRY_MAX => {
+            let size = e.size as usize;
+            let mut lease = pool
+                .acquire(size.max(1))
+                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+            let out = &mut lease[..size];
+            let consumed =
+                decoder.inflate_at(src, 0, out).map_err(|source| Error::Data { entry: e.path.clone(), source })?;
+            if consumed != src.len() {
+                return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
+            }
+            if crc32fast::hash(out) != e.crc32 {
+                return Err(Error::Crc { entry: e.path.clone() });
+            }
+            write(&mut file, out)?;
+        }
+        Method::Deflate => {
+            // Large: inflate in bounded chunks straight to the file, hashing as it goes.
+            let mut lease = pool
+                .acquire(1 << 20)
+                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+            let mut d = Decompress::new(false);
+            let mut crc = crc32fast::Hasher::new();
+            loop {
+                let (in_before, out_before) = (d.total_in() as usize, d.total_out());
+                let status = d
+                    .decompress(&src[in_before..], &mut lease, FlushDecompress::None)
+                    .map_err(|_| Error::malformed_entry("invalid deflate data", &e.path))?;
+                let produced = (d.total_out() - out_before) as usize;
+                if d.total_out() > e.size {
+                    return Err(Error::malformed_entry("inflates past its declared size", &e.path));
+                }
+                crc.update(&lease[..produced]);
+                write(&mut file, &lease[..produced])?;
+                if status == Status::StreamEnd {
+                    break;
+                }
+                if produced == 0 && d.total_in() as usize == in_before {
+                    return Err(Error::malformed_entry("deflate data is truncated", &e.path));
+                }
+            }
+            if d.total_out() != e.size || d.total_in() as usize != src.len() {
+                return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
+            }
+            if crc.finalize() != e.crc32 {
+                return Err(Error::Crc { entry: e.path.clone() });
+            }
+        }
+    }
+    if durable {
+        file.sync_all().map_err(|err| Error::io("syncing", &path, err))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,107 @@
+//! Entry names and kinds: only safe relative paths, only regular files and directories.
+
+use std::collections::HashMap;
+
+use crate::Error;
+
+/// What an entry creates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Directory,
+}
+
+/// Longest name accepted, and longest single component (Linux's PATH_MAX and NAME_MAX).
+const MAX_PATH: usize = 4096;
+const MAX_COMPONENT: usize = 255;
+
+/// Validates a stored name; returns the relative path, the kind, and the masked mode.
+///
+/// Refused: invalid UTF-8 (whether or not the UTF-8 flag is set: names are never guessed),
+/// NUL, backslashes, absolute paths, drive letters and UNC names, `.` and `..` components, empty
+/// components, over-long names; and symlinks, devices, FIFOs and sockets by their Unix mode.
+pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(String, Kind, u32), Error> {
+    let shown = String::from_utf8_lossy(raw).into_owned();
+    let unsafe_name = |reason| Error::UnsafeName { entry: shown.clone(), reason };
+    let name = std::str::from_utf8(raw).map_err(|_| unsafe_name("not valid UTF-8"))?;
+    if name.is_empty() {
+        return Err(unsafe_name("empty name"));
+    }
+    if name.contains('\0') {
+        return Err(unsafe_name("contains NUL"));
+    }
+    if name.contains('\\') {
+        return Err(unsafe_name("contains a backslash"));
+    }
+    if name.starts_with('/') {
+        return Err(unsafe_name("absolute path"));
+    }
+    let bytes = name.as_bytes();
+    if bytes.len() >= 2 && bytes[1] == b':' && bytes[0].is_ascii_alphabetic() {
+        return Err(unsafe_name("drive letter"));
+    }
+    if name.len() > MAX_PATH {
+        return Err(unsafe_name("longer than the system allows"));
+    }
+    let is_dir_name = name.ends_with('/');
+    let trimmed = name.trim_end_matches('/');
+    for component in trimmed.split('/') {
+        match component {
+            "" => return Err(unsafe_name("empty path component")),
+            "." | ".." => return Err(unsafe_name("`.` or `..` component")),
+            c if c.len() > MAX_COMPONENT => return Err(unsafe_name("a component longer than the system allows")),
+            _ => {}
+        }
+    }
+    let kind_bits = unix_mode.map(|m| m & 0o170_000).unwrap_or(0);
+    let kind = match kind_bits {
+        0o120_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "symlink" }),
+        0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "device" }),
+        0o010_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "FIFO" }),
+        0o140_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "socket" }),
+        0o040_000 => Kind::Directory,
+        _ if is_dir_name => Kind::Directory,
+        _ => Kind::File,
+    };
+    // Permissions: owner-writable, world-readable; executable only if the archive says so. Never
+    // setuid, setgid or sticky.
+    let executable = unix_mode.is_some_and(|m| m & 0o111 != 0);
+    let mode = match kind {
+        Kind::Directory => 0o755,
+        Kind::File if executable => 0o755,
+        Kind::File => 0o644,
+    };
+    Ok((trimmed.to_string(), kind, mode))
+}
+
+/// Refuses archives whose paths collide: the same path twice (exactly, or differing only in
+/// case, which would overwrite each other on a case-insensitive file system), or a file where
+/// another entry needs a directory.
+pub fn check_collisions<'a>(paths: impl Iterator<Item = (&'a str, Kind)>) -> Result<(), Error> {
+    let mut seen: HashMap<String, (Kind, &'a str)> = HashMap::new();
+    let mut dirs_needed: Vec<&'a str> = Vec::new();
+    for (path, kind) in paths {
+        let folded = path.to_lowercase();
+        if let Some((_, other)) = seen.get(&folded) {
+            let reason = if *other == path { "duplicate name" } else { "duplicate name (differs only in case)" };
+            return Err(Error::UnsafeName { entry: path.to_string(), reason });
+        }
+        seen.insert(folded, (kind, path));
+        let mut rest = path;
+        while let Some((parent, _)) = rest.rsplit_once('/') {
+            dirs_needed.push(parent);
+            rest = parent;
+        }
+    }
+    for dir in dirs_needed {
+        if let Some((Kind::File, file)) = seen.get(&dir.to_lowercase()) {
+            return Err(Error::UnsafeName {
+                entry: file.to_string(),
+                reason: "a file where another entry needs a directory",
+            });
+        }
+    }
+    Ok(())
+}

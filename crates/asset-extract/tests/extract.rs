@@ -1,0 +1,336 @@
+//! Extraction end to end, and every hostile archive refused with its own error, nothing left behind.
+
+mod zipwriter;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use asset_extract::{Error, Options, extract, extract_bytes};
+use zipwriter::{Spec, build, put_u16, put_u32};
+
+/// A fresh, empty parent directory per test; the destination is `<parent>/out`.
+fn workdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("asset-extract-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    names.sort();
+    names
+}
+
+/// Extracting must fail as `check` says, leaving the parent exactly as it was.
+fn refused(name: &str, archive: &[u8], check: impl Fn(&Error) -> bool) {
+    let dir = workdir(name);
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::fs::write(dir.join("out/keep.txt"), b"existing data").unwrap();
+    let err = extract_bytes(archive, &dir.join("out"), &Options::default()).expect_err("must be refused");
+    assert!(check(&err), "{name}: unexpected error {err:?}");
+    assert_eq!(listing(&dir), vec!["out"], "{name}: something was left beside the destination");
+    assert_eq!(listing(&dir.join("out")), vec!["keep.txt"], "{name}: the destination changed");
+    assert_eq!(std::fs::read(dir.join("out/keep.txt")).unwrap(), b"existing data");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+fn sample() -> Vec<Spec> {
+    vec![
+        Spec::dir("assets/"),
+        Spec::file("assets/app.js", &b"function main() { return 42; }\n".repeat(200)),
+        Spec::stored("assets/logo.png", &[0x89, b'P', b'N', b'G', 1, 2, 3]),
+        Spec { unix_mode: Some(0o104755), ..Spec::file("bin/tool", b"#!/bin/sh\necho hi\n") }, // setuid asked for
+        Spec::file("nested/inner.zip", &build(&[Spec::file("x", b"y")], b"").0),
+        Spec::file("empty.txt", b""),
+    ]
+}
+
+#[test]
+fn a_valid_archive_extracts_exactly_and_replaces_the_destination() {
+    let dir = workdir("valid");
+    let (zip, _) = build(&sample(), b"a comment");
+    let archive = dir.join("a.zip");
+    std::fs::write(&archive, &zip).unwrap();
+    std::fs::create_dir(dir.join("out")).unwrap();
+    std::fs::write(dir.join("out/stale.txt"), b"old").unwrap();
+    let done = AtomicU64::new(0);
+    let progress = |_p: asset_extract::Progress| {
+        done.fetch_add(1, Ordering::Relaxed);
+    };
+    let report =
+        extract(&archive, &dir.join("out"), &Options { threads: 2, progress: Some(&progress), ..Options::default() })
+            .unwrap();
+    assert_eq!((report.files, report.directories), (5, 3));
+    assert_eq!(done.load(Ordering::Relaxed), 5);
+    for spec in sample().iter().filter(|s| !s.name.ends_with(b"/")) {
+        let path = dir.join("out").join(std::str::from_utf8(&spec.name).unwrap());
+        assert_eq!(std::fs::read(&path).unwrap(), spec.data, "{}", path.display());
+    }
+    assert!(!dir.join("out/stale.txt").exists(), "the old destination was replaced as a whole");
+    let mode = std::fs::metadata(dir.join("out/bin/tool")).unwrap().permissions().mode();
+    assert_eq!(mode & 0o7777, 0o755, "setuid stripped, executable kept");
+    assert_eq!(std::fs::metadata(dir.join("out/empty.txt")).unwrap().permissions().mode() & 0o7777, 0o644);
+    assert_eq!(listing(&dir), vec!["a.zip", "out"], "no staging directory left");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn only_patterns_select_entries() {
+    let dir = workdir("only");
+    let (zip, _) = build(&sample(), b"");
+    let report = extract_bytes(
+        &zip,
+        &dir.join("out"),
+        &Options { only: vec!["assets/".into(), "*.txt".into()], ..Options::default() },
+    )
+    .unwrap();
+    assert_eq!((report.files, report.skipped), (3, 2));
+    assert!(
+        dir.join("out/assets/app.js").exists() && dir.join("out/empty.txt").exists() && !dir.join("out/bin").exists()
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_archive_made_by_python_zipfile_with_zip64_and_descriptors_extracts() {
+    let dir = workdir("python");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let archive = dir.join("py.zip");
+    let script = "import zipfile,os,sys\nz=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED)\nfor f in sorted(os.listdir(sys.argv[2])):\n    d=open(os.path.join(sys.argv[2],f),'rb').read()\n    with z.open('src/'+f,'w',force_zip64=True) as w: w.write(d)\nz.writestr('stored.bin', bytes(range(256))*10, compress_type=zipfile.ZIP_STORED)\nz.close()\n";
+    let ok = std::process::Command::new("python3")
+        .args(["-c", script, archive.to_str().unwrap(), src.to_str().unwrap()])
+        .status()
+        .unwrap();
+    assert!(ok.success());
+    let report = extract(&archive, &dir.join("out"), &Options::default()).unwrap();
+    assert!(report.files >= 5);
+    for f in std::fs::read_dir(&src).unwrap() {
+        let f = f.unwrap();
+        assert_eq!(std::fs::read(dir.join("out/src").join(f.file_name())).unwrap(), std::fs::read(f.path()).unwrap());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn unsafe_names_are_refused() {
+    let cases: [(&[u8], &str); 10] = [
+        (b"../evil", "dotdot"),
+        (b"a/../../evil", "dotdot-inner"),
+        (b"/etc/passwd", "absolute"),
+        (b"a\\..\\evil", "backslash"),
+        (b"C:/evil", "drive"),
+        (b"a\0b", "nul"),
+        (b"\xff\xfe", "utf8"),
+        (b"a//b", "empty-component"),
+        (b"./a", "dot"),
+        (b"", "empty"),
+    ];
+    for (name, label) in cases {
+        let spec = Spec { name: name.to_vec(), ..Spec::file("x", b"data") };
+        refused(&format!("name-{label}"), &build(&[spec], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
+    }
+    let long = Spec::file(&"a".repeat(300), b"data");
+    refused("name-long", &build(&[long], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
+}
+
+#[test]
+fn collisions_are_refused() {
+    refused("dup", &build(&[Spec::file("a.txt", b"1"), Spec::file("a.txt", b"2")], b"").0, |e| {
+        matches!(e, Error::UnsafeName { reason: "duplicate name", .. })
+    });
+    refused("dup-case", &build(&[Spec::file("A.txt", b"1"), Spec::file("a.TXT", b"2")], b"").0, |e| {
+        matches!(e, Error::UnsafeName { .. })
+    });
+    refused("file-dir", &build(&[Spec::file("a", b"1"), Spec::file("a/b", b"2")], b"").0, |e| {
+        matches!(e, Error::UnsafeName { .. })
+    });
+}
+
+#[test]
+fn special_kinds_are_refused() {
+    for (mode, kind) in
+        [(0o120777, "symlink"), (0o020644, "device"), (0o060644, "device"), (0o010644, "FIFO"), (0o140644, "socket")]
+    {
+        let spec = Spec { unix_mode: Some(mode), ..Spec::file("x", b"/etc/passwd") };
+        refused(
+            &format!("kind-{kind}-{mode:o}"),
+            &build(&[spec], b"").0,
+            |e| matches!(e, Error::UnsupportedKind { kind: k, .. } if *k == kind),
+        );
+    }
+}
+
+#[test]
+fn encrypted_and_unknown_methods_are_refused_before_writing() {
+    let enc = Spec { flags: 1, ..Spec::file("secret", b"data") };
+    refused("encrypted", &build(&[Spec::file("first", b"ok"), enc], b"").0, |e| matches!(e, Error::Encrypted { .. }));
+    let (mut zip, layout) = build(&[Spec::stored("a", b"data")], b"");
+    put_u16(&mut zip, layout.local[0] + 8, 12);
+    put_u16(&mut zip, layout.central[0] + 10, 12);
+    refused("method", &zip, |e| matches!(e, Error::UnsupportedMethod { method: 12, .. }));
+}
+
+#[test]
+fn overlapping_entries_are_refused() {
+    // Fifield's construction: entry "b"'s local header and data sit inside entry "a"'s data, so
+    // the archive's bytes are counted twice. Everything else about both entries is valid.
+    let (inner, inner_layout) = build(&[Spec::stored("b", b"xyz")], b"");
+    let b_local = inner[..inner_layout.central[0]].to_vec(); // b's local header and data
+    let (mut zip, layout) = build(&[Spec::stored("a", &b_local), Spec::stored("b", b"xyz")], b"");
+    let inside_a = (layout.local[0] + 30 + 1) as u32; // a's data starts after its header and name
+    put_u32(&mut zip, layout.central[1] + 42, inside_a);
+    refused("overlap", &zip, |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("overlap")));
+}
+
+#[test]
+fn crc_mismatch_leaves_nothing() {
+    let (mut zip, layout) = build(&[Spec::file("good", b"fine"), Spec::file("bad", &b"payload".repeat(100))], b"");
+    put_u32(&mut zip, layout.local[1] + 14, 0xdead_beef);
+    put_u32(&mut zip, layout.central[1] + 16, 0xdead_beef);
+    refused("crc", &zip, |e| matches!(e, Error::Crc { entry } if entry == "bad"));
+    let (mut zip, layout) = build(&[Spec::stored("s", b"stored data")], b"");
+    put_u32(&mut zip, layout.local[0] + 14, 1);
+    put_u32(&mut zip, layout.central[0] + 16, 1);
+    refused("crc-stored", &zip, |e| matches!(e, Error::Crc { .. }));
+}
+
+#[test]
+fn headers_that_disagree_are_refused() {
+    let base = || build(&[Spec::file("name.txt", &b"text ".repeat(50))], b"");
+    let (mut z, l) = base();
+    z[l.local[0] + 30] = b'N';
+    refused("local-name", &z, |e| matches!(e, Error::Malformed { .. }));
+    let (mut z, l) = base();
+    put_u16(&mut z, l.local[0] + 8, 0);
+    refused("local-method", &z, |e| matches!(e, Error::Malformed { .. }));
+    let (mut z, l) = base();
+    put_u32(&mut z, l.local[0] + 22, 1);
+    refused("local-size", &z, |e| matches!(e, Error::Malformed { .. }));
+    let desc = Spec { descriptor: true, ..Spec::file("d", &b"descriptor ".repeat(20)) };
+    let (mut z, l) = build(&[desc], b"");
+    let crc_in_descriptor = l.central[0] - 12 + 4 - 4; // signature, crc, csize, usize: crc is 12 bytes before the end
+    put_u32(&mut z, crc_in_descriptor, 7);
+    refused("descriptor", &z, |e| matches!(e, Error::Malformed { .. }));
+}
+
+#[test]
+fn wrong_and_huge_declared_sizes_are_errors_not_allocations() {
+    let (mut z, l) = build(&[Spec::file("a", &b"abc".repeat(100))], b"");
+    put_u32(&mut z, l.local[0] + 22, 301);
+    put_u32(&mut z, l.central[0] + 24, 301);
+    refused("size-wrong", &z, |e| matches!(e, Error::Data { .. }));
+    let (mut z, l) = build(&[Spec::file("a", &b"abc".repeat(100))], b"");
+    put_u32(&mut z, l.local[0] + 22, 0xffff_fffe);
+    put_u32(&mut z, l.central[0] + 24, 0xffff_fffe);
+    refused("size-huge", &z, |e| matches!(e, Error::Malformed { .. }));
+    let (mut z, l) = build(&[Spec::file("a", b"abc")], b"");
+    put_u32(&mut z, l.local[0] + 18, 5000);
+    put_u32(&mut z, l.central[0] + 20, 5000);
+    refused("data-into-cd", &z, |e| matches!(e, Error::Malformed { .. }));
+}
+
+#[test]
+fn end_records_are_strict() {
+    let (zip, _) = build(&[Spec::file("a", b"abc")], b"");
+    refused("truncated", &zip[..zip.len() / 2], |e| matches!(e, Error::Malformed { .. }));
+    // A second, fake end record inside the comment, fitting the file exactly.
+    let (inner, _) = build(&[Spec::file("fake", b"x")], b"");
+    let fake_eocd = inner[inner.len() - 22..].to_vec();
+    let (zip, _) = build(&[Spec::file("real", b"abc")], &fake_eocd);
+    refused(
+        "fake-eocd",
+        &zip,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("more than one end record")),
+    );
+    let (mut zip, l) = build(&[Spec::file("a", b"abc")], b"");
+    put_u16(&mut zip, l.eocd + 20, 10);
+    refused("comment-past-eof", &zip, |e| matches!(e, Error::Malformed { .. }));
+    let (zip, _) = build(&[Spec::file("a", b"abc")], b"");
+    refused("prepended", &[b"#!/bin/sh\nexit 0\n".as_slice(), &zip].concat(), |e| matches!(e, Error::Malformed { .. }));
+}
+
+#[test]
+fn zip64_records_are_checked() {
+    let (zip, l) = build(&[Spec::file("a", b"abc")], b"");
+    // Mark the entry count as ZIP64 with no locator: refused.
+    let mut no_locator = zip.clone();
+    put_u16(&mut no_locator, l.eocd + 8, 0xffff);
+    put_u16(&mut no_locator, l.eocd + 10, 0xffff);
+    refused("zip64-missing", &no_locator, |e| matches!(e, Error::Malformed { .. }));
+    // A ZIP64 end record claiming 2^62 entries: refused without allocating for them.
+    let cd = l.central[0];
+    let mut z = zip[..l.eocd].to_vec();
+    let record = z.len() as u64;
+    z.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+    z.extend_from_slice(&44u64.to_le_bytes());
+    z.extend_from_slice(&[45, 0, 45, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
+    z.extend_from_slice(&(1u64 << 62).to_le_bytes());
+    z.extend_from_slice(&(1u64 << 62).to_le_bytes());
+    z.extend_from_slice(&((l.eocd - cd) as u64).to_le_bytes());
+    z.extend_from_slice(&(cd as u64).to_le_bytes());
+    z.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+    z.extend_from_slice(&0u32.to_le_bytes());
+    z.extend_from_slice(&record.to_le_bytes());
+    z.extend_from_slice(&1u32.to_le_bytes());
+    let mut eocd = zip[l.eocd..].to_vec();
+    put_u16(&mut eocd, 8, 0xffff);
+    put_u16(&mut eocd, 10, 0xffff);
+    let absurd = [z.clone(), eocd.clone()].concat();
+    refused(
+        "zip64-absurd-count",
+        &absurd,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("cannot fit")),
+    );
+    // The locator pointing past the end.
+    let mut past = [z, eocd].concat();
+    let locator = past.len() - 22 - 20;
+    put_u32(&mut past, locator + 8, 0x7fff_ffff);
+    refused("zip64-locator-past-eof", &past, |e| matches!(e, Error::Malformed { .. }));
+}
+
+#[test]
+fn limits_and_cancellation() {
+    let (zip, _) = build(&[Spec::file("zeros", &vec![0u8; 1 << 20])], b"");
+    let dir = workdir("limits");
+    let quota = extract_bytes(&zip, &dir.join("out"), &Options { quota: Some(1000), ..Options::default() });
+    assert!(matches!(quota, Err(Error::Limit { .. })));
+    let ratio = extract_bytes(&zip, &dir.join("out"), &Options { max_ratio: Some(100.0), ..Options::default() });
+    assert!(matches!(ratio, Err(Error::Limit { .. })));
+    let cancel = AtomicBool::new(true);
+    assert!(matches!(
+        extract_bytes(&zip, &dir.join("out"), &Options { cancel: Some(&cancel), ..Options::default() }),
+        Err(Error::Cancelled)
+    ));
+    assert!(listing(&dir).is_empty(), "nothing left behind");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_destination_that_is_a_symlink_is_replaced_not_written_through() {
+    let dir = workdir("symlink-dest");
+    std::fs::create_dir(dir.join("elsewhere")).unwrap();
+    std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join("out")).unwrap();
+    let (zip, _) = build(&[Spec::file("a", b"abc")], b"");
+    extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
+    assert!(listing(&dir.join("elsewhere")).is_empty(), "nothing written through the link");
+    assert!(!std::fs::symlink_metadata(dir.join("out")).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read(dir.join("out/a")).unwrap(), b"abc");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn large_entries_stream_and_verify() {
+    let big: Vec<u8> = (0..6u32 << 20).map(|i| (i % 251) as u8 ^ (i >> 16) as u8).collect();
+    let (zip, l) = build(&[Spec::file("big.bin", &big)], b"");
+    let dir = workdir("large");
+    extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
+    assert_eq!(std::fs::read(dir.join("out/big.bin")).unwrap(), big);
+    std::fs::remove_dir_all(&dir).unwrap();
+    let mut bad = zip.clone();
+    put_u32(&mut bad, l.local[0] + 14, 3);
+    put_u32(&mut bad, l.central[0] + 16, 3);
+    refused("large-crc", &bad, |e| matches!(e, Error::Crc { .. }));
+}
