@@ -42,7 +42,7 @@
 
 /*
  The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
- (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate) and are never renumbered; new codes may be added, so treat an
+ (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate, 400–499 extract) and are never renumbered; new codes may be added, so treat an
  unknown code as a failure and show `bk_status_message(code)`.
  */
 enum bk_status
@@ -118,6 +118,34 @@ enum bk_status
    Not a valid zlib/deflate stream.
    */
   BK_STATUS_CORRUPT = 303,
+  /*
+   The archive's structure is invalid or inconsistent (see the detail text).
+   */
+  BK_STATUS_ARCHIVE_MALFORMED = 400,
+  /*
+   An entry's name is not a safe relative path, or collides with another entry's.
+   */
+  BK_STATUS_UNSAFE_NAME = 401,
+  /*
+   An entry is a symlink, device, FIFO or socket, or uses an unsupported compression method.
+   */
+  BK_STATUS_UNSUPPORTED_ENTRY = 402,
+  /*
+   An entry is encrypted.
+   */
+  BK_STATUS_ENCRYPTED = 403,
+  /*
+   An entry's CRC-32 does not match its data.
+   */
+  BK_STATUS_CRC_MISMATCH = 404,
+  /*
+   The byte quota or the compression-ratio limit would be exceeded.
+   */
+  BK_STATUS_LIMIT_EXCEEDED = 405,
+  /*
+   The extraction was cancelled.
+   */
+  BK_STATUS_CANCELLED = 406,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -198,6 +226,25 @@ typedef uint32_t bk_format;
  `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
  */
 typedef struct bk_buffer bk_buffer;
+
+/*
+ A cancellation flag: `bk_cancel_request` from any thread makes the extractions that use it stop
+ with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,
+ freed by `bk_cancel_free`; must outlive every extraction that uses it.
+ */
+typedef struct bk_cancel bk_cancel;
+
+/*
+ Extraction options. Created by `bk_extract_options_new` (defaults: one thread per core, every
+ entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`. Not
+ thread-safe to change while an extraction uses it; may be reused for many extractions.
+
+ Methods: `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
+ `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
+ `bk_extract_options_set_durable`, `bk_extract_options_set_progress`,
+ `bk_extract_options_set_cancel`, `bk_extract_options_free`.
+ */
+typedef struct bk_extract_options bk_extract_options;
 
 /*
  One stream inflated from input fed in strides (for sources not all in memory).
@@ -289,6 +336,38 @@ typedef struct bk_buffer_stats {
    */
   uint64_t bytes_copied;
 } bk_buffer_stats;
+
+/*
+ Called with progress from the worker thread that finished an entry: possibly several threads
+ at once, never after `bk_extract` returns. It must not call back into the same extraction.
+ */
+typedef void (*bk_progress_fn)(void *user_data,
+                               uint64_t entries_done,
+                               uint64_t entries_total,
+                               uint64_t bytes_done,
+                               uint64_t bytes_total);
+
+/*
+ What an extraction did, filled by `bk_extract`.
+ */
+typedef struct bk_extract_report {
+  /*
+   Regular files written.
+   */
+  uint64_t files;
+  /*
+   Directories created.
+   */
+  uint64_t directories;
+  /*
+   Bytes written.
+   */
+  uint64_t bytes;
+  /*
+   Entries left out by the `only` patterns.
+   */
+  uint64_t skipped;
+} bk_extract_report;
 
 /*
  A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
@@ -587,6 +666,131 @@ bk_status bk_buffer_write_fd(const struct bk_buffer *buffer,
  `buffer` is a live buffer.
  */
 bk_status bk_buffer_flatten(struct bk_buffer *buffer);
+
+/*
+ Creates options with the defaults in `*options_out`.
+
+ # Safety
+ `options_out` is valid for one write.
+ */
+bk_status bk_extract_options_new(struct bk_extract_options **options_out);
+
+/*
+ Frees options. NULL does nothing.
+
+ # Safety
+ `options` is NULL or came from `bk_extract_options_new` and has not been freed.
+ */
+void bk_extract_options_free(struct bk_extract_options *options);
+
+/*
+ Worker threads; 0 means one per core.
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_threads(struct bk_extract_options *options, uint32_t threads);
+
+/*
+ Adds a pattern (`*`, `?`, or `dir/`) to extract; with none, every entry is extracted. The string
+ (UTF-8, NUL-terminated) is copied.
+
+ # Safety
+ `options` is live; `pattern` is a NUL-terminated string.
+ */
+bk_status bk_extract_options_add_only(struct bk_extract_options *options, const char *pattern);
+
+/*
+ Refuses archives that would write more than `bytes` in all (0: no quota).
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_quota(struct bk_extract_options *options, uint64_t bytes);
+
+/*
+ Refuses entries inflating to more than `ratio` times their compressed size (0: no limit).
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_max_ratio(struct bk_extract_options *options, double ratio);
+
+/*
+ Non-zero: fsync every file and directory before the destination is replaced.
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_durable(struct bk_extract_options *options, uint32_t durable);
+
+/*
+ Sets the progress callback (NULL for none) and the pointer passed to it.
+
+ # Safety
+ `options` is live; `callback` is NULL or safe to call from any thread with `user_data` for as
+ long as extractions use these options.
+ */
+bk_status bk_extract_options_set_progress(struct bk_extract_options *options,
+                                          bk_progress_fn callback,
+                                          void *user_data);
+
+/*
+ Sets the cancellation flag to watch (NULL for none).
+
+ # Safety
+ `options` is live; `cancel` is NULL or a live `bk_cancel` that outlives the extractions.
+ */
+bk_status bk_extract_options_set_cancel(struct bk_extract_options *options,
+                                        const struct bk_cancel *cancel);
+
+/*
+ Creates a cancellation flag, not yet set.
+
+ # Safety
+ `cancel_out` is valid for one write.
+ */
+bk_status bk_cancel_new(struct bk_cancel **cancel_out);
+
+/*
+ Sets the flag: extractions watching it stop. Thread-safe.
+
+ # Safety
+ `cancel` is live.
+ */
+bk_status bk_cancel_request(const struct bk_cancel *cancel);
+
+/*
+ Frees a cancellation flag. NULL does nothing.
+
+ # Safety
+ `cancel` is NULL or came from `bk_cancel_new`, is not freed yet, and no extraction uses it.
+ */
+void bk_cancel_free(struct bk_cancel *cancel);
+
+/*
+ Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), which is
+ created, or replaced as a whole only when every entry has verified; on any failure nothing is
+ left behind and an existing destination is untouched. `options` may be NULL for the defaults.
+ On success `*report_out` is filled. On failure, if given, `entry_buf` receives the name of the
+ entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
+ truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
+ `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
+ `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_IO_ERROR`, and the inflate
+ statuses for bad entry data. The archive must not be modified while it is extracted.
+
+ # Safety
+ The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one
+ write; `entry_buf`/`detail_buf` are NULL or writable for their lengths.
+ */
+bk_status bk_extract(const char *archive_path,
+                     const char *dest_path,
+                     const struct bk_extract_options *options,
+                     struct bk_extract_report *report_out,
+                     char *entry_buf,
+                     size_t entry_buf_len,
+                     char *detail_buf,
+                     size_t detail_buf_len);
 
 /*
  Creates a decoder for `format` (a `bk_format`) in `*inflater_out` (NULL on failure).

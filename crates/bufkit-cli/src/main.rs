@@ -2,6 +2,7 @@
 
 mod alloc_count;
 mod demo;
+mod extract;
 mod inflate_pack;
 mod report;
 
@@ -34,6 +35,29 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         rounds: usize,
     },
+    /// Extract a zip/APK/JAR into DEST, all or nothing: DEST is replaced only when every entry
+    /// has verified. Exits non-zero with a one-line error naming the entry otherwise.
+    Extract {
+        /// The archive.
+        archive: std::path::PathBuf,
+        /// The directory to create (or replace).
+        dest: std::path::PathBuf,
+        /// Worker threads (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+        /// Extract only entries matching this pattern (`*`, `?`, or `dir/`); repeatable.
+        #[arg(long = "only")]
+        only: Vec<String>,
+        /// Refuse archives that would write more than this many bytes.
+        #[arg(long)]
+        quota: Option<u64>,
+        /// fsync every file and directory before replacing DEST.
+        #[arg(long)]
+        durable: bool,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Walk a git pack: inflate every object at its offset, count objects by type, and verify
     /// the walk against the pack's trailer and (with --idx) its index. Exits non-zero on any mismatch.
     InflatePack {
@@ -56,6 +80,9 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
+        Command::Extract { archive, dest, threads, only, quota, durable, json } => {
+            extract::run(&archive, &dest, extract::Args { threads, only, quota, durable, json })
+        }
         Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };

@@ -32,6 +32,7 @@
 #![allow(non_camel_case_types)]
 
 mod buffer;
+mod extract;
 mod inflate;
 mod macros;
 mod pool;
@@ -39,6 +40,7 @@ mod status;
 mod version;
 
 pub use buffer::*;
+pub use extract::*;
 pub use inflate::*;
 pub use pool::*;
 pub use status::*;

@@ -5,7 +5,7 @@ use std::ffi::c_char;
 use crate::macros::boundary_or;
 
 /// The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
-/// (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate) and are never renumbered; new codes may be added, so treat an
+/// (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate, 400–499 extract) and are never renumbered; new codes may be added, so treat an
 /// unknown code as a failure and show `bk_status_message(code)`.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,6 +45,20 @@ pub enum bk_status {
     BK_STATUS_SIZE_MISMATCH = 302,
     /// Not a valid zlib/deflate stream.
     BK_STATUS_CORRUPT = 303,
+    /// The archive's structure is invalid or inconsistent (see the detail text).
+    BK_STATUS_ARCHIVE_MALFORMED = 400,
+    /// An entry's name is not a safe relative path, or collides with another entry's.
+    BK_STATUS_UNSAFE_NAME = 401,
+    /// An entry is a symlink, device, FIFO or socket, or uses an unsupported compression method.
+    BK_STATUS_UNSUPPORTED_ENTRY = 402,
+    /// An entry is encrypted.
+    BK_STATUS_ENCRYPTED = 403,
+    /// An entry's CRC-32 does not match its data.
+    BK_STATUS_CRC_MISMATCH = 404,
+    /// The byte quota or the compression-ratio limit would be exceeded.
+    BK_STATUS_LIMIT_EXCEEDED = 405,
+    /// The extraction was cancelled.
+    BK_STATUS_CANCELLED = 406,
 }
 
 impl bk_status {
@@ -68,6 +82,19 @@ impl bk_status {
             (BK_STATUS_CHECKSUM, b"the stream fails its Adler-32 check; no output was handed out\0"),
             (BK_STATUS_SIZE_MISMATCH, b"the stream does not inflate to the expected size\0"),
             (BK_STATUS_CORRUPT, b"not a valid zlib/deflate stream\0"),
+            (BK_STATUS_ARCHIVE_MALFORMED, b"the archive is malformed; nothing was extracted\0"),
+            (BK_STATUS_UNSAFE_NAME, b"an entry name is unsafe or collides with another; nothing was extracted\0"),
+            (
+                BK_STATUS_UNSUPPORTED_ENTRY,
+                b"an entry is of a kind or method that is not extracted; nothing was extracted\0",
+            ),
+            (BK_STATUS_ENCRYPTED, b"an entry is encrypted; nothing was extracted\0"),
+            (BK_STATUS_CRC_MISMATCH, b"an entry fails its CRC-32 check; nothing was extracted\0"),
+            (
+                BK_STATUS_LIMIT_EXCEEDED,
+                b"the quota or compression-ratio limit would be exceeded; nothing was extracted\0",
+            ),
+            (BK_STATUS_CANCELLED, b"the extraction was cancelled; nothing was extracted\0"),
         ];
         known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
     }

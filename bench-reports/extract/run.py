@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Side-by-side extraction benchmark, in one run: bufkit (2 threads and 1), Info-ZIP unzip, bsdtar,
+a plain libzip extractor (libzip_extract.c) and Python's zipfile, on three real archives, to tmpfs
+(/dev/shm) and to the local disk. Wall-clock medians over alternating rounds, ratios to bufkit at 2
+threads, peak RSS per tool (wait4), and every tool's output compared byte for byte with unzip's.
+
+Usage: python3 bench-reports/extract/run.py [ROUNDS]   (needs zip, unzip, bsdtar, libzip-dev, gcc, GNU time)
+"""
+import os, shutil, statistics, subprocess, sys, sysconfig, time
+
+ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WORK = "/tmp/bufkit-extract-bench"
+BUFKIT = os.path.join(ROOT, "target/release/bufkit")
+LIBZIP = os.path.join(WORK, "libzip_extract")
+
+def sh(*args, **kw):
+    subprocess.run(args, check=True, **kw)
+
+def make_archives():
+    os.makedirs(WORK, exist_ok=True)
+    archives = {}
+    # (a) ~200 real JavaScript files, ~3.6 MB, zip -9.
+    a = os.path.join(WORK, "assets.zip")
+    if not os.path.exists(a):
+        js = []
+        for d, _, fs in os.walk("/usr/lib/node_modules"):
+            js += [os.path.join(d, f) for f in fs if f.endswith(".js")]
+        js.sort(key=os.path.getsize, reverse=True)
+        start = 0
+        while sum(map(os.path.getsize, js[start:start + 200])) > 3_600_000:
+            start += 1
+        chosen = [os.path.relpath(p, "/usr/lib/node_modules") for p in js[start:start + 200]]
+        sh("zip", "-q", "-9", a, *chosen, cwd="/usr/lib/node_modules")
+    archives["assets"] = a
+    # (b) thousands of files: Python's standard library.
+    b = os.path.join(WORK, "stdlib.zip")
+    if not os.path.exists(b):
+        stdlib = sysconfig.get_paths()["stdlib"]
+        sh("zip", "-q", "-r", "-9", b, os.path.basename(stdlib), "-x", "*__pycache__*", cwd=os.path.dirname(stdlib))
+    archives["stdlib"] = b
+    # (c) three 50 MB entries of real text.
+    c = os.path.join(WORK, "big.zip")
+    if not os.path.exists(c):
+        text = bytearray()
+        for d, _, fs in sorted(os.walk(sysconfig.get_paths()["stdlib"])):
+            for f in sorted(fs):
+                if f.endswith(".py"):
+                    text += open(os.path.join(d, f), "rb").read()
+        bigdir = os.path.join(WORK, "bigsrc")
+        os.makedirs(bigdir, exist_ok=True)
+        for i in range(3):
+            blob = bytes((text * 2)[i * 1000:]) if len(text) < 50_000_000 else bytes(text[i * 1000:])
+            open(os.path.join(bigdir, f"part{i}.txt"), "wb").write((blob * 2)[: 50 << 20])
+        sh("zip", "-q", "-6", c, "part0.txt", "part1.txt", "part2.txt", cwd=bigdir)
+    archives["big"] = c
+    return archives
+
+TOOLS = {
+    "bufkit-2t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "2"],
+    "bufkit-1t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "1"],
+    "unzip": lambda a, d: ["unzip", "-q", "-o", a, "-d", d],
+    "bsdtar": lambda a, d: ["bsdtar", "-xf", a, "-C", d],
+    "libzip": lambda a, d: [LIBZIP, a, d],
+    "python-zipfile": lambda a, d: [sys.executable, "-c", "import zipfile,sys; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])", a, d],
+}
+
+def run(tool, archive, dest):
+    shutil.rmtree(dest, ignore_errors=True)
+    if tool == "bsdtar":
+        os.makedirs(dest)
+    # GNU time forks the tool itself, so the tool's peak RSS is its own (a child of this Python
+    # process would inherit Python's as its starting maximum across exec).
+    rss_file = os.path.join(WORK, "rss")
+    start = time.perf_counter()
+    p = subprocess.run(["/usr/bin/time", "-o", rss_file, "-f", "%M", *TOOLS[tool](archive, dest)], stdout=subprocess.DEVNULL)
+    elapsed = time.perf_counter() - start
+    if p.returncode != 0:
+        raise SystemExit(f"{tool} failed on {archive}")
+    return elapsed, int(open(rss_file).read().split()[-1])
+
+def main():
+    os.makedirs(WORK, exist_ok=True)
+    sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", "-p", "bufkit-cli", cwd=ROOT)
+    sh("gcc", "-O2", "-o", LIBZIP, os.path.join(ROOT, "bench-reports/extract/libzip_extract.c"), "-lzip")
+    archives = make_archives()
+    print(f"| archive | destination | tool | median | vs bufkit 2 threads | peak RSS |")
+    print("|---|---|---|---:|---:|---:|")
+    for name, archive in archives.items():
+        for target_name, base in [("tmpfs", "/dev/shm/bufkit-bench"), ("disk", os.path.join(WORK, "out"))]:
+            os.makedirs(base, exist_ok=True)
+            times = {t: [] for t in TOOLS}
+            rss = {t: 0 for t in TOOLS}
+            for _ in range(ROUNDS):
+                for tool in TOOLS:
+                    t, m = run(tool, archive, os.path.join(base, tool))
+                    times[tool].append(t)
+                    rss[tool] = max(rss[tool], m)
+            # Same bytes as unzip's, for every tool.
+            for tool in TOOLS:
+                if tool != "unzip":
+                    diff = subprocess.run(["diff", "-r", "-q", os.path.join(base, "unzip"), os.path.join(base, tool)], capture_output=True)
+                    if diff.returncode != 0:
+                        raise SystemExit(f"{tool} output differs from unzip on {name}: {diff.stdout[:300]}")
+            ref = statistics.median(times["bufkit-2t"])
+            for tool in TOOLS:
+                m = statistics.median(times[tool])
+                print(f"| {name} | {target_name} | {tool} | {m * 1000:.1f} ms | {m / ref:.2f}× | {rss[tool] / 1024:.1f} MiB |", flush=True)
+            shutil.rmtree(base, ignore_errors=True)
+    sizes = {n: os.path.getsize(a) for n, a in archives.items()}
+    counts = {n: int(subprocess.run(["unzip", "-Z1", a], capture_output=True).stdout.count(b"\n")) for n, a in archives.items()}
+    print()
+    for n in archives:
+        print(f"- {n}: {sizes[n] / 1e6:.1f} MB archive, {counts[n]} entries")
+
+main()

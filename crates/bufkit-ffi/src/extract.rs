@@ -1,0 +1,372 @@
+//! `bk_extract`: safe, parallel, all-or-nothing zip extraction, with options, progress and cancellation.
+
+use std::ffi::{CStr, c_char, c_void};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use asset_extract::{Error, Options, Progress};
+
+use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, write_out};
+use crate::status::bk_status;
+
+/// Called with progress from the worker thread that finished an entry: possibly several threads
+/// at once, never after `bk_extract` returns. It must not call back into the same extraction.
+pub type bk_progress_fn = Option<
+    unsafe extern "C" fn(
+        user_data: *mut c_void,
+        entries_done: u64,
+        entries_total: u64,
+        bytes_done: u64,
+        bytes_total: u64,
+    ),
+>;
+
+/// Extraction options. Created by `bk_extract_options_new` (defaults: one thread per core, every
+/// entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`. Not
+/// thread-safe to change while an extraction uses it; may be reused for many extractions.
+///
+/// Methods: `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
+/// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
+/// `bk_extract_options_set_durable`, `bk_extract_options_set_progress`,
+/// `bk_extract_options_set_cancel`, `bk_extract_options_free`.
+pub struct bk_extract_options {
+    threads: usize,
+    only: Vec<String>,
+    quota: Option<u64>,
+    max_ratio: Option<f64>,
+    durable: bool,
+    progress: bk_progress_fn,
+    user_data: *mut c_void,
+    cancel: *const bk_cancel,
+}
+
+/// A cancellation flag: `bk_cancel_request` from any thread makes the extractions that use it stop
+/// with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,
+/// freed by `bk_cancel_free`; must outlive every extraction that uses it.
+pub struct bk_cancel {
+    flag: AtomicBool,
+}
+
+/// What an extraction did, filled by `bk_extract`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct bk_extract_report {
+    /// Regular files written.
+    pub files: u64,
+    /// Directories created.
+    pub directories: u64,
+    /// Bytes written.
+    pub bytes: u64,
+    /// Entries left out by the `only` patterns.
+    pub skipped: u64,
+}
+
+/// Creates options with the defaults in `*options_out`.
+///
+/// # Safety
+/// `options_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extract_options) -> bk_status {
+    boundary(|| {
+        if options_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
+        }
+        let options = bk_extract_options {
+            threads: 0,
+            only: Vec::new(),
+            quota: None,
+            max_ratio: None,
+            durable: false,
+            progress: None,
+            user_data: std::ptr::null_mut(),
+            cancel: std::ptr::null(),
+        };
+        // SAFETY: per this function's contract.
+        unsafe { write_out(options_out, Box::into_raw(Box::new(options))) }
+    })
+}
+
+/// Frees options. NULL does nothing.
+///
+/// # Safety
+/// `options` is NULL or came from `bk_extract_options_new` and has not been freed.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_options) {
+    boundary_or((), || {
+        if !options.is_null() {
+            // SAFETY: from Box::into_raw in bk_extract_options_new; freed once per the contract.
+            drop(unsafe { Box::from_raw(options) });
+        }
+    })
+}
+
+/// Worker threads; 0 means one per core.
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_threads(options: *mut bk_extract_options, threads: u32) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.threads = threads as usize;
+        Ok(())
+    })
+}
+
+/// Adds a pattern (`*`, `?`, or `dir/`) to extract; with none, every entry is extracted. The string
+/// (UTF-8, NUL-terminated) is copied.
+///
+/// # Safety
+/// `options` is live; `pattern` is a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_add_only(
+    options: *mut bk_extract_options,
+    pattern: *const c_char,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let options = unsafe { checked_mut(options) }?;
+        if pattern.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: non-null and NUL-terminated per the contract.
+        let pattern = unsafe { CStr::from_ptr(pattern) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+        options.only.push(pattern.to_string());
+        Ok(())
+    })
+}
+
+/// Refuses archives that would write more than `bytes` in all (0: no quota).
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_quota(options: *mut bk_extract_options, bytes: u64) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.quota = (bytes > 0).then_some(bytes);
+        Ok(())
+    })
+}
+
+/// Refuses entries inflating to more than `ratio` times their compressed size (0: no limit).
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_max_ratio(options: *mut bk_extract_options, ratio: f64) -> bk_status {
+    boundary(|| {
+        if !(ratio >= 0.0 && ratio.is_finite()) {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.max_ratio = (ratio > 0.0).then_some(ratio);
+        Ok(())
+    })
+}
+
+/// Non-zero: fsync every file and directory before the destination is replaced.
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_durable(options: *mut bk_extract_options, durable: u32) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.durable = durable != 0;
+        Ok(())
+    })
+}
+
+/// Sets the progress callback (NULL for none) and the pointer passed to it.
+///
+/// # Safety
+/// `options` is live; `callback` is NULL or safe to call from any thread with `user_data` for as
+/// long as extractions use these options.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_progress(
+    options: *mut bk_extract_options,
+    callback: bk_progress_fn,
+    user_data: *mut c_void,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let options = unsafe { checked_mut(options) }?;
+        options.progress = callback;
+        options.user_data = user_data;
+        Ok(())
+    })
+}
+
+/// Sets the cancellation flag to watch (NULL for none).
+///
+/// # Safety
+/// `options` is live; `cancel` is NULL or a live `bk_cancel` that outlives the extractions.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_cancel(
+    options: *mut bk_extract_options,
+    cancel: *const bk_cancel,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.cancel = cancel;
+        Ok(())
+    })
+}
+
+/// Creates a cancellation flag, not yet set.
+///
+/// # Safety
+/// `cancel_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_cancel_new(cancel_out: *mut *mut bk_cancel) -> bk_status {
+    boundary(|| {
+        if cancel_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { write_out(cancel_out, Box::into_raw(Box::new(bk_cancel { flag: AtomicBool::new(false) }))) }
+    })
+}
+
+/// Sets the flag: extractions watching it stop. Thread-safe.
+///
+/// # Safety
+/// `cancel` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_cancel_request(cancel: *const bk_cancel) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_ref(cancel) }?.flag.store(true, Ordering::Relaxed);
+        Ok(())
+    })
+}
+
+/// Frees a cancellation flag. NULL does nothing.
+///
+/// # Safety
+/// `cancel` is NULL or came from `bk_cancel_new`, is not freed yet, and no extraction uses it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_cancel_free(cancel: *mut bk_cancel) {
+    boundary_or((), || {
+        if !cancel.is_null() {
+            // SAFETY: from Box::into_raw in bk_cancel_new; freed once per the contract.
+            drop(unsafe { Box::from_raw(cancel) });
+        }
+    })
+}
+
+fn status_of(e: &Error) -> bk_status {
+    match e {
+        Error::Malformed { .. } => bk_status::BK_STATUS_ARCHIVE_MALFORMED,
+        Error::UnsafeName { .. } => bk_status::BK_STATUS_UNSAFE_NAME,
+        Error::UnsupportedKind { .. } | Error::UnsupportedMethod { .. } => bk_status::BK_STATUS_UNSUPPORTED_ENTRY,
+        Error::Encrypted { .. } => bk_status::BK_STATUS_ENCRYPTED,
+        Error::Data { source, .. } => source.clone().into(),
+        Error::Crc { .. } => bk_status::BK_STATUS_CRC_MISMATCH,
+        Error::Limit { .. } => bk_status::BK_STATUS_LIMIT_EXCEEDED,
+        Error::Cancelled => bk_status::BK_STATUS_CANCELLED,
+        Error::Io { .. } => bk_status::BK_STATUS_IO_ERROR,
+        _ => bk_status::BK_STATUS_ARCHIVE_MALFORMED,
+    }
+}
+
+/// Copies `text` into a caller buffer as a NUL-terminated string, truncated to fit.
+///
+/// # Safety
+/// `buf` is NULL (nothing written) or writable for `len` bytes.
+unsafe fn copy_c_string(text: &str, buf: *mut c_char, len: usize) {
+    if buf.is_null() || len == 0 {
+        return;
+    }
+    let mut n = text.len().min(len - 1);
+    while !text.is_char_boundary(n) {
+        n -= 1;
+    }
+    // SAFETY: buf is writable for len > n bytes per the contract; the source is n readable bytes.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
+        *buf.add(n) = 0;
+    }
+}
+
+/// Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), which is
+/// created, or replaced as a whole only when every entry has verified; on any failure nothing is
+/// left behind and an existing destination is untouched. `options` may be NULL for the defaults.
+/// On success `*report_out` is filled. On failure, if given, `entry_buf` receives the name of the
+/// entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
+/// truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
+/// `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
+/// `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_IO_ERROR`, and the inflate
+/// statuses for bad entry data. The archive must not be modified while it is extracted.
+///
+/// # Safety
+/// The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one
+/// write; `entry_buf`/`detail_buf` are NULL or writable for their lengths.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract(
+    archive_path: *const c_char,
+    dest_path: *const c_char,
+    options: *const bk_extract_options,
+    report_out: *mut bk_extract_report,
+    entry_buf: *mut c_char,
+    entry_buf_len: usize,
+    detail_buf: *mut c_char,
+    detail_buf_len: usize,
+) -> bk_status {
+    boundary(|| {
+        if archive_path.is_null() || dest_path.is_null() || report_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract (the buffers may be NULL: then nothing is written).
+        unsafe {
+            copy_c_string("", entry_buf, entry_buf_len);
+            copy_c_string("", detail_buf, detail_buf_len);
+        }
+        // SAFETY: non-null and NUL-terminated per the contract.
+        let (archive, dest) = unsafe { (CStr::from_ptr(archive_path), CStr::from_ptr(dest_path)) };
+        let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+        let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+        // SAFETY: NULL or live per the contract.
+        let opts = unsafe { options.as_ref() };
+        let callback = opts.and_then(|o| o.progress);
+        let user_data = opts.map_or(std::ptr::null_mut(), |o| o.user_data) as usize; // passed across threads as an address
+        let progress = move |p: Progress| {
+            if let Some(f) = callback {
+                // SAFETY: the caller promised the callback is safe to call from any thread with user_data.
+                unsafe { f(user_data as *mut c_void, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total) }
+            }
+        };
+        // SAFETY: NULL or a live bk_cancel per the options' contract.
+        let cancel = opts.and_then(|o| unsafe { o.cancel.as_ref() }).map(|c| &c.flag);
+        let options = Options {
+            threads: opts.map_or(0, |o| o.threads),
+            only: opts.map_or_else(Vec::new, |o| o.only.clone()),
+            quota: opts.and_then(|o| o.quota),
+            max_ratio: opts.and_then(|o| o.max_ratio),
+            durable: opts.is_some_and(|o| o.durable),
+            progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
+            cancel,
+        };
+        match asset_extract::extract(Path::new(archive), Path::new(dest), &options) {
+            Ok(r) => {
+                let report = bk_extract_report {
+                    files: r.files,
+                    directories: r.directories,
+                    bytes: r.bytes,
+                    skipped: r.skipped,
+                };
+                // SAFETY: checked non-null; valid for a write per the contract.
+                unsafe { write_out(report_out, report) }
+            }
+            Err(e) => {
+                // SAFETY: per this function's contract.
+                unsafe {
+                    copy_c_string(e.entry().unwrap_or(""), entry_buf, entry_buf_len);
+                    copy_c_string(&e.to_string(), detail_buf, detail_buf_len);
+                }
+                Err(status_of(&e))
+            }
+        }
+    })
+}

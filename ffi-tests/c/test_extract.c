@@ -1,0 +1,146 @@
+/* The bk_extract C ABI: a valid archive, a hostile one (nothing left behind), options, progress,
+ * cancellation, bad arguments. */
+#define _POSIX_C_SOURCE 200809L
+#include "archives.h"
+#include "bufkit.h"
+#include "check.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static char workdir[256];
+
+static void write_file(const char *path, const unsigned char *data, size_t len) {
+  FILE *f = fopen(path, "wb");
+  fwrite(data, 1, len, f);
+  fclose(f);
+}
+
+static int count_entries(const char *dir) {
+  int n = 0;
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  if (!d) return -1;
+  while ((e = readdir(d)))
+    if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) n++;
+  closedir(d);
+  return n;
+}
+
+static unsigned long progress_calls;
+static void on_progress(void *user, uint64_t done, uint64_t total, uint64_t bytes, uint64_t bytes_total) {
+  (void)done;
+  (void)total;
+  (void)bytes;
+  (void)bytes_total;
+  __atomic_add_fetch((unsigned long *)user, 1, __ATOMIC_RELAXED);
+}
+
+static void test_a_valid_archive_extracts(void) {
+  char archive[300], dest[300], file[400];
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  struct stat st;
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/out", workdir);
+  write_file(archive, zip_good, sizeof zip_good);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_threads(opts, 2), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_progress(opts, on_progress, &progress_calls), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2 && report.directories == 1 && report.skipped == 0);
+  CHECK(progress_calls == 2);
+  snprintf(file, sizeof file, "%s/readme.txt", dest);
+  CHECK(stat(file, &st) == 0 && st.st_size == 17);
+  /* only: the assets directory */
+  CHECK_STATUS(bk_extract_options_add_only(opts, "assets/"), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 1 && report.skipped == 1);
+  CHECK(stat(file, &st) != 0); /* the destination was replaced as a whole */
+  bk_extract_options_free(opts);
+  bk_extract_options_free(NULL);
+}
+
+static void test_a_hostile_archive_leaves_nothing(void) {
+  char archive[300], dest[300], entry[64], detail[256];
+  bk_extract_report report;
+  snprintf(archive, sizeof archive, "%s/evil.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/evil-out", workdir);
+  write_file(archive, zip_evil, sizeof zip_evil);
+  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail), BK_STATUS_UNSAFE_NAME);
+  CHECK(strcmp(entry, "../evil.txt") == 0);
+  CHECK(strstr(detail, "evil.txt") != NULL);
+  CHECK(access(dest, F_OK) != 0);
+  CHECK(count_entries(workdir) == 3); /* good.zip, out, evil.zip: no staging left */
+  /* a tiny entry buffer truncates, still NUL-terminated */
+  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, 4, NULL, 0), BK_STATUS_UNSAFE_NAME);
+  CHECK(strcmp(entry, "../") == 0);
+}
+
+static void test_missing_and_truncated_archives(void) {
+  char archive[300], dest[300];
+  bk_extract_report report;
+  snprintf(archive, sizeof archive, "%s/cut.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/cut-out", workdir);
+  write_file(archive, zip_good, sizeof zip_good / 2);
+  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_ARCHIVE_MALFORMED);
+  CHECK_STATUS(bk_extract("/nonexistent/archive.zip", dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_IO_ERROR);
+  CHECK(access(dest, F_OK) != 0);
+  unlink(archive);
+}
+
+static void test_limits_and_cancellation(void) {
+  char archive[300], dest[300];
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  bk_cancel *cancel = NULL;
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/limited", workdir);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_quota(opts, 100), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_LIMIT_EXCEEDED);
+  CHECK_STATUS(bk_extract_options_set_quota(opts, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_max_ratio(opts, -1.0), BK_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(bk_extract_options_set_max_ratio(opts, 2.0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_LIMIT_EXCEEDED);
+  CHECK_STATUS(bk_extract_options_set_max_ratio(opts, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_cancel_new(&cancel), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_cancel(opts, cancel), BK_STATUS_OK);
+  CHECK_STATUS(bk_cancel_request(cancel), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_CANCELLED);
+  CHECK(access(dest, F_OK) != 0);
+  bk_extract_options_free(opts);
+  bk_cancel_free(cancel);
+  bk_cancel_free(NULL);
+}
+
+static void test_null_arguments(void) {
+  bk_extract_report report;
+  CHECK_STATUS(bk_extract(NULL, "x", NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract("x", NULL, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract("x", "y", NULL, NULL, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract_options_new(NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract_options_set_threads(NULL, 1), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract_options_add_only(NULL, "x"), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_cancel_request(NULL), BK_STATUS_NULL_POINTER);
+}
+
+int main(void) {
+  char cmd[300];
+  int rc;
+  snprintf(workdir, sizeof workdir, "/tmp/bufkit-c-extract-%d", (int)getpid());
+  mkdir(workdir, 0755);
+  RUN(test_a_valid_archive_extracts);
+  RUN(test_a_hostile_archive_leaves_nothing);
+  RUN(test_missing_and_truncated_archives);
+  RUN(test_limits_and_cancellation);
+  RUN(test_null_arguments);
+  rc = REPORT();
+  snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
+  if (system(cmd) != 0) return 1;
+  return rc;
+}
