@@ -209,3 +209,42 @@ inflate_matches_erlang_zlib_test() ->
     ?assertEqual([byte_size(S) || S <- Streams], lists:reverse(Results)).
 
 crypto_free_bytes(N) -> << <<((I * 7919) rem 251)>> || I <- lists:seq(1, N) >>.
+
+extract_dir() ->
+    Dir = filename:join("/tmp", "bufkit-erl-extract-" ++ os:getpid()),
+    os:cmd("rm -rf " ++ Dir),
+    ok = file:make_dir(Dir),
+    Dir.
+
+extract_valid_archive_with_progress_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "a.zip"),
+    {ok, _} = zip:create(Zip, [{"assets/app.js", binary:copy(<<"var x = 1;\n">>, 500)}, {"readme.txt", <<"hi">>}]),
+    Dest = filename:join(Dir, "out"),
+    {ok, #{files := 2, directories := 1, skipped := 0}} = bufkit:extract(Zip, Dest, #{threads => 2, progress => self()}),
+    {ok, <<"hi">>} = file:read_file(filename:join(Dest, "readme.txt")),
+    Progress = receive_all([]),
+    ?assertEqual(2, length(Progress)),
+    ?assert(lists:member({bufkit_extract_progress, 2, 2, 5502, 5502}, Progress)),
+    {ok, #{files := 1, skipped := 1}} = bufkit:extract(Zip, Dest, #{only => ["*.txt"]}),
+    ?assertNot(filelib:is_file(filename:join(Dest, "assets/app.js"))),
+    os:cmd("rm -rf " ++ Dir).
+
+receive_all(Acc) ->
+    receive {bufkit_extract_progress, _, _, _, _} = M -> receive_all([M | Acc])
+    after 100 -> Acc
+    end.
+
+extract_hostile_archive_leaves_nothing_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "evil.zip"),
+    {ok, _} = zip:create(Zip, [{"ok.txt", <<"fine">>}, {"../evil.txt", <<"escape">>}]),
+    Dest = filename:join(Dir, "out"),
+    ?assertEqual({error, {unsafe_name, <<"../evil.txt">>}}, bufkit:extract(Zip, Dest, #{})),
+    ?assertEqual({ok, ["evil.zip"]}, file:list_dir(Dir)),
+    Small = filename:join(Dir, "q.zip"),
+    {ok, _} = zip:create(Small, [{"ok.txt", <<"fine">>}]),
+    ?assertEqual({error, {limit_exceeded, <<"ok.txt">>}}, bufkit:extract(Small, Dest, #{quota => 2})),
+    ?assertMatch({error, {io_error, <<>>}}, bufkit:extract("/nonexistent.zip", Dest, #{})),
+    ?assertEqual({error, {invalid_argument, <<>>}}, bufkit:extract(Zip, Dest, #{colour => blue})),
+    os:cmd("rm -rf " ++ Dir).

@@ -41,6 +41,13 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_CHECKSUM: return enif_make_atom(env, "checksum");
     case BK_STATUS_SIZE_MISMATCH: return enif_make_atom(env, "size_mismatch");
     case BK_STATUS_CORRUPT: return enif_make_atom(env, "corrupt");
+    case BK_STATUS_ARCHIVE_MALFORMED: return enif_make_atom(env, "malformed");
+    case BK_STATUS_UNSAFE_NAME: return enif_make_atom(env, "unsafe_name");
+    case BK_STATUS_UNSUPPORTED_ENTRY: return enif_make_atom(env, "unsupported_entry");
+    case BK_STATUS_ENCRYPTED: return enif_make_atom(env, "encrypted");
+    case BK_STATUS_CRC_MISMATCH: return enif_make_atom(env, "crc_mismatch");
+    case BK_STATUS_LIMIT_EXCEEDED: return enif_make_atom(env, "limit_exceeded");
+    case BK_STATUS_CANCELLED: return enif_make_atom(env, "cancelled");
     default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
   }
 }
@@ -521,6 +528,101 @@ static ERL_NIF_TERM inflate_batch_nif(ErlNifEnv *env, int argc, const ERL_NIF_TE
   return reversed;
 }
 
+/* ---- extract: runs on a dirty I/O scheduler; progress, if asked, goes to a pid as messages
+ * {bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}, sent from the
+ * extraction's worker threads (enif_send with no caller env is allowed from any thread). */
+
+typedef struct {
+  ErlNifPid pid;
+} progress_target;
+
+static void send_progress(void *user, uint64_t done, uint64_t total, uint64_t bytes, uint64_t bytes_total) {
+  progress_target *target = user;
+  ErlNifEnv *msg_env = enif_alloc_env();
+  ERL_NIF_TERM msg;
+  if (!msg_env) return;
+  msg = enif_make_tuple5(msg_env, enif_make_atom(msg_env, "bufkit_extract_progress"), enif_make_uint64(msg_env, done),
+                         enif_make_uint64(msg_env, total), enif_make_uint64(msg_env, bytes),
+                         enif_make_uint64(msg_env, bytes_total));
+  enif_send(NULL, &target->pid, msg_env, msg);
+  enif_free_env(msg_env);
+}
+
+/* A NUL-terminated copy of a binary path, or NULL. The caller frees it with enif_free. */
+static char *path_arg(ErlNifEnv *env, ERL_NIF_TERM term) {
+  ErlNifBinary bin;
+  char *path;
+  if (!enif_inspect_binary(env, term, &bin) || memchr(bin.data, 0, bin.size)) return NULL;
+  path = enif_alloc(bin.size + 1);
+  if (!path) return NULL;
+  memcpy(path, bin.data, bin.size);
+  path[bin.size] = 0;
+  return path;
+}
+
+static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  char *archive = path_arg(env, argv[0]), *dest = path_arg(env, argv[1]);
+  bk_extract_options *opts = NULL;
+  bk_extract_report report;
+  progress_target target;
+  char entry[4096];
+  ERL_NIF_TERM value, result, list, head, keys[4], values[4], map;
+  bk_status status = BK_STATUS_INVALID_ARGUMENT;
+  (void)argc;
+  entry[0] = 0;
+  if (!archive || !dest || !enif_is_map(env, argv[2]) || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
+  {
+    size_t n = 0;
+    if (!size_option(env, argv[2], "threads", &n) || n > 1024) goto done;
+    bk_extract_options_set_threads(opts, (uint32_t)n);
+    n = 0;
+    if (!size_option(env, argv[2], "quota", &n)) goto done;
+    bk_extract_options_set_quota(opts, n);
+  }
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "max_ratio"), &value)) {
+    double ratio;
+    ErlNifSInt64 whole;
+    if (enif_get_int64(env, value, &whole)) ratio = (double)whole;
+    else if (!enif_get_double(env, value, &ratio)) goto done;
+    if (bk_extract_options_set_max_ratio(opts, ratio) != BK_STATUS_OK) goto done;
+  }
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "durable"), &value))
+    bk_extract_options_set_durable(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "only"), &list)) {
+    while (enif_get_list_cell(env, list, &head, &list)) {
+      char *pattern = path_arg(env, head);
+      if (!pattern) goto done;
+      status = bk_extract_options_add_only(opts, pattern);
+      enif_free(pattern);
+      if (status != BK_STATUS_OK) goto done;
+    }
+    status = BK_STATUS_INVALID_ARGUMENT;
+  }
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "progress"), &value)) {
+    if (!enif_get_local_pid(env, value, &target.pid)) goto done;
+    bk_extract_options_set_progress(opts, send_progress, &target);
+  }
+  status = bk_extract(archive, dest, opts, &report, entry, sizeof entry, NULL, 0);
+done:
+  enif_free(archive);
+  enif_free(dest);
+  bk_extract_options_free(opts);
+  if (status != BK_STATUS_OK) {
+    ErlNifBinary name;
+    size_t len = strlen(entry);
+    if (!enif_alloc_binary(len, &name)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+    memcpy(name.data, entry, len);
+    return enif_make_tuple2(env, atom_error, enif_make_tuple2(env, status_atom(env, status), enif_make_binary(env, &name)));
+  }
+  keys[0] = enif_make_atom(env, "files"), values[0] = enif_make_uint64(env, report.files);
+  keys[1] = enif_make_atom(env, "directories"), values[1] = enif_make_uint64(env, report.directories);
+  keys[2] = enif_make_atom(env, "bytes"), values[2] = enif_make_uint64(env, report.bytes);
+  keys[3] = enif_make_atom(env, "skipped"), values[3] = enif_make_uint64(env, report.skipped);
+  if (!enif_make_map_from_arrays(env, keys, values, 4, &map)) return enif_make_badarg(env);
+  result = enif_make_tuple2(env, atom_ok, map);
+  return result;
+}
+
 static ErlNifFunc nif_funcs[] = {
     {"version", 0, version_nif, 0},
     {"abi_version", 0, abi_version_nif, 0},
@@ -541,6 +643,7 @@ static ErlNifFunc nif_funcs[] = {
     {"lease_size", 1, lease_size_nif, 0},
     {"inflate_at", 3, inflate_at_nif, 0},
     {"inflate_batch", 2, inflate_batch_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, NULL, NULL)

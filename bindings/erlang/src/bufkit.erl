@@ -19,7 +19,7 @@
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
-         inflate_at/3, inflate_batch/2]).
+         inflate_at/3, inflate_batch/2, extract/3]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0]).
 
@@ -166,3 +166,27 @@ inflate_batch(Binary, Requests) when is_binary(Binary), is_list(Requests) ->
     end;
 inflate_batch(_, _) ->
     {error, invalid_argument}.
+
+%% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (created, or replaced as a whole only
+%% when every entry has verified; on any failure nothing is left behind), on a dirty I/O
+%% scheduler. Options: `threads', `only' (a list of patterns: `*', `?' or `dir/'), `quota' (bytes),
+%% `max_ratio', `durable' (fsync), `progress' (a pid that receives
+%% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages).
+%% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'.
+-spec extract(file:filename_all(), file:filename_all(), map()) ->
+    {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
+           skipped := non_neg_integer()}} | {error, {atom(), binary()}}.
+extract(Archive, Dest, Options) when is_map(Options) ->
+    Known = [threads, only, quota, max_ratio, durable, progress],
+    case maps:keys(maps:without(Known, Options)) of
+        [] ->
+            Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],
+            bufkit_nif:extract(filename_binary(Archive), filename_binary(Dest), Options#{only => Only});
+        _ ->
+            {error, {invalid_argument, <<>>}}
+    end;
+extract(_, _, _) ->
+    {error, {invalid_argument, <<>>}}.
+
+filename_binary(Name) when is_binary(Name) -> Name;
+filename_binary(Name) -> unicode:characters_to_binary(filename:flatten(Name)).
