@@ -5,6 +5,7 @@
  */
 #include <jni.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "bufkit.h"
 
@@ -366,4 +367,91 @@ done:
   free(szs);
   free(sts);
   return status == BK_STATUS_OK ? (jint)ok : -(jint)status;
+}
+
+/* ---- extract ---------------------------------------------------------------------------------- */
+
+/* Progress goes to a Java listener from the extraction's worker threads: each call attaches the
+ * thread to the JVM if it is not attached, and detaches it again afterwards. */
+typedef struct {
+  JavaVM *vm;
+  jobject listener; /* global reference */
+  jmethodID on_progress;
+} jni_progress;
+
+static void jni_on_progress(void *user, uint64_t done, uint64_t total, uint64_t bytes, uint64_t bytes_total) {
+  jni_progress *p = user;
+  JNIEnv *env = NULL;
+  int attached_here = 0;
+  if ((*p->vm)->GetEnv(p->vm, (void **)&env, JNI_VERSION_1_8) == JNI_EDETACHED) {
+    if ((*p->vm)->AttachCurrentThreadAsDaemon(p->vm, (void **)&env, NULL) != JNI_OK) return;
+    attached_here = 1;
+  }
+  (*env)->CallVoidMethod(env, p->listener, p->on_progress, (jlong)done, (jlong)total, (jlong)bytes, (jlong)bytes_total);
+  if ((*env)->ExceptionCheck(env)) (*env)->ExceptionClear(env); /* a listener must not throw; never let it unwind into Rust */
+  if (attached_here) (*p->vm)->DetachCurrentThread(p->vm);
+}
+
+static char *utf8_copy(JNIEnv *env, jstring s) {
+  const char *chars;
+  char *copy;
+  size_t len;
+  if (!s) return NULL;
+  chars = (*env)->GetStringUTFChars(env, s, NULL);
+  if (!chars) return NULL;
+  len = strlen(chars);
+  copy = malloc(len + 1);
+  if (copy) memcpy(copy, chars, len + 1);
+  (*env)->ReleaseStringUTFChars(env, s, chars);
+  return copy;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
+                                                             jint threads, jobjectArray only, jlong quota,
+                                                             jdouble max_ratio, jboolean durable, jobject listener,
+                                                             jlongArray report_out, jobjectArray error_out) {
+  char *archive_path = utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
+  char entry[4096], detail[1024];
+  bk_extract_options *opts = NULL;
+  bk_extract_report report;
+  jni_progress progress = {0};
+  bk_status status = BK_STATUS_ALLOC_FAILED;
+  (void)cls;
+  entry[0] = detail[0] = 0;
+  if (!archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
+  bk_extract_options_set_threads(opts, threads < 0 ? 0 : (uint32_t)threads);
+  bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
+  if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;
+  bk_extract_options_set_durable(opts, durable ? 1 : 0);
+  for (jsize i = 0, n = (*env)->GetArrayLength(env, only); i < n; i++) {
+    jstring pattern = (*env)->GetObjectArrayElement(env, only, i);
+    char *p = utf8_copy(env, pattern);
+    (*env)->DeleteLocalRef(env, pattern);
+    status = p ? bk_extract_options_add_only(opts, p) : BK_STATUS_ALLOC_FAILED;
+    free(p);
+    if (status != BK_STATUS_OK) goto done;
+  }
+  if (listener) {
+    jclass type = (*env)->GetObjectClass(env, listener);
+    progress.on_progress = (*env)->GetMethodID(env, type, "onProgress", "(JJJJ)V");
+    (*env)->DeleteLocalRef(env, type);
+    if (!progress.on_progress || (*env)->GetJavaVM(env, &progress.vm) != JNI_OK) { status = BK_STATUS_INVALID_ARGUMENT; goto done; }
+    progress.listener = (*env)->NewGlobalRef(env, listener);
+    bk_extract_options_set_progress(opts, jni_on_progress, &progress);
+  }
+  status = bk_extract(archive_path, dest_path, opts, &report, entry, sizeof entry, detail, sizeof detail);
+  if (progress.listener) (*env)->DeleteGlobalRef(env, progress.listener);
+done:
+  free(archive_path);
+  free(dest_path);
+  bk_extract_options_free(opts);
+  if (status == BK_STATUS_OK) {
+    jlong r[4] = {(jlong)report.files, (jlong)report.directories, (jlong)report.bytes, (jlong)report.skipped};
+    (*env)->SetLongArrayRegion(env, report_out, 0, 4, r);
+  } else {
+    jstring e = (*env)->NewStringUTF(env, entry), d = (*env)->NewStringUTF(env, detail);
+    (*env)->SetObjectArrayElement(env, error_out, 0, e);
+    (*env)->SetObjectArrayElement(env, error_out, 1, d);
+  }
+  return (jint)status;
 }

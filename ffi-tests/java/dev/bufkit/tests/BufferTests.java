@@ -2,6 +2,9 @@ package dev.bufkit.tests;
 
 import dev.bufkit.BufferConfig;
 import dev.bufkit.BufferPool;
+import dev.bufkit.ExtractException;
+import dev.bufkit.ExtractOptions;
+import dev.bufkit.ExtractReport;
 import dev.bufkit.Lease;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
@@ -61,6 +64,8 @@ public final class BufferTests {
         tests.add(new Object[] {"inflate: every failure has its status", (Test) BufferTests::inflateFailures});
         tests.add(new Object[] {"inflate: direct buffers", (Test) BufferTests::inflateDirect});
         tests.add(new Object[] {"inflate: batch", (Test) BufferTests::inflateBatch});
+        tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
+        tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.
@@ -459,6 +464,54 @@ public final class BufferTests {
             check(consumed[0] == a.length && consumed[1] == b.length && status[0] == 0 && status[1] == 0, "results");
             check(status[2] == Status.OUT_OF_RANGE.code, "status " + status[2]);
             expect(IllegalArgumentException.class, () -> inf.inflateBatch(input, new long[] {0}, new int[] {5}, new byte[4], new long[1], new int[1]));
+        }
+    }
+
+    static java.nio.file.Path zip(java.nio.file.Path dir, String name, String[] names, byte[][] contents) throws Exception {
+        java.nio.file.Path p = dir.resolve(name);
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(p))) {
+            for (int i = 0; i < names.length; i++) {
+                z.putNextEntry(new java.util.zip.ZipEntry(names[i]));
+                z.write(contents[i]);
+                z.closeEntry();
+            }
+        }
+        return p;
+    }
+
+    static void extractValid() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-extract");
+        java.nio.file.Path archive = zip(dir, "a.zip", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {pattern(50_000), "hi".getBytes()});
+        java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
+        ExtractReport r = bufkit.extract(archive, dir.resolve("out"),
+                ExtractOptions.defaults().withThreads(2).withProgress((d, t, b, bt) -> calls.incrementAndGet()));
+        check(r.files() == 2 && r.directories() == 1 && r.bytes() == 50_002, "report " + r);
+        check(calls.get() == 2, "progress calls " + calls.get());
+        check(Arrays.equals(java.nio.file.Files.readAllBytes(dir.resolve("out/assets/app.js")), pattern(50_000)), "bytes");
+        ExtractReport only = bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withOnly(java.util.List.of("*.txt")));
+        check(only.files() == 1 && only.skipped() == 1, "only " + only);
+        check(!java.nio.file.Files.exists(dir.resolve("out/assets")), "replaced as a whole");
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    static void extractHostile() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-extract");
+        // ZipOutputStream refuses nothing: it writes "../evil.txt" as asked.
+        java.nio.file.Path archive = zip(dir, "evil.zip", new String[] {"ok.txt", "../evil.txt"}, new byte[][] {"fine".getBytes(), "escape".getBytes()});
+        ExtractException e = expect(ExtractException.class, () -> bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults()));
+        check(e.status() == Status.UNSAFE_NAME && e.entry().equals("../evil.txt"), e.status() + " " + e.entry() + ": " + e.getMessage());
+        try (var list = java.nio.file.Files.list(dir)) {
+            check(list.count() == 1, "nothing left beside the archive");
+        }
+        ExtractException quota = expect(ExtractException.class,
+                () -> bufkit.extract(zip(dir, "q.zip", new String[] {"big"}, new byte[][] {new byte[10_000]}), dir.resolve("out"), ExtractOptions.defaults().withQuota(100)));
+        check(quota.status() == Status.LIMIT_EXCEEDED && quota.entry().equals("big"), "quota: " + quota.getMessage());
+        ExtractException missing = expect(ExtractException.class, () -> bufkit.extract(dir.resolve("none.zip"), dir.resolve("out"), ExtractOptions.defaults()));
+        check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

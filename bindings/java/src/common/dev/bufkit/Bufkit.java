@@ -28,6 +28,13 @@ public interface Bufkit {
     /** A new stream decoder; the caller closes it. */
     OffsetInflater newInflater(OffsetInflater.Format format);
 
+    /**
+     * Extracts the zip/APK/JAR at {@code archive} into {@code dest}: created, or replaced as a
+     * whole only when every entry has verified; on failure nothing is left behind and an
+     * {@link ExtractException} names the status and the entry.
+     */
+    ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions options);
+
     /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
     Status testPanic();
 

@@ -36,6 +36,20 @@ public enum Status {
     SIZE_MISMATCH(302),
     /** Not a valid zlib/deflate stream. */
     CORRUPT(303),
+    /** The archive is malformed. */
+    ARCHIVE_MALFORMED(400),
+    /** An entry name is unsafe or collides. */
+    UNSAFE_NAME(401),
+    /** An entry is a symlink/device/FIFO/socket or uses an unsupported method. */
+    UNSUPPORTED_ENTRY(402),
+    /** An entry is encrypted. */
+    ENCRYPTED(403),
+    /** An entry fails its CRC-32. */
+    CRC_MISMATCH(404),
+    /** The quota or ratio limit would be exceeded. */
+    LIMIT_EXCEEDED(405),
+    /** The extraction was cancelled. */
+    CANCELLED(406),
     /** A code this version of the binding does not know. */
     UNKNOWN(-1);
 

@@ -4,6 +4,9 @@ import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
 import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
+import dev.bufkit.ExtractException;
+import dev.bufkit.ExtractOptions;
+import dev.bufkit.ExtractReport;
 import dev.bufkit.GrowableBuffer;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
@@ -48,6 +51,16 @@ public final class JniBufkit implements Bufkit {
                 c.threadCacheBuffers(), c.zeroOnAcquire(), c.decayAfterMillis(), handle);
         if (status != 0) throw new BufkitException("bk_pool_new", status, JniNative.statusMessage(status));
         return new JniPool(handle[0]);
+    }
+
+    @Override
+    public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
+        long[] report = new long[4];
+        String[] error = new String[2];
+        int status = JniNative.extract(archive.toString(), dest.toString(), o.threads(), o.only().toArray(new String[0]),
+                o.quota(), o.maxRatio(), o.durable(), o.progress(), report, error);
+        if (status != 0) throw new ExtractException(status, error[0] == null ? "" : error[0], error[1] == null ? JniNative.statusMessage(status) : error[1]);
+        return new ExtractReport(report[0], report[1], report[2], report[3]);
     }
 
     @Override

@@ -80,6 +80,24 @@ final class BufkitLibrary {
     /** bk_inflate_request and bk_inflate_result are two 8-byte words each: long[2n] arrays pass as the structs. */
     static final MethodHandle INFLATE_BATCH = critical("bk_inflate_batch",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    static final MethodHandle EXTRACT_OPTIONS_NEW = fn("bk_extract_options_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle EXTRACT_OPTIONS_FREE = fn("bk_extract_options_free", FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle EXTRACT_OPTIONS_SET_THREADS = fn("bk_extract_options_set_threads", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle EXTRACT_OPTIONS_ADD_ONLY = fn("bk_extract_options_add_only", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle EXTRACT_OPTIONS_SET_QUOTA = fn("bk_extract_options_set_quota", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    static final MethodHandle EXTRACT_OPTIONS_SET_MAX_RATIO = fn("bk_extract_options_set_max_ratio", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE));
+    static final MethodHandle EXTRACT_OPTIONS_SET_DURABLE = fn("bk_extract_options_set_durable", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle EXTRACT_OPTIONS_SET_PROGRESS = fn("bk_extract_options_set_progress", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    /** Long-running: a plain (non-critical) downcall, so the JVM can safepoint meanwhile. */
+    static final MethodHandle EXTRACT = fn("bk_extract",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
+    /** bk_progress_fn: void (*)(void *user_data, uint64_t, uint64_t, uint64_t, uint64_t). */
+    static final FunctionDescriptor PROGRESS_FN = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+
+    static MemorySegment upcall(java.lang.invoke.MethodHandle target, Arena arena) {
+        return LINKER.upcallStub(target, PROGRESS_FN, arena);
+    }
+
     static final MethodHandle POOL_GET_STATS = critical("bk_pool_get_stats", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
     /** Library lookup order: the {@code dev.bufkit.library} path, then the system's search path. */

@@ -4,6 +4,9 @@ import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
 import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
+import dev.bufkit.ExtractException;
+import dev.bufkit.ExtractOptions;
+import dev.bufkit.ExtractReport;
 import dev.bufkit.GrowableBuffer;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
@@ -55,6 +58,68 @@ public final class PanamaBufkit implements Bufkit {
     @Override
     public String front() {
         return "panama";
+    }
+
+    /** Receives progress upcalls (from the extraction's worker threads) and never lets one throw. */
+    private static void progress(ExtractOptions.ProgressListener listener, MemorySegment user, long done, long total, long bytes, long bytesTotal) {
+        try {
+            listener.onProgress(done, total, bytes, bytesTotal);
+        } catch (Throwable ignored) {
+            // A throwing upcall would crash the JVM; a listener's failure must not stop the extraction.
+        }
+    }
+
+    private static final java.lang.invoke.MethodHandle PROGRESS;
+
+    static {
+        try {
+            PROGRESS = java.lang.invoke.MethodHandles.lookup().findStatic(PanamaBufkit.class, "progress",
+                    java.lang.invoke.MethodType.methodType(void.class, ExtractOptions.ProgressListener.class, MemorySegment.class,
+                            long.class, long.class, long.class, long.class));
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    @Override
+    public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
+        // A shared arena: the progress stub is called from the extraction's own threads.
+        try (Arena arena = Arena.ofShared()) {
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            int status = (int) BufkitLibrary.EXTRACT_OPTIONS_NEW.invokeExact(out);
+            if (status != 0) throw new ExtractException(status, "", PanamaBuffer.message(status));
+            MemorySegment opts = out.get(ValueLayout.ADDRESS, 0);
+            try {
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_THREADS.invokeExact(opts, o.threads()));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_QUOTA.invokeExact(opts, o.quota()));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MAX_RATIO.invokeExact(opts, o.maxRatio()));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_DURABLE.invokeExact(opts, o.durable() ? 1 : 0));
+                for (String pattern : o.only()) {
+                    check((int) BufkitLibrary.EXTRACT_OPTIONS_ADD_ONLY.invokeExact(opts, arena.allocateFrom(pattern)));
+                }
+                if (o.progress() != null) {
+                    MemorySegment stub = BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena);
+                    check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS.invokeExact(opts, stub, MemorySegment.NULL));
+                }
+                MemorySegment report = arena.allocate(ValueLayout.JAVA_LONG, 4);
+                MemorySegment entry = arena.allocate(4096), detail = arena.allocate(1024);
+                status = (int) BufkitLibrary.EXTRACT.invokeExact(arena.allocateFrom(archive.toString()), arena.allocateFrom(dest.toString()),
+                        opts, report, entry, 4096L, detail, 1024L);
+                if (status != 0) throw new ExtractException(status, entry.getString(0), detail.getString(0));
+                return new ExtractReport(report.getAtIndex(ValueLayout.JAVA_LONG, 0), report.getAtIndex(ValueLayout.JAVA_LONG, 1),
+                        report.getAtIndex(ValueLayout.JAVA_LONG, 2), report.getAtIndex(ValueLayout.JAVA_LONG, 3));
+            } finally {
+                BufkitLibrary.EXTRACT_OPTIONS_FREE.invokeExact(opts);
+            }
+        } catch (ExtractException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    private static void check(int status) {
+        if (status != 0) throw new ExtractException(status, "", PanamaBuffer.message(status));
     }
 
     @Override

@@ -1,0 +1,56 @@
+package dev.bufkit;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * How {@link Bufkit#extract} works: worker threads (0 = one per core), entry patterns to extract
+ * ({@code *}, {@code ?}, or {@code dir/}; empty = all), a byte quota (0 = none), a compression-ratio
+ * limit (0 = none), whether to fsync, and an optional progress listener.
+ *
+ * @param threads worker threads, 0 for one per core
+ * @param only patterns of entries to extract; empty for all
+ * @param quota most bytes to write in all; 0 for no quota
+ * @param maxRatio most inflated/compressed ratio per entry; 0 for no limit
+ * @param durable fsync every file and directory before the destination is replaced
+ * @param progress called from the extraction's worker threads (possibly several at once); may be null
+ */
+public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, ProgressListener progress) {
+    /** Checks ranges. */
+    public ExtractOptions {
+        only = List.copyOf(Objects.requireNonNull(only, "only"));
+        if (threads < 0 || quota < 0 || !(maxRatio >= 0)) throw new IllegalArgumentException("negative option");
+    }
+
+    /** The defaults. */
+    public static ExtractOptions defaults() {
+        return new ExtractOptions(0, List.of(), 0, 0, false, null);
+    }
+
+    /** With worker threads. */
+    public ExtractOptions withThreads(int n) {
+        return new ExtractOptions(n, only, quota, maxRatio, durable, progress);
+    }
+
+    /** With entry patterns. */
+    public ExtractOptions withOnly(List<String> patterns) {
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, progress);
+    }
+
+    /** With a byte quota. */
+    public ExtractOptions withQuota(long bytes) {
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, progress);
+    }
+
+    /** With a progress listener. */
+    public ExtractOptions withProgress(ProgressListener listener) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, listener);
+    }
+
+    /** Receives extraction progress. */
+    @FunctionalInterface
+    public interface ProgressListener {
+        /** An entry finished; called from a worker thread. Must not throw. */
+        void onProgress(long entriesDone, long entriesTotal, long bytesDone, long bytesTotal);
+    }
+}

@@ -1,0 +1,11 @@
+package dev.bufkit;
+
+/**
+ * What an extraction did.
+ *
+ * @param files regular files written
+ * @param directories directories created
+ * @param bytes bytes written
+ * @param skipped entries left out by the patterns
+ */
+public record ExtractReport(long files, long directories, long bytes, long skipped) {}
