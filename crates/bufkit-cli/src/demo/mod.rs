@@ -1,5 +1,6 @@
 //! The stories behind bufkit, run side by side on built-in data.
 
+mod extract;
 mod growth;
 mod inflate;
 pub mod pool;
@@ -15,6 +16,8 @@ pub enum Story {
     Pool,
     /// JGit's pack walk: many tiny zlib streams, whole-buffer copies vs strides vs bufkit.
     Inflate,
+    /// A mobile runtime's first start: ~200 assets out of an APK, fresh buffers vs pooled vs bufkit.
+    Extract,
 }
 
 /// Options shared by every story.
@@ -35,6 +38,7 @@ pub fn run(story: Option<Story>, options: &Options) -> Result<(), String> {
             Story::Growth => growth::run(options)?,
             Story::Pool => pool::run(options)?,
             Story::Inflate => inflate::run(options)?,
+            Story::Extract => extract::run(options)?,
         }
     }
     Ok(())
