@@ -241,7 +241,7 @@ typedef struct bk_cancel bk_cancel;
 
  Methods: `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
  `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
- `bk_extract_options_set_durable`, `bk_extract_options_set_progress`,
+ `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
  `bk_extract_options_set_cancel`, `bk_extract_options_free`.
  */
 typedef struct bk_extract_options bk_extract_options;
@@ -367,6 +367,10 @@ typedef struct bk_extract_report {
    Entries left out by the `only` patterns.
    */
   uint64_t skipped;
+  /*
+   Files kept from the previous extraction (incremental mode) rather than written.
+   */
+  uint64_t reused;
 } bk_extract_report;
 
 /*
@@ -723,6 +727,17 @@ bk_status bk_extract_options_set_max_ratio(struct bk_extract_options *options, d
  `options` is live.
  */
 bk_status bk_extract_options_set_durable(struct bk_extract_options *options, uint32_t durable);
+
+/*
+ Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
+ incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the
+ existing destination instead of written, and files gone from the archive disappear.
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_incremental(struct bk_extract_options *options,
+                                             uint32_t incremental);
 
 /*
  Sets the progress callback (NULL for none) and the pointer passed to it.

@@ -118,6 +118,21 @@ static void test_limits_and_cancellation(void) {
   bk_cancel_free(NULL);
 }
 
+static void test_incremental(void) {
+  char archive[300], dest[300];
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/inc", workdir);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2 && report.reused == 0);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2 && report.reused == 2);
+  bk_extract_options_free(opts);
+}
+
 static void test_null_arguments(void) {
   bk_extract_report report;
   CHECK_STATUS(bk_extract(NULL, "x", NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
@@ -138,6 +153,7 @@ int main(void) {
   RUN(test_a_hostile_archive_leaves_nothing);
   RUN(test_missing_and_truncated_archives);
   RUN(test_limits_and_cancellation);
+  RUN(test_incremental);
   RUN(test_null_arguments);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

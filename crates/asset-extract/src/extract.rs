@@ -14,6 +14,7 @@ use strided_inflate::{Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method, read_entries};
+use crate::manifest;
 use crate::names::{Kind, check_collisions};
 
 /// Entries inflating to more than this are streamed to disk in chunks of this size, so memory
@@ -39,6 +40,12 @@ pub struct Options<'a> {
     pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
     /// Set to stop early: extraction fails with [`Error::Cancelled`] and leaves nothing behind.
     pub cancel: Option<&'a AtomicBool>,
+    /// The app-upgrade case: keep a manifest (`.bufkit-manifest`) in the destination, and on the
+    /// next incremental extraction hard-link every file whose size, CRC-32 and mode are unchanged
+    /// from the existing destination instead of writing it again; files gone from the archive
+    /// disappear. Still all or nothing. Kept files are trusted to be as the last extraction left
+    /// them (their size and type are checked, not their bytes).
+    pub incremental: bool,
 }
 
 /// Where an extraction stands, for a progress callback.
@@ -65,6 +72,8 @@ pub struct Report {
     pub bytes: u64,
     /// Entries left out by the `only` patterns.
     pub skipped: u64,
+    /// Files kept from the previous extraction (incremental mode) rather than written.
+    pub reused: u64,
 }
 
 /// Whether `path` matches `pattern` (`*`, `?`, or a `dir/` prefix).
@@ -114,8 +123,9 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
     check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
     let bytes_total = check_limits(&entries, options)?;
 
+    let previous = if options.incremental { manifest::read(dest) } else { None };
     let staging = Staging::create(dest)?;
-    let outcome = write_all(data, &entries, staging.path(), options, bytes_total);
+    let outcome = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref().map(|m| (dest, m)));
     match outcome {
         Ok(mut report) => {
             report.skipped = (total_entries - entries.len()) as u64;
@@ -213,6 +223,7 @@ fn write_all(
     root: &Path,
     options: &Options<'_>,
     bytes_total: u64,
+    previous: Option<(&Path, &manifest::Manifest)>,
 ) -> Result<Report, Error> {
     // Directories first, each created once, parents before children.
     let mut dirs: Vec<&str> = Vec::new();
@@ -243,7 +254,7 @@ fn write_all(
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
-    let (done, bytes_done) = (AtomicU64::new(0), AtomicU64::new(0));
+    let (done, bytes_done, reused) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
@@ -256,6 +267,9 @@ fn write_all(
                     let cancelled = options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
                     let result = if cancelled {
                         Err(Error::Cancelled)
+                    } else if previous.is_some_and(|(old, m)| manifest::reuse(old, m, files[i], root)) {
+                        reused.fetch_add(1, Ordering::Relaxed);
+                        Ok(())
                     } else {
                         write_file(data, files[i], root, &pool, &mut decoder, options.durable)
                     };
@@ -281,12 +295,21 @@ fn write_all(
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
+    if options.incremental {
+        manifest::write(root, &files)?;
+    }
     if options.durable {
         for d in dirs.iter().rev().map(|d| root.join(d)).chain(std::iter::once(root.to_path_buf())) {
             File::open(&d).and_then(|f| f.sync_all()).map_err(|e| Error::io("syncing", &d, e))?;
         }
     }
-    Ok(Report { files: files.len() as u64, directories: dirs.len() as u64, bytes: bytes_total, skipped: 0 })
+    Ok(Report {
+        files: files.len() as u64,
+        directories: dirs.len() as u64,
+        bytes: bytes_total,
+        skipped: 0,
+        reused: reused.into_inner(),
+    })
 }
 
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.

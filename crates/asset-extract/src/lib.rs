@@ -27,6 +27,7 @@
 mod archive;
 mod error;
 mod extract;
+mod manifest;
 mod names;
 
 pub use archive::{Entry, Method, read_entries};

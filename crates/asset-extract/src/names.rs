@@ -32,6 +32,9 @@ pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(St
     if name.contains('\0') {
         return Err(unsafe_name("contains NUL"));
     }
+    if name.trim_end_matches('/') == crate::manifest::NAME {
+        return Err(unsafe_name("reserved for bufkit's incremental manifest"));
+    }
     if name.contains('\\') {
         return Err(unsafe_name("contains a backslash"));
     }

@@ -334,3 +334,57 @@ fn large_entries_stream_and_verify() {
     put_u32(&mut bad, l.central[0] + 16, 3);
     refused("large-crc", &bad, |e| matches!(e, Error::Crc { .. }));
 }
+
+#[test]
+fn incremental_extraction_keeps_what_did_not_change() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = workdir("incremental");
+    let dest = dir.join("out");
+    let v1 = build(
+        &[
+            Spec::file("same.js", &b"unchanged ".repeat(500)),
+            Spec::file("edit.js", b"version 1"),
+            Spec::file("gone.js", b"old"),
+        ],
+        b"",
+    )
+    .0;
+    let inc = || Options { incremental: true, ..Options::default() };
+    let first = extract_bytes(&v1, &dest, &inc()).unwrap();
+    assert_eq!((first.files, first.reused), (3, 0));
+    let inode = std::fs::metadata(dest.join("same.js")).unwrap().ino();
+    let v2 = build(
+        &[
+            Spec::file("same.js", &b"unchanged ".repeat(500)),
+            Spec::file("edit.js", b"version 2"),
+            Spec::file("new.js", b"added"),
+        ],
+        b"",
+    )
+    .0;
+    let second = extract_bytes(&v2, &dest, &inc()).unwrap();
+    assert_eq!((second.files, second.reused), (3, 1));
+    assert_eq!(std::fs::metadata(dest.join("same.js")).unwrap().ino(), inode, "kept by hard link, not rewritten");
+    assert_eq!(std::fs::read(dest.join("edit.js")).unwrap(), b"version 2");
+    assert!(!dest.join("gone.js").exists() && dest.join("new.js").exists());
+    // A failing upgrade leaves the previous version exactly as it was.
+    let (mut bad, l) =
+        build(&[Spec::file("same.js", &b"unchanged ".repeat(500)), Spec::file("edit.js", b"version 3")], b"");
+    put_u32(&mut bad, l.local[1] + 14, 9);
+    put_u32(&mut bad, l.central[1] + 16, 9);
+    assert!(matches!(extract_bytes(&bad, &dest, &inc()), Err(Error::Crc { .. })));
+    assert_eq!(std::fs::read(dest.join("edit.js")).unwrap(), b"version 2");
+    assert!(dest.join("new.js").exists());
+    // A file swapped for a symlink is rewritten, never followed or kept.
+    std::fs::remove_file(dest.join("same.js")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", dest.join("same.js")).unwrap();
+    let third = extract_bytes(&v2, &dest, &inc()).unwrap();
+    assert_eq!(third.reused, 2);
+    assert!(std::fs::symlink_metadata(dest.join("same.js")).unwrap().file_type().is_file());
+    assert_eq!(std::fs::read(dest.join("same.js")).unwrap(), b"unchanged ".repeat(500));
+    // The manifest's name cannot be smuggled in by an archive.
+    refused("manifest-name", &build(&[Spec::file(".bufkit-manifest", b"x")], b"").0, |e| {
+        matches!(e, Error::UnsafeName { .. })
+    });
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -14,6 +14,7 @@ pub struct Args {
     pub only: Vec<String>,
     pub quota: Option<u64>,
     pub durable: bool,
+    pub incremental: bool,
     pub json: bool,
 }
 
@@ -25,6 +26,7 @@ struct Summary {
     directories: u64,
     bytes: u64,
     skipped: u64,
+    reused: u64,
     seconds: f64,
 }
 
@@ -41,6 +43,7 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         only: args.only,
         quota: args.quota,
         durable: args.durable,
+        incremental: args.incremental,
         progress: Some(&progress),
         ..Options::default()
     };
@@ -55,16 +58,18 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         directories: report.directories,
         bytes: report.bytes,
         skipped: report.skipped,
+        reused: report.reused,
         seconds: start.elapsed().as_secs_f64(),
     };
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
     } else {
         println!(
-            "{} -> {}: {} files, {} directories, {}{} in {}",
+            "{} -> {}: {} files ({} kept from before), {} directories, {}{} in {}",
             summary.archive,
             summary.dest,
             summary.files,
+            summary.reused,
             summary.directories,
             report::bytes(summary.bytes),
             if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() },

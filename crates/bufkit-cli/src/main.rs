@@ -54,6 +54,10 @@ enum Command {
         /// fsync every file and directory before replacing DEST.
         #[arg(long)]
         durable: bool,
+        /// Keep unchanged files from the previous (incremental) extraction into DEST; write only
+        /// what changed.
+        #[arg(long)]
+        incremental: bool,
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
@@ -80,8 +84,8 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
-        Command::Extract { archive, dest, threads, only, quota, durable, json } => {
-            extract::run(&archive, &dest, extract::Args { threads, only, quota, durable, json })
+        Command::Extract { archive, dest, threads, only, quota, durable, incremental, json } => {
+            extract::run(&archive, &dest, extract::Args { threads, only, quota, durable, incremental, json })
         }
         Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),

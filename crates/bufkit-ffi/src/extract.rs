@@ -27,7 +27,7 @@ pub type bk_progress_fn = Option<
 ///
 /// Methods: `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
 /// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
-/// `bk_extract_options_set_durable`, `bk_extract_options_set_progress`,
+/// `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
 /// `bk_extract_options_set_cancel`, `bk_extract_options_free`.
 pub struct bk_extract_options {
     threads: usize,
@@ -35,6 +35,7 @@ pub struct bk_extract_options {
     quota: Option<u64>,
     max_ratio: Option<f64>,
     durable: bool,
+    incremental: bool,
     progress: bk_progress_fn,
     user_data: *mut c_void,
     cancel: *const bk_cancel,
@@ -59,6 +60,8 @@ pub struct bk_extract_report {
     pub bytes: u64,
     /// Entries left out by the `only` patterns.
     pub skipped: u64,
+    /// Files kept from the previous extraction (incremental mode) rather than written.
+    pub reused: u64,
 }
 
 /// Creates options with the defaults in `*options_out`.
@@ -77,6 +80,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
             quota: None,
             max_ratio: None,
             durable: false,
+            incremental: false,
             progress: None,
             user_data: std::ptr::null_mut(),
             cancel: std::ptr::null(),
@@ -174,6 +178,24 @@ pub unsafe extern "C" fn bk_extract_options_set_durable(options: *mut bk_extract
     boundary(|| {
         // SAFETY: per this function's contract.
         unsafe { checked_mut(options) }?.durable = durable != 0;
+        Ok(())
+    })
+}
+
+/// Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
+/// incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the
+/// existing destination instead of written, and files gone from the archive disappear.
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_incremental(
+    options: *mut bk_extract_options,
+    incremental: u32,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.incremental = incremental != 0;
         Ok(())
     })
 }
@@ -345,6 +367,7 @@ pub unsafe extern "C" fn bk_extract(
             quota: opts.and_then(|o| o.quota),
             max_ratio: opts.and_then(|o| o.max_ratio),
             durable: opts.is_some_and(|o| o.durable),
+            incremental: opts.is_some_and(|o| o.incremental),
             progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
             cancel,
         };
@@ -355,6 +378,7 @@ pub unsafe extern "C" fn bk_extract(
                     directories: r.directories,
                     bytes: r.bytes,
                     skipped: r.skipped,
+                    reused: r.reused,
                 };
                 // SAFETY: checked non-null; valid for a write per the contract.
                 unsafe { write_out(report_out, report) }

@@ -101,7 +101,7 @@ public final class PanamaBufkit implements Bufkit {
                     MemorySegment stub = BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena);
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS.invokeExact(opts, stub, MemorySegment.NULL));
                 }
-                MemorySegment report = arena.allocate(ValueLayout.JAVA_LONG, 4);
+                MemorySegment report = arena.allocate(ValueLayout.JAVA_LONG, 5); // bk_extract_report: five uint64_t
                 MemorySegment entry = arena.allocate(4096), detail = arena.allocate(1024);
                 status = (int) BufkitLibrary.EXTRACT.invokeExact(arena.allocateFrom(archive.toString()), arena.allocateFrom(dest.toString()),
                         opts, report, entry, 4096L, detail, 1024L);
