@@ -236,6 +236,11 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
         if method == Method::Stored && csize != size {
             return Err(Error::malformed_entry("stored entry whose sizes differ", &display));
         }
+        // Deflate expands at most ~1032:1: a larger declared size is a lie, refused before anything
+        // is allocated for it.
+        if method == Method::Deflate && size > csize.saturating_mul(1032).saturating_add(64) {
+            return Err(Error::malformed_entry("declared size larger than its data can inflate to", &display));
+        }
         let (data_offset, span_end) =
             local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, &display)?;
         spans.push((offset, span_end, entries.len()));

@@ -395,3 +395,63 @@ fn write_file(
     }
     Ok(())
 }
+
+/// Extracts into memory instead of to disk: every selected file's path and bytes, in archive
+/// order, returned only if every entry verified (the same checks, patterns and limits as
+/// [`extract_bytes`]; `threads`, `durable` and `incremental` do not apply). Each file is held at
+/// its declared size, which parsing bounds by what its compressed data can inflate to; set a
+/// `quota` to bound the total.
+///
+/// ```
+/// # let archive: Vec<u8> = Vec::new();
+/// # if !archive.is_empty() {
+/// for (path, bytes) in asset_extract::extract_to_memory(&archive, &Default::default())? {
+///     println!("{path}: {} bytes", bytes.len());
+/// }
+/// # }
+/// # Ok::<(), asset_extract::Error>(())
+/// ```
+pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let entries: Vec<Entry> = read_entries(data)?
+        .into_iter()
+        .filter(|e| {
+            e.kind == Kind::File && (options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
+        })
+        .collect();
+    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
+    check_limits(&entries, options)?;
+    let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
+    let mut out = Vec::with_capacity(entries.len());
+    for (done, e) in entries.iter().enumerate() {
+        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Cancelled);
+        }
+        let src = &data[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize];
+        let bytes = match e.method {
+            Method::Stored => src.to_vec(),
+            Method::Deflate => {
+                let mut buf = vec![0u8; e.size as usize];
+                let consumed = decoder
+                    .inflate_at(src, 0, &mut buf)
+                    .map_err(|source| Error::Data { entry: e.path.clone(), source })?;
+                if consumed != src.len() {
+                    return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
+                }
+                buf
+            }
+        };
+        if crc32fast::hash(&bytes) != e.crc32 {
+            return Err(Error::Crc { entry: e.path.clone() });
+        }
+        if let Some(progress) = options.progress {
+            progress(Progress {
+                entries_done: done as u64 + 1,
+                entries_total: entries.len() as u64,
+                bytes_done: 0,
+                bytes_total: 0,
+            });
+        }
+        out.push((e.path.clone(), bytes));
+    }
+    Ok(out)
+}

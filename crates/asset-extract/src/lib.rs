@@ -32,5 +32,5 @@ mod names;
 
 pub use archive::{Entry, Method, read_entries};
 pub use error::Error;
-pub use extract::{Options, Progress, Report, extract, extract_bytes};
+pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
 pub use names::Kind;

@@ -388,3 +388,27 @@ fn incremental_extraction_keeps_what_did_not_change() {
     });
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn extracting_to_memory_applies_the_same_rules() {
+    let (zip, _) = build(&sample(), b"");
+    let files = asset_extract::extract_to_memory(&zip, &Options::default()).unwrap();
+    let names: Vec<&str> = files.iter().map(|(p, _)| p.as_str()).collect();
+    assert_eq!(names, ["assets/app.js", "assets/logo.png", "bin/tool", "nested/inner.zip", "empty.txt"]);
+    assert_eq!(files[0].1, b"function main() { return 42; }\n".repeat(200));
+    let only =
+        asset_extract::extract_to_memory(&zip, &Options { only: vec!["*.png".into()], ..Options::default() }).unwrap();
+    assert_eq!(only.len(), 1);
+    let (mut bad, l) = build(&[Spec::file("a", b"abc")], b"");
+    put_u32(&mut bad, l.local[0] + 14, 1);
+    put_u32(&mut bad, l.central[0] + 16, 1);
+    assert!(matches!(asset_extract::extract_to_memory(&bad, &Options::default()), Err(Error::Crc { .. })));
+    let (mut lie, l) = build(&[Spec::file("a", &b"abc".repeat(10))], b"");
+    put_u32(&mut lie, l.local[0] + 22, 0xffff_fff0);
+    put_u32(&mut lie, l.central[0] + 24, 0xffff_fff0);
+    assert!(matches!(asset_extract::extract_to_memory(&lie, &Options::default()), Err(Error::Malformed { .. })));
+    assert!(matches!(
+        asset_extract::extract_to_memory(&build(&[Spec::file("../x", b"1")], b"").0, &Options::default()),
+        Err(Error::UnsafeName { .. })
+    ));
+}
