@@ -228,6 +228,8 @@ extract_valid_archive_with_progress_test() ->
     ?assert(lists:member({bufkit_extract_progress, 2, 2, 5502, 5502}, Progress)),
     {ok, #{files := 1, skipped := 1}} = bufkit:extract(Zip, Dest, #{only => ["*.txt"]}),
     ?assertNot(filelib:is_file(filename:join(Dest, "assets/app.js"))),
+    {ok, #{files := 2, reused := 0}} = bufkit:extract(Zip, Dest, #{incremental => true}),
+    {ok, #{files := 2, reused := 2}} = bufkit:extract(Zip, Dest, #{incremental => true}),
     os:cmd("rm -rf " ++ Dir).
 
 receive_all(Acc) ->

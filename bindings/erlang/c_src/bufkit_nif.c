@@ -566,7 +566,7 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
   bk_extract_report report;
   progress_target target;
   char entry[4096];
-  ERL_NIF_TERM value, result, list, head, keys[4], values[4], map;
+  ERL_NIF_TERM value, result, list, head, keys[5], values[5], map;
   bk_status status = BK_STATUS_INVALID_ARGUMENT;
   (void)argc;
   entry[0] = 0;
@@ -588,6 +588,8 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
   }
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "durable"), &value))
     bk_extract_options_set_durable(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "incremental"), &value))
+    bk_extract_options_set_incremental(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "only"), &list)) {
     while (enif_get_list_cell(env, list, &head, &list)) {
       char *pattern = path_arg(env, head);
@@ -618,7 +620,8 @@ done:
   keys[1] = enif_make_atom(env, "directories"), values[1] = enif_make_uint64(env, report.directories);
   keys[2] = enif_make_atom(env, "bytes"), values[2] = enif_make_uint64(env, report.bytes);
   keys[3] = enif_make_atom(env, "skipped"), values[3] = enif_make_uint64(env, report.skipped);
-  if (!enif_make_map_from_arrays(env, keys, values, 4, &map)) return enif_make_badarg(env);
+  keys[4] = enif_make_atom(env, "reused"), values[4] = enif_make_uint64(env, report.reused);
+  if (!enif_make_map_from_arrays(env, keys, values, 5, &map)) return enif_make_badarg(env);
   result = enif_make_tuple2(env, atom_ok, map);
   return result;
 }

@@ -170,14 +170,15 @@ inflate_batch(_, _) ->
 %% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (created, or replaced as a whole only
 %% when every entry has verified; on any failure nothing is left behind), on a dirty I/O
 %% scheduler. Options: `threads', `only' (a list of patterns: `*', `?' or `dir/'), `quota' (bytes),
-%% `max_ratio', `durable' (fsync), `progress' (a pid that receives
+%% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
+%% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
 %% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages).
 %% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'.
 -spec extract(file:filename_all(), file:filename_all(), map()) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
-           skipped := non_neg_integer()}} | {error, {atom(), binary()}}.
+           skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [threads, only, quota, max_ratio, durable, progress],
+    Known = [threads, only, quota, max_ratio, durable, incremental, progress],
     case maps:keys(maps:without(Known, Options)) of
         [] ->
             Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],

@@ -408,7 +408,8 @@ static char *utf8_copy(JNIEnv *env, jstring s) {
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
                                                              jint threads, jobjectArray only, jlong quota,
-                                                             jdouble max_ratio, jboolean durable, jobject listener,
+                                                             jdouble max_ratio, jboolean durable, jboolean incremental,
+                                                             jobject listener,
                                                              jlongArray report_out, jobjectArray error_out) {
   char *archive_path = utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
   char entry[4096], detail[1024];
@@ -423,6 +424,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
   bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
   if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;
   bk_extract_options_set_durable(opts, durable ? 1 : 0);
+  bk_extract_options_set_incremental(opts, incremental ? 1 : 0);
   for (jsize i = 0, n = (*env)->GetArrayLength(env, only); i < n; i++) {
     jstring pattern = (*env)->GetObjectArrayElement(env, only, i);
     char *p = utf8_copy(env, pattern);
@@ -446,8 +448,9 @@ done:
   free(dest_path);
   bk_extract_options_free(opts);
   if (status == BK_STATUS_OK) {
-    jlong r[4] = {(jlong)report.files, (jlong)report.directories, (jlong)report.bytes, (jlong)report.skipped};
-    (*env)->SetLongArrayRegion(env, report_out, 0, 4, r);
+    jlong r[5] = {(jlong)report.files, (jlong)report.directories, (jlong)report.bytes, (jlong)report.skipped,
+                  (jlong)report.reused};
+    (*env)->SetLongArrayRegion(env, report_out, 0, 5, r);
   } else {
     jstring e = (*env)->NewStringUTF(env, entry), d = (*env)->NewStringUTF(env, detail);
     (*env)->SetObjectArrayElement(env, error_out, 0, e);

@@ -491,6 +491,8 @@ public final class BufferTests {
         ExtractReport only = bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withOnly(java.util.List.of("*.txt")));
         check(only.files() == 1 && only.skipped() == 1, "only " + only);
         check(!java.nio.file.Files.exists(dir.resolve("out/assets")), "replaced as a whole");
+        check(bufkit.extract(archive, dir.resolve("inc"), ExtractOptions.defaults().withIncremental(true)).reused() == 0, "first");
+        check(bufkit.extract(archive, dir.resolve("inc"), ExtractOptions.defaults().withIncremental(true)).reused() == 2, "second keeps both");
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

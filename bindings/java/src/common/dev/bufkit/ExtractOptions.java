@@ -13,9 +13,11 @@ import java.util.Objects;
  * @param quota most bytes to write in all; 0 for no quota
  * @param maxRatio most inflated/compressed ratio per entry; 0 for no limit
  * @param durable fsync every file and directory before the destination is replaced
+ * @param incremental keep unchanged files from the previous incremental extraction (a manifest is kept in dest)
  * @param progress called from the extraction's worker threads (possibly several at once); may be null
  */
-public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, ProgressListener progress) {
+public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, boolean incremental,
+        ProgressListener progress) {
     /** Checks ranges. */
     public ExtractOptions {
         only = List.copyOf(Objects.requireNonNull(only, "only"));
@@ -24,27 +26,32 @@ public record ExtractOptions(int threads, List<String> only, long quota, double 
 
     /** The defaults. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(0, List.of(), 0, 0, false, null);
+        return new ExtractOptions(0, List.of(), 0, 0, false, false, null);
     }
 
     /** With worker threads. */
     public ExtractOptions withThreads(int n) {
-        return new ExtractOptions(n, only, quota, maxRatio, durable, progress);
+        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress);
     }
 
     /** With entry patterns. */
     public ExtractOptions withOnly(List<String> patterns) {
-        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, progress);
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress);
     }
 
     /** With a byte quota. */
     public ExtractOptions withQuota(long bytes) {
-        return new ExtractOptions(threads, only, bytes, maxRatio, durable, progress);
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress);
+    }
+
+    /** In incremental mode or not. */
+    public ExtractOptions withIncremental(boolean on) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress);
     }
 
     /** With a progress listener. */
     public ExtractOptions withProgress(ProgressListener listener) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, listener);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener);
     }
 
     /** Receives extraction progress. */

@@ -69,9 +69,9 @@ final class JniNative {
     /** Returns successes, or -status if the call itself failed. */
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
-    /** bk_extract: report into {@code reportOut[4]}; on failure entry and detail into {@code errorOut[2]}. */
+    /** bk_extract: report into {@code reportOut[5]}; on failure entry and detail into {@code errorOut[2]}. */
     static native int extract(String archive, String dest, int threads, String[] only, long quota, double maxRatio,
-            boolean durable, Object listener, long[] reportOut, String[] errorOut);
+            boolean durable, boolean incremental, Object listener, long[] reportOut, String[] errorOut);
 
     /** A direct ByteBuffer over native memory (no copy). */
     static native ByteBuffer directBuffer(long address, long length);

@@ -94,6 +94,7 @@ public final class PanamaBufkit implements Bufkit {
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_QUOTA.invokeExact(opts, o.quota()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MAX_RATIO.invokeExact(opts, o.maxRatio()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_DURABLE.invokeExact(opts, o.durable() ? 1 : 0));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_INCREMENTAL.invokeExact(opts, o.incremental() ? 1 : 0));
                 for (String pattern : o.only()) {
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_ADD_ONLY.invokeExact(opts, arena.allocateFrom(pattern)));
                 }
@@ -107,7 +108,8 @@ public final class PanamaBufkit implements Bufkit {
                         opts, report, entry, 4096L, detail, 1024L);
                 if (status != 0) throw new ExtractException(status, entry.getString(0), detail.getString(0));
                 return new ExtractReport(report.getAtIndex(ValueLayout.JAVA_LONG, 0), report.getAtIndex(ValueLayout.JAVA_LONG, 1),
-                        report.getAtIndex(ValueLayout.JAVA_LONG, 2), report.getAtIndex(ValueLayout.JAVA_LONG, 3));
+                        report.getAtIndex(ValueLayout.JAVA_LONG, 2), report.getAtIndex(ValueLayout.JAVA_LONG, 3),
+                        report.getAtIndex(ValueLayout.JAVA_LONG, 4));
             } finally {
                 BufkitLibrary.EXTRACT_OPTIONS_FREE.invokeExact(opts);
             }
