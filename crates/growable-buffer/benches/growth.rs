@@ -5,55 +5,10 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use growable_buffer::workload::{fill, memcpy_into_fresh_pages, piece_lengths};
 use growable_buffer::{GrowableBuffer, Growth};
 
 const MB: usize = 1_000_000;
-
-/// Piece lengths 20..=30 from a fixed LCG, cycling through `source`, summing to `total`.
-fn pieces(total: usize) -> Vec<u8> {
-    let mut lens = Vec::with_capacity(total / 20);
-    let (mut seed, mut sum) = (0x2545_f491_u32, 0usize);
-    while sum < total {
-        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        let len = (20 + (seed >> 16) % 11) as usize;
-        let len = len.min(total - sum);
-        lens.push(len as u8);
-        sum += len;
-    }
-    lens
-}
-
-fn fill(buf: &mut GrowableBuffer, source: &[u8], lens: &[u8]) {
-    let mut at = 0;
-    for &len in lens {
-        let len = len as usize;
-        buf.append(&source[at..at + len]).unwrap();
-        at += len;
-    }
-}
-
-/// The reference: one memcpy of everything into freshly mapped pages (page faults included, as for
-/// the buffers; mapped directly so glibc's sliding mmap threshold cannot hand back warm memory).
-fn memcpy_fresh(source: &[u8]) {
-    let len = source.len();
-    // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    assert_ne!(p, libc::MAP_FAILED, "mmap of {len} bytes");
-    // SAFETY: the mapping holds len writable bytes and cannot overlap `source`.
-    unsafe { std::ptr::copy_nonoverlapping(source.as_ptr(), p.cast::<u8>(), len) };
-    black_box(p);
-    // SAFETY: unmapping exactly the mapping made above.
-    unsafe { libc::munmap(p, len) };
-}
 
 fn policies(total: usize) -> Vec<(&'static str, Growth)> {
     let mut p = vec![
@@ -73,16 +28,16 @@ fn appends(c: &mut Criterion) {
         .unwrap_or_else(|_| vec![MB, 40 * MB, 400 * MB]);
     for total in sizes {
         let source: Vec<u8> = (0..total).map(|i| (i * 31 % 251) as u8).collect();
-        let lens = pieces(total);
+        let lens = piece_lengths(total);
         let mut group = c.benchmark_group(format!("append-{}MB", total / MB));
         group.throughput(Throughput::Bytes(total as u64));
         group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
-        group.bench_function("memcpy-fresh", |b| b.iter(|| memcpy_fresh(black_box(&source))));
+        group.bench_function("memcpy-fresh", |b| b.iter(|| memcpy_into_fresh_pages(black_box(&source))));
         for (name, growth) in policies(total) {
             group.bench_with_input(BenchmarkId::new(name, total / MB), &growth, |b, &growth| {
                 b.iter(|| {
                     let mut buf = GrowableBuffer::with_growth(growth).unwrap();
-                    fill(&mut buf, &source, &lens);
+                    fill(&mut buf, &source, &lens).unwrap();
                     black_box(buf)
                 })
             });
@@ -104,12 +59,12 @@ fn jinterface(c: &mut Criterion) {
     let mut group = c.benchmark_group("jinterface-700k-strings");
     group.throughput(Throughput::Bytes(total as u64));
     group.sample_size(10).warm_up_time(Duration::from_millis(500)).measurement_time(Duration::from_secs(3));
-    group.bench_function("memcpy-fresh", |b| b.iter(|| memcpy_fresh(black_box(&source))));
+    group.bench_function("memcpy-fresh", |b| b.iter(|| memcpy_into_fresh_pages(black_box(&source))));
     for (name, growth) in policies(total) {
         group.bench_function(name, |b| {
             b.iter(|| {
                 let mut buf = GrowableBuffer::with_growth(growth).unwrap();
-                fill(&mut buf, &source, &lens);
+                fill(&mut buf, &source, &lens).unwrap();
                 black_box(buf)
             })
         });

@@ -33,6 +33,8 @@ mod policy;
 mod raw;
 mod segmented;
 mod stats;
+#[doc(hidden)]
+pub mod workload;
 
 pub use buffer::{Config, GrowableBuffer};
 pub use error::Error;

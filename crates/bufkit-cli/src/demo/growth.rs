@@ -7,6 +7,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
+use growable_buffer::workload::{self, memcpy_into_fresh_pages, piece_lengths};
 use growable_buffer::{GrowableBuffer, Growth};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
@@ -38,20 +39,6 @@ struct Report {
     rows: Vec<Row>,
 }
 
-/// Piece lengths 20..=30 from a fixed LCG, summing exactly to `total`.
-fn piece_lengths(total: usize) -> Vec<u8> {
-    let (mut seed, mut sum) = (0x2545_f491_u32, 0usize);
-    let mut lens = Vec::with_capacity(total / 20 + 1);
-    while sum < total {
-        seed = seed.wrapping_mul(1_103_515_245).wrapping_add(12_345);
-        let len = (20 + (seed >> 16) % 11) as usize;
-        let len = len.min(total - sum);
-        lens.push(len as u8);
-        sum += len;
-    }
-    lens
-}
-
 /// Fastest of `runs` timings of `f`, with the value it returned on that run.
 fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     let mut best: Option<(f64, T)> = None;
@@ -68,39 +55,8 @@ fn best_of<T>(runs: usize, mut f: impl FnMut() -> T) -> (f64, T) {
 
 fn fill(growth: Growth, source: &[u8], lens: &[u8]) -> Result<growable_buffer::Stats, String> {
     let mut buf = GrowableBuffer::with_growth(growth).map_err(|e| e.to_string())?;
-    let mut at = 0;
-    for &len in lens {
-        let len = usize::from(len);
-        buf.append(&source[at..at + len]).map_err(|e| format!("append at {at}: {e}"))?;
-        at += len;
-    }
+    workload::fill(&mut buf, source, lens).map_err(|e| e.to_string())?;
     Ok(buf.stats())
-}
-
-/// The reference: one memcpy of all the bytes into freshly mapped pages (page faults included, as
-/// for the buffers; mapped directly so glibc's sliding mmap threshold cannot hand back warm memory).
-fn memcpy_fresh(source: &[u8]) -> Result<usize, String> {
-    let len = source.len().max(1);
-    // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return Err(format!("mmap of {len} bytes failed"));
-    }
-    // SAFETY: the mapping holds len ≥ source.len() writable bytes and cannot overlap `source`.
-    unsafe { std::ptr::copy_nonoverlapping(source.as_ptr(), p.cast::<u8>(), source.len()) };
-    black_box(p);
-    // SAFETY: unmapping exactly the mapping made above, which nothing refers to any more.
-    unsafe { libc::munmap(p, len) };
-    Ok(source.len())
 }
 
 pub fn run(options: &Options) -> Result<(), String> {
@@ -127,8 +83,8 @@ pub fn run(options: &Options) -> Result<(), String> {
         let src = &source[..total];
         let runs = 3;
         progress.set_message(format!("{mb} MB: memcpy"));
-        let (memcpy_secs, copied) = best_of(runs, || memcpy_fresh(src));
-        copied?;
+        let (memcpy_secs, copied) = best_of(runs, || memcpy_into_fresh_pages(src));
+        copied.ok_or("mmap of the reference buffer failed")?;
         progress.inc(1);
         let row = |policy: &'static str, secs: f64, measured: bool, stats: growable_buffer::Stats| Row {
             mb,
