@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Side-by-side extraction benchmark, in one run: bufkit (2 threads and 1), Info-ZIP unzip, bsdtar,
+"""Side-by-side extraction benchmark, in one run: bufkit (2 threads and 1), ripunzip, Info-ZIP unzip, bsdtar,
 a plain libzip extractor (libzip_extract.c) and Python's zipfile, on three real archives, to tmpfs
 (/dev/shm) and to the local disk. Wall-clock medians over alternating rounds, ratios to bufkit at 2
 threads, peak RSS per tool (wait4), and every tool's output compared byte for byte with unzip's.
 
-Usage: python3 bench-reports/extract/run.py [ROUNDS]   (needs zip, unzip, bsdtar, libzip-dev, gcc, GNU time)
+Usage: python3 bench-reports/extract/run.py [ROUNDS]   (needs zip, unzip, bsdtar, libzip-dev, gcc, GNU time,
+and `cargo install ripunzip --locked` for the ripunzip rows)
 """
 import os, shutil, statistics, subprocess, sys, sysconfig, time
 
@@ -59,6 +60,7 @@ def make_archives():
 TOOLS = {
     "bufkit-2t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "2"],
     "bufkit-1t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "1"],
+    "ripunzip": lambda a, d: [os.path.expanduser("~/.cargo/bin/ripunzip"), "unzip-file", "-q", a, "-d", d],
     "unzip": lambda a, d: ["unzip", "-q", "-o", a, "-d", d],
     "bsdtar": lambda a, d: ["bsdtar", "-xf", a, "-C", d],
     "libzip": lambda a, d: [LIBZIP, a, d],
