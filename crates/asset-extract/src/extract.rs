@@ -187,7 +187,11 @@ impl Staging {
     /// one renamed in, and the old one removed; if the second rename fails, the old one returns.
     fn commit(mut self, dest: &Path, durable: bool) -> Result<(), Error> {
         let staged = self.path.take().expect("committed once");
-        let aside = staged.with_extension("old");
+        // Unique like the staging name itself (with_extension would cut it at its first dot and
+        // could land on a name the user already has).
+        let mut aside = staged.clone().into_os_string();
+        aside.push(".old");
+        let aside = PathBuf::from(aside);
         let had_old = dest.exists();
         if had_old {
             fs::rename(dest, &aside).map_err(|e| Error::io("moving aside", dest, e))?;
