@@ -1,0 +1,89 @@
+import dev.bufkit.Bufkit;
+import dev.bufkit.ExtractOptions;
+import java.io.BufferedOutputStream;
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.Enumeration;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+/**
+ * The mobile runtime's loops against bufkit from Java: java.util.zip.ZipFile with a fresh 100 KB
+ * buffer and a BufferedOutputStream per file (the original), with one static 4 KiB buffer (the
+ * fix), and Bufkit.extract. Usage: java ExtractBench FRONT ARCHIVE DEST_ROOT ROUNDS
+ */
+public final class ExtractBench {
+    private static final byte[] STATIC = new byte[4096];
+
+    public static void main(String[] args) throws Exception {
+        String front = args[0];
+        Path archive = Path.of(args[1]), root = Path.of(args[2]);
+        int rounds = Integer.parseInt(args[3]);
+        Bufkit bufkit = Bufkit.load(front.equals("panama") ? "dev.bufkit.panama.PanamaBufkit" : "dev.bufkit.jni.JniBufkit");
+        long[] original = new long[rounds], fixed = new long[rounds], bk = new long[rounds];
+        for (int r = 0; r < rounds + 2; r++) { // two warm-up rounds
+            long a = time(() -> javaLoop(archive, root.resolve("original"), true));
+            long b = time(() -> javaLoop(archive, root.resolve("fixed"), false));
+            long c = time(() -> bufkit.extract(archive, root.resolve("bufkit"), ExtractOptions.defaults()));
+            if (r >= 2) {
+                original[r - 2] = a;
+                fixed[r - 2] = b;
+                bk[r - 2] = c;
+            }
+        }
+        for (String d : new String[] {"original", "fixed", "bufkit"}) delete(root.resolve(d));
+        System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"original_ms\":%.2f,\"fixed_4k_ms\":%.2f,\"bufkit_ms\":%.2f,\"fixed_over_bufkit\":%.2f,\"original_over_bufkit\":%.2f}%n",
+                front, Runtime.version(), median(original) / 1e6, median(fixed) / 1e6, median(bk) / 1e6,
+                median(fixed) / (double) median(bk), median(original) / (double) median(bk));
+    }
+
+    interface Body {
+        void run() throws Exception;
+    }
+
+    static long time(Body body) throws Exception {
+        long start = System.nanoTime();
+        body.run();
+        return System.nanoTime() - start;
+    }
+
+    static void javaLoop(Path archive, Path dest, boolean freshBuffers) throws IOException {
+        delete(dest);
+        try (ZipFile zip = new ZipFile(archive.toFile())) {
+            for (Enumeration<? extends ZipEntry> e = zip.entries(); e.hasMoreElements(); ) {
+                ZipEntry entry = e.nextElement();
+                Path out = dest.resolve(entry.getName());
+                if (entry.isDirectory()) {
+                    Files.createDirectories(out);
+                    continue;
+                }
+                Files.createDirectories(out.getParent());
+                try (InputStream in = zip.getInputStream(entry);
+                        OutputStream os = freshBuffers ? new BufferedOutputStream(new FileOutputStream(out.toFile())) : new FileOutputStream(out.toFile())) {
+                    byte[] buf = freshBuffers ? new byte[100_000] : STATIC;
+                    int n;
+                    while ((n = in.read(buf)) > 0) os.write(buf, 0, n);
+                }
+            }
+        }
+    }
+
+    static void delete(Path p) throws IOException {
+        if (!Files.exists(p)) return;
+        try (var walk = Files.walk(p)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(q -> q.toFile().delete());
+        }
+    }
+
+    static long median(long[] v) {
+        long[] c = v.clone();
+        Arrays.sort(c);
+        return c[c.length / 2];
+    }
+}

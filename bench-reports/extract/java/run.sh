@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# From Java, on the assets archive made by bench-reports/extract/run.py, to tmpfs: the mobile
+# runtime's ZipFile loops (fresh 100 KB buffer + BufferedOutputStream; static 4 KiB buffer) vs
+# Bufkit.extract, JNI on JDK 17 and Panama on the JDK 22+ under /usr/lib/jvm.
+# Usage: bench-reports/extract/java/run.sh [ROUNDS]
+set -euo pipefail
+rounds=${1:-7}
+root=$(cd "$(dirname "$0")/../../.." && pwd)
+work=/tmp/bufkit-extract-bench
+archive=$work/assets.zip
+[[ -f $archive ]] || { echo "run bench-reports/extract/run.py first (it makes $archive)" >&2; exit 1; }
+cd "$root"
+cargo build --release -q -p bufkit-ffi
+jdk17=/usr/lib/jvm/java-17-openjdk-amd64
+jdk25=$(ls -d /usr/lib/jvm/temurin-2*-jdk-amd64 | tail -1)
+mkdir -p /dev/shm/bufkit-java-extract
+for front in jni panama; do
+  jdk=$([[ $front == jni ]] && echo "$jdk17" || echo "$jdk25")
+  bindings/java/build.sh "$front" "$jdk" "$root/target/release"
+  mkdir -p "$work/java-$front"
+  "$jdk/bin/javac" -cp "build/java/bufkit-$front.jar" -d "$work/java-$front" bench-reports/extract/java/ExtractBench.java
+  flags=(-cp "build/java/bufkit-$front.jar:$work/java-$front")
+  [[ $front == jni ]] && flags+=(-Ddev.bufkit.jni.library="$root/build/java/libbufkit_jni.so") \
+    || flags+=(--enable-native-access=ALL-UNNAMED -Ddev.bufkit.library="$root/target/release/libbufkit.so")
+  "$jdk/bin/java" "${flags[@]}" ExtractBench "$front" "$archive" /dev/shm/bufkit-java-extract "$rounds"
+done
