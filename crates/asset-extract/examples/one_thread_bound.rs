@@ -16,6 +16,7 @@ fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (archive, root) = (Path::new(&args[1]), Path::new(&args[2]));
     let rounds: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
+    std::fs::create_dir_all(root).unwrap();
     let data = std::fs::read(archive).unwrap();
     let entries = read_entries(&data).unwrap();
     let one = Options { threads: 1, ..Options::default() };
