@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Side-by-side extraction benchmark, in one run: bufkit (2 threads and 1), ripunzip, Info-ZIP unzip, bsdtar,
+"""Side-by-side extraction benchmark, in one run: bufkit (2 threads and 1), ripunzip, the zip crate, Info-ZIP unzip, bsdtar,
 a plain libzip extractor (libzip_extract.c) and Python's zipfile, on three real archives, to tmpfs
 (/dev/shm) and to the local disk. Wall-clock medians over alternating rounds, ratios to bufkit at 2
 threads, peak RSS per tool (wait4), and every tool's output compared byte for byte with unzip's.
@@ -14,6 +14,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 WORK = "/tmp/bufkit-extract-bench"
 BUFKIT = os.path.join(ROOT, "target/release/bufkit")
 LIBZIP = os.path.join(WORK, "libzip_extract")
+ZIPCRATE = os.path.join(ROOT, "bench-reports/extract/zipcrate/target/release/zipcrate-extract")
 
 def sh(*args, **kw):
     subprocess.run(args, check=True, **kw)
@@ -61,6 +62,7 @@ TOOLS = {
     "bufkit-2t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "2"],
     "bufkit-1t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "1"],
     "ripunzip": lambda a, d: [os.path.expanduser("~/.cargo/bin/ripunzip"), "unzip-file", "-q", a, "-d", d],
+    "zip-crate": lambda a, d: [ZIPCRATE, a, d],
     "unzip": lambda a, d: ["unzip", "-q", "-o", a, "-d", d],
     "bsdtar": lambda a, d: ["bsdtar", "-xf", a, "-C", d],
     "libzip": lambda a, d: [LIBZIP, a, d],
@@ -84,6 +86,7 @@ def run(tool, archive, dest):
 def main():
     os.makedirs(WORK, exist_ok=True)
     sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", "-p", "bufkit-cli", cwd=ROOT)
+    sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", cwd=os.path.join(ROOT, "bench-reports/extract/zipcrate"))
     sh("gcc", "-O2", "-o", LIBZIP, os.path.join(ROOT, "bench-reports/extract/libzip_extract.c"), "-lzip")
     archives = make_archives()
     print(f"| archive | destination | tool | median | vs bufkit 2 threads | peak RSS |")
