@@ -114,14 +114,7 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
 
 /// Extracts an archive held in memory into `dest` (created or replaced as a whole).
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
-    let all = read_entries(data)?;
-    let total_entries = all.len();
-    let entries: Vec<Entry> = all
-        .into_iter()
-        .filter(|e| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
-        .collect();
-    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
-    let bytes_total = check_limits(&entries, options)?;
+    let (entries, total_entries, bytes_total) = select(data, options)?;
 
     let previous = if options.incremental { manifest::read(dest) } else { None };
     let staging = Staging::create(dest)?;
@@ -134,6 +127,21 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
         }
         Err(e) => Err(e), // `staging` is dropped: the temporary directory goes, dest is untouched
     }
+}
+
+/// Parses and validates the archive, keeps the entries the `only` patterns select, and checks
+/// their names and limits: the one selection both extraction paths start from. Returns the
+/// selected entries, how many the archive holds, and the bytes they will write.
+fn select(data: &[u8], options: &Options<'_>) -> Result<(Vec<Entry>, usize, u64), Error> {
+    let all = read_entries(data)?;
+    let total = all.len();
+    let entries: Vec<Entry> = all
+        .into_iter()
+        .filter(|e| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
+        .collect();
+    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
+    let bytes = check_limits(&entries, options)?;
+    Ok((entries, total, bytes))
 }
 
 /// Declared sizes are exact (each entry must inflate to exactly its size), so limits can be
@@ -416,14 +424,8 @@ fn write_file(
 /// # Ok::<(), asset_extract::Error>(())
 /// ```
 pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(String, Vec<u8>)>, Error> {
-    let entries: Vec<Entry> = read_entries(data)?
-        .into_iter()
-        .filter(|e| {
-            e.kind == Kind::File && (options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
-        })
-        .collect();
-    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
-    check_limits(&entries, options)?;
+    let (selected, _, _) = select(data, options)?;
+    let entries: Vec<Entry> = selected.into_iter().filter(|e| e.kind == Kind::File).collect();
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
     let mut out = Vec::with_capacity(entries.len());
     for (done, e) in entries.iter().enumerate() {

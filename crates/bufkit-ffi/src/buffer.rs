@@ -243,12 +243,21 @@ pub unsafe extern "C" fn bk_buffer_data(
         }
         // SAFETY: per this function's contract.
         let bytes = unsafe { checked_ref(buffer) }?.inner.contiguous()?;
-        // SAFETY: both checked non-null; writable per the contract.
-        unsafe {
-            write_out(data_out, bytes.as_ptr())?;
-            write_out(len_out, bytes.len())
-        }
+        // SAFETY: both out-pointers checked non-null above; writable per the contract.
+        unsafe { write_view(data_out, len_out, bytes) }
     })
+}
+
+/// Hands a borrowed view of the buffer's bytes to C as (pointer, length).
+///
+/// # Safety
+/// `data_out` and `len_out` are null (an error) or valid for one write each.
+unsafe fn write_view(data_out: *mut *const u8, len_out: *mut usize, bytes: &[u8]) -> Result<(), bk_status> {
+    // SAFETY: per this function's contract.
+    unsafe {
+        write_out(data_out, bytes.as_ptr())?;
+        write_out(len_out, bytes.len())
+    }
 }
 
 /// Stores in `*count_out` how many segments the bytes are in (0 when empty, 1 when contiguous).
@@ -283,11 +292,8 @@ pub unsafe extern "C" fn bk_buffer_segment(
         }
         // SAFETY: per this function's contract.
         let segment = unsafe { checked_ref(buffer) }?.inner.segment(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        // SAFETY: both checked non-null; writable per the contract.
-        unsafe {
-            write_out(data_out, segment.as_ptr())?;
-            write_out(len_out, segment.len())
-        }
+        // SAFETY: both out-pointers checked non-null above; writable per the contract.
+        unsafe { write_view(data_out, len_out, segment) }
     })
 }
 
