@@ -217,21 +217,22 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
         }
         let raw_name = &data[at + 46..at + 46 + name_len];
         let extra = &data[at + 46 + name_len..at + 46 + name_len + extra_len];
-        let display = String::from_utf8_lossy(raw_name).into_owned();
+        // Borrowed when the name is UTF-8 (nearly always): no allocation unless there is an error.
+        let display = String::from_utf8_lossy(raw_name);
         let (mut size, mut csize, mut offset) = (u64::from(f32(24)), u64::from(f32(20)), u64::from(f32(42)));
         zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), &display)?;
         if f16(34) != 0 {
             return Err(Error::malformed_entry("entry on another disk", &display));
         }
         if flags & 0x41 != 0 {
-            return Err(Error::Encrypted { entry: display });
+            return Err(Error::Encrypted { entry: display.into_owned() });
         }
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
         let (path, kind, mode) = names::check(raw_name, flags & 0x800 != 0, unix_mode)?;
         let method = match method {
             0 => Method::Stored,
             8 => Method::Deflate,
-            m => return Err(Error::UnsupportedMethod { entry: display, method: m }),
+            m => return Err(Error::UnsupportedMethod { entry: display.into_owned(), method: m }),
         };
         if method == Method::Stored && csize != size {
             return Err(Error::malformed_entry("stored entry whose sizes differ", &display));

@@ -1,9 +1,9 @@
 //! Extraction: every entry validated first, then inflated in parallel into a temporary directory
 //! beside the destination, which replaces the destination only when every CRC has verified.
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -16,6 +16,7 @@ use crate::Error;
 use crate::archive::{Entry, Method, read_entries};
 use crate::manifest;
 use crate::names::{Kind, check_collisions};
+use crate::tree::Tree;
 
 /// Entries inflating to more than this are streamed to disk in chunks of this size, so memory
 /// stays bounded whatever the archive holds.
@@ -36,7 +37,8 @@ pub struct Options<'a> {
     /// fsync every file and directory before the destination is replaced.
     pub durable: bool,
     /// Called after each entry with (entries done, entries total, bytes done, bytes total), from
-    /// the worker thread that finished it (so possibly from several threads at once).
+    /// the worker thread that finished it (so possibly from several threads at once; never from the
+    /// thread that called the extraction).
     pub progress: Option<&'a (dyn Fn(Progress) + Sync)>,
     /// Set to stop early: extraction fails with [`Error::Cancelled`] and leaves nothing behind.
     pub cancel: Option<&'a AtomicBool>,
@@ -237,24 +239,7 @@ fn write_all(
     bytes_total: u64,
     previous: Option<(&Path, &manifest::Manifest)>,
 ) -> Result<Report, Error> {
-    // Directories first, each created once, parents before children.
-    let mut dirs: Vec<&str> = Vec::new();
-    for e in entries {
-        let mut rest = e.path.as_str();
-        if e.kind == Kind::Directory {
-            dirs.push(rest);
-        }
-        while let Some((parent, _)) = rest.rsplit_once('/') {
-            dirs.push(parent);
-            rest = parent;
-        }
-    }
-    dirs.sort_unstable();
-    dirs.dedup();
-    for d in &dirs {
-        let path = root.join(d);
-        fs::DirBuilder::new().mode(0o755).create(&path).map_err(|e| Error::io("creating", &path, e))?;
-    }
+    let tree = Tree::plan(root, entries)?;
     let files: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::File).collect();
     let threads = match options.threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -263,89 +248,122 @@ fn write_all(
     .min(files.len().max(1));
     let pool =
         BufferPool::new(PoolConfig { max_retained_bytes: 16 << 20, ..PoolConfig::default() }).expect("valid config");
+    let batches = batches(&files);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let (done, bytes_done, reused) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    let work = || {
+        let mut decoder = Decoder::new(Format::Raw).expect("decoder allocation");
+        'batches: loop {
+            let b = next.fetch_add(1, Ordering::Relaxed);
+            let Some(batch) = batches.get(b) else { break };
+            for &i in batch {
+                if stop.load(Ordering::Relaxed) {
+                    break 'batches;
+                }
+                let cancelled = options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
+                let result = if cancelled {
+                    Err(Error::Cancelled)
+                } else {
+                    tree.make_parent(&files[i].path).and_then(|()| {
+                        if previous.is_some_and(|(old, m)| manifest::reuse(old, m, files[i], root)) {
+                            reused.fetch_add(1, Ordering::Relaxed);
+                            Ok(())
+                        } else {
+                            write_file(data, files[i], &tree, &pool, &mut decoder, options.durable)
+                        }
+                    })
+                };
+                if let Err(e) = result {
+                    stop.store(true, Ordering::Relaxed);
+                    failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                    break 'batches;
+                }
+                let d = done.fetch_add(1, Ordering::Relaxed) + 1;
+                let b = bytes_done.fetch_add(files[i].size, Ordering::Relaxed) + files[i].size;
+                if let Some(progress) = options.progress {
+                    progress(Progress {
+                        entries_done: d,
+                        entries_total: files.len() as u64,
+                        bytes_done: b,
+                        bytes_total,
+                    });
+                }
+            }
+        }
+    };
+    // Workers only: the calling thread waits, so progress never runs on it (bindings rely on
+    // that: it is a JVM or BEAM thread with its own rules).
     std::thread::scope(|s| {
         for _ in 0..threads {
-            s.spawn(|| {
-                let mut decoder = Decoder::new(Format::Raw).expect("decoder allocation");
-                loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed);
-                    if i >= files.len() || stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    let cancelled = options.cancel.is_some_and(|c| c.load(Ordering::Relaxed));
-                    let result = if cancelled {
-                        Err(Error::Cancelled)
-                    } else if previous.is_some_and(|(old, m)| manifest::reuse(old, m, files[i], root)) {
-                        reused.fetch_add(1, Ordering::Relaxed);
-                        Ok(())
-                    } else {
-                        write_file(data, files[i], root, &pool, &mut decoder, options.durable)
-                    };
-                    if let Err(e) = result {
-                        stop.store(true, Ordering::Relaxed);
-                        failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
-                        break;
-                    }
-                    let d = done.fetch_add(1, Ordering::Relaxed) + 1;
-                    let b = bytes_done.fetch_add(files[i].size, Ordering::Relaxed) + files[i].size;
-                    if let Some(progress) = options.progress {
-                        progress(Progress {
-                            entries_done: d,
-                            entries_total: files.len() as u64,
-                            bytes_done: b,
-                            bytes_total,
-                        });
-                    }
-                }
-            });
+            s.spawn(work);
         }
     });
     if let Some(e) = failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
         return Err(e);
     }
+    tree.make_all()?;
     if options.incremental {
         manifest::write(root, &files)?;
     }
     if options.durable {
-        for d in dirs.iter().rev().map(|d| root.join(d)).chain(std::iter::once(root.to_path_buf())) {
+        for d in tree.paths().rev().chain(std::iter::once(root.to_path_buf())) {
             File::open(&d).and_then(|f| f.sync_all()).map_err(|e| Error::io("syncing", &d, e))?;
         }
     }
     Ok(Report {
         files: files.len() as u64,
-        directories: dirs.len() as u64,
+        directories: tree.len() as u64,
         bytes: bytes_total,
         skipped: 0,
         reused: reused.into_inner(),
     })
 }
 
+/// Entries above this size are extracted first, largest first, so that no large entry is left
+/// for last while the other workers stand idle.
+const LARGE_FIRST: u64 = 1 << 20;
+
+/// Most files a worker takes at once from one directory.
+const BATCH_FILES: usize = 32;
+
+/// The order workers take files in, as batches claimed one at a time: large files first (largest
+/// first), each alone; then the rest in archive order, in runs of files of one directory, so that
+/// workers mostly create files in different directories (creating a file locks its directory).
+fn batches(files: &[&Entry]) -> Vec<Vec<usize>> {
+    let mut large: Vec<usize> = (0..files.len()).filter(|&i| files[i].size > LARGE_FIRST).collect();
+    large.sort_by_key(|&i| std::cmp::Reverse(files[i].size));
+    let mut out: Vec<Vec<usize>> = large.into_iter().map(|i| vec![i]).collect();
+    let parent = |i: usize| files[i].path.rsplit_once('/').map(|(p, _)| p);
+    let mut run: Vec<usize> = Vec::new();
+    for i in (0..files.len()).filter(|&i| files[i].size <= LARGE_FIRST) {
+        if run.len() == BATCH_FILES || run.last().is_some_and(|&last| parent(last) != parent(i)) {
+            out.push(std::mem::take(&mut run));
+        }
+        run.push(i);
+    }
+    if !run.is_empty() {
+        out.push(run);
+    }
+    out
+}
+
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
 fn write_file(
     data: &[u8],
     e: &Entry,
-    root: &Path,
+    tree: &Tree<'_>,
     pool: &BufferPool,
     decoder: &mut Decoder,
     durable: bool,
 ) -> Result<(), Error> {
-    let path = root.join(&e.path);
     let start = e.data_offset as usize;
     let src = &data[start..start + e.compressed_size as usize];
-    // O_EXCL | O_NOFOLLOW: never write through anything already there (the staging tree holds
-    // only what this extraction created, so this is belt and braces).
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(e.mode)
-        .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(&path)
-        .map_err(|err| Error::io("creating", &path, err))?;
-    let write = |file: &mut File, bytes: &[u8]| file.write_all(bytes).map_err(|err| Error::io("writing", &path, err));
+    let mut file = tree.create_file(&e.path, e.mode)?;
+    let write = |file: &mut File, bytes: &[u8]| {
+        file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
+    };
     match e.method {
         Method::Stored => {
             if crc32fast::hash(src) != e.crc32 {
@@ -403,7 +421,7 @@ fn write_file(
         }
     }
     if durable {
-        file.sync_all().map_err(|err| Error::io("syncing", &path, err))?;
+        file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;
     }
     Ok(())
 }

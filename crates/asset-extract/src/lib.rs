@@ -29,6 +29,7 @@ mod error;
 mod extract;
 mod manifest;
 mod names;
+mod tree;
 
 pub use archive::{Entry, Method, read_entries};
 pub use error::Error;

@@ -1,6 +1,7 @@
 //! Entry names and kinds: only safe relative paths, only regular files and directories.
 
-use std::collections::HashMap;
+use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use crate::Error;
 
@@ -23,8 +24,8 @@ const MAX_COMPONENT: usize = 255;
 /// NUL, backslashes, absolute paths, drive letters and UNC names, `.` and `..` components, empty
 /// components, over-long names; and symlinks, devices, FIFOs and sockets by their Unix mode.
 pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(String, Kind, u32), Error> {
-    let shown = String::from_utf8_lossy(raw).into_owned();
-    let unsafe_name = |reason| Error::UnsafeName { entry: shown.clone(), reason };
+    let shown = String::from_utf8_lossy(raw);
+    let unsafe_name = |reason| Error::UnsafeName { entry: shown.to_string(), reason };
     let name = std::str::from_utf8(raw).map_err(|_| unsafe_name("not valid UTF-8"))?;
     if name.is_empty() {
         return Err(unsafe_name("empty name"));
@@ -60,10 +61,10 @@ pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(St
     }
     let kind_bits = unix_mode.map(|m| m & 0o170_000).unwrap_or(0);
     let kind = match kind_bits {
-        0o120_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "symlink" }),
-        0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "device" }),
-        0o010_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "FIFO" }),
-        0o140_000 => return Err(Error::UnsupportedKind { entry: shown, kind: "socket" }),
+        0o120_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "symlink" }),
+        0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "device" }),
+        0o010_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "FIFO" }),
+        0o140_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "socket" }),
         0o040_000 => Kind::Directory,
         _ if is_dir_name => Kind::Directory,
         _ => Kind::File,
@@ -83,23 +84,26 @@ pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(St
 /// case, which would overwrite each other on a case-insensitive file system), or a file where
 /// another entry needs a directory.
 pub fn check_collisions<'a>(paths: impl Iterator<Item = (&'a str, Kind)>) -> Result<(), Error> {
-    let mut seen: HashMap<String, (Kind, &'a str)> = HashMap::new();
-    let mut dirs_needed: Vec<&'a str> = Vec::new();
+    let mut seen: HashMap<Cow<'a, str>, (Kind, &'a str)> = HashMap::new();
+    let mut dirs_needed: HashSet<&'a str> = HashSet::new();
     for (path, kind) in paths {
-        let folded = path.to_lowercase();
+        let folded = fold_case(path);
         if let Some((_, other)) = seen.get(&folded) {
             let reason = if *other == path { "duplicate name" } else { "duplicate name (differs only in case)" };
             return Err(Error::UnsafeName { entry: path.to_string(), reason });
         }
         seen.insert(folded, (kind, path));
         let mut rest = path;
+        // Parents are shared by many entries: stop at the first one already noted.
         while let Some((parent, _)) = rest.rsplit_once('/') {
-            dirs_needed.push(parent);
+            if !dirs_needed.insert(parent) {
+                break;
+            }
             rest = parent;
         }
     }
     for dir in dirs_needed {
-        if let Some((Kind::File, file)) = seen.get(&dir.to_lowercase()) {
+        if let Some((Kind::File, file)) = seen.get(&fold_case(dir)) {
             return Err(Error::UnsafeName {
                 entry: file.to_string(),
                 reason: "a file where another entry needs a directory",
@@ -107,4 +111,13 @@ pub fn check_collisions<'a>(paths: impl Iterator<Item = (&'a str, Kind)>) -> Res
         }
     }
     Ok(())
+}
+
+/// The name as a case-insensitive file system would compare it; borrowed when already folded.
+fn fold_case(path: &str) -> Cow<'_, str> {
+    if path.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(path.to_lowercase())
+    }
 }

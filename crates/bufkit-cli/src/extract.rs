@@ -44,7 +44,8 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         quota: args.quota,
         durable: args.durable,
         incremental: args.incremental,
-        progress: Some(&progress),
+        // Only when the bar is drawn (a terminal): otherwise each entry would pay for nothing.
+        progress: if bar.is_hidden() { None } else { Some(&progress) },
         ..Options::default()
     };
     let start = Instant::now();

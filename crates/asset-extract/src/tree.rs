@@ -1,0 +1,138 @@
+//! The tree an extraction writes into: each directory made once, on demand, by whichever worker
+//! first needs it (so directory creation runs in parallel with everything else), and every file
+//! and directory created relative to one handle on the staging root (shorter path walks, no path
+//! joins), never through a link.
+
+use std::collections::HashMap;
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use crate::Error;
+use crate::archive::Entry;
+use crate::names::Kind;
+
+/// One directory of the tree.
+struct Dir<'a> {
+    path: &'a str,
+    parent: Option<usize>,
+    /// Set by the first worker that needs the directory: `Ok` once made, or the `errno` of its
+    /// `mkdirat`, which every later caller reports too.
+    made: OnceLock<Result<(), i32>>,
+}
+
+/// The directories the selected entries need, parents before children, and a handle on the root
+/// they are made in.
+pub(crate) struct Tree<'a> {
+    root: File,
+    root_path: &'a Path,
+    dirs: Vec<Dir<'a>>,
+    index: HashMap<&'a str, usize>,
+}
+
+/// The relative path as a C string: entry paths never hold NUL (names are checked when parsed).
+fn c_path(path: &str) -> io::Result<CString> {
+    CString::new(path).map_err(|_| io::ErrorKind::InvalidInput.into())
+}
+
+impl<'a> Tree<'a> {
+    /// Plans the directories of `entries` (explicit directory entries and every file's parents)
+    /// under `root`, an existing directory that only this extraction writes into.
+    pub(crate) fn plan(root: &'a Path, entries: &'a [Entry]) -> Result<Tree<'a>, Error> {
+        let mut paths: Vec<&'a str> = Vec::new();
+        for e in entries {
+            let mut rest = e.path.as_str();
+            if e.kind == Kind::Directory {
+                paths.push(rest);
+            }
+            while let Some((parent, _)) = rest.rsplit_once('/') {
+                paths.push(parent);
+                rest = parent;
+            }
+        }
+        paths.sort_unstable();
+        paths.dedup();
+        let index: HashMap<&'a str, usize> = paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
+        // Sorted order puts every parent before its children, so parents are always indexed.
+        let dirs = paths
+            .iter()
+            .map(|p| Dir {
+                path: p,
+                parent: p.rsplit_once('/').map(|(parent, _)| index[parent]),
+                made: OnceLock::new(),
+            })
+            .collect();
+        let root_handle = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(root)
+            .map_err(|e| Error::io("opening", root, e))?;
+        Ok(Tree { root: root_handle, root_path: root, dirs, index })
+    }
+
+    /// How many directories the tree holds.
+    pub(crate) fn len(&self) -> usize {
+        self.dirs.len()
+    }
+
+    /// Every directory's path, parents before children.
+    pub(crate) fn paths(&self) -> impl DoubleEndedIterator<Item = PathBuf> + '_ {
+        self.dirs.iter().map(|d| self.root_path.join(d.path))
+    }
+
+    /// Makes directory `i` and its missing parents (each exactly once, whoever asks first).
+    fn make(&self, i: usize) -> Result<(), Error> {
+        let dir = &self.dirs[i];
+        if let Some(parent) = dir.parent {
+            self.make(parent)?;
+        }
+        let made = dir.made.get_or_init(|| {
+            let path = c_path(dir.path).map_err(|_| libc::EINVAL)?;
+            // SAFETY: `root` is an open directory descriptor owned by `self` and `path` is a
+            // NUL-terminated string that outlives the call.
+            let rc = unsafe { libc::mkdirat(self.root.as_raw_fd(), path.as_ptr(), 0o755) };
+            if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)) }
+        });
+        made.map_err(|errno| Error::io("creating", &self.root_path.join(dir.path), io::Error::from_raw_os_error(errno)))
+    }
+
+    /// Makes the directory that will hold `path` (nothing to do at the root).
+    pub(crate) fn make_parent(&self, path: &str) -> Result<(), Error> {
+        match path.rsplit_once('/') {
+            Some((parent, _)) => self.make(self.index[parent]),
+            None => Ok(()),
+        }
+    }
+
+    /// Makes every directory not made yet (those no file needed: empty directory entries).
+    pub(crate) fn make_all(&self) -> Result<(), Error> {
+        (0..self.dirs.len()).try_for_each(|i| self.make(i))
+    }
+
+    /// Creates `path` as a new regular file with `mode`, its parent made first. `O_EXCL |
+    /// O_NOFOLLOW`: never writes through anything already there (the staging tree holds only what
+    /// this extraction created, so this is belt and braces).
+    pub(crate) fn create_file(&self, path: &str, mode: u32) -> Result<File, Error> {
+        self.make_parent(path)?;
+        let full = || self.root_path.join(path);
+        let c = c_path(path).map_err(|e| Error::io("creating", &full(), e))?;
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+        // SAFETY: `root` is an open directory descriptor owned by `self`, `c` is NUL-terminated
+        // and outlives the call; the mode is passed as the variadic `mode_t` openat expects.
+        let fd = unsafe { libc::openat(self.root.as_raw_fd(), c.as_ptr(), flags, mode as libc::c_uint) };
+        if fd < 0 {
+            return Err(Error::io("creating", &full(), io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` was just returned by a successful openat and is owned by nothing else.
+        Ok(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// The full path of `path` under the root, for messages and for the few calls that need one.
+    pub(crate) fn full_path(&self, path: &str) -> PathBuf {
+        self.root_path.join(path)
+    }
+}
