@@ -83,9 +83,11 @@ pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(St
 /// Refuses archives whose paths collide: the same path twice (exactly, or differing only in
 /// case, which would overwrite each other on a case-insensitive file system), or a file where
 /// another entry needs a directory.
-pub fn check_collisions<'a>(paths: impl Iterator<Item = (&'a str, Kind)>) -> Result<(), Error> {
-    let mut seen: HashMap<Cow<'a, str>, (Kind, &'a str)> = HashMap::new();
-    let mut dirs_needed: HashSet<&'a str> = HashSet::new();
+pub fn check_collisions<'a>(paths: impl ExactSizeIterator<Item = (&'a str, Kind)>) -> Result<(), Error> {
+    // foldhash: seeded per process, so names crafted to collide cannot make this quadratic.
+    let hasher = foldhash::fast::RandomState::default();
+    let mut seen: HashMap<Cow<'a, str>, (Kind, &'a str), _> = HashMap::with_capacity_and_hasher(paths.len(), hasher.clone());
+    let mut dirs_needed: HashSet<&'a str, _> = HashSet::with_hasher(hasher);
     for (path, kind) in paths {
         let folded = fold_case(path);
         if let Some((_, other)) = seen.get(&folded) {

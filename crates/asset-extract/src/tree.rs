@@ -31,7 +31,22 @@ pub(crate) struct Tree<'a> {
     root: File,
     root_path: &'a Path,
     dirs: Vec<Dir<'a>>,
-    index: HashMap<&'a str, usize>,
+    index: HashMap<&'a str, usize, foldhash::fast::RandomState>,
+}
+
+/// The index of directory `path`, added (after its parents, so parents always come first) if new.
+fn intern<'a>(
+    path: &'a str,
+    dirs: &mut Vec<Dir<'a>>,
+    index: &mut HashMap<&'a str, usize, foldhash::fast::RandomState>,
+) -> usize {
+    if let Some(&i) = index.get(path) {
+        return i;
+    }
+    let parent = path.rsplit_once('/').map(|(parent, _)| intern(parent, dirs, index));
+    dirs.push(Dir { path, parent, made: OnceLock::new() });
+    index.insert(path, dirs.len() - 1);
+    dirs.len() - 1
 }
 
 /// The relative path as a C string: entry paths never hold NUL (names are checked when parsed).
@@ -43,29 +58,18 @@ impl<'a> Tree<'a> {
     /// Plans the directories of `entries` (explicit directory entries and every file's parents)
     /// under `root`, an existing directory that only this extraction writes into.
     pub(crate) fn plan(root: &'a Path, entries: &'a [Entry]) -> Result<Tree<'a>, Error> {
-        let mut paths: Vec<&'a str> = Vec::new();
+        let mut tree_dirs: Vec<Dir<'a>> = Vec::new();
+        let mut index: HashMap<&'a str, usize, _> = HashMap::with_hasher(foldhash::fast::RandomState::default());
         for e in entries {
-            let mut rest = e.path.as_str();
-            if e.kind == Kind::Directory {
-                paths.push(rest);
-            }
-            while let Some((parent, _)) = rest.rsplit_once('/') {
-                paths.push(parent);
-                rest = parent;
+            let dir = match e.kind {
+                Kind::Directory => Some(e.path.as_str()),
+                Kind::File => e.path.rsplit_once('/').map(|(parent, _)| parent),
+            };
+            if let Some(dir) = dir {
+                intern(dir, &mut tree_dirs, &mut index);
             }
         }
-        paths.sort_unstable();
-        paths.dedup();
-        let index: HashMap<&'a str, usize> = paths.iter().enumerate().map(|(i, p)| (*p, i)).collect();
-        // Sorted order puts every parent before its children, so parents are always indexed.
-        let dirs = paths
-            .iter()
-            .map(|p| Dir {
-                path: p,
-                parent: p.rsplit_once('/').map(|(parent, _)| index[parent]),
-                made: OnceLock::new(),
-            })
-            .collect();
+        let dirs = tree_dirs;
         let root_handle = OpenOptions::new()
             .read(true)
             .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
@@ -79,7 +83,7 @@ impl<'a> Tree<'a> {
         self.dirs.len()
     }
 
-    /// Every directory's path, parents before children.
+    /// Every directory's path, each after its parent.
     pub(crate) fn paths(&self) -> impl DoubleEndedIterator<Item = PathBuf> + '_ {
         self.dirs.iter().map(|d| self.root_path.join(d.path))
     }
