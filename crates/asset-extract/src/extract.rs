@@ -16,6 +16,7 @@ use crate::Error;
 use crate::archive::{Entry, Method, read_entries};
 use crate::manifest;
 use crate::names::{Kind, check_collisions};
+use crate::remove::remove_tree;
 use crate::tree::Tree;
 
 /// Entries inflating to more than this are streamed to disk in chunks of this size, so memory
@@ -78,6 +79,14 @@ pub struct Report {
     pub reused: u64,
 }
 
+/// The number of threads `threads` asks for: itself, or one per core for 0.
+fn worker_threads(threads: usize) -> usize {
+    match threads {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    }
+}
+
 /// Whether `path` matches `pattern` (`*`, `?`, or a `dir/` prefix).
 fn matches(pattern: &str, path: &str) -> bool {
     if let Some(dir) = pattern.strip_suffix('/') {
@@ -124,7 +133,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
     match outcome {
         Ok(mut report) => {
             report.skipped = (total_entries - entries.len()) as u64;
-            staging.commit(dest, options.durable)?;
+            staging.commit(dest, options.durable, worker_threads(options.threads))?;
             Ok(report)
         }
         Err(e) => Err(e), // `staging` is dropped: the temporary directory goes, dest is untouched
@@ -195,7 +204,7 @@ impl Staging {
 
     /// Moves the staged tree into place: the old destination (if any) is renamed aside, the new
     /// one renamed in, and the old one removed; if the second rename fails, the old one returns.
-    fn commit(mut self, dest: &Path, durable: bool) -> Result<(), Error> {
+    fn commit(mut self, dest: &Path, durable: bool, threads: usize) -> Result<(), Error> {
         let staged = self.path.take().expect("committed once");
         // Unique like the staging name itself (with_extension would cut it at its first dot and
         // could land on a name the user already has).
@@ -217,7 +226,7 @@ impl Staging {
             File::open(parent).and_then(|d| d.sync_all()).map_err(|e| Error::io("syncing", parent, e))?;
         }
         if had_old {
-            fs::remove_dir_all(&aside).map_err(|e| Error::io("removing the old", &aside, e))?;
+            remove_tree(&aside, threads).map_err(|e| Error::io("removing the old", &aside, e))?;
         }
         Ok(())
     }
@@ -241,11 +250,7 @@ fn write_all(
 ) -> Result<Report, Error> {
     let tree = Tree::plan(root, entries)?;
     let files: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::File).collect();
-    let threads = match options.threads {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    }
-    .min(files.len().max(1));
+    let threads = worker_threads(options.threads).min(files.len().max(1));
     let pool =
         BufferPool::new(PoolConfig { max_retained_bytes: 16 << 20, ..PoolConfig::default() }).expect("valid config");
     let batches = batches(&files);

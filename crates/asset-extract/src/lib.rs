@@ -29,6 +29,7 @@ mod error;
 mod extract;
 mod manifest;
 mod names;
+mod remove;
 mod tree;
 
 pub use archive::{Entry, Method, read_entries};

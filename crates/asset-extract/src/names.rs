@@ -86,7 +86,8 @@ pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(St
 pub fn check_collisions<'a>(paths: impl ExactSizeIterator<Item = (&'a str, Kind)>) -> Result<(), Error> {
     // foldhash: seeded per process, so names crafted to collide cannot make this quadratic.
     let hasher = foldhash::fast::RandomState::default();
-    let mut seen: HashMap<Cow<'a, str>, (Kind, &'a str), _> = HashMap::with_capacity_and_hasher(paths.len(), hasher.clone());
+    let mut seen: HashMap<Cow<'a, str>, (Kind, &'a str), _> =
+        HashMap::with_capacity_and_hasher(paths.len(), hasher.clone());
     let mut dirs_needed: HashSet<&'a str, _> = HashSet::with_hasher(hasher);
     for (path, kind) in paths {
         let folded = fold_case(path);

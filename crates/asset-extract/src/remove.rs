@@ -1,0 +1,243 @@
+//! Removing a directory tree (the destination an extraction replaced) with several threads.
+//!
+//! Removing files is most of the cost of replacing a destination (on tmpfs, about as much as
+//! writing them), and one thread does it one unlink at a time. Here every directory is a job:
+//! a worker lists it, unlinks its files, queues its subdirectories, and the last job to finish
+//! inside a directory removes it. Everything is relative to directory descriptors opened with
+//! `O_NOFOLLOW`: a directory swapped for a symlink while the tree is removed is unlinked as a
+//! link, never followed.
+
+use std::ffi::{CStr, CString};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+/// A directory being emptied.
+struct Node {
+    fd: OwnedFd,
+    /// The directory holding this one and this one's name in it; `None` for the root.
+    parent: Option<(Arc<Node>, CString)>,
+    /// Jobs not finished inside this directory: its own listing plus one per subdirectory.
+    pending: AtomicUsize,
+}
+
+/// Jobs waiting, and how many are running (the queue is drained when both are zero).
+struct Queue {
+    state: Mutex<(Vec<Arc<Node>>, usize)>,
+    changed: Condvar,
+    failure: Mutex<Option<io::Error>>,
+}
+
+fn open_dir(at: libc::c_int, name: &CStr) -> io::Result<OwnedFd> {
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
+    // SAFETY: `at` is an open descriptor (or AT_FDCWD) and `name` a NUL-terminated string that
+    // outlives the call.
+    let fd = unsafe { libc::openat(at, name.as_ptr(), flags) };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned by a successful openat and is owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn unlink_at(dir: &OwnedFd, name: &CStr, flags: libc::c_int) -> io::Result<()> {
+    // SAFETY: `dir` is an open directory descriptor and `name` a NUL-terminated string that
+    // outlives the call.
+    if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) } == 0 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
+}
+
+/// Calls `each(name, is_dir)` for every entry of the directory `fd` but `.` and `..`; entries
+/// whose type the file system does not report are looked up without following links.
+fn list(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> io::Result<()>) -> io::Result<()> {
+    // SAFETY: dup of a descriptor we hold open; the copy is handed to fdopendir below, which owns
+    // it from then on (closedir closes it).
+    let copy = unsafe { libc::dup(fd.as_raw_fd()) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is an open directory descriptor nothing else uses.
+    let dir = unsafe { libc::fdopendir(copy) };
+    if dir.is_null() {
+        let err = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `copy` is still ours to close.
+        unsafe { libc::close(copy) };
+        return Err(err);
+    }
+    let result = (|| loop {
+        // readdir signals errors only through errno, so clear it first.
+        // SAFETY: __errno_location returns this thread's errno slot.
+        unsafe { *libc::__errno_location() = 0 };
+        // SAFETY: `dir` is a live DIR* used by this thread only.
+        let entry = unsafe { libc::readdir(dir) };
+        if entry.is_null() {
+            let errno = io::Error::last_os_error();
+            return if errno.raw_os_error() == Some(0) { Ok(()) } else { Err(errno) };
+        }
+        // SAFETY: readdir returned a valid entry, whose d_name is NUL-terminated and stays valid
+        // until the next readdir on `dir`, after `each` returns.
+        let (name, kind) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
+        if name == c"." || name == c".." {
+            continue;
+        }
+        let is_dir = match kind {
+            libc::DT_DIR => true,
+            libc::DT_UNKNOWN => {
+                // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
+                let mut st: libc::stat = unsafe { std::mem::zeroed() };
+                // SAFETY: `fd` is an open directory, `name` NUL-terminated, `st` writable.
+                if unsafe { libc::fstatat(fd.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+                    return Err(io::Error::last_os_error());
+                }
+                st.st_mode & libc::S_IFMT == libc::S_IFDIR
+            }
+            _ => false,
+        };
+        each(name, is_dir)?;
+    })();
+    // SAFETY: `dir` came from fdopendir and is closed exactly once.
+    unsafe { libc::closedir(dir) };
+    result
+}
+
+impl Queue {
+    fn push(&self, node: Arc<Node>) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0.push(node);
+        self.changed.notify_one();
+    }
+
+    fn fail(&self, err: io::Error) {
+        self.failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(err);
+    }
+
+    fn failed(&self) -> bool {
+        self.failure.lock().unwrap_or_else(|p| p.into_inner()).is_some()
+    }
+
+    /// Takes jobs until none is waiting and none is running.
+    fn work(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        loop {
+            if let Some(node) = state.0.pop() {
+                state.1 += 1;
+                drop(state);
+                if !self.failed() {
+                    self.empty(&node);
+                }
+                finish(node, self);
+                state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+                state.1 -= 1;
+                if state.0.is_empty() && state.1 == 0 {
+                    self.changed.notify_all();
+                }
+            } else if state.1 == 0 {
+                return;
+            } else {
+                state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+            }
+        }
+    }
+
+    /// Unlinks the files of `node` and queues its subdirectories.
+    fn empty(&self, node: &Arc<Node>) {
+        let result = list(&node.fd, |name, is_dir| {
+            if !is_dir {
+                return unlink_at(&node.fd, name, 0);
+            }
+            let fd = open_dir(node.fd.as_raw_fd(), name)?;
+            node.pending.fetch_add(1, Ordering::AcqRel);
+            self.push(Arc::new(Node {
+                fd,
+                parent: Some((Arc::clone(node), name.to_owned())),
+                pending: AtomicUsize::new(1),
+            }));
+            Ok(())
+        });
+        if let Err(e) = result {
+            self.fail(e);
+        }
+    }
+}
+
+/// One job inside `node` is done; when it was the last, `node` is empty and is removed from its
+/// parent, which in turn has one job fewer.
+fn finish(node: Arc<Node>, queue: &Queue) {
+    if node.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+        return;
+    }
+    if let Some((parent, name)) = &node.parent {
+        if !queue.failed()
+            && let Err(e) = unlink_at(&parent.fd, name, libc::AT_REMOVEDIR)
+        {
+            queue.fail(e);
+        }
+        finish(Arc::clone(parent), queue);
+    }
+}
+
+/// Removes the directory `path` and everything in it with up to `threads` threads, as
+/// `std::fs::remove_dir_all` does with one: anything else at `path` (a symlink included) is
+/// removed itself, never followed.
+pub(crate) fn remove_tree(path: &Path, threads: usize) -> io::Result<()> {
+    let c = CString::new(path.as_os_str().as_bytes()).map_err(|_| io::Error::from(io::ErrorKind::InvalidInput))?;
+    let fd = match open_dir(libc::AT_FDCWD, &c) {
+        Ok(fd) => fd,
+        // ELOOP: a symlink (O_NOFOLLOW); ENOTDIR: a file.
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ELOOP | libc::ENOTDIR)) => return std::fs::remove_file(path),
+        Err(e) => return Err(e),
+    };
+    let root = Arc::new(Node { fd, parent: None, pending: AtomicUsize::new(1) });
+    let queue = Queue { state: Mutex::new((vec![root], 0)), changed: Condvar::new(), failure: Mutex::new(None) };
+    std::thread::scope(|s| {
+        for _ in 1..threads.max(1) {
+            s.spawn(|| queue.work());
+        }
+        queue.work();
+    });
+    if let Some(e) = queue.failure.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        return Err(e);
+    }
+    std::fs::remove_dir(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn removes_a_deep_wide_tree_and_leaves_symlink_targets_alone() {
+        let base = std::env::temp_dir().join(format!("bufkit-remove-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let (tree, outside) = (base.join("tree"), base.join("outside"));
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("keep"), b"precious").unwrap();
+        let mut deep = tree.clone();
+        for depth in 0..40 {
+            deep = deep.join(format!("d{depth}"));
+            std::fs::create_dir_all(&deep).unwrap();
+            for f in 0..5 {
+                std::fs::write(deep.join(format!("f{f}")), b"x").unwrap();
+            }
+            std::fs::create_dir_all(deep.join("empty")).unwrap();
+        }
+        std::os::unix::fs::symlink(&outside, tree.join("d0").join("link")).unwrap();
+        for threads in [1, 3] {
+            remove_tree(&tree, threads).unwrap();
+            assert!(!tree.exists());
+            assert_eq!(std::fs::read(outside.join("keep")).unwrap(), b"precious");
+            std::fs::create_dir_all(tree.join("a/b")).unwrap();
+        }
+        assert!(remove_tree(&base.join("missing"), 2).is_err());
+        std::os::unix::fs::symlink(&outside, base.join("root-link")).unwrap();
+        remove_tree(&base.join("root-link"), 2).unwrap();
+        assert!(!base.join("root-link").exists(), "a symlink as the root is removed itself");
+        assert!(outside.join("keep").exists(), "not followed");
+        std::fs::remove_dir_all(&base).unwrap();
+    }
+}
