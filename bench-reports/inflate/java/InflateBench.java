@@ -40,35 +40,13 @@ public final class InflateBench {
         try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
             for (int r = 0; r < rounds + 2; r++) { // two warm-up rounds for the JIT
                 long start = System.nanoTime();
-                long sum = 0;
-                for (int i = 0; i < n; i++) {
-                    inflater.reset();
-                    inflater.setInput(pack, (int) offsets[i], pack.length - (int) offsets[i]);
-                    int got = inflater.inflate(out, 0, sizes[i]);
-                    if (got != sizes[i] || (!inflater.finished() && sizes[i] > 0 && inflater.inflate(out, 0, 0) != 0)) {
-                        throw new IllegalStateException("object " + i);
-                    }
-                    sum += inflater.getBytesRead();
-                }
+                long sum = inflaterPass(inflater, pack, offsets, sizes, out);
                 long a = System.nanoTime() - start;
                 start = System.nanoTime();
-                long sum2 = 0;
-                for (int i = 0; i < n; i++) sum2 += inf.inflateAt(pack, offsets[i], out, 0, sizes[i]);
+                long sum2 = bufkitPass(inf, pack, offsets, sizes, out);
                 long b = System.nanoTime() - start;
                 start = System.nanoTime();
-                long sum3 = 0;
-                int batch = 1024;
-                long[] consumed = new long[batch];
-                int[] status = new int[batch];
-                for (int i = 0; i < n; i += batch) {
-                    int k = Math.min(batch, n - i);
-                    long[] o = Arrays.copyOfRange(offsets, i, i + k);
-                    int[] s = Arrays.copyOfRange(sizes, i, i + k);
-                    if (inf.inflateBatch(pack, o, s, batchOut, k == batch ? consumed : new long[k], k == batch ? status : new int[k]) != k) {
-                        throw new IllegalStateException("batch at " + i);
-                    }
-                    for (int j = 0; j < k && k == batch; j++) sum3 += consumed[j];
-                }
+                long sum3 = batchPass(inf, pack, offsets, sizes, batchOut);
                 long c = System.nanoTime() - start;
                 if (r >= 2) {
                     inflaterNs[r - 2] = a;
@@ -80,10 +58,92 @@ public final class InflateBench {
                 checkC = sum3;
             }
         }
+        // Call overhead: the same trivial stream ("hello", 13 bytes of zlib) inflated over and over, per
+        // call and in batches; compare with bench-reports/inflate/trivial_c.c, the same loop in C.
+        byte[] hello = new byte[64];
+        java.util.zip.Deflater deflater = new java.util.zip.Deflater(6);
+        deflater.setInput("hello".getBytes());
+        deflater.finish();
+        deflater.deflate(hello);
+        int calls = 2_000_000;
+        long[] perCall = new long[rounds], perBatched = new long[rounds];
+        long[] helloOffsets = new long[1024];
+        int[] helloSizes = new int[1024];
+        Arrays.fill(helloSizes, 5);
+        byte[] helloOut = new byte[5 * 1024];
+        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+            for (int r = 0; r < rounds + 2; r++) {
+                long start = System.nanoTime();
+                long sum = trivialPerCall(inf, hello, out, calls);
+                long a = System.nanoTime() - start;
+                long[] consumed = new long[1024];
+                start = System.nanoTime();
+                trivialBatched(inf, hello, helloOffsets, helloSizes, helloOut, consumed, calls);
+                long b = System.nanoTime() - start;
+                if (sum != 13L * calls || consumed[1023] != 13) throw new IllegalStateException("trivial stream");
+                if (r >= 2) {
+                    perCall[r - 2] = a;
+                    perBatched[r - 2] = b;
+                }
+            }
+        }
         if (checkA != checkB) throw new IllegalStateException("consumed totals differ: " + checkA + " vs " + checkB);
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"java.util.zip.Inflater\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(inflaterNs) / (double) n);
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(bufkitNs) / (double) n);
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-batch-1024\",\"ns_per_object\":%.1f,\"check\":%d}%n", front, Runtime.version(), median(batchNs) / (double) n, checkC);
+        int batches = (calls + 1023) / 1024;
+        System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-trivial-per-call\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(perCall) / (double) calls);
+        System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-trivial-batch-1024\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(perBatched) / (double) (batches * 1024L));
+    }
+
+    // One method per pass, so the JIT compiles each loop on its own.
+    static long inflaterPass(Inflater inflater, byte[] pack, long[] offsets, int[] sizes, byte[] out) throws Exception {
+        long sum = 0;
+        for (int i = 0; i < offsets.length; i++) {
+            inflater.reset();
+            inflater.setInput(pack, (int) offsets[i], pack.length - (int) offsets[i]);
+            int got = inflater.inflate(out, 0, sizes[i]);
+            if (got != sizes[i] || (!inflater.finished() && sizes[i] > 0 && inflater.inflate(out, 0, 0) != 0)) {
+                throw new IllegalStateException("object " + i);
+            }
+            sum += inflater.getBytesRead();
+        }
+        return sum;
+    }
+
+    static long bufkitPass(OffsetInflater inf, byte[] pack, long[] offsets, int[] sizes, byte[] out) {
+        long sum = 0;
+        for (int i = 0; i < offsets.length; i++) sum += inf.inflateAt(pack, offsets[i], out, 0, sizes[i]);
+        return sum;
+    }
+
+    static long batchPass(OffsetInflater inf, byte[] pack, long[] offsets, int[] sizes, byte[] batchOut) {
+        int n = offsets.length, batch = 1024;
+        long sum = 0;
+        long[] consumed = new long[batch];
+        int[] status = new int[batch];
+        for (int i = 0; i < n; i += batch) {
+            int k = Math.min(batch, n - i);
+            long[] o = Arrays.copyOfRange(offsets, i, i + k);
+            int[] s = Arrays.copyOfRange(sizes, i, i + k);
+            long[] c = k == batch ? consumed : new long[k];
+            if (inf.inflateBatch(pack, o, s, batchOut, c, k == batch ? status : new int[k]) != k) {
+                throw new IllegalStateException("batch at " + i);
+            }
+            for (int j = 0; j < k; j++) sum += c[j];
+        }
+        return sum;
+    }
+
+    static long trivialPerCall(OffsetInflater inf, byte[] stream, byte[] out, int calls) {
+        long sum = 0;
+        for (int i = 0; i < calls; i++) sum += inf.inflateAt(stream, 0, out, 0, 5);
+        return sum;
+    }
+
+    static void trivialBatched(OffsetInflater inf, byte[] stream, long[] offsets, int[] sizes, byte[] out, long[] consumed, int calls) {
+        int[] status = new int[offsets.length];
+        for (int i = 0; i < calls; i += offsets.length) inf.inflateBatch(stream, offsets, sizes, out, consumed, status);
     }
 
     static long median(long[] v) {

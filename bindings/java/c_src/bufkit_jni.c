@@ -274,49 +274,49 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, j
   bk_inflater_free(INFLATER(handle));
 }
 
-static jint store_consumed(JNIEnv *env, jlongArray consumed_out, size_t consumed, bk_status status) {
-  jlong c = (jlong)consumed;
-  (*env)->SetLongArrayRegion(env, consumed_out, 0, 1, &c);
-  return (*env)->ExceptionCheck(env) ? BK_STATUS_NULL_POINTER : (jint)status;
+/* One inflate's outcome in one jlong, so the call needs no out-array: the bytes consumed (>= 0) on
+ * success, minus the status on failure (statuses are positive). */
+static jlong consumed_or_status(size_t consumed, bk_status status) {
+  return status == BK_STATUS_OK ? (jlong)consumed : -(jlong)status;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
-                                                               jlong offset, jbyteArray out, jint out_offset, jint length,
-                                                               jlongArray consumed_out) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
+                                                                jlong offset, jbyteArray out, jint out_offset, jint length) {
   jsize in_len = (*env)->GetArrayLength(env, input);
   size_t consumed = 0;
   bk_status status;
   jbyte *in, *dst;
   (void)cls;
-  if (offset < 0) return BK_STATUS_OUT_OF_RANGE;
+  if (offset < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
   /* Both arrays pinned, no copy; no JNI calls until both are released. */
   in = (*env)->GetPrimitiveArrayCritical(env, input, NULL);
-  if (!in) return BK_STATUS_ALLOC_FAILED;
+  if (!in) return -(jlong)BK_STATUS_ALLOC_FAILED;
   dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
   if (!dst) {
     (*env)->ReleasePrimitiveArrayCritical(env, input, in, JNI_ABORT);
-    return BK_STATUS_ALLOC_FAILED;
+    return -(jlong)BK_STATUS_ALLOC_FAILED;
   }
   status = bk_inflate_at(INFLATER(handle), (const uint8_t *)in, (size_t)in_len, (size_t)offset,
                          (uint8_t *)dst + out_offset, (size_t)length, &consumed);
   (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
   (*env)->ReleasePrimitiveArrayCritical(env, input, in, JNI_ABORT);
-  return store_consumed(env, consumed_out, consumed, status);
+  return consumed_or_status(consumed, status);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle, jobject input,
-                                                                     jlong offset, jobject out, jint out_offset,
-                                                                     jint length, jlongArray consumed_out) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                      jobject input, jlong offset, jobject out,
+                                                                      jint out_offset, jint length) {
   const uint8_t *in = (*env)->GetDirectBufferAddress(env, input);
   uint8_t *dst = (*env)->GetDirectBufferAddress(env, out);
   jlong in_cap = (*env)->GetDirectBufferCapacity(env, input), out_cap = (*env)->GetDirectBufferCapacity(env, out);
   size_t consumed = 0;
   bk_status status;
   (void)cls;
-  if (!in || !dst) return BK_STATUS_NULL_POINTER;
-  if (offset < 0 || out_offset < 0 || length < 0 || (jlong)out_offset + length > out_cap) return BK_STATUS_OUT_OF_RANGE;
+  if (!in || !dst) return -(jlong)BK_STATUS_NULL_POINTER;
+  if (offset < 0 || out_offset < 0 || length < 0 || (jlong)out_offset + length > out_cap)
+    return -(jlong)BK_STATUS_OUT_OF_RANGE;
   status = bk_inflate_at(INFLATER(handle), in, (size_t)in_cap, (size_t)offset, dst + out_offset, (size_t)length, &consumed);
-  return store_consumed(env, consumed_out, consumed, status);
+  return consumed_or_status(consumed, status);
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,

@@ -221,16 +221,13 @@ pub unsafe extern "C" fn bk_inflate_batch(
         if total.is_none_or(|t| t > out.len()) {
             return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
         }
-        let reqs: Vec<Request> =
-            requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len }).collect();
-        let mut outcomes = vec![Ok(0); count];
-        let ok = inflater.decoder.inflate_batch(input, &reqs, out, &mut outcomes);
-        for (slot, outcome) in results.iter_mut().zip(outcomes) {
-            *slot = match outcome {
+        let requests = requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len });
+        let ok = inflater.decoder.inflate_each(input, requests, out, |i, outcome| {
+            results[i] = match outcome {
                 Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK, consumed },
                 Err(e) => bk_inflate_result { status: e.into(), consumed: 0 },
             };
-        }
+        });
         // SAFETY: checked non-null; valid for a write per the contract.
         unsafe { write_out(succeeded_out, ok) }
     })

@@ -144,13 +144,31 @@ impl Decoder {
             results.iter_mut().for_each(|r| *r = Err(err.clone()));
             return 0;
         }
-        let mut at = 0;
-        let mut ok = 0;
-        for (request, result) in requests.iter().zip(results.iter_mut()) {
-            let dst = &mut out[at..at + request.expected_len];
-            *result = self.inflate_at(input, request.offset, dst);
-            ok += usize::from(result.is_ok());
-            at += request.expected_len;
+        self.inflate_each(input, requests.iter().copied(), out, |i, outcome| results[i] = outcome)
+    }
+
+    /// Like [`inflate_batch`](Self::inflate_batch), handing each stream's outcome to
+    /// `each(index, outcome)` instead of storing it (for callers with their own result layout,
+    /// such as the C ABI: nothing is allocated). The outputs go back to back into `out`; a stream
+    /// whose output would pass the end of `out` fails with a size mismatch, and so do the rest.
+    pub fn inflate_each(
+        &mut self,
+        input: &[u8],
+        requests: impl IntoIterator<Item = Request>,
+        out: &mut [u8],
+        mut each: impl FnMut(usize, Result<usize, Error>),
+    ) -> usize {
+        let (mut at, mut ok) = (0usize, 0usize);
+        for (i, request) in requests.into_iter().enumerate() {
+            let outcome = match at.checked_add(request.expected_len).filter(|&end| end <= out.len()) {
+                Some(end) => self.inflate_at(input, request.offset, &mut out[at..end]),
+                None => {
+                    Err(Error::SizeMismatch { offset: request.offset, expected: request.expected_len, actual: None })
+                }
+            };
+            ok += usize::from(outcome.is_ok());
+            at = at.saturating_add(request.expected_len);
+            each(i, outcome);
         }
         ok
     }

@@ -159,6 +159,26 @@ fn a_batch_reports_each_stream() {
 }
 
 #[test]
+fn inflate_each_hands_out_every_outcome_and_stops_fitting_at_the_end_of_out() {
+    let a = zlib(b"first", 6);
+    let b = zlib(b"second!", 6);
+    let input = [a.as_slice(), &b].concat();
+    let requests = [
+        Request { offset: 0, expected_len: 5 },
+        Request { offset: a.len(), expected_len: 7 },
+        Request { offset: 0, expected_len: 5 },
+    ];
+    let mut out = vec![0u8; 14]; // room for the first two, not the third
+    let mut seen = Vec::new();
+    let ok = Decoder::new(Format::Zlib).unwrap().inflate_each(&input, requests, &mut out, |i, r| seen.push((i, r)));
+    assert_eq!(ok, 2);
+    assert_eq!(&out[..12], b"firstsecond!");
+    assert_eq!(seen[0], (0, Ok(a.len())));
+    assert_eq!(seen[1], (1, Ok(b.len())));
+    assert_eq!(seen[2], (2, Err(Error::SizeMismatch { offset: 0, expected: 5, actual: None })));
+}
+
+#[test]
 fn streaming_in_strides_gives_the_same_consumed_count() {
     let data = text(20_000, 5);
     let stream = zlib(&data, 6);

@@ -1,18 +1,27 @@
 //! A reused decoder sets up and inflates a stream without allocating.
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use strided_inflate::{Decoder, Format};
+use strided_inflate::{Decoder, Format, Request};
 
 struct Counting;
-static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+
+thread_local! {
+    /// This thread's allocations (tests run on several threads at once).
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+fn allocations() -> usize {
+    ALLOCS.with(Cell::get)
+}
 
 // SAFETY: forwards every call to the system allocator unchanged, counting allocations.
 unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.fetch_add(1, Ordering::SeqCst);
+        // try_with: the slot may be gone while a thread exits.
+        let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
         // SAFETY: the caller's contract is System's.
         unsafe { System.alloc(layout) }
     }
@@ -34,10 +43,28 @@ fn inflating_with_a_reused_decoder_allocates_nothing() {
     let mut out = vec![0u8; data.len()];
     let mut decoder = Decoder::new(Format::Zlib).unwrap();
     decoder.inflate_at(&stream, 0, &mut out).unwrap(); // warm
-    let before = ALLOCS.load(Ordering::SeqCst);
+    let before = allocations();
     for _ in 0..100 {
         decoder.inflate_at(&stream, 0, &mut out).unwrap();
     }
-    assert_eq!(ALLOCS.load(Ordering::SeqCst) - before, 0);
+    assert_eq!(allocations() - before, 0);
     assert_eq!(out, data);
+}
+
+#[test]
+fn a_batch_through_inflate_each_allocates_nothing() {
+    let data = b"a small object, as in a git pack";
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).unwrap();
+    let stream = e.finish().unwrap();
+    let requests = [Request { offset: 0, expected_len: data.len() }; 64];
+    let mut out = vec![0u8; data.len() * 64];
+    let mut decoder = Decoder::new(Format::Zlib).unwrap();
+    let mut consumed = [0usize; 64];
+    decoder.inflate_each(&stream, requests, &mut out, |i, r| consumed[i] = r.unwrap()); // warm
+    let before = allocations();
+    let ok = decoder.inflate_each(&stream, requests, &mut out, |i, r| consumed[i] = r.unwrap());
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(ok, 64);
+    assert!(consumed.iter().all(|&c| c == stream.len()));
 }

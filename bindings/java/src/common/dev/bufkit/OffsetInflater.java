@@ -41,11 +41,12 @@ public abstract class OffsetInflater implements AutoCloseable {
         this.cleanable = CLEANER.register(this, free);
     }
 
-    /** {@code bk_inflate_at} over heap arrays (bounds already checked); {@code consumed[0]} receives the count. */
-    protected abstract int nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed);
+    /** {@code bk_inflate_at} over heap arrays (bounds already checked): the bytes consumed, or minus
+     *  the status on failure (one return value, so a call allocates nothing). */
+    protected abstract long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length);
 
-    /** {@code bk_inflate_at} over direct buffers (bounds already checked). */
-    protected abstract int nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed);
+    /** {@code bk_inflate_at} over direct buffers (bounds already checked); returns as {@link #nativeInflate}. */
+    protected abstract long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);
 
     /** {@code bk_inflate_batch}: results into {@code consumed[i]} and {@code status[i]}; returns successes or -status. */
     protected abstract int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
@@ -65,9 +66,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         Objects.checkFromIndexSize(outOffset, length, Objects.requireNonNull(out, "out").length);
         if (offset < 0) throw new IllegalArgumentException("offset must not be negative: " + offset);
         ensureOpen();
-        long[] consumed = new long[1];
-        check(nativeInflate(input, offset, out, outOffset, length, consumed));
-        return consumed[0];
+        return consumedOrThrow(nativeInflate(input, offset, out, outOffset, length));
     }
 
     /** Like {@link #inflateAt(byte[], long, byte[], int, int)} for direct buffers: the output is
@@ -78,9 +77,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         }
         if (offset < 0) throw new IllegalArgumentException("offset must not be negative: " + offset);
         ensureOpen();
-        long[] consumed = new long[1];
-        check(nativeInflateDirect(input, offset, out, out.position(), out.remaining(), consumed));
-        return consumed[0];
+        return consumedOrThrow(nativeInflateDirect(input, offset, out, out.position(), out.remaining()));
     }
 
     /**
@@ -101,7 +98,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         if (total > out.length) throw new IllegalArgumentException("out holds " + out.length + " bytes, the streams need " + total);
         ensureOpen();
         int r = nativeBatch(Objects.requireNonNull(input, "input"), offsets, sizes, out, consumed, status);
-        if (r < 0) check(-r);
+        if (r < 0) consumedOrThrow(r);
         return r;
     }
 
@@ -118,7 +115,12 @@ public abstract class OffsetInflater implements AutoCloseable {
         if (closed) throw new IllegalStateException("inflater is closed");
     }
 
-    private void check(int code) {
-        if (code != 0) throw new BufkitException("bk_inflate_at", code, statusMessage(code));
+    /** {@code result} if it is a count; throws the status it encodes if negative. */
+    private long consumedOrThrow(long result) {
+        if (result < 0) {
+            int code = (int) -result;
+            throw new BufkitException("bk_inflate_at", code, statusMessage(code));
+        }
+        return result;
     }
 }

@@ -13,13 +13,13 @@ final class JniInflater extends OffsetInflater {
     }
 
     @Override
-    protected int nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed) {
-        return JniNative.inflateAt(handle, input, offset, out, outOffset, length, consumed);
+    protected long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length) {
+        return JniNative.inflateAt(handle, input, offset, out, outOffset, length);
     }
 
     @Override
-    protected int nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed) {
-        return JniNative.inflateAtDirect(handle, input, offset, out, outOffset, length, consumed);
+    protected long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length) {
+        return JniNative.inflateAtDirect(handle, input, offset, out, outOffset, length);
     }
 
     @Override

@@ -62,9 +62,9 @@ final class JniNative {
 
     static native void inflaterFree(long handle);
 
-    static native int inflateAt(long handle, byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed);
+    static native long inflateAt(long handle, byte[] input, long offset, byte[] out, int outOffset, int length);
 
-    static native int inflateAtDirect(long handle, ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed);
+    static native long inflateAtDirect(long handle, ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);
 
     /** Returns successes, or -status if the call itself failed. */
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);

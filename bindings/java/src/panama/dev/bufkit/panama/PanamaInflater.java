@@ -7,6 +7,8 @@ import java.nio.ByteBuffer;
 /** A {@code bk_inflater} held as its address; also takes {@link MemorySegment}s directly. */
 public final class PanamaInflater extends OffsetInflater {
     private final MemorySegment handle;
+    /** Where bk_inflate_at writes the count; used under this object's monitor only. */
+    private final long[] consumedSlot = new long[1];
 
     PanamaInflater(MemorySegment handle) {
         super(() -> free(handle)); // captures the address only, never this
@@ -21,36 +23,41 @@ public final class PanamaInflater extends OffsetInflater {
         }
     }
 
-    private int call(MemorySegment input, long offset, MemorySegment out, long[] consumed) {
+    /** The bytes consumed, or minus the status; the caller holds this object's monitor. */
+    private long call(MemorySegment input, long offset, MemorySegment out) {
+        int status;
         try {
-            return (int) BufkitLibrary.INFLATE_AT.invokeExact(handle, input, input.byteSize(), offset, out, out.byteSize(),
-                    MemorySegment.ofArray(consumed));
+            status = (int) BufkitLibrary.INFLATE_AT.invokeExact(handle, input, input.byteSize(), offset, out, out.byteSize(),
+                    MemorySegment.ofArray(consumedSlot));
         } catch (Throwable t) {
             throw PanamaBuffer.rethrow(t);
         }
+        return status == 0 ? consumedSlot[0] : -(long) status;
     }
 
     /** Inflates the stream at {@code input[offset]} into all of {@code out} (its exact size);
      *  returns the bytes consumed. Heap or native segments, no copy. */
     public long inflateAt(MemorySegment input, long offset, MemorySegment out) {
-        long[] consumed = new long[1];
-        int status;
+        long result;
         synchronized (this) {
-            status = call(input, offset, out, consumed);
+            result = call(input, offset, out);
         }
-        if (status != 0) throw new dev.bufkit.BufkitException("bk_inflate_at", status, PanamaBuffer.message(status));
-        return consumed[0];
+        if (result < 0) {
+            int status = (int) -result;
+            throw new dev.bufkit.BufkitException("bk_inflate_at", status, PanamaBuffer.message(status));
+        }
+        return result;
     }
 
     @Override
-    protected int nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length, long[] consumed) {
-        return call(MemorySegment.ofArray(input), offset, MemorySegment.ofArray(out).asSlice(outOffset, length), consumed);
+    protected long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length) {
+        return call(MemorySegment.ofArray(input), offset, MemorySegment.ofArray(out).asSlice(outOffset, length));
     }
 
     @Override
-    protected int nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length, long[] consumed) {
+    protected long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length) {
         return call(MemorySegment.ofBuffer(input.duplicate().clear()), offset,
-                MemorySegment.ofBuffer(out.duplicate().clear()).asSlice(outOffset, length), consumed);
+                MemorySegment.ofBuffer(out.duplicate().clear()).asSlice(outOffset, length));
     }
 
     @Override
