@@ -5,15 +5,16 @@ use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
-use buffer_pool::{BufferPool, PoolConfig};
+use buffer_pool::{BufferPool, Lease, PoolConfig};
 use flate2::{Decompress, FlushDecompress, Status};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method, read_entries};
+use crate::behind::{Chunk, Target, WriteBehind};
 use crate::manifest;
 use crate::names::{Kind, check_collisions};
 use crate::remove::remove_tree;
@@ -54,11 +55,12 @@ pub struct Options<'a> {
 /// Where an extraction stands, for a progress callback.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Progress {
-    /// Entries written so far.
+    /// Entries inflated and verified so far (the last chunks of a large one may still be on their
+    /// way to its file: the extraction returns only when everything is written).
     pub entries_done: u64,
     /// Entries to write.
     pub entries_total: u64,
-    /// Bytes written so far.
+    /// Bytes of those entries.
     pub bytes_done: u64,
     /// Bytes to write.
     pub bytes_total: u64,
@@ -250,7 +252,9 @@ fn write_all(
 ) -> Result<Report, Error> {
     let tree = Tree::plan(root, entries)?;
     let files: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::File).collect();
-    let threads = worker_threads(options.threads).min(files.len().max(1));
+    // One worker per file at most, plus one per streamed entry to write behind it.
+    let streamed = files.iter().filter(|e| e.method == Method::Deflate && e.size > WHOLE_ENTRY_MAX).count();
+    let threads = worker_threads(options.threads).min(files.len() + streamed).max(1);
     let pool =
         BufferPool::new(PoolConfig { max_retained_bytes: 16 << 20, ..PoolConfig::default() }).expect("valid config");
     let batches = batches(&files);
@@ -258,9 +262,22 @@ fn write_all(
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let (done, bytes_done, reused) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
+    // Two queued chunks per worker: enough to keep an idle worker writing, little memory.
+    let behind = WriteBehind::new(2 * threads);
+    let fail = |e: Error| {
+        stop.store(true, Ordering::Relaxed);
+        failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+    };
     let work = || {
         let mut decoder = Decoder::new(Format::Raw).expect("decoder allocation");
         'batches: loop {
+            // Queued chunks of large entries first: writing them frees their buffers.
+            while let Some(written) = behind.write_one() {
+                if let Err(e) = written {
+                    fail(e);
+                    break 'batches;
+                }
+            }
             let b = next.fetch_add(1, Ordering::Relaxed);
             let Some(batch) = batches.get(b) else { break };
             for &i in batch {
@@ -276,13 +293,13 @@ fn write_all(
                             reused.fetch_add(1, Ordering::Relaxed);
                             Ok(())
                         } else {
-                            write_file(data, files[i], &tree, &pool, &mut decoder, options.durable)
+                            let durable = options.durable;
+                            write_file(data, files[i], &tree, &pool, &behind, &stop, &mut decoder, durable)
                         }
                     })
                 };
                 if let Err(e) = result {
-                    stop.store(true, Ordering::Relaxed);
-                    failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                    fail(e);
                     break 'batches;
                 }
                 let d = done.fetch_add(1, Ordering::Relaxed) + 1;
@@ -296,6 +313,10 @@ fn write_all(
                     });
                 }
             }
+        }
+        // Nothing left to inflate: write what the others inflate until they are done.
+        if let Err(e) = behind.help_until_done(|| !stop.load(Ordering::Relaxed)) {
+            fail(e);
         }
     };
     // Workers only: the calling thread waits, so progress never runs on it (bindings rely on
@@ -355,11 +376,14 @@ fn batches(files: &[&Entry]) -> Vec<Vec<usize>> {
 }
 
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
-fn write_file(
+#[allow(clippy::too_many_arguments)]
+fn write_file<'pool>(
     data: &[u8],
     e: &Entry,
     tree: &Tree<'_>,
-    pool: &BufferPool,
+    pool: &'pool BufferPool,
+    behind: &WriteBehind<'pool>,
+    stop: &AtomicBool,
     decoder: &mut Decoder,
     durable: bool,
 ) -> Result<(), Error> {
@@ -393,40 +417,67 @@ fn write_file(
             write(&mut file, out)?;
         }
         Method::Deflate => {
-            // Large: inflate in bounded chunks straight to the file, hashing as it goes.
-            let mut lease = pool
-                .acquire(1 << 20)
-                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-            let mut d = Decompress::new(false);
-            let mut crc = crc32fast::Hasher::new();
-            loop {
-                let (in_before, out_before) = (d.total_in() as usize, d.total_out());
-                let status = d
-                    .decompress(&src[in_before..], &mut lease, FlushDecompress::None)
-                    .map_err(|_| Error::malformed_entry("invalid deflate data", &e.path))?;
-                let produced = (d.total_out() - out_before) as usize;
-                if d.total_out() > e.size {
-                    return Err(Error::malformed_entry("inflates past its declared size", &e.path));
-                }
-                crc.update(&lease[..produced]);
-                write(&mut file, &lease[..produced])?;
-                if status == Status::StreamEnd {
-                    break;
-                }
-                if produced == 0 && d.total_in() as usize == in_before {
-                    return Err(Error::malformed_entry("deflate data is truncated", &e.path));
-                }
-            }
-            if d.total_out() != e.size || d.total_in() as usize != src.len() {
-                return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
-            }
-            if crc.finalize() != e.crc32 {
-                return Err(Error::Crc { entry: e.path.clone() });
+            // Large: inflate in bounded chunks, hashing as it goes; written here when durable
+            // (so the file can be synced below), else handed to whichever worker is idle.
+            if durable {
+                stream_entry(src, e, pool, stop, |_, chunk, len| write(&mut file, &chunk[..len]))?;
+            } else {
+                let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
+                let _producing = behind.producing();
+                return stream_entry(src, e, pool, stop, |offset, data, len| {
+                    behind.push(Chunk { target: Arc::clone(&target), offset, data, len })
+                });
             }
         }
     }
     if durable {
         file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;
+    }
+    Ok(())
+}
+
+/// Inflates a large entry in 1 MiB chunks, checking its size and CRC-32; each chunk goes to
+/// `sink(offset in the file, buffer, bytes in it)`. Stops early when `stop` is set.
+fn stream_entry<'pool>(
+    src: &[u8],
+    e: &Entry,
+    pool: &'pool BufferPool,
+    stop: &AtomicBool,
+    mut sink: impl FnMut(u64, Lease<'pool>, usize) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let mut d = Decompress::new(false);
+    let mut crc = crc32fast::Hasher::new();
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return Err(Error::Cancelled);
+        }
+        let mut lease = pool
+            .acquire(1 << 20)
+            .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+        let (in_before, out_before) = (d.total_in() as usize, d.total_out());
+        let status = d
+            .decompress(&src[in_before..], &mut lease, FlushDecompress::None)
+            .map_err(|_| Error::malformed_entry("invalid deflate data", &e.path))?;
+        let produced = (d.total_out() - out_before) as usize;
+        if d.total_out() > e.size {
+            return Err(Error::malformed_entry("inflates past its declared size", &e.path));
+        }
+        crc.update(&lease[..produced]);
+        if produced > 0 {
+            sink(out_before, lease, produced)?;
+        }
+        if status == Status::StreamEnd {
+            break;
+        }
+        if produced == 0 && d.total_in() as usize == in_before {
+            return Err(Error::malformed_entry("deflate data is truncated", &e.path));
+        }
+    }
+    if d.total_out() != e.size || d.total_in() as usize != src.len() {
+        return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
+    }
+    if crc.finalize() != e.crc32 {
+        return Err(Error::Crc { entry: e.path.clone() });
     }
     Ok(())
 }

@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod archive;
+mod behind;
 mod error;
 mod extract;
 mod manifest;

@@ -333,6 +333,39 @@ fn large_entries_stream_and_verify() {
     put_u32(&mut bad, l.local[0] + 14, 3);
     put_u32(&mut bad, l.central[0] + 16, 3);
     refused("large-crc", &bad, |e| matches!(e, Error::Crc { .. }));
+    // Garbage in the middle of the deflate data: a data error or a CRC error, never a file.
+    let mut bad = zip.clone();
+    let middle = l.local[0] + (l.central[0] - l.local[0]) / 2; // well inside the compressed data
+    bad[middle..middle + 64].fill(0xff);
+    refused("large-garbage", &bad, |e| matches!(e, Error::Malformed { .. } | Error::Crc { .. }));
+}
+
+#[test]
+fn several_large_entries_are_written_behind_by_any_worker_at_any_thread_count() {
+    let blob = |seed: u32| -> Vec<u8> {
+        (0..(5u32 << 20) + seed).map(|i| ((i * seed) % 253) as u8 ^ (i >> 12) as u8).collect()
+    };
+    let specs = [
+        Spec::file("a/one.bin", &blob(7)),
+        Spec::file("small-1", b"between the large ones"),
+        Spec::file("b/two.bin", &blob(11)),
+        Spec::file("c/three.bin", &blob(13)),
+        Spec::file("small-2", b"after them"),
+    ];
+    let (zip, _) = build(&specs, b"");
+    let dir = workdir("write-behind");
+    for threads in [1, 2, 3, 8] {
+        for durable in [false, true] {
+            let out = dir.join(format!("out-{threads}-{durable}"));
+            let report = extract_bytes(&zip, &out, &Options { threads, durable, ..Options::default() }).unwrap();
+            assert_eq!(report.files, 5);
+            for spec in &specs {
+                let name = std::str::from_utf8(&spec.name).unwrap();
+                assert_eq!(std::fs::read(out.join(name)).unwrap(), spec.data, "{name} at {threads} threads");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
