@@ -1,28 +1,22 @@
 //! Extraction: every entry validated first, then inflated in parallel into a temporary directory
 //! beside the destination, which replaces the destination only when every CRC has verified.
 
-use std::fs::{self, File};
-use std::io::Write;
-use std::os::unix::fs::DirBuilderExt;
-use std::path::{Path, PathBuf};
+use std::fs::File;
+use std::path::Path;
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
 
-use buffer_pool::{BufferPool, Lease, PoolConfig};
-use flate2::{Decompress, FlushDecompress, Status};
+use buffer_pool::{BufferPool, PoolConfig};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method, read_entries};
-use crate::behind::{Chunk, Target, WriteBehind};
+use crate::behind::WriteBehind;
 use crate::manifest;
 use crate::names::{Kind, check_collisions};
-use crate::remove::remove_tree;
+use crate::staging::Staging;
 use crate::tree::Tree;
-
-/// Entries inflating to more than this are streamed to disk in chunks of this size, so memory
-/// stays bounded whatever the archive holds.
-const WHOLE_ENTRY_MAX: u64 = 4 << 20;
+use crate::write::{WHOLE_ENTRY_MAX, write_file};
 
 /// How to extract.
 #[derive(Default)]
@@ -178,70 +172,6 @@ fn check_limits(entries: &[Entry], options: &Options<'_>) -> Result<u64, Error> 
     Ok(total)
 }
 
-/// The temporary directory beside the destination; removed on drop unless committed.
-struct Staging {
-    path: Option<PathBuf>,
-}
-
-impl Staging {
-    fn create(dest: &Path) -> Result<Staging, Error> {
-        let parent = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name =
-            dest.file_name().ok_or_else(|| Error::io("naming", dest, std::io::ErrorKind::InvalidInput.into()))?;
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let unique = format!(
-            ".{}.bufkit-tmp-{}-{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = parent.join(unique);
-        fs::DirBuilder::new().mode(0o755).create(&path).map_err(|e| Error::io("creating", &path, e))?;
-        Ok(Staging { path: Some(path) })
-    }
-
-    fn path(&self) -> &Path {
-        self.path.as_deref().expect("live until committed")
-    }
-
-    /// Moves the staged tree into place: the old destination (if any) is renamed aside, the new
-    /// one renamed in, and the old one removed; if the second rename fails, the old one returns.
-    fn commit(mut self, dest: &Path, durable: bool, threads: usize) -> Result<(), Error> {
-        let staged = self.path.take().expect("committed once");
-        // Unique like the staging name itself (with_extension would cut it at its first dot and
-        // could land on a name the user already has).
-        let mut aside = staged.clone().into_os_string();
-        aside.push(".old");
-        let aside = PathBuf::from(aside);
-        let had_old = dest.exists();
-        if had_old {
-            fs::rename(dest, &aside).map_err(|e| Error::io("moving aside", dest, e))?;
-        }
-        if let Err(e) = fs::rename(&staged, dest) {
-            if had_old {
-                let _ = fs::rename(&aside, dest);
-            }
-            let _ = fs::remove_dir_all(&staged);
-            return Err(Error::io("moving into place", dest, e));
-        }
-        if durable && let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-            File::open(parent).and_then(|d| d.sync_all()).map_err(|e| Error::io("syncing", parent, e))?;
-        }
-        if had_old {
-            remove_tree(&aside, threads).map_err(|e| Error::io("removing the old", &aside, e))?;
-        }
-        Ok(())
-    }
-}
-
-impl Drop for Staging {
-    fn drop(&mut self) {
-        if let Some(path) = self.path.take() {
-            let _ = fs::remove_dir_all(path);
-        }
-    }
-}
-
 fn write_all(
     data: &[u8],
     entries: &[Entry],
@@ -373,113 +303,6 @@ fn batches(files: &[&Entry]) -> Vec<Vec<usize>> {
         out.push(run);
     }
     out
-}
-
-/// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
-#[allow(clippy::too_many_arguments)]
-fn write_file<'pool>(
-    data: &[u8],
-    e: &Entry,
-    tree: &Tree<'_>,
-    pool: &'pool BufferPool,
-    behind: &WriteBehind<'pool>,
-    stop: &AtomicBool,
-    decoder: &mut Decoder,
-    durable: bool,
-) -> Result<(), Error> {
-    let start = e.data_offset as usize;
-    let src = &data[start..start + e.compressed_size as usize];
-    let mut file = tree.create_file(&e.path, e.mode)?;
-    let write = |file: &mut File, bytes: &[u8]| {
-        file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
-    };
-    match e.method {
-        Method::Stored => {
-            if crc32fast::hash(src) != e.crc32 {
-                return Err(Error::Crc { entry: e.path.clone() });
-            }
-            write(&mut file, src)?;
-        }
-        Method::Deflate if e.size <= WHOLE_ENTRY_MAX => {
-            let size = e.size as usize;
-            let mut lease = pool
-                .acquire(size.max(1))
-                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-            let out = &mut lease[..size];
-            let consumed =
-                decoder.inflate_at(src, 0, out).map_err(|source| Error::Data { entry: e.path.clone(), source })?;
-            if consumed != src.len() {
-                return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
-            }
-            if crc32fast::hash(out) != e.crc32 {
-                return Err(Error::Crc { entry: e.path.clone() });
-            }
-            write(&mut file, out)?;
-        }
-        Method::Deflate => {
-            // Large: inflate in bounded chunks, hashing as it goes; written here when durable
-            // (so the file can be synced below), else handed to whichever worker is idle.
-            if durable {
-                stream_entry(src, e, pool, stop, |_, chunk, len| write(&mut file, &chunk[..len]))?;
-            } else {
-                let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
-                let _producing = behind.producing();
-                return stream_entry(src, e, pool, stop, |offset, data, len| {
-                    behind.push(Chunk { target: Arc::clone(&target), offset, data, len })
-                });
-            }
-        }
-    }
-    if durable {
-        file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;
-    }
-    Ok(())
-}
-
-/// Inflates a large entry in 1 MiB chunks, checking its size and CRC-32; each chunk goes to
-/// `sink(offset in the file, buffer, bytes in it)`. Stops early when `stop` is set.
-fn stream_entry<'pool>(
-    src: &[u8],
-    e: &Entry,
-    pool: &'pool BufferPool,
-    stop: &AtomicBool,
-    mut sink: impl FnMut(u64, Lease<'pool>, usize) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let mut d = Decompress::new(false);
-    let mut crc = crc32fast::Hasher::new();
-    loop {
-        if stop.load(Ordering::Relaxed) {
-            return Err(Error::Cancelled);
-        }
-        let mut lease = pool
-            .acquire(1 << 20)
-            .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-        let (in_before, out_before) = (d.total_in() as usize, d.total_out());
-        let status = d
-            .decompress(&src[in_before..], &mut lease, FlushDecompress::None)
-            .map_err(|_| Error::malformed_entry("invalid deflate data", &e.path))?;
-        let produced = (d.total_out() - out_before) as usize;
-        if d.total_out() > e.size {
-            return Err(Error::malformed_entry("inflates past its declared size", &e.path));
-        }
-        crc.update(&lease[..produced]);
-        if produced > 0 {
-            sink(out_before, lease, produced)?;
-        }
-        if status == Status::StreamEnd {
-            break;
-        }
-        if produced == 0 && d.total_in() as usize == in_before {
-            return Err(Error::malformed_entry("deflate data is truncated", &e.path));
-        }
-    }
-    if d.total_out() != e.size || d.total_in() as usize != src.len() {
-        return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
-    }
-    if crc.finalize() != e.crc32 {
-        return Err(Error::Crc { entry: e.path.clone() });
-    }
-    Ok(())
 }
 
 /// Extracts into memory instead of to disk: every selected file's path and bytes, in archive

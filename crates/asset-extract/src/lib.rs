@@ -31,7 +31,9 @@ mod extract;
 mod manifest;
 mod names;
 mod remove;
+mod staging;
 mod tree;
+mod write;
 
 pub use archive::{Entry, Method, read_entries};
 pub use error::Error;
