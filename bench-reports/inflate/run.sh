@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Side-by-side inflate benchmark in one run: git's per-object zlib loop (C, system zlib) against
-# bufkit, libdeflate called directly, flate2 (zlib-rs) and miniz_oxide, on two real packs and one
-# large stream. CPU seconds, median of ROUNDS alternating rounds (each round: every engine, 5
+# bufkit, libdeflate called directly, flate2 (zlib-rs), miniz_oxide and zlib-ng (git's loop and its
+# best usage, one stream reset per object), on two real packs and one large stream. CPU seconds, median of ROUNDS alternating rounds (each round: every engine, 5
 # passes, its median). Prints a markdown table of ratios to git's loop.
-# Usage: bench-reports/inflate/run.sh [ROUNDS]   (needs gcc, zlib1g-dev, git, python3)
+# Usage: bench-reports/inflate/run.sh [ROUNDS]   (needs gcc, zlib1g-dev, git, python3; cmake for the
+# zlib-ng rows, which are left out without it)
 set -euo pipefail
 rounds=${1:-5}
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -12,6 +13,13 @@ mkdir -p "$work"
 cd "$root"
 cargo build --release -q -p strided-inflate --example pack_bench
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
+zlibng=
+if command -v cmake >/dev/null; then
+  cargo build --release -q --manifest-path bench-reports/inflate/zlibng/Cargo.toml
+  zlibng=bench-reports/inflate/zlibng/target/release/zlibng-loop
+else
+  echo "cmake not found: no zlib-ng rows" >&2
+fi
 [[ -d /tmp/bufkit-bench-repo ]] || bench-reports/inflate/make-pack.sh >/dev/null
 [[ -d /tmp/bufkit-history-repo ]] || python3 bench-reports/inflate/make-history-pack.py >/dev/null
 stdlib_pack=$(ls /tmp/bufkit-bench-repo/.git/objects/pack/*.pack)
@@ -38,6 +46,7 @@ for r in $(seq "$rounds"); do
     ./target/release/examples/pack_bench "$src" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"
     file=${src#STREAM:}; file=${file%%:*}
     "$work/git_loop" "$file" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"
+    [[ -z $zlibng ]] || "$zlibng" "$file" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"
   done
 done
 python3 - "$results" <<'PY'
@@ -48,7 +57,7 @@ meta = {}
 for r in rows:
     by[(r["case"], r["engine"])].append(r["seconds"])
     meta[r["case"]] = r
-engines = ["git-zlib-loop", "bufkit", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide"]
+engines = ["git-zlib-loop", "bufkit", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide", "zlib-ng-loop", "zlib-ng-reset"]
 print("| input | engine | CPU s (median) | per object | vs git's loop |")
 print("|---|---|---:|---:|---:|")
 for case in ["stdlib", "history", "large"]:
