@@ -25,6 +25,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod chunked;
 mod decoder;
 mod diagnose;
 mod error;
@@ -33,6 +34,7 @@ pub mod fuzzing;
 pub mod pack;
 mod stream;
 
+pub use chunked::ChunkedInflater;
 pub use decoder::{Decoder, Request};
 pub use error::Error;
 pub use stream::{Step, StreamInflater};

@@ -1,0 +1,724 @@
+//! Inflating one large stream that is wholly in memory into bounded chunks, at close to
+//! libdeflate's speed, without holding its whole output.
+//!
+//! libdeflate decodes a stream only into one output buffer of its full size; zlib-style streaming
+//! decoders bound memory but run at about half libdeflate's speed here. This decoder has
+//! libdeflate's shape — a 64-bit bit buffer refilled a word at a time, one table lookup per symbol
+//! (with subtables for the few long codes), matches copied a word at a time into slack past the
+//! end — and writes into a window of 32 KiB of history plus one chunk, handing out each chunk and
+//! sliding the history to the front. It only stops between symbols: a chunk may run a little past
+//! its nominal size ([`ChunkedInflater::MAX_OVERRUN`]).
+
+use crate::{Error, Format};
+
+/// History a match may reach back into (deflate's window).
+const HISTORY: usize = 32 << 10;
+/// Longest match.
+const MAX_MATCH: usize = 258;
+/// Room past a chunk's end for the last match and for copying whole words (matches are copied
+/// four words at a time, then a word at a time).
+const SLACK: usize = MAX_MATCH + 48;
+
+/// Bits resolved by the first lookup; longer codes continue in a subtable.
+const LITLEN_BITS: u32 = 10;
+const DIST_BITS: u32 = 8;
+const PRECODE_BITS: u32 = 7;
+/// A subtable resolves the rest of a code of up to 15 bits.
+const LITLEN_SUB: u32 = 15 - LITLEN_BITS;
+const DIST_SUB: u32 = 15 - DIST_BITS;
+/// Table sizes: the main table, then at most one subtable per symbol; rounded up to a power of two
+/// so that a masked index needs no bounds check.
+const LITLEN_TABLE: usize = ((1usize << LITLEN_BITS) + 288 * (1 << LITLEN_SUB)).next_power_of_two();
+const DIST_TABLE: usize = ((1usize << DIST_BITS) + 32 * (1 << DIST_SUB)).next_power_of_two();
+
+// A table entry: bits 0-4 the bits to consume (codeword and extra bits together), 5-7 the kind,
+// 8-11 the codeword's length, 12-15 the extra bits after it, 16-31 the value (literal, base
+// length or distance, or subtable start). The kinds decoded in the hot loop leave bit 5 clear, so
+// `bits.wrapping_shr(entry)` (which looks at the low 6 bits) shifts by exactly the count.
+const KIND_LITERAL: u32 = 0;
+const KIND_INVALID: u32 = 1 << 5;
+const KIND_BASE: u32 = 2 << 5;
+const KIND_END: u32 = 4 << 5;
+const KIND_SUB: u32 = 6 << 5;
+const KIND_MASK: u32 = 7 << 5;
+const COUNT_MASK: u32 = 31;
+
+const LENGTH_BASE: [u16; 29] =
+    [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
+const LENGTH_EXTRA: [u8; 29] = [0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0];
+const DIST_BASE: [u16; 30] = [
+    1, 2, 3, 4, 5, 7, 9, 13, 17, 25, 33, 49, 65, 97, 129, 193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145,
+    8193, 12289, 16385, 24577,
+];
+const DIST_EXTRA: [u8; 30] =
+    [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
+/// The order in which the code-length code lengths are stored.
+const PRECODE_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+
+fn litlen_entry(symbol: usize) -> u32 {
+    match symbol {
+        0..=255 => KIND_LITERAL | (symbol as u32) << 16,
+        256 => KIND_END,
+        257..=285 => {
+            let i = symbol - 257;
+            KIND_BASE | u32::from(LENGTH_EXTRA[i]) << 12 | u32::from(LENGTH_BASE[i]) << 16
+        }
+        _ => KIND_INVALID,
+    }
+}
+
+fn dist_entry(symbol: usize) -> u32 {
+    match symbol {
+        0..=29 => KIND_BASE | u32::from(DIST_EXTRA[symbol]) << 12 | u32::from(DIST_BASE[symbol]) << 16,
+        _ => KIND_INVALID,
+    }
+}
+
+fn precode_entry(symbol: usize) -> u32 {
+    KIND_LITERAL | (symbol as u32) << 16
+}
+
+/// Completes `entry` for a codeword of `len` bits: its length, and the bits to consume.
+fn with_length(entry: u32, len: u32) -> u32 {
+    entry | len << 8 | (len + ((entry >> 12) & 15))
+}
+
+/// Builds the decode table of the canonical Huffman code with code lengths `lengths` (0: unused):
+/// `main_bits` direct entries, then subtables of `15 - main_bits` bits for longer codes. As zlib
+/// does, refuses over-subscribed codes and incomplete ones, except a code of a single 1-bit
+/// codeword when `allow_single` (a lone distance code). An empty code gives a table of invalid
+/// entries. Returns the entries used.
+fn build_table(
+    table: &mut [u32],
+    lengths: &[u8],
+    main_bits: u32,
+    allow_single: bool,
+    entry: impl Fn(usize) -> u32,
+) -> Result<usize, &'static str> {
+    let mut count = [0u16; 16];
+    for &l in lengths {
+        count[usize::from(l)] += 1;
+    }
+    count[0] = 0;
+    let main = 1usize << main_bits;
+    table[..main].fill(KIND_INVALID);
+    let max_len = (1..16).rev().find(|&l| count[l] != 0).unwrap_or(0);
+    if max_len == 0 {
+        return Ok(main);
+    }
+    let mut left: i32 = 1;
+    for &c in &count[1..] {
+        left = (left << 1) - i32::from(c);
+        if left < 0 {
+            return Err("over-subscribed Huffman code");
+        }
+    }
+    if left > 0 && !(allow_single && max_len == 1) {
+        return Err("incomplete Huffman code");
+    }
+    let mut next = [0u32; 16];
+    let mut code = 0u32;
+    for len in 1..16 {
+        code = (code + u32::from(count[len - 1])) << 1;
+        next[len] = code;
+    }
+    let sub_bits = 15 - main_bits;
+    let mut used = main;
+    for (symbol, &len) in lengths.iter().enumerate() {
+        let len = u32::from(len);
+        if len == 0 {
+            continue;
+        }
+        let codeword = next[len as usize];
+        next[len as usize] += 1;
+        let reversed = codeword.reverse_bits() >> (32 - len);
+        let e = entry(symbol);
+        if len <= main_bits {
+            let mut i = reversed as usize;
+            while i < main {
+                table[i] = with_length(e, len);
+                i += 1 << len;
+            }
+        } else {
+            let prefix = (reversed as usize) & (main - 1);
+            if table[prefix] & KIND_MASK != KIND_SUB {
+                table[prefix] = KIND_SUB | main_bits | (used as u32) << 16;
+                table[used..used + (1 << sub_bits)].fill(KIND_INVALID);
+                used += 1 << sub_bits;
+            }
+            let start = (table[prefix] >> 16) as usize;
+            let rest_len = len - main_bits;
+            let mut i = (reversed >> main_bits) as usize;
+            while i < 1 << sub_bits {
+                table[start + i] = with_length(e, rest_len);
+                i += 1 << rest_len;
+            }
+        }
+    }
+    Ok(used)
+}
+
+/// Where the decoder is between calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// At a block header (or at the end, if the last block is done).
+    Header,
+    /// Inside a stored block with this many bytes left.
+    Stored(usize),
+    /// Inside a Huffman block (fixed or dynamic tables).
+    Codes,
+    /// The stream (and its trailer) is complete.
+    Done,
+}
+
+/// Inflates one raw deflate or zlib stream held in memory, a chunk at a time.
+///
+/// ```
+/// use strided_inflate::{ChunkedInflater, Format};
+///
+/// // "hello" as a raw deflate stream.
+/// let stream = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00];
+/// let mut inflater = ChunkedInflater::new(Format::Raw);
+/// inflater.start(&stream);
+/// let mut out = Vec::new();
+/// while let Some(chunk) = inflater.next_chunk()? {
+///     out.extend_from_slice(chunk);
+/// }
+/// assert_eq!((out.as_slice(), inflater.consumed()), (&b"hello"[..], stream.len()));
+/// # Ok::<(), strided_inflate::Error>(())
+/// ```
+pub struct ChunkedInflater<'a> {
+    format: Format,
+    input: &'a [u8],
+    /// Next input byte to load into the bit buffer (may pass the end by the zeros loaded there).
+    next_in: usize,
+    bits: u64,
+    bit_count: u32,
+    state: State,
+    /// Whether the zlib header has been read (always true for raw deflate).
+    header_read: bool,
+    last_block: bool,
+    /// History, then the chunk being filled, then slack.
+    window: Box<[u8]>,
+    /// Where the next output byte goes in `window`.
+    pos: usize,
+    /// Where the chunk being filled starts in `window`.
+    chunk_start: usize,
+    chunk_size: usize,
+    total_out: u64,
+    adler: u32,
+    fixed: bool,
+    litlen: Box<[u32; LITLEN_TABLE]>,
+    dist: Box<[u32; DIST_TABLE]>,
+    fixed_litlen: Box<[u32; LITLEN_TABLE]>,
+    fixed_dist: Box<[u32; DIST_TABLE]>,
+}
+
+impl std::fmt::Debug for ChunkedInflater<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChunkedInflater")
+            .field("format", &self.format)
+            .field("total_out", &self.total_out)
+            .finish_non_exhaustive()
+    }
+}
+
+/// A zeroed decode table on the heap.
+fn table<const N: usize>() -> Box<[u32; N]> {
+    vec![0u32; N].into_boxed_slice().try_into().expect("N entries")
+}
+
+fn corrupt(reason: &str) -> Error {
+    Error::Corrupt { offset: 0, reason: reason.to_string() }
+}
+
+impl<'a> ChunkedInflater<'a> {
+    /// How far past its nominal size a chunk may run: the decoder stops only between symbols
+    /// (two literals and one match, at most).
+    pub const MAX_OVERRUN: usize = MAX_MATCH + 2;
+
+    /// A decoder handing out chunks of about 1 MiB. Allocates its window and tables once; reuse it
+    /// with [`start`](Self::start) for stream after stream.
+    pub fn new(format: Format) -> ChunkedInflater<'a> {
+        ChunkedInflater::with_chunk_size(format, 1 << 20)
+    }
+
+    /// A decoder handing out chunks of about `chunk_size` bytes (at least 1; a chunk may run up to
+    /// [`MAX_OVERRUN`](Self::MAX_OVERRUN) bytes past it).
+    pub fn with_chunk_size(format: Format, chunk_size: usize) -> ChunkedInflater<'a> {
+        let chunk_size = chunk_size.max(1);
+        let mut fixed_litlen = table();
+        let mut fixed_dist = table();
+        let mut lengths = [0u8; 288];
+        lengths[..144].fill(8);
+        lengths[144..256].fill(9);
+        lengths[256..280].fill(7);
+        lengths[280..].fill(8);
+        build_table(&mut fixed_litlen[..], &lengths, LITLEN_BITS, false, litlen_entry)
+            .expect("the fixed code is complete");
+        // 30 of the 32 five-bit codes are valid distances; 30 and 31 decode as invalid entries.
+        build_table(&mut fixed_dist[..], &[5u8; 32], DIST_BITS, false, dist_entry).expect("the fixed code is complete");
+        ChunkedInflater {
+            format,
+            input: &[],
+            next_in: 0,
+            bits: 0,
+            bit_count: 0,
+            state: State::Done,
+            header_read: true,
+            last_block: false,
+            window: vec![0u8; HISTORY + chunk_size + SLACK].into_boxed_slice(),
+            pos: 0,
+            chunk_start: 0,
+            chunk_size,
+            total_out: 0,
+            adler: 1,
+            fixed: false,
+            litlen: table(),
+            dist: table(),
+            fixed_litlen,
+            fixed_dist,
+        }
+    }
+
+    /// Starts on the stream at the beginning of `input` (bytes after it are never read as part
+    /// of it).
+    pub fn start(&mut self, input: &'a [u8]) {
+        self.input = input;
+        self.next_in = 0;
+        self.bits = 0;
+        self.bit_count = 0;
+        self.state = State::Header;
+        self.header_read = self.format == Format::Raw;
+        self.last_block = false;
+        self.pos = 0;
+        self.chunk_start = 0;
+        self.total_out = 0;
+        self.adler = 1;
+    }
+
+    /// Bytes inflated so far.
+    pub fn total_out(&self) -> u64 {
+        self.total_out
+    }
+
+    /// Input bytes the stream occupied (header and trailer included), once it is complete.
+    pub fn consumed(&self) -> usize {
+        self.next_in - (self.bit_count / 8) as usize
+    }
+
+    /// The next chunk of output, `None` once the stream is complete (and, for zlib, its Adler-32
+    /// verified). Errors report offsets relative to the start of the stream.
+    pub fn next_chunk(&mut self) -> Result<Option<&[u8]>, Error> {
+        if self.state == State::Done {
+            return Ok(None);
+        }
+        let result = self.fill();
+        if let Err(e) = result {
+            self.state = State::Done;
+            // Whatever the decoder made of the zeros past the end, a stream that needed them is
+            // truncated.
+            return Err(if self.consumed() > self.input.len() { Self::truncated() } else { e });
+        }
+        let chunk = &self.window[self.chunk_start..self.pos];
+        self.total_out += chunk.len() as u64;
+        if self.format == Format::Zlib {
+            self.adler = adler32(self.adler, chunk);
+        }
+        if chunk.is_empty() && self.state == State::Done {
+            return Ok(None);
+        }
+        Ok(Some(&self.window[self.chunk_start..self.pos]))
+    }
+
+    /// Decodes the next chunk into the window.
+    fn fill(&mut self) -> Result<(), Error> {
+        if !self.header_read {
+            self.zlib_header()?;
+            self.header_read = true;
+        }
+        // Slide: the last 32 KiB handed out become the history of the next chunk.
+        if self.pos > HISTORY {
+            self.window.copy_within(self.pos - HISTORY..self.pos, 0);
+            self.pos = HISTORY;
+        }
+        self.chunk_start = self.pos;
+        let limit = self.pos + self.chunk_size;
+        while self.pos < limit {
+            match self.state {
+                State::Header if self.last_block => {
+                    self.finish()?;
+                    break;
+                }
+                State::Header => self.block_header()?,
+                State::Stored(left) => self.copy_stored(left, limit)?,
+                State::Codes => self.decode_codes(limit)?,
+                State::Done => break,
+            }
+        }
+        Ok(())
+    }
+
+    fn truncated() -> Error {
+        Error::Truncated { offset: 0 }
+    }
+
+    /// Tops the bit buffer up to at least 56 bits; past the end of the input, with zeros (a
+    /// stream that consumes those is truncated: checked when more than a bit buffer of them has
+    /// been loaded, and at the end).
+    #[inline(always)]
+    fn refill(&mut self) -> Result<(), Error> {
+        if let Some(word) = self.input.get(self.next_in..self.next_in + 8) {
+            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+            self.bits |= word << self.bit_count;
+            self.next_in += (63 - self.bit_count as usize) >> 3;
+            self.bit_count |= 56;
+            return Ok(());
+        }
+        self.refill_slowly()
+    }
+
+    #[cold]
+    fn refill_slowly(&mut self) -> Result<(), Error> {
+        while self.bit_count <= 56 {
+            let byte = self.input.get(self.next_in).copied().unwrap_or(0);
+            self.bits |= u64::from(byte) << self.bit_count;
+            self.next_in += 1;
+            self.bit_count += 8;
+        }
+        if self.next_in > self.input.len() + 8 {
+            return Err(Self::truncated());
+        }
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn take(&mut self, n: u32) -> u32 {
+        let v = (self.bits & ((1u64 << n) - 1)) as u32;
+        self.bits >>= n;
+        self.bit_count -= n;
+        v
+    }
+
+    fn zlib_header(&mut self) -> Result<(), Error> {
+        let (&cmf, &flg) = match (self.input.first(), self.input.get(1)) {
+            (Some(a), Some(b)) => (a, b),
+            _ => return Err(Self::truncated()),
+        };
+        if cmf & 0x0f != 8 || cmf >> 4 > 7 || (u16::from(cmf) << 8 | u16::from(flg)) % 31 != 0 {
+            return Err(corrupt("bad zlib header"));
+        }
+        if flg & 0x20 != 0 {
+            return Err(corrupt("zlib preset dictionaries are not supported"));
+        }
+        self.next_in = 2;
+        Ok(())
+    }
+
+    /// After the last block: for zlib, the Adler-32 trailer.
+    fn finish(&mut self) -> Result<(), Error> {
+        // Drop the bits of the last partial byte; whole bytes left in the buffer were not used.
+        self.bits >>= self.bit_count % 8;
+        self.bit_count -= self.bit_count % 8;
+        if self.consumed() > self.input.len() {
+            return Err(Self::truncated());
+        }
+        if self.format == Format::Zlib {
+            let at = self.consumed();
+            let trailer = self.input.get(at..at + 4).ok_or_else(Self::truncated)?;
+            let expected = u32::from_be_bytes(trailer.try_into().expect("4 bytes"));
+            // The chunk not yet handed out is still to be summed.
+            let adler = adler32(self.adler, &self.window[self.chunk_start..self.pos]);
+            if adler != expected {
+                return Err(Error::Checksum { offset: 0 });
+            }
+            // The trailer is consumed: move past it, with nothing left in the bit buffer.
+            self.next_in = at + 4;
+            self.bits = 0;
+            self.bit_count = 0;
+        }
+        self.state = State::Done;
+        Ok(())
+    }
+
+    fn block_header(&mut self) -> Result<(), Error> {
+        self.refill()?;
+        self.last_block = self.take(1) == 1;
+        match self.take(2) {
+            0 => {
+                // Stored: to the byte boundary, then LEN and NLEN.
+                let skip = self.bit_count % 8;
+                self.take(skip);
+                self.refill()?;
+                let len = self.take(16);
+                let nlen = self.take(16);
+                if len != !nlen & 0xffff {
+                    return Err(corrupt("stored block length does not match its complement"));
+                }
+                // Read the data straight from the input: give back the whole bytes still buffered.
+                self.next_in -= (self.bit_count / 8) as usize;
+                self.bits = 0;
+                self.bit_count = 0;
+                if self.next_in > self.input.len() {
+                    return Err(Self::truncated());
+                }
+                self.state = State::Stored(len as usize);
+            }
+            1 => {
+                self.fixed = true;
+                self.state = State::Codes;
+            }
+            2 => {
+                self.dynamic_header()?;
+                self.fixed = false;
+                self.state = State::Codes;
+            }
+            _ => return Err(corrupt("invalid block type")),
+        }
+        Ok(())
+    }
+
+    fn copy_stored(&mut self, left: usize, limit: usize) -> Result<(), Error> {
+        let n = left.min(limit - self.pos);
+        let src = self.input.get(self.next_in..self.next_in + n).ok_or_else(Self::truncated)?;
+        self.window[self.pos..self.pos + n].copy_from_slice(src);
+        self.pos += n;
+        self.next_in += n;
+        self.state = if n == left { State::Header } else { State::Stored(left - n) };
+        Ok(())
+    }
+
+    fn dynamic_header(&mut self) -> Result<(), Error> {
+        self.refill()?;
+        let hlit = self.take(5) as usize + 257;
+        let hdist = self.take(5) as usize + 1;
+        let hclen = self.take(4) as usize + 4;
+        if hlit > 286 || hdist > 30 {
+            return Err(corrupt("too many length or distance symbols"));
+        }
+        let mut precode_lengths = [0u8; 19];
+        for &symbol in &PRECODE_ORDER[..hclen] {
+            self.refill()?;
+            precode_lengths[symbol] = self.take(3) as u8;
+        }
+        let mut precode = [0u32; 1 << PRECODE_BITS];
+        build_table(&mut precode, &precode_lengths, PRECODE_BITS, false, precode_entry).map_err(corrupt)?;
+        let mut lengths = [0u8; 286 + 30];
+        let mut i = 0;
+        while i < hlit + hdist {
+            self.refill()?;
+            let e = precode[(self.bits & ((1 << PRECODE_BITS) - 1)) as usize];
+            if e & KIND_MASK == KIND_INVALID {
+                return Err(corrupt("invalid code length code"));
+            }
+            self.take(e & COUNT_MASK);
+            let symbol = (e >> 16) as u8;
+            let (value, repeat) = match symbol {
+                0..=15 => (symbol, 1),
+                16 => {
+                    let previous = *lengths[..i].last().ok_or_else(|| corrupt("repeat with no previous length"))?;
+                    (previous, 3 + self.take(2) as usize)
+                }
+                17 => (0, 3 + self.take(3) as usize),
+                _ => (0, 11 + self.take(7) as usize),
+            };
+            if i + repeat > hlit + hdist {
+                return Err(corrupt("code lengths repeat past their end"));
+            }
+            lengths[i..i + repeat].fill(value);
+            i += repeat;
+        }
+        if lengths[256] == 0 {
+            return Err(corrupt("no end-of-block code"));
+        }
+        build_table(&mut self.litlen[..], &lengths[..hlit], LITLEN_BITS, true, litlen_entry).map_err(corrupt)?;
+        build_table(&mut self.dist[..], &lengths[hlit..hlit + hdist], DIST_BITS, true, dist_entry).map_err(corrupt)?;
+        Ok(())
+    }
+
+    /// Decodes symbols until the block ends or the output reaches `limit`.
+    fn decode_codes(&mut self, limit: usize) -> Result<(), Error> {
+        let (litlen, dist): (&[u32; LITLEN_TABLE], &[u32; DIST_TABLE]) =
+            if self.fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
+        let input = self.input;
+        // While `next_in <= fast_end`, a whole word can be read at `next_in`.
+        let fast_end = input.len().saturating_sub(8);
+        let window = &mut self.window[..];
+        // Every write below lands before `limit + SLACK`: a symbol starts below `limit` and writes
+        // at most a match plus a word's overrun.
+        assert!(limit + SLACK <= window.len(), "chunk limit inside the window");
+        let out = window.as_mut_ptr();
+        let (mut bits, mut bit_count, mut next_in, mut pos) = (self.bits, self.bit_count, self.next_in, self.pos);
+        let litlen_main = (1u64 << LITLEN_BITS) - 1;
+        let dist_main = (1u64 << DIST_BITS) - 1;
+        // The entry for the code at the front of `bits`; for a long code, its subtable entry
+        // with the main table's bits added to its counts (nothing is consumed here).
+        let lookup_litlen = |bits: u64| -> u32 {
+            let e = litlen[(bits & litlen_main) as usize];
+            if e & KIND_MASK != KIND_SUB {
+                return e;
+            }
+            litlen
+                [((e >> 16) as usize + ((bits >> LITLEN_BITS) & ((1 << LITLEN_SUB) - 1)) as usize) & (LITLEN_TABLE - 1)]
+                + (LITLEN_BITS | LITLEN_BITS << 8)
+        };
+        let mut result = Ok(());
+        // The entry of the next code, looked up ahead so that its load overlaps the work on the
+        // current symbol. It is valid when it was looked up with 15 or more bits in the buffer, or
+        // after a whole-word refill (which fills all 64 bits with input); otherwise it is looked
+        // up again after the refill.
+        let mut e = lookup_litlen(bits);
+        while pos < limit {
+            let before = bit_count;
+            if next_in <= fast_end {
+                // SAFETY: next_in + 8 <= input.len(), so the word is inside `input`.
+                let word = unsafe { input.as_ptr().add(next_in).cast::<u64>().read_unaligned() };
+                bits |= u64::from_le(word) << bit_count;
+                next_in += (63 - bit_count as usize) >> 3;
+                bit_count |= 56;
+            } else {
+                while bit_count <= 56 {
+                    bits |= u64::from(input.get(next_in).copied().unwrap_or(0)) << bit_count;
+                    next_in += 1;
+                    bit_count += 8;
+                }
+                if next_in > input.len() + 8 {
+                    result = Err(Self::truncated());
+                    break;
+                }
+                e = lookup_litlen(bits);
+            }
+            if before < 15 {
+                e = lookup_litlen(bits);
+            }
+            // With at least 56 bits: up to three literals (15 bits each); a length and its
+            // distance (15 + 5 + 15 + 13 bits at most) only with 48 bits left, else after a refill.
+            if e & KIND_MASK == KIND_LITERAL {
+                bits = bits.wrapping_shr(e);
+                bit_count -= e & COUNT_MASK;
+                // SAFETY: pos < limit, and limit + SLACK <= window.len() (asserted above).
+                unsafe { *out.add(pos) = (e >> 16) as u8 };
+                pos += 1;
+                e = lookup_litlen(bits);
+                if e & KIND_MASK == KIND_LITERAL {
+                    bits = bits.wrapping_shr(e);
+                    bit_count -= e & COUNT_MASK;
+                    // SAFETY: pos < limit + 1.
+                    unsafe { *out.add(pos) = (e >> 16) as u8 };
+                    pos += 1;
+                    e = lookup_litlen(bits);
+                    if e & KIND_MASK == KIND_LITERAL {
+                        bits = bits.wrapping_shr(e);
+                        bit_count -= e & COUNT_MASK;
+                        // SAFETY: pos < limit + 2.
+                        unsafe { *out.add(pos) = (e >> 16) as u8 };
+                        pos += 1;
+                        e = lookup_litlen(bits);
+                        continue;
+                    }
+                }
+                if bit_count < 48 {
+                    continue;
+                }
+            }
+            match e & KIND_MASK {
+                KIND_BASE => {}
+                KIND_END => {
+                    bits = bits.wrapping_shr(e);
+                    bit_count -= e & COUNT_MASK;
+                    self.state = State::Header;
+                    break;
+                }
+                _ => {
+                    result = Err(corrupt("invalid literal/length code"));
+                    break;
+                }
+            }
+            let saved = bits;
+            bits = bits.wrapping_shr(e);
+            bit_count -= e & COUNT_MASK;
+            let length = (e >> 16) as usize + ((saved >> ((e >> 8) & 15)) & ((1 << ((e >> 12) & 15)) - 1)) as usize;
+            let mut d = dist[(bits & dist_main) as usize];
+            if d & KIND_MASK == KIND_SUB {
+                d = dist
+                    [((d >> 16) as usize + ((bits >> DIST_BITS) & ((1 << DIST_SUB) - 1)) as usize) & (DIST_TABLE - 1)]
+                    + (DIST_BITS | DIST_BITS << 8);
+            }
+            if d & KIND_MASK != KIND_BASE {
+                result = Err(corrupt("invalid distance code"));
+                break;
+            }
+            let saved = bits;
+            bits = bits.wrapping_shr(d);
+            bit_count -= d & COUNT_MASK;
+            let distance = (d >> 16) as usize + ((saved >> ((d >> 8) & 15)) & ((1 << ((d >> 12) & 15)) - 1)) as usize;
+            e = lookup_litlen(bits);
+            if distance > pos {
+                result = Err(corrupt("distance too far back"));
+                break;
+            }
+            // SAFETY: distance <= pos, so the source starts inside the window; pos < limit + 3
+            // and length <= 258, so the copy (with its overrun of up to 40 bytes) ends before
+            // limit + SLACK.
+            unsafe { copy_match(out, pos, distance, length) };
+            pos += length;
+        }
+        self.bits = bits;
+        self.bit_count = bit_count;
+        self.next_in = next_in;
+        self.pos = pos;
+        result
+    }
+}
+
+/// Copies `length` bytes from `distance` back to `pos`, whole words at a time (writing up to 39
+/// bytes past the end): four words unconditionally when the source is a word or more behind (most
+/// matches are short, so most need no loop), byte patterns broadcast or stepped when it is closer.
+///
+/// # Safety
+/// `distance <= pos`, `1 <= distance`, and `out` is valid for writes up to `pos + length + 40`.
+#[inline(always)]
+unsafe fn copy_match(out: *mut u8, pos: usize, distance: usize, length: usize) {
+    // SAFETY: (the whole body) per the contract, the source lies in the window and every write ends
+    // before pos + length + 40; words are read only where they were written before (a source at
+    // least a word behind, or a step of `distance` bytes, each step writing what the next reads).
+    unsafe {
+        let mut dst = out.add(pos);
+        let end = dst.add(length);
+        let mut src = dst.sub(distance);
+        let word = |p: *const u8| p.cast::<u64>().read_unaligned();
+        if distance >= 8 {
+            dst.cast::<u64>().write_unaligned(word(src));
+            dst.add(8).cast::<u64>().write_unaligned(word(src.add(8)));
+            dst.add(16).cast::<u64>().write_unaligned(word(src.add(16)));
+            dst.add(24).cast::<u64>().write_unaligned(word(src.add(24)));
+            if length > 32 {
+                dst = dst.add(32);
+                src = src.add(32);
+                while dst < end {
+                    dst.cast::<u64>().write_unaligned(word(src));
+                    dst = dst.add(8);
+                    src = src.add(8);
+                }
+            }
+        } else if distance == 1 {
+            let v = u64::from(*src) * 0x0101_0101_0101_0101;
+            while dst < end {
+                dst.cast::<u64>().write_unaligned(v);
+                dst = dst.add(8);
+            }
+        } else {
+            while dst < end {
+                dst.cast::<u64>().write_unaligned(word(src));
+                dst = dst.add(distance);
+                src = src.add(distance);
+            }
+        }
+    }
+}
+
+/// Adler-32 of `data` continuing from `adler` (libdeflate's vectorised implementation).
+fn adler32(adler: u32, data: &[u8]) -> u32 {
+    // SAFETY: `data` is valid for `data.len()` bytes; libdeflate only reads it.
+    unsafe { libdeflate_sys::libdeflate_adler32(adler, data.as_ptr().cast(), data.len()) }
+}
