@@ -16,7 +16,7 @@ use crate::manifest;
 use crate::names::{Kind, check_collisions};
 use crate::staging::Staging;
 use crate::tree::Tree;
-use crate::write::{WHOLE_ENTRY_MAX, write_file};
+use crate::write::{Inflaters, WHOLE_ENTRY_MAX, write_file};
 
 /// How to extract.
 #[derive(Default)]
@@ -199,7 +199,7 @@ fn write_all(
         failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
     };
     let work = || {
-        let mut decoder = Decoder::new(Format::Raw).expect("decoder allocation");
+        let mut inflaters = Inflaters { whole: Decoder::new(Format::Raw).expect("decoder allocation"), chunked: None };
         'batches: loop {
             // Queued chunks of large entries first: writing them frees their buffers.
             while let Some(written) = behind.write_one() {
@@ -224,7 +224,7 @@ fn write_all(
                             Ok(())
                         } else {
                             let durable = options.durable;
-                            write_file(data, files[i], &tree, &pool, &behind, &stop, &mut decoder, durable)
+                            write_file(data, files[i], &tree, &pool, &behind, &stop, &mut inflaters, durable)
                         }
                     })
                 };

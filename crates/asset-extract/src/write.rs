@@ -6,29 +6,38 @@ use std::io::Write;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use buffer_pool::{BufferPool, Lease};
-use flate2::{Decompress, FlushDecompress, Status};
-use strided_inflate::Decoder;
+use buffer_pool::BufferPool;
+use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method};
 use crate::behind::{Chunk, Target, WriteBehind};
 use crate::tree::Tree;
 
-/// Entries inflating to more than this are streamed to disk in chunks of this size, so memory
-/// stays bounded whatever the archive holds.
+/// Entries inflating to more than this are streamed to disk in chunks, so memory stays bounded
+/// whatever the archive holds.
 pub(crate) const WHOLE_ENTRY_MAX: u64 = 4 << 20;
+
+/// A streamed entry's chunks: each fits a 1 MiB buffer, overrun included.
+const CHUNK: usize = (1 << 20) - ChunkedInflater::MAX_OVERRUN;
+
+/// What a worker keeps between entries: the whole-stream decoder for entries inflated at once,
+/// and the chunked one (made on first use) for large entries.
+pub(crate) struct Inflaters<'a> {
+    pub(crate) whole: Decoder,
+    pub(crate) chunked: Option<ChunkedInflater<'a>>,
+}
 
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn write_file<'pool>(
-    data: &[u8],
+pub(crate) fn write_file<'a, 'pool>(
+    data: &'a [u8],
     e: &Entry,
     tree: &Tree<'_>,
     pool: &'pool BufferPool,
     behind: &WriteBehind<'pool>,
     stop: &AtomicBool,
-    decoder: &mut Decoder,
+    inflaters: &mut Inflaters<'a>,
     durable: bool,
 ) -> Result<(), Error> {
     let start = e.data_offset as usize;
@@ -50,8 +59,10 @@ pub(crate) fn write_file<'pool>(
                 .acquire(size.max(1))
                 .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
             let out = &mut lease[..size];
-            let consumed =
-                decoder.inflate_at(src, 0, out).map_err(|source| Error::Data { entry: e.path.clone(), source })?;
+            let consumed = inflaters
+                .whole
+                .inflate_at(src, 0, out)
+                .map_err(|source| Error::Data { entry: e.path.clone(), source })?;
             if consumed != src.len() {
                 return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
             }
@@ -62,14 +73,21 @@ pub(crate) fn write_file<'pool>(
         }
         Method::Deflate => {
             // Large: inflate in bounded chunks, hashing as it goes; written here when durable
-            // (so the file can be synced below), else handed to whichever worker is idle.
+            // (so the file can be synced below), else copied into a pooled buffer and handed to
+            // whichever worker is idle.
+            let inflater =
+                inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
             if durable {
-                stream_entry(src, e, pool, stop, |_, chunk, len| write(&mut file, &chunk[..len]))?;
+                stream_entry(src, e, inflater, stop, |_, chunk| write(&mut file, chunk))?;
             } else {
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
                 let _producing = behind.producing();
-                return stream_entry(src, e, pool, stop, |offset, data, len| {
-                    behind.push(Chunk { target: Arc::clone(&target), offset, data, len })
+                return stream_entry(src, e, inflater, stop, |offset, chunk| {
+                    let mut data = pool
+                        .acquire(1 << 20)
+                        .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+                    data[..chunk.len()].copy_from_slice(chunk);
+                    behind.push(Chunk { target: Arc::clone(&target), offset, data, len: chunk.len() })
                 });
             }
         }
@@ -80,45 +98,36 @@ pub(crate) fn write_file<'pool>(
     Ok(())
 }
 
-/// Inflates a large entry in 1 MiB chunks, checking its size and CRC-32; each chunk goes to
-/// `sink(offset in the file, buffer, bytes in it)`. Stops early when `stop` is set.
-fn stream_entry<'pool>(
-    src: &[u8],
+/// Inflates a large entry in chunks, checking its size and CRC-32; each chunk goes to
+/// `sink(offset in the file, bytes)`. Stops early when `stop` is set.
+fn stream_entry<'a>(
+    src: &'a [u8],
     e: &Entry,
-    pool: &'pool BufferPool,
+    inflater: &mut ChunkedInflater<'a>,
     stop: &AtomicBool,
-    mut sink: impl FnMut(u64, Lease<'pool>, usize) -> Result<(), Error>,
+    mut sink: impl FnMut(u64, &[u8]) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut d = Decompress::new(false);
     let mut crc = crc32fast::Hasher::new();
+    inflater.start(src);
     loop {
         if stop.load(Ordering::Relaxed) {
             return Err(Error::Cancelled);
         }
-        let mut lease = pool
-            .acquire(1 << 20)
-            .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-        let (in_before, out_before) = (d.total_in() as usize, d.total_out());
-        let status = d
-            .decompress(&src[in_before..], &mut lease, FlushDecompress::None)
-            .map_err(|_| Error::malformed_entry("invalid deflate data", &e.path))?;
-        let produced = (d.total_out() - out_before) as usize;
-        if d.total_out() > e.size {
+        let offset = inflater.total_out();
+        let Some(chunk) = inflater.next_chunk().map_err(|source| Error::Data { entry: e.path.clone(), source })? else {
+            break;
+        };
+        if offset + chunk.len() as u64 > e.size {
             return Err(Error::malformed_entry("inflates past its declared size", &e.path));
         }
-        crc.update(&lease[..produced]);
-        if produced > 0 {
-            sink(out_before, lease, produced)?;
-        }
-        if status == Status::StreamEnd {
-            break;
-        }
-        if produced == 0 && d.total_in() as usize == in_before {
-            return Err(Error::malformed_entry("deflate data is truncated", &e.path));
-        }
+        crc.update(chunk);
+        sink(offset, chunk)?;
     }
-    if d.total_out() != e.size || d.total_in() as usize != src.len() {
+    if inflater.total_out() != e.size {
         return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
+    }
+    if inflater.consumed() != src.len() {
+        return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
     }
     if crc.finalize() != e.crc32 {
         return Err(Error::Crc { entry: e.path.clone() });
