@@ -352,7 +352,7 @@ impl<'a> ChunkedInflater<'a> {
                 }
                 State::Header => self.block_header()?,
                 State::Stored(left) => self.copy_stored(left, limit)?,
-                State::Codes => self.decode_codes(limit)?,
+                State::Codes => self.decode_codes_dispatch(limit)?,
                 State::Done => break,
             }
         }
@@ -536,7 +536,25 @@ impl<'a> ChunkedInflater<'a> {
         Ok(())
     }
 
+    /// [`decode_codes`](Self::decode_codes) compiled for BMI2 where the CPU has it (its shifts
+    /// by a register need no flags and no `cl`: about a tenth faster, as in libdeflate).
+    fn decode_codes_dispatch(&mut self, limit: usize) -> Result<(), Error> {
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("bmi2") {
+            // SAFETY: the CPU supports BMI2 (checked just above).
+            return unsafe { self.decode_codes_bmi2(limit) };
+        }
+        self.decode_codes(limit)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    fn decode_codes_bmi2(&mut self, limit: usize) -> Result<(), Error> {
+        self.decode_codes(limit)
+    }
+
     /// Decodes symbols until the block ends or the output reaches `limit`.
+    #[inline(always)]
     fn decode_codes(&mut self, limit: usize) -> Result<(), Error> {
         let (litlen, dist): (&[u32; LITLEN_TABLE], &[u32; DIST_TABLE]) =
             if self.fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
