@@ -4,7 +4,7 @@ a plain libzip extractor (libzip_extract.c) and Python's zipfile, on three real 
 (/dev/shm) and to the local disk. Wall-clock medians over alternating rounds, ratios to bufkit at 2
 threads, peak RSS per tool (wait4), and every tool's output compared byte for byte with unzip's.
 
-Usage: python3 bench-reports/extract/run.py [ROUNDS]   (needs zip, unzip, bsdtar, libzip-dev, gcc, GNU time,
+Usage: python3 bench-reports/extract/run.py [ROUNDS [ARCHIVE...]]   (ARCHIVE: assets, stdlib, big; all by default; needs zip, unzip, bsdtar, libzip-dev, gcc, GNU time,
 and `cargo install ripunzip --locked` for the ripunzip rows)
 """
 import os, shutil, statistics, subprocess, sys, sysconfig, time
@@ -89,6 +89,8 @@ def main():
     sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", cwd=os.path.join(ROOT, "bench-reports/extract/zipcrate"))
     sh("gcc", "-O2", "-o", LIBZIP, os.path.join(ROOT, "bench-reports/extract/libzip_extract.c"), "-lzip")
     archives = make_archives()
+    if len(sys.argv) > 2:
+        archives = {n: a for n, a in archives.items() if n in sys.argv[2:]}
     print(f"| archive | destination | tool | median | vs bufkit 2 threads | peak RSS |")
     print("|---|---|---|---:|---:|---:|")
     for name, archive in archives.items():
