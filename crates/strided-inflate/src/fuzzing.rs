@@ -3,7 +3,7 @@
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-use crate::{Decoder, Format, pack};
+use crate::{ChunkedInflater, Decoder, Format, pack};
 
 /// `data` = [format byte][offset (2 bytes LE)][expected len (2 bytes LE)][input…]. Checks: never
 /// panics; on success the consumed count stays within the input, and flate2 agrees on the bytes
@@ -57,5 +57,62 @@ pub fn pack_walk(data: &[u8]) {
         {
             let _ = index.verify(pack_bytes, &objects);
         }
+    }
+}
+
+/// `data` = [format byte][chunk size (2 bytes LE)][input…]. Checks: never panics, never hands out
+/// a chunk longer than its size plus the documented overrun; on success flate2 agrees on every
+/// byte and on the consumed count; whatever flate2 decodes completely, the chunked decoder does
+/// too, unless flate2 skipped a check (a zlib trailer it does not verify).
+pub fn chunked(data: &[u8]) {
+    if data.len() < 3 {
+        return;
+    }
+    let format = if data[0] & 1 == 0 { Format::Zlib } else { Format::Raw };
+    let chunk_size = usize::from(u16::from_le_bytes([data[1], data[2]])).max(1);
+    let input = &data[3..];
+    let mut inflater = ChunkedInflater::with_chunk_size(format, chunk_size);
+    inflater.start(input);
+    let mut out = Vec::new();
+    let outcome = loop {
+        match inflater.next_chunk() {
+            Ok(Some(chunk)) => {
+                assert!(chunk.len() <= chunk_size + ChunkedInflater::MAX_OVERRUN);
+                out.extend_from_slice(chunk);
+                if out.len() > 1 << 24 {
+                    return; // a bomb: fine to stop here, nothing to compare
+                }
+            }
+            Ok(None) => break Ok(inflater.consumed()),
+            Err(e) => break Err(e),
+        }
+    };
+    let mut reference = Vec::new();
+    let mut d = Decompress::new(format == Format::Zlib);
+    let status = loop {
+        let mut buf = vec![0u8; 1 << 16];
+        let before = d.total_out();
+        match d.decompress(&input[d.total_in() as usize..], &mut buf, FlushDecompress::Finish) {
+            Ok(Status::StreamEnd) => {
+                reference.extend_from_slice(&buf[..(d.total_out() - before) as usize]);
+                break true;
+            }
+            Ok(_) if d.total_out() > before => {
+                reference.extend_from_slice(&buf[..(d.total_out() - before) as usize]);
+                if reference.len() > 1 << 24 {
+                    return;
+                }
+            }
+            _ => break false,
+        }
+    };
+    match outcome {
+        Ok(consumed) => {
+            assert!(consumed <= input.len());
+            assert!(status, "flate2 refuses what the chunked decoder accepts");
+            assert_eq!(d.total_in() as usize, consumed, "consumed differs from flate2");
+            assert!(reference == out, "bytes differ from flate2");
+        }
+        Err(e) => assert!(!status || matches!(e, crate::Error::Checksum { .. }), "flate2 accepts: {e}"),
     }
 }

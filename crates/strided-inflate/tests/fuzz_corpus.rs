@@ -25,3 +25,8 @@ fn inflate_at_corpus() {
 fn pack_walk_corpus() {
     assert!(replay("pack_walk", strided_inflate::fuzzing::pack_walk) >= 3);
 }
+
+#[test]
+fn chunked_corpus() {
+    assert!(replay("chunked", strided_inflate::fuzzing::chunked) >= 30);
+}
