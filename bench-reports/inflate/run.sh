@@ -57,7 +57,7 @@ meta = {}
 for r in rows:
     by[(r["case"], r["engine"])].append(r["seconds"])
     meta[r["case"]] = r
-engines = ["git-zlib-loop", "bufkit", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide", "zlib-ng-loop", "zlib-ng-reset"]
+engines = ["git-zlib-loop", "bufkit", "bufkit-chunked", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide", "zlib-ng-loop", "zlib-ng-reset"]
 print("| input | engine | CPU s (median) | per object | vs git's loop |")
 print("|---|---|---:|---:|---:|")
 for case in ["stdlib", "history", "large"]:

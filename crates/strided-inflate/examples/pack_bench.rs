@@ -8,7 +8,7 @@
 use std::io::Write;
 
 use flate2::{Decompress, FlushDecompress, Status};
-use strided_inflate::{Decoder, Format, pack};
+use strided_inflate::{ChunkedInflater, Decoder, Format, pack};
 
 fn cpu_seconds() -> f64 {
     // SAFETY: clock_gettime fills the timespec it is given.
@@ -29,7 +29,7 @@ fn main() {
     let engines: Vec<&str> = if args.len() > 4 {
         args[4..].iter().map(String::as_str).collect()
     } else {
-        vec!["bufkit", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide"]
+        vec!["bufkit", "bufkit-chunked", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide"]
     };
     let (data, table): (Vec<u8>, Vec<(usize, usize)>) = if let Some(spec) = source.strip_prefix("STREAM:") {
         let (file, size) = spec.rsplit_once(':').unwrap();
@@ -59,6 +59,18 @@ fn main() {
                     let mut d = Decoder::new(Format::Zlib).unwrap();
                     for &(off, size) in &table {
                         consumed_total += d.inflate_at(&data, off, &mut out[..size]).unwrap();
+                    }
+                }
+                "bufkit-chunked" => {
+                    // Bounded memory: 1 MiB chunks, whatever the object's size.
+                    let mut inflater = ChunkedInflater::new(Format::Zlib);
+                    for &(off, size) in &table {
+                        inflater.start(&data[off..]);
+                        while let Some(chunk) = inflater.next_chunk().unwrap() {
+                            std::hint::black_box(chunk);
+                        }
+                        assert_eq!(inflater.total_out(), size as u64);
+                        consumed_total += inflater.consumed();
                     }
                 }
                 "libdeflate-direct" => {
