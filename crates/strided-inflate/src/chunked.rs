@@ -308,7 +308,10 @@ impl<'a> ChunkedInflater<'a> {
     }
 
     /// The next chunk of output, `None` once the stream is complete (and, for zlib, its Adler-32
-    /// verified). Errors report offsets relative to the start of the stream.
+    /// verified). Chunks go out as they are decoded, before the checksum (and the rest of the
+    /// stream) can be checked: treat them as provisional until `None` (as asset-extract does,
+    /// writing into a staging directory it discards on any error). Errors report offsets relative
+    /// to the start of the stream.
     pub fn next_chunk(&mut self) -> Result<Option<&[u8]>, Error> {
         if self.state == State::Done {
             return Ok(None);

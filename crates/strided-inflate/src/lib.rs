@@ -10,10 +10,13 @@
 //! `offset + consumed`. A reused decoder sets up a stream without allocating.
 //!
 //! Also here: [`Decoder::inflate_batch`] (many streams, one call), [`StreamInflater`] (input in
-//! bounded strides for sources not in memory), and [`pack`] (a git pack walker, verified against
-//! the `.idx`). Every failure names its kind and offset; no output is handed out before the
-//! checksum verifies. Engine: libdeflate's whole-buffer decoder via its `_ex` calls; flate2
-//! (zlib-rs) serves streaming and diagnosis, and is the differential reference in the tests.
+//! bounded strides for sources not in memory), [`ChunkedInflater`] (one large stream held in
+//! memory, handed out in bounded chunks at close to libdeflate's speed), and [`pack`] (a git pack
+//! walker, verified against the `.idx`). Every failure names its kind and offset; no output is
+//! handed out before the checksum verifies, except by [`ChunkedInflater`], whose chunks go out as
+//! they are decoded: its output is provisional until it reports the end. Engines: libdeflate's
+//! whole-buffer decoder via its `_ex` calls; our own chunked decoder; flate2 (zlib-rs) serves
+//! streaming and diagnosis, and is the differential reference in the tests.
 //!
 //! ```
 //! let stream = [0x78, 0xda, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x06, 0x2c, 0x02, 0x15];
