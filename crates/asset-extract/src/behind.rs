@@ -1,6 +1,7 @@
-//! Write-behind for large entries: the worker inflating a large entry queues each inflated chunk
-//! with its offset, and any worker with nothing else to do writes it (`pwrite` at that offset),
-//! so one large entry keeps two cores busy, one inflating and one writing. The queue is bounded:
+//! Write-behind for large entries: while another worker is waiting for work, the worker inflating
+//! a large entry queues each inflated chunk with its offset, and the idle worker writes it
+//! (`pwrite` at that offset), so one large entry keeps two cores busy, one inflating and one
+//! writing; when nobody waits, the producer writes its chunks itself, without the copy. The queue is bounded:
 //! a producer that finds it full writes a chunk itself before inflating the next, so memory
 //! stays at a few chunks whatever the entry's size.
 
@@ -32,6 +33,8 @@ struct State<'pool> {
     chunks: VecDeque<Chunk<'pool>>,
     /// Large entries still being inflated: while any is, idle workers wait for chunks.
     producers: usize,
+    /// Workers waiting for a chunk to write.
+    waiting: usize,
 }
 
 /// The queue of chunks, shared by the workers of one extraction.
@@ -64,7 +67,7 @@ impl<'pool> WriteBehind<'pool> {
     /// A queue holding at most `capacity` chunks.
     pub(crate) fn new(capacity: usize) -> WriteBehind<'pool> {
         WriteBehind {
-            state: Mutex::new(State { chunks: VecDeque::new(), producers: 0 }),
+            state: Mutex::new(State { chunks: VecDeque::new(), producers: 0, waiting: 0 }),
             changed: Condvar::new(),
             capacity: capacity.max(1),
         }
@@ -78,6 +81,12 @@ impl<'pool> WriteBehind<'pool> {
     pub(crate) fn producing(&self) -> Producing<'_, 'pool> {
         self.lock().producers += 1;
         Producing(self)
+    }
+
+    /// Whether a worker is waiting for chunks: only then is handing one over (a copy into a pooled
+    /// buffer, written from another core) worth more than writing it at once.
+    pub(crate) fn has_idle_writer(&self) -> bool {
+        self.lock().waiting > 0
     }
 
     /// Queues `chunk`; if the queue is full, writes the oldest chunk here first.
@@ -108,7 +117,9 @@ impl<'pool> WriteBehind<'pool> {
             } else if state.producers == 0 || !keep_going() {
                 return Ok(());
             } else {
+                state.waiting += 1;
                 state = self.changed.wait(state).unwrap_or_else(|p| p.into_inner());
+                state.waiting -= 1;
             }
         }
     }

@@ -3,6 +3,7 @@
 
 use std::fs::File;
 use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -83,6 +84,12 @@ pub(crate) fn write_file<'a, 'pool>(
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
                 let _producing = behind.producing();
                 return stream_entry(src, e, inflater, stop, |offset, chunk| {
+                    if !behind.has_idle_writer() {
+                        return target
+                            .file
+                            .write_all_at(chunk, offset)
+                            .map_err(|err| Error::io("writing", &target.path, err));
+                    }
                     let mut data = pool
                         .acquire(1 << 20)
                         .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;

@@ -743,3 +743,55 @@ fn adler32(adler: u32, data: &[u8]) -> u32 {
     // SAFETY: `data` is valid for `data.len()` bytes; libdeflate only reads it.
     unsafe { libdeflate_sys::libdeflate_adler32(adler, data.as_ptr().cast(), data.len()) }
 }
+
+#[cfg(test)]
+mod tests {
+    //! Small streams through every path of the decoder (stored, fixed and dynamic blocks, long and
+    //! short match distances, every chunk boundary); small enough to run under Miri, which checks
+    //! the unsafe copies: `cargo +nightly miri test -p strided-inflate --lib chunked`.
+
+    use super::*;
+
+    fn sample() -> Vec<u8> {
+        let mut data: Vec<u8> =
+            (0..1500u32).map(|i| b"tree blob commit\n"[(i % 17) as usize] ^ (i / 500) as u8).collect();
+        data.extend(std::iter::repeat_n(b'a', 300)); // distance 1
+        data.extend((0..300).map(|i| b"xyz"[i % 3])); // distance 3
+        data.extend((0..200u32).map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)); // noise
+        data
+    }
+
+    fn inflate_all(stream: &[u8], chunk: usize) -> Result<(Vec<u8>, usize), Error> {
+        let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, chunk);
+        inflater.start(stream);
+        let mut out = Vec::new();
+        while let Some(c) = inflater.next_chunk()? {
+            assert!(c.len() <= chunk + ChunkedInflater::MAX_OVERRUN);
+            out.extend_from_slice(c);
+        }
+        Ok((out, inflater.consumed()))
+    }
+
+    #[test]
+    fn small_streams_round_trip_at_every_level_and_chunk_size() {
+        let data = sample();
+        for level in [0u8, 1, 6, 9] {
+            let stream = miniz_oxide::deflate::compress_to_vec(&data, level);
+            for chunk in [1usize, 7, 300, 5000] {
+                assert_eq!(
+                    inflate_all(&stream, chunk).unwrap(),
+                    (data.clone(), stream.len()),
+                    "level {level}, chunk {chunk}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn truncated_small_streams_fail_without_reading_out_of_bounds() {
+        let stream = miniz_oxide::deflate::compress_to_vec(&sample(), 6);
+        for cut in (0..stream.len()).step_by(37) {
+            assert!(inflate_all(&stream[..cut], 64).is_err(), "cut at {cut}");
+        }
+    }
+}
