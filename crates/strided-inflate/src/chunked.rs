@@ -366,33 +366,10 @@ impl<'a> ChunkedInflater<'a> {
         Error::Truncated { offset: 0 }
     }
 
-    /// Tops the bit buffer up to at least 56 bits; past the end of the input, with zeros (a
-    /// stream that consumes those is truncated: checked when more than a bit buffer of them has
-    /// been loaded, and at the end).
+    /// Tops the bit buffer up (see [`refill`]).
     #[inline(always)]
     fn refill(&mut self) -> Result<(), Error> {
-        if let Some(word) = self.input.get(self.next_in..self.next_in + 8) {
-            let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-            self.bits |= word << self.bit_count;
-            self.next_in += (63 - self.bit_count as usize) >> 3;
-            self.bit_count |= 56;
-            return Ok(());
-        }
-        self.refill_slowly()
-    }
-
-    #[cold]
-    fn refill_slowly(&mut self) -> Result<(), Error> {
-        while self.bit_count <= 56 {
-            let byte = self.input.get(self.next_in).copied().unwrap_or(0);
-            self.bits |= u64::from(byte) << self.bit_count;
-            self.next_in += 1;
-            self.bit_count += 8;
-        }
-        if self.next_in > self.input.len() + 8 {
-            return Err(Self::truncated());
-        }
-        Ok(())
+        refill(self.input, &mut self.bits, &mut self.bit_count, &mut self.next_in).map(|_| ())
     }
 
     #[inline(always)]
@@ -562,11 +539,11 @@ impl<'a> ChunkedInflater<'a> {
         let (litlen, dist): (&[u32; LITLEN_TABLE], &[u32; DIST_TABLE]) =
             if self.fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
         let input = self.input;
-        // While `next_in <= fast_end`, a whole word can be read at `next_in`.
-        let fast_end = input.len().saturating_sub(8);
+        // `next_in < words_end` exactly when a whole word can be read at `next_in`.
+        let words_end = input.len().saturating_sub(7);
         let window = &mut self.window[..];
-        // Every write below lands before `limit + SLACK`: a symbol starts below `limit` and writes
-        // at most a match plus a word's overrun.
+        // Every write below lands before `limit + SLACK`: a symbol starts below `limit + 3` (up to
+        // three literals pass the loop's check) and writes at most a match and 40 bytes of overrun.
         assert!(limit + SLACK <= window.len(), "chunk limit inside the window");
         let out = window.as_mut_ptr();
         let (mut bits, mut bit_count, mut next_in, mut pos) = (self.bits, self.bit_count, self.next_in, self.pos);
@@ -589,15 +566,28 @@ impl<'a> ChunkedInflater<'a> {
         // after a whole-word refill (which fills all 64 bits with input); otherwise it is looked
         // up again after the refill.
         let mut e = lookup_litlen(bits);
+        // Writes the literal `e` holds and looks up the next entry.
+        macro_rules! literal {
+            () => {
+                bits = bits.wrapping_shr(e);
+                bit_count -= e & COUNT_MASK;
+                // SAFETY: pos < limit + 3 and limit + SLACK <= window.len() (asserted above).
+                unsafe { *out.add(pos) = (e >> 16) as u8 };
+                pos += 1;
+                e = lookup_litlen(bits);
+            };
+        }
         while pos < limit {
             let before = bit_count;
-            if next_in <= fast_end {
+            if next_in < words_end {
+                // The fast half of `refill`, here so that nothing but the word load is on the path.
                 // SAFETY: next_in + 8 <= input.len(), so the word is inside `input`.
-                let word = unsafe { input.as_ptr().add(next_in).cast::<u64>().read_unaligned() };
-                bits |= u64::from_le(word) << bit_count;
+                bits |=
+                    u64::from_le(unsafe { input.as_ptr().add(next_in).cast::<u64>().read_unaligned() }) << bit_count;
                 next_in += (63 - bit_count as usize) >> 3;
                 bit_count |= 56;
             } else {
+                // The slow half, inline too: a call here would cost the loop its registers.
                 while bit_count <= 56 {
                     bits |= u64::from(input.get(next_in).copied().unwrap_or(0)) << bit_count;
                     next_in += 1;
@@ -615,26 +605,11 @@ impl<'a> ChunkedInflater<'a> {
             // With at least 56 bits: up to three literals (15 bits each); a length and its
             // distance (15 + 5 + 15 + 13 bits at most) only with 48 bits left, else after a refill.
             if e & KIND_MASK == KIND_LITERAL {
-                bits = bits.wrapping_shr(e);
-                bit_count -= e & COUNT_MASK;
-                // SAFETY: pos < limit, and limit + SLACK <= window.len() (asserted above).
-                unsafe { *out.add(pos) = (e >> 16) as u8 };
-                pos += 1;
-                e = lookup_litlen(bits);
+                literal!();
                 if e & KIND_MASK == KIND_LITERAL {
-                    bits = bits.wrapping_shr(e);
-                    bit_count -= e & COUNT_MASK;
-                    // SAFETY: pos < limit + 1.
-                    unsafe { *out.add(pos) = (e >> 16) as u8 };
-                    pos += 1;
-                    e = lookup_litlen(bits);
+                    literal!();
                     if e & KIND_MASK == KIND_LITERAL {
-                        bits = bits.wrapping_shr(e);
-                        bit_count -= e & COUNT_MASK;
-                        // SAFETY: pos < limit + 2.
-                        unsafe { *out.add(pos) = (e >> 16) as u8 };
-                        pos += 1;
-                        e = lookup_litlen(bits);
+                        literal!();
                         continue;
                     }
                 }
@@ -655,10 +630,7 @@ impl<'a> ChunkedInflater<'a> {
                     break;
                 }
             }
-            let saved = bits;
-            bits = bits.wrapping_shr(e);
-            bit_count -= e & COUNT_MASK;
-            let length = (e >> 16) as usize + ((saved >> ((e >> 8) & 15)) & ((1 << ((e >> 12) & 15)) - 1)) as usize;
+            let length = take_base(&mut bits, &mut bit_count, e);
             let mut d = dist[(bits & dist_main) as usize];
             if d & KIND_MASK == KIND_SUB {
                 d = dist
@@ -669,10 +641,7 @@ impl<'a> ChunkedInflater<'a> {
                 result = Err(corrupt("invalid distance code"));
                 break;
             }
-            let saved = bits;
-            bits = bits.wrapping_shr(d);
-            bit_count -= d & COUNT_MASK;
-            let distance = (d >> 16) as usize + ((saved >> ((d >> 8) & 15)) & ((1 << ((d >> 12) & 15)) - 1)) as usize;
+            let distance = take_base(&mut bits, &mut bit_count, d);
             e = lookup_litlen(bits);
             if distance > pos {
                 result = Err(corrupt("distance too far back"));
@@ -690,6 +659,56 @@ impl<'a> ChunkedInflater<'a> {
         self.pos = pos;
         result
     }
+}
+
+/// Consumes a length or distance entry's codeword and extra bits; returns its base plus the extra
+/// bits' value.
+#[inline(always)]
+fn take_base(bits: &mut u64, bit_count: &mut u32, entry: u32) -> usize {
+    let codeword = (entry >> 8) & 15;
+    let extra = (entry >> 12) & 15;
+    let value = (entry >> 16) as usize + ((*bits >> codeword) & ((1 << extra) - 1)) as usize;
+    *bits = bits.wrapping_shr(entry);
+    *bit_count -= entry & COUNT_MASK;
+    value
+}
+
+/// Tops `bits` up to at least 56 bits of `input` from `next_in` on: a whole word at a time while
+/// 8 bytes remain (then all 64 bits hold input, and `true` is returned), byte by byte with zeros
+/// past the end otherwise. A stream that consumes those zeros is truncated: an error once more
+/// than a bit buffer of them has been loaded (and checked again at the end of the stream).
+#[inline(always)]
+fn refill(input: &[u8], bits: &mut u64, bit_count: &mut u32, next_in: &mut usize) -> Result<bool, Error> {
+    if *next_in + 8 <= input.len() {
+        // SAFETY: next_in + 8 <= input.len(), so the word is inside `input`.
+        let word = unsafe { input.as_ptr().add(*next_in).cast::<u64>().read_unaligned() };
+        *bits |= u64::from_le(word) << *bit_count;
+        *next_in += (63 - *bit_count as usize) >> 3;
+        *bit_count |= 56;
+        return Ok(true);
+    }
+    (*bits, *bit_count, *next_in) = refill_bytes(input, *bits, *bit_count, *next_in)?;
+    Ok(false)
+}
+
+/// The slow half of [`refill`]; takes and returns the buffer by value, so that callers keep it in
+/// registers.
+#[cold]
+fn refill_bytes(
+    input: &[u8],
+    mut bits: u64,
+    mut bit_count: u32,
+    mut next_in: usize,
+) -> Result<(u64, u32, usize), Error> {
+    while bit_count <= 56 {
+        bits |= u64::from(input.get(next_in).copied().unwrap_or(0)) << bit_count;
+        next_in += 1;
+        bit_count += 8;
+    }
+    if next_in > input.len() + 8 {
+        return Err(Error::Truncated { offset: 0 });
+    }
+    Ok((bits, bit_count, next_in))
 }
 
 /// Copies `length` bytes from `distance` back to `pos`, whole words at a time (writing up to 39
