@@ -1,9 +1,9 @@
 //! Write-behind for large entries: while another worker is waiting for work, the worker inflating
 //! a large entry queues each inflated chunk with its offset, and the idle worker writes it
 //! (`pwrite` at that offset), so one large entry keeps two cores busy, one inflating and one
-//! writing; when nobody waits, the producer writes its chunks itself, without the copy. The queue is bounded:
-//! a producer that finds it full writes a chunk itself before inflating the next, so memory
-//! stays at a few chunks whatever the entry's size.
+//! writing; when nobody waits, the producer writes its chunks itself, without the copy. The queue
+//! is bounded: a producer that finds it full writes a chunk itself before inflating the next, so
+//! memory stays at a few chunks whatever the entry's size.
 
 use std::collections::VecDeque;
 use std::fs::File;

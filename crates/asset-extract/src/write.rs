@@ -19,8 +19,10 @@ use crate::tree::Tree;
 /// whatever the archive holds.
 pub(crate) const WHOLE_ENTRY_MAX: u64 = 4 << 20;
 
-/// A streamed entry's chunks: each fits a 1 MiB buffer, overrun included.
-const CHUNK: usize = (1 << 20) - ChunkedInflater::MAX_OVERRUN;
+/// The pooled buffer a streamed entry's chunk is copied into when it is handed to another worker.
+const CHUNK_BUFFER: usize = 1 << 20;
+/// A streamed entry's chunks: each fits a chunk buffer, overrun included.
+const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
 
 /// What a worker keeps between entries: the whole-stream decoder for entries inflated at once,
 /// and the chunked one (made on first use) for large entries.
@@ -73,9 +75,9 @@ pub(crate) fn write_file<'a, 'pool>(
             write(&mut file, out)?;
         }
         Method::Deflate => {
-            // Large: inflate in bounded chunks, hashing as it goes; written here when durable
-            // (so the file can be synced below), else copied into a pooled buffer and handed to
-            // whichever worker is idle.
+            // Large: inflate in bounded chunks, hashing as it goes. Each chunk is written at once
+            // (always when durable, so the file can be synced below), or, while another worker
+            // waits for work, copied into a pooled buffer and handed to it.
             let inflater =
                 inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
             if durable {
@@ -91,7 +93,7 @@ pub(crate) fn write_file<'a, 'pool>(
                             .map_err(|err| Error::io("writing", &target.path, err));
                     }
                     let mut data = pool
-                        .acquire(1 << 20)
+                        .acquire(CHUNK_BUFFER)
                         .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
                     data[..chunk.len()].copy_from_slice(chunk);
                     behind.push(Chunk { target: Arc::clone(&target), offset, data, len: chunk.len() })
