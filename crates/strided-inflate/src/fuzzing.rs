@@ -5,7 +5,7 @@ use flate2::{Decompress, FlushDecompress, Status};
 
 use crate::{ChunkedInflater, Decoder, Format, pack};
 
-/// `data` = [format byte][offset (2 bytes LE)][expected len (2 bytes LE)][input…]. Checks: never
+/// `data` = format byte, offset (2 bytes LE), expected len (2 bytes LE), input. Checks: never
 /// panics; on success the consumed count stays within the input, and flate2 agrees on the bytes
 /// and the consumed count; on failure the output is all zeros.
 pub fn inflate_at(data: &[u8]) {
@@ -60,7 +60,7 @@ pub fn pack_walk(data: &[u8]) {
     }
 }
 
-/// `data` = [format byte][chunk size (2 bytes LE)][input…]. Checks: never panics, never hands out
+/// `data` = format byte, chunk size (2 bytes LE), input. Checks: never panics, never hands out
 /// a chunk longer than its size plus the documented overrun; on success flate2 agrees on every
 /// byte and on the consumed count; whatever flate2 decodes completely, the chunked decoder does
 /// too, unless flate2 skipped a check (a zlib trailer it does not verify).
