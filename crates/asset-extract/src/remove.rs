@@ -5,7 +5,9 @@
 //! a worker lists it, unlinks its files, queues its subdirectories, and the last job to finish
 //! inside a directory removes it. Everything is relative to directory descriptors opened with
 //! `O_NOFOLLOW`: a directory swapped for a symlink while the tree is removed is unlinked as a
-//! link, never followed.
+//! link, never followed. A subdirectory is opened only when a worker takes its job, and jobs are
+//! taken newest first (depth first), so the descriptors open at once stay near the tree's depth
+//! plus the thread count, however wide the tree.
 
 use std::ffi::{CStr, CString};
 use std::io;
@@ -24,9 +26,15 @@ struct Node {
     pending: AtomicUsize,
 }
 
+/// A directory to empty: `name` inside `parent`, not opened yet.
+struct Job {
+    parent: Arc<Node>,
+    name: CString,
+}
+
 /// Jobs waiting, and how many are running (the queue is drained when both are zero).
 struct Queue {
-    state: Mutex<(Vec<Arc<Node>>, usize)>,
+    state: Mutex<(Vec<Job>, usize)>,
     changed: Condvar,
     failure: Mutex<Option<io::Error>>,
 }
@@ -107,8 +115,8 @@ fn list(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> io::Result<()>) -> io
 }
 
 impl Queue {
-    fn push(&self, node: Arc<Node>) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).0.push(node);
+    fn push(&self, job: Job) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).0.push(job);
         self.changed.notify_one();
     }
 
@@ -124,13 +132,10 @@ impl Queue {
     fn work(&self) {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         loop {
-            if let Some(node) = state.0.pop() {
+            if let Some(job) = state.0.pop() {
                 state.1 += 1;
                 drop(state);
-                if !self.failed() {
-                    self.empty(&node);
-                }
-                finish(node, self);
+                self.run(job);
                 state = self.state.lock().unwrap_or_else(|p| p.into_inner());
                 state.1 -= 1;
                 if state.0.is_empty() && state.1 == 0 {
@@ -144,19 +149,32 @@ impl Queue {
         }
     }
 
+    /// Opens the job's directory and empties it; its parent then has one job fewer.
+    fn run(&self, job: Job) {
+        if self.failed() {
+            return finish(job.parent, self);
+        }
+        match open_dir(job.parent.fd.as_raw_fd(), &job.name) {
+            Ok(fd) => {
+                let node = Arc::new(Node { fd, parent: Some((job.parent, job.name)), pending: AtomicUsize::new(1) });
+                self.empty(&node);
+                finish(node, self);
+            }
+            Err(e) => {
+                self.fail(e);
+                finish(job.parent, self);
+            }
+        }
+    }
+
     /// Unlinks the files of `node` and queues its subdirectories.
     fn empty(&self, node: &Arc<Node>) {
         let result = list(&node.fd, |name, is_dir| {
             if !is_dir {
                 return unlink_at(&node.fd, name, 0);
             }
-            let fd = open_dir(node.fd.as_raw_fd(), name)?;
             node.pending.fetch_add(1, Ordering::AcqRel);
-            self.push(Arc::new(Node {
-                fd,
-                parent: Some((Arc::clone(node), name.to_owned())),
-                pending: AtomicUsize::new(1),
-            }));
+            self.push(Job { parent: Arc::clone(node), name: name.to_owned() });
             Ok(())
         });
         if let Err(e) = result {
@@ -193,7 +211,10 @@ pub(crate) fn remove_tree(path: &Path, threads: usize) -> io::Result<()> {
         Err(e) => return Err(e),
     };
     let root = Arc::new(Node { fd, parent: None, pending: AtomicUsize::new(1) });
-    let queue = Queue { state: Mutex::new((vec![root], 0)), changed: Condvar::new(), failure: Mutex::new(None) };
+    let queue = Queue { state: Mutex::new((Vec::new(), 0)), changed: Condvar::new(), failure: Mutex::new(None) };
+    // The root's own listing runs here first and queues the jobs the threads share.
+    queue.empty(&root);
+    finish(Arc::clone(&root), &queue);
     std::thread::scope(|s| {
         for _ in 1..threads.max(1) {
             s.spawn(|| queue.work());
@@ -209,6 +230,41 @@ pub(crate) fn remove_tree(path: &Path, threads: usize) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_wide_tree_is_removed_with_few_descriptors_open() {
+        // The check runs in a child process (this test binary again) held to 64 descriptors: a
+        // remover that opened every subdirectory it queued would need 600.
+        use std::os::unix::process::CommandExt;
+        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        child
+            .args(["--exact", "remove::tests::wide_tree_in_a_child", "--ignored", "--test-threads", "1"])
+            .env("BUFKIT_WIDE_TREE_CHILD", "1");
+        // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
+        unsafe {
+            child.pre_exec(|| {
+                let limit = libc::rlimit { rlim_cur: 64, rlim_max: 64 };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+            });
+        }
+        let out = child.output().unwrap();
+        let log = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success() && log.contains("1 passed"), "{log}{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
+    #[ignore = "run by a_wide_tree_is_removed_with_few_descriptors_open, in a process held to 64 descriptors"]
+    fn wide_tree_in_a_child() {
+        assert!(std::env::var_os("BUFKIT_WIDE_TREE_CHILD").is_some(), "run through its parent test");
+        let base = std::env::temp_dir().join(format!("bufkit-wide-tree-{}", std::process::id()));
+        for d in 0..600 {
+            let dir = base.join(format!("d{d}"));
+            std::fs::create_dir_all(dir.join("inner")).unwrap();
+            std::fs::write(dir.join("f"), b"x").unwrap();
+        }
+        remove_tree(&base, 3).unwrap();
+        assert!(!base.exists());
+    }
 
     #[test]
     fn removes_a_deep_wide_tree_and_leaves_symlink_targets_alone() {
