@@ -83,21 +83,45 @@ fn worker_threads(threads: usize) -> usize {
     }
 }
 
-/// Whether `path` matches `pattern` (`*`, `?`, or a `dir/` prefix).
+/// Whether `path` matches `pattern` (`*` any run of characters, `?` one character, or a `dir/`
+/// prefix). A loop that backtracks only to the last `*`: linear stack and O(pattern × path) time
+/// whatever the (archive-supplied, possibly 4 KiB) path.
 fn matches(pattern: &str, path: &str) -> bool {
     if let Some(dir) = pattern.strip_suffix('/') {
         return path == dir || path.starts_with(pattern);
     }
-    fn glob(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => glob(&p[1..], s) || (!s.is_empty() && glob(p, &s[1..])),
-            (Some(b'?'), Some(_)) => glob(&p[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => glob(&p[1..], &s[1..]),
-            _ => false,
+    let (p, s) = (pattern.as_bytes(), path.as_bytes());
+    // Bytes in the UTF-8 character starting at `s[i]` (paths are valid UTF-8).
+    let char_len = |i: usize| path[i..].chars().next().map_or(1, char::len_utf8);
+    let (mut pi, mut si) = (0, 0);
+    // After the last `*` seen: where the pattern resumes, and where in `path` the `*` stopped.
+    let mut star: Option<(usize, usize)> = None;
+    while si < s.len() {
+        match p.get(pi) {
+            Some(b'*') => {
+                star = Some((pi + 1, si));
+                pi += 1;
+            }
+            Some(b'?') => {
+                pi += 1;
+                si += char_len(si);
+            }
+            Some(&c) if c == s[si] => {
+                pi += 1;
+                si += 1;
+            }
+            _ => match star {
+                // Let the last `*` take one more character, and try again from there.
+                Some((resume, taken)) => {
+                    let next = taken + char_len(taken);
+                    star = Some((resume, next));
+                    (pi, si) = (resume, next);
+                }
+                None => return false,
+            },
         }
     }
-    glob(pattern.as_bytes(), path.as_bytes())
+    p[pi..].iter().all(|&c| c == b'*')
 }
 
 /// Extracts the archive at `archive` into `dest` (created or replaced as a whole).
@@ -357,4 +381,37 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         out.push((e.path.clone(), bytes));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::matches;
+
+    #[test]
+    fn patterns_match_as_documented() {
+        assert!(
+            matches("assets/", "assets/app.js") && matches("assets/", "assets") && !matches("assets/", "assetsx/a")
+        );
+        assert!(matches("*.js", "a/b/c.js") && !matches("*.js", "a/b/c.jsx"));
+        assert!(matches("a/*/c.?s", "a/bbb/c.js") && !matches("a/*/c.?s", "a/bbb/c.jss"));
+        assert!(matches("*", "") && matches("**", "x") && !matches("?", ""));
+        assert!(matches("r?sum?.txt", "résumé.txt"), "? is one character, not one byte");
+        assert!(matches("*a*b*c*", "xxaxxbxxcxx") && !matches("*a*b*c*", "xxaxxcxxbxx"));
+        assert!(matches("exact", "exact") && !matches("exact", "exactly"));
+    }
+
+    #[test]
+    fn a_long_path_and_many_stars_take_neither_deep_stack_nor_exponential_time() {
+        let path = format!("{}b", "a".repeat(4000));
+        let pattern = "*a".repeat(30) + "*c";
+        let start = std::time::Instant::now();
+        let matched = std::thread::Builder::new()
+            .stack_size(64 << 10)
+            .spawn(move || matches(&pattern, &path))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(!matched);
+        assert!(start.elapsed() < std::time::Duration::from_secs(5), "backtracking blew up");
+    }
 }

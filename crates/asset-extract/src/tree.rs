@@ -34,19 +34,30 @@ pub(crate) struct Tree<'a> {
     index: HashMap<&'a str, usize, foldhash::fast::RandomState>,
 }
 
-/// The index of directory `path`, added (after its parents, so parents always come first) if new.
+/// Adds directory `path` and its missing ancestors, each after its parent (so parents always come
+/// first). A loop, not recursion: a hostile name may be 2,000 components deep, and this runs on
+/// the caller's thread (a BEAM dirty scheduler has a small stack).
 fn intern<'a>(
     path: &'a str,
     dirs: &mut Vec<Dir<'a>>,
     index: &mut HashMap<&'a str, usize, foldhash::fast::RandomState>,
-) -> usize {
-    if let Some(&i) = index.get(path) {
-        return i;
+) {
+    let mut missing = Vec::new();
+    let mut parent = None;
+    let mut at = Some(path);
+    while let Some(dir) = at {
+        if let Some(&i) = index.get(dir) {
+            parent = Some(i);
+            break;
+        }
+        missing.push(dir);
+        at = dir.rsplit_once('/').map(|(up, _)| up);
     }
-    let parent = path.rsplit_once('/').map(|(parent, _)| intern(parent, dirs, index));
-    dirs.push(Dir { path, parent, made: OnceLock::new() });
-    index.insert(path, dirs.len() - 1);
-    dirs.len() - 1
+    for dir in missing.into_iter().rev() {
+        dirs.push(Dir { path: dir, parent, made: OnceLock::new() });
+        index.insert(dir, dirs.len() - 1);
+        parent = Some(dirs.len() - 1);
+    }
 }
 
 /// The relative path as a C string: entry paths never hold NUL (names are checked when parsed).
@@ -88,12 +99,29 @@ impl<'a> Tree<'a> {
         self.dirs.iter().map(|d| self.root_path.join(d.path))
     }
 
-    /// Makes directory `i` and its missing parents (each exactly once, whoever asks first).
+    /// Makes directory `i` and its missing parents (each exactly once, whoever asks first), top
+    /// down, in a loop (see [`intern`] for why not recursion).
     fn make(&self, i: usize) -> Result<(), Error> {
-        let dir = &self.dirs[i];
-        if let Some(parent) = dir.parent {
-            self.make(parent)?;
+        let mut chain = Vec::new();
+        let mut at = Some(i);
+        while let Some(j) = at {
+            if self.dirs[j].made.get().is_some() {
+                break;
+            }
+            chain.push(j);
+            at = self.dirs[j].parent;
         }
+        if let Some(made) = at.and_then(|j| self.dirs[j].made.get())
+            && made.is_err()
+        {
+            return self.make_one(at.expect("checked"));
+        }
+        chain.into_iter().rev().try_for_each(|j| self.make_one(j))
+    }
+
+    /// Makes directory `i`, its parent being made.
+    fn make_one(&self, i: usize) -> Result<(), Error> {
+        let dir = &self.dirs[i];
         let made = dir.made.get_or_init(|| {
             let path = c_path(dir.path).map_err(|_| libc::EINVAL)?;
             // SAFETY: `root` is an open directory descriptor owned by `self` and `path` is a

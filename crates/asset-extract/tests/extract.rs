@@ -369,6 +369,25 @@ fn several_large_entries_are_written_behind_by_any_worker_at_any_thread_count() 
 }
 
 #[test]
+fn a_very_deep_name_extracts_on_a_small_stack() {
+    // 1,500 nested directories: nothing on the calling thread may recurse per path component (a
+    // BEAM dirty scheduler or a JVM thread can have a small stack).
+    let name = format!("{}deep.txt", "d/".repeat(1500));
+    let (zip, _) = build(&[Spec::file(&name, b"at the bottom")], b"");
+    let dir = workdir("deep");
+    let out = dir.join("out");
+    let (zip2, out2) = (zip.clone(), out.clone());
+    std::thread::Builder::new()
+        .stack_size(128 << 10)
+        .spawn(move || extract_bytes(&zip2, &out2, &Options { threads: 2, ..Options::default() }).unwrap())
+        .unwrap()
+        .join()
+        .unwrap();
+    assert_eq!(std::fs::read(out.join(&name)).unwrap(), b"at the bottom");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn incremental_extraction_keeps_what_did_not_change() {
     use std::os::unix::fs::MetadataExt;
     let dir = workdir("incremental");
