@@ -184,18 +184,22 @@ impl Queue {
 }
 
 /// One job inside `node` is done; when it was the last, `node` is empty and is removed from its
-/// parent, which in turn has one job fewer.
-fn finish(node: Arc<Node>, queue: &Queue) {
-    if node.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
-        return;
-    }
-    if let Some((parent, name)) = &node.parent {
+/// parent, which in turn has one job fewer, and so on up. A loop, holding each parent before
+/// letting go of its child, so neither the walk up nor the drops recurse (the tree may be
+/// thousands of directories deep, and the caller's thread may have a small stack).
+fn finish(mut node: Arc<Node>, queue: &Queue) {
+    loop {
+        if node.pending.fetch_sub(1, Ordering::AcqRel) != 1 {
+            return;
+        }
+        let Some((parent, name)) = &node.parent else { return };
         if !queue.failed()
             && let Err(e) = unlink_at(&parent.fd, name, libc::AT_REMOVEDIR)
         {
             queue.fail(e);
         }
-        finish(Arc::clone(parent), queue);
+        let parent = Arc::clone(parent);
+        node = parent;
     }
 }
 
@@ -250,6 +254,22 @@ mod tests {
         let out = child.output().unwrap();
         let log = String::from_utf8_lossy(&out.stdout);
         assert!(out.status.success() && log.contains("1 passed"), "{log}{}", String::from_utf8_lossy(&out.stderr));
+    }
+
+    #[test]
+    fn a_deep_tree_is_removed_on_a_small_stack() {
+        let base = std::env::temp_dir().join(format!("bufkit-deep-tree-{}", std::process::id()));
+        let deep = base.join("d/".repeat(1500));
+        std::fs::create_dir_all(&deep).unwrap();
+        std::fs::write(deep.join("f"), b"x").unwrap();
+        let root = base.clone();
+        std::thread::Builder::new()
+            .stack_size(128 << 10)
+            .spawn(move || remove_tree(&root, 1).unwrap())
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(!base.exists());
     }
 
     #[test]
