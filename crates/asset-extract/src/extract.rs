@@ -42,7 +42,8 @@ pub struct Options<'a> {
     /// next incremental extraction hard-link every file whose size, CRC-32 and mode are unchanged
     /// from the existing destination instead of writing it again; files gone from the archive
     /// disappear. Still all or nothing. Kept files are trusted to be as the last extraction left
-    /// them (their size and type are checked, not their bytes).
+    /// them (their size and type are checked, not their bytes); they are reached without following any
+    /// symlink, so nothing outside the destination is ever kept.
     pub incremental: bool,
 }
 
@@ -147,9 +148,9 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     let (entries, total_entries, bytes_total) = select(data, options)?;
 
-    let previous = if options.incremental { manifest::read(dest) } else { None };
+    let previous = if options.incremental { manifest::previous(dest) } else { None };
     let staging = Staging::create(dest)?;
-    let outcome = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref().map(|m| (dest, m)));
+    let outcome = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref());
     match outcome {
         Ok(mut report) => {
             report.skipped = (total_entries - entries.len()) as u64;
@@ -202,7 +203,7 @@ fn write_all(
     root: &Path,
     options: &Options<'_>,
     bytes_total: u64,
-    previous: Option<(&Path, &manifest::Manifest)>,
+    previous: Option<&manifest::Previous>,
 ) -> Result<Report, Error> {
     let tree = Tree::plan(root, entries)?;
     let files: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::File).collect();
@@ -243,7 +244,7 @@ fn write_all(
                     Err(Error::Cancelled)
                 } else {
                     tree.make_parent(&files[i].path).and_then(|()| {
-                        if previous.is_some_and(|(old, m)| manifest::reuse(old, m, files[i], root)) {
+                        if previous.is_some_and(|p| manifest::reuse(p, files[i], &tree)) {
                             reused.fetch_add(1, Ordering::Relaxed);
                             Ok(())
                         } else {

@@ -3,10 +3,16 @@
 //! (4), path length (4), path.
 
 use std::collections::HashMap;
+use std::ffi::CString;
+use std::fs::{File, OpenOptions};
+use std::io::Read;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::Entry;
 use crate::Error;
+use crate::tree::Tree;
 
 /// File name of the manifest inside the destination.
 pub(crate) const NAME: &str = ".bufkit-manifest";
@@ -15,10 +21,39 @@ const MAGIC: &[u8] = b"bufkit-manifest 1\n";
 /// path -> (crc32, size, mode)
 pub(crate) type Manifest = HashMap<String, (u32, u64, u32)>;
 
-/// The manifest of an existing destination; `None` if there is none or it is not valid (then
-/// everything is written afresh).
-pub(crate) fn read(dest: &Path) -> Option<Manifest> {
-    let bytes = std::fs::read(dest.join(NAME)).ok()?;
+/// The destination an incremental extraction replaces: a handle on it and its manifest.
+pub(crate) struct Previous {
+    root: File,
+    manifest: Manifest,
+}
+
+/// Opens `flags` at `name` relative to `dir`, never following a symlink in that last step.
+fn open_at(dir: RawFd, name: &str, flags: libc::c_int) -> Option<OwnedFd> {
+    let name = CString::new(name).ok()?;
+    // SAFETY: `dir` is an open directory descriptor of the caller's and `name` a NUL-terminated
+    // string that outlives the call.
+    let fd = unsafe { libc::openat(dir, name.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
+    // SAFETY: a descriptor just returned by a successful openat, owned by nothing else.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// The existing destination and its manifest; `None` if there is none, it is not a directory (a
+/// symlink in its place is not followed), or the manifest is not valid: then everything is written
+/// afresh.
+pub(crate) fn previous(dest: &Path) -> Option<Previous> {
+    let root = OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
+        .open(dest)
+        .ok()?;
+    let mut bytes = Vec::new();
+    File::from(open_at(root.as_raw_fd(), NAME, libc::O_RDONLY)?).read_to_end(&mut bytes).ok()?;
+    let manifest = parse(&bytes)?;
+    Some(Previous { root, manifest })
+}
+
+/// path -> (crc32, size, mode), from the manifest's bytes.
+fn parse(bytes: &[u8]) -> Option<Manifest> {
     let mut rest = bytes.strip_prefix(MAGIC)?;
     let mut manifest = HashMap::new();
     while !rest.is_empty() {
@@ -48,18 +83,35 @@ pub(crate) fn write(root: &Path, files: &[&Entry]) -> Result<(), Error> {
 }
 
 /// Keeps `entry` from the previous extraction by hard-linking it into the staged tree, if the
-/// manifest says it is unchanged and the old file is still a regular file of that size. False
-/// means: write it.
-pub(crate) fn reuse(old_root: &Path, manifest: &Manifest, entry: &Entry, root: &Path) -> bool {
-    if manifest.get(&entry.path) != Some(&(entry.crc32, entry.size, entry.mode)) {
+/// manifest says it is unchanged and the old file is still a regular file of that size. The old
+/// path is walked one directory at a time with `O_NOFOLLOW`, and the file itself is checked without
+/// following it: a symlink put anywhere on the way makes the file be written afresh, never reached
+/// through. False means: write it.
+pub(crate) fn reuse(previous: &Previous, entry: &Entry, tree: &Tree<'_>) -> bool {
+    if previous.manifest.get(&entry.path) != Some(&(entry.crc32, entry.size, entry.mode)) {
         return false;
     }
-    let old = old_root.join(&entry.path);
-    // symlink_metadata: a symlink put in place of a file is never followed, only rewritten.
-    match std::fs::symlink_metadata(&old) {
-        Ok(m) if m.file_type().is_file() && m.len() == entry.size => {
-            std::fs::hard_link(&old, root.join(&entry.path)).is_ok()
+    let (dirs, name) = match entry.path.rsplit_once('/') {
+        Some((dirs, name)) => (Some(dirs), name),
+        None => (None, entry.path.as_str()),
+    };
+    let mut held: Option<OwnedFd> = None;
+    for component in dirs.into_iter().flat_map(|d| d.split('/')) {
+        let at = held.as_ref().map_or(previous.root.as_raw_fd(), AsRawFd::as_raw_fd);
+        match open_at(at, component, libc::O_RDONLY | libc::O_DIRECTORY) {
+            Some(fd) => held = Some(fd),
+            None => return false,
         }
-        _ => false,
     }
+    let dir = held.as_ref().map_or(previous.root.as_raw_fd(), AsRawFd::as_raw_fd);
+    let Ok(name) = CString::new(name) else { return false };
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `dir` is an open directory, `name` NUL-terminated, `st` writable.
+    if unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
+        return false;
+    }
+    st.st_mode & libc::S_IFMT == libc::S_IFREG
+        && st.st_size as u64 == entry.size
+        && tree.link_from(dir, &name, &entry.path)
 }

@@ -4,10 +4,10 @@
 //! joins), never through a link.
 
 use std::collections::HashMap;
-use std::ffi::CString;
+use std::ffi::{CStr, CString};
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -161,6 +161,19 @@ impl<'a> Tree<'a> {
         }
         // SAFETY: `fd` was just returned by a successful openat and is owned by nothing else.
         Ok(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Hard-links `name` in directory `dir` (not following it if it is a symlink) as `path` in the
+    /// tree, its parent made first; false if that fails for any reason.
+    pub(crate) fn link_from(&self, dir: RawFd, name: &CStr, path: &str) -> bool {
+        let Ok(target) = c_path(path) else { return false };
+        if self.make_parent(path).is_err() {
+            return false;
+        }
+        // SAFETY: `dir` and `root` are open directory descriptors, both names NUL-terminated and
+        // alive for the call; flags 0: a symlink at `name` would be linked itself, not followed
+        // (and the caller has checked it is a regular file).
+        unsafe { libc::linkat(dir, name.as_ptr(), self.root.as_raw_fd(), target.as_ptr(), 0) == 0 }
     }
 
     /// The full path of `path` under the root, for messages and for the few calls that need one.

@@ -442,6 +442,38 @@ fn incremental_extraction_keeps_what_did_not_change() {
 }
 
 #[test]
+fn incremental_reuse_never_reaches_through_a_symlinked_directory() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = workdir("incremental-symlinked-dir");
+    let (dest, outside) = (dir.join("out"), dir.join("outside"));
+    let content = b"kept content".repeat(50);
+    let v1 = build(&[Spec::file("lib/keep.bin", &content), Spec::file("other.txt", b"1")], b"").0;
+    let inc = || Options { incremental: true, ..Options::default() };
+    extract_bytes(&v1, &dest, &inc()).unwrap();
+    // Someone swaps the directory for a symlink to a place holding a file of the same name and
+    // size (a different file, unrelated to the extraction).
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("keep.bin"), vec![b'!'; content.len()]).unwrap();
+    std::fs::remove_dir_all(dest.join("lib")).unwrap();
+    std::os::unix::fs::symlink(&outside, dest.join("lib")).unwrap();
+    let outside_inode = std::fs::metadata(outside.join("keep.bin")).unwrap().ino();
+    let report = extract_bytes(&v1, &dest, &inc()).unwrap();
+    assert_eq!(report.reused, 1, "only other.txt is kept");
+    assert!(std::fs::symlink_metadata(dest.join("lib")).unwrap().is_dir(), "a real directory again");
+    assert_eq!(std::fs::read(dest.join("lib/keep.bin")).unwrap(), content, "written from the archive");
+    assert_ne!(std::fs::metadata(dest.join("lib/keep.bin")).unwrap().ino(), outside_inode, "not linked from outside");
+    assert_eq!(std::fs::read(outside.join("keep.bin")).unwrap(), vec![b'!'; content.len()], "outside untouched");
+    // The destination itself replaced by a symlink: nothing is reused through it either.
+    let elsewhere = dir.join("elsewhere");
+    std::fs::rename(&dest, &elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, &dest).unwrap();
+    let report = extract_bytes(&v1, &dest, &inc()).unwrap();
+    assert_eq!(report.reused, 0);
+    assert!(std::fs::symlink_metadata(&dest).unwrap().is_dir());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn extracting_to_memory_applies_the_same_rules() {
     let (zip, _) = build(&sample(), b"");
     let files = asset_extract::extract_to_memory(&zip, &Options::default()).unwrap();
