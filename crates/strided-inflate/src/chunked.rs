@@ -243,10 +243,10 @@ impl<'a> ChunkedInflater<'a> {
         ChunkedInflater::with_chunk_size(format, 1 << 20)
     }
 
-    /// A decoder handing out chunks of about `chunk_size` bytes (at least 1; a chunk may run up to
-    /// [`MAX_OVERRUN`](Self::MAX_OVERRUN) bytes past it).
+    /// A decoder handing out chunks of about `chunk_size` bytes (clamped to 1 byte – 1 GiB; a chunk
+    /// may run up to [`MAX_OVERRUN`](Self::MAX_OVERRUN) bytes past it).
     pub fn with_chunk_size(format: Format, chunk_size: usize) -> ChunkedInflater<'a> {
-        let chunk_size = chunk_size.max(1);
+        let chunk_size = chunk_size.clamp(1, 1 << 30);
         let mut fixed_litlen = table();
         let mut fixed_dist = table();
         let mut lengths = [0u8; 288];
