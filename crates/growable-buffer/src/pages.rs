@@ -19,14 +19,17 @@ fn align_up(addr: usize) -> usize {
     (addr + HUGE_PAGE - 1) & !(HUGE_PAGE - 1)
 }
 
+/// A fresh anonymous private mapping of `len` bytes with `prot`, wherever the kernel puts it.
+pub(crate) fn map_anonymous(len: usize, prot: libc::c_int) -> Option<*mut c_void> {
+    // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
+    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+    (p != libc::MAP_FAILED).then_some(p)
+}
+
 /// Reserves `len` bytes of address space starting on a 2 MiB boundary, with `prot`.
 fn map_aligned(len: usize, prot: libc::c_int) -> Option<*mut c_void> {
     let span = len.checked_add(HUGE_PAGE)?;
-    // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
-    let raw = unsafe { libc::mmap(std::ptr::null_mut(), span, prot, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
-    if raw == libc::MAP_FAILED {
-        return None;
-    }
+    let raw = map_anonymous(span, prot)?;
     let start = raw as usize;
     let aligned = align_up(start);
     let (head, tail) = (aligned - start, start + span - (aligned + len));
@@ -54,21 +57,7 @@ pub(crate) fn map(len: usize) -> Option<NonNull<u8>> {
     let p = if len >= HUGE_MIN {
         map_aligned(len, libc::PROT_READ | libc::PROT_WRITE)?
     } else {
-        // SAFETY: as in map_aligned.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                -1,
-                0,
-            )
-        };
-        if p == libc::MAP_FAILED {
-            return None;
-        }
-        p
+        map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE)?
     };
     advise(p, len);
     NonNull::new(p.cast())

@@ -31,23 +31,11 @@ pub fn fill(buf: &mut GrowableBuffer, source: &[u8], lens: &[u8]) -> Result<(), 
 /// The reference: one memcpy of `source` into freshly mapped pages (page faults included, as for
 /// the buffers; mapped directly so glibc's sliding mmap threshold cannot hand back warm memory),
 /// then unmapped. Returns the bytes copied, or `None` if the mapping failed.
-#[cfg(target_os = "linux")]
+#[cfg(all(target_os = "linux", not(miri)))]
 pub fn memcpy_into_fresh_pages(source: &[u8]) -> Option<usize> {
     let len = source.len().max(1);
-    // SAFETY: an anonymous private mapping with no address hint touches no existing memory.
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ | libc::PROT_WRITE,
-            libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-            -1,
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return None;
-    }
+    // Plain pages, not the buffers' huge-page-aligned ones: the reference is an ordinary mapping.
+    let p = crate::pages::map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE)?;
     // SAFETY: the mapping holds len ≥ source.len() writable bytes and cannot overlap `source`.
     unsafe { std::ptr::copy_nonoverlapping(source.as_ptr(), p.cast::<u8>(), source.len()) };
     std::hint::black_box(p);
