@@ -2,22 +2,17 @@
 //! local header, names, overlaps) and CRC-32 of every entry, against a full 1-thread extraction.
 //! Usage: cargo run --release -p asset-extract --example check_cost -- ARCHIVE DEST_DIR [ROUNDS]
 
-use std::path::Path;
 use std::time::Instant;
 
 use asset_extract::{Options, extract, extract_to_memory, read_entries};
 
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
+mod support;
+
+use support::median;
 
 fn main() {
-    let args: Vec<String> = std::env::args().collect();
-    let (archive, root) = (Path::new(&args[1]), Path::new(&args[2]));
-    let rounds: usize = args.get(3).and_then(|r| r.parse().ok()).unwrap_or(5);
-    std::fs::create_dir_all(root).unwrap();
-    let data = std::fs::read(archive).unwrap();
+    let (archive, data, root, rounds) = support::args();
+    let (archive, root) = (archive.as_path(), root.as_path());
     let one = Options { threads: 1, ..Options::default() };
     let (mut parse, mut crc, mut full) = (Vec::new(), Vec::new(), Vec::new());
     let files = extract_to_memory(&data, &one).unwrap();
