@@ -56,6 +56,13 @@ static ERL_NIF_TERM error_term(ErlNifEnv *env, bk_status status) {
   return enif_make_tuple2(env, atom_error, status_atom(env, status));
 }
 
+/* {ok, Resource}: the term takes over our reference to the resource. */
+static ERL_NIF_TERM ok_resource(ErlNifEnv *env, void *res) {
+  ERL_NIF_TERM term = enif_make_resource(env, res);
+  enif_release_resource(res);
+  return enif_make_tuple2(env, atom_ok, term);
+}
+
 static ERL_NIF_TERM ok_or_error(ErlNifEnv *env, bk_status status) {
   return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
 }
@@ -149,7 +156,7 @@ static int size_option(ErlNifEnv *env, ERL_NIF_TERM map, const char *key, size_t
 
 static ERL_NIF_TERM buffer_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   bk_buffer_config config;
-  ERL_NIF_TERM value, term;
+  ERL_NIF_TERM value;
   buffer_res *res;
   bk_status status;
   (void)argc;
@@ -187,9 +194,7 @@ static ERL_NIF_TERM buffer_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
     enif_release_resource(res);
     return error_term(env, status);
   }
-  term = enif_make_resource(env, res);
-  enif_release_resource(res); /* the term now owns it */
-  return enif_make_tuple2(env, atom_ok, term);
+  return ok_resource(env, res);
 }
 
 /* ---- operations on a locked, live buffer ------------------------------------------------ */
@@ -332,7 +337,7 @@ static ERL_NIF_TERM buffer_free_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM
 
 static ERL_NIF_TERM pool_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   bk_pool_config config;
-  ERL_NIF_TERM value, term;
+  ERL_NIF_TERM value;
   pool_res *res;
   bk_status status;
   size_t n = 0;
@@ -363,9 +368,7 @@ static ERL_NIF_TERM pool_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
     enif_release_resource(res); /* dtor: bk_pool_free(NULL) is a no-op */
     return error_term(env, status);
   }
-  term = enif_make_resource(env, res);
-  enif_release_resource(res);
-  return enif_make_tuple2(env, atom_ok, term);
+  return ok_resource(env, res);
 }
 
 static ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -374,7 +377,6 @@ static ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   ErlNifUInt64 size;
   bk_lease lease;
   bk_status status;
-  ERL_NIF_TERM term;
   (void)argc;
   if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool) || !enif_get_uint64(env, argv[1], &size))
     return enif_make_badarg(env);
@@ -390,9 +392,7 @@ static ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   res->owner = pool;
   res->lease = lease;
   res->released = 0;
-  term = enif_make_resource(env, res);
-  enif_release_resource(res);
-  return enif_make_tuple2(env, atom_ok, term);
+  return ok_resource(env, res);
 }
 
 /* pool_release(Pool, Lease): the lease must come from Pool (else wrong_pool) and be out (else
