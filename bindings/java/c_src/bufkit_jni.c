@@ -11,6 +11,12 @@
 
 #define HANDLE(h) ((bk_buffer *)(intptr_t)(h))
 
+/* Copies `n` values into a Java long[]; 0 if that raised (a null or too short array). */
+static int store_longs(JNIEnv *env, jlongArray out, const jlong *values, jsize n) {
+  (*env)->SetLongArrayRegion(env, out, 0, n, values);
+  return !(*env)->ExceptionCheck(env);
+}
+
 JNIEXPORT jstring JNICALL Java_dev_bufkit_jni_JniNative_version(JNIEnv *env, jclass cls) {
   (void)cls;
   return (*env)->NewStringUTF(env, bk_version());
@@ -52,8 +58,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jcla
   status = bk_buffer_new(&config, &buffer);
   if (status != BK_STATUS_OK) return (jint)status;
   handle = (jlong)(intptr_t)buffer;
-  (*env)->SetLongArrayRegion(env, handle_out, 0, 1, &handle);
-  if ((*env)->ExceptionCheck(env)) {
+  if (!store_longs(env, handle_out, &handle, 1)) {
     bk_buffer_free(buffer);
     return BK_STATUS_NULL_POINTER;
   }
@@ -113,8 +118,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferStats(JNIEnv *env, jc
   values[2] = (jlong)s.grows;
   values[3] = (jlong)s.moves;
   values[4] = (jlong)s.bytes_copied;
-  (*env)->SetLongArrayRegion(env, out, 0, 5, values);
-  return (*env)->ExceptionCheck(env) ? BK_STATUS_OUT_OF_RANGE : BK_STATUS_OK;
+  return store_longs(env, out, values, 5) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jbyteArray dst,
@@ -169,8 +173,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass
   status = bk_pool_new(&config, &pool);
   if (status != BK_STATUS_OK) return (jint)status;
   handle = (jlong)(intptr_t)pool;
-  (*env)->SetLongArrayRegion(env, handle_out, 0, 1, &handle);
-  if ((*env)->ExceptionCheck(env)) {
+  if (!store_longs(env, handle_out, &handle, 1)) {
     bk_pool_free(pool);
     return BK_STATUS_NULL_POINTER;
   }
@@ -196,8 +199,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jc
   fields[1] = (jlong)lease.len;
   fields[2] = (jlong)(intptr_t)lease.pool;
   fields[3] = (jlong)lease.id;
-  (*env)->SetLongArrayRegion(env, lease_out, 0, 4, fields);
-  if ((*env)->ExceptionCheck(env)) {
+  if (!store_longs(env, lease_out, fields, 4)) {
     bk_pool_release(POOL(pool), &lease);
     return BK_STATUS_NULL_POINTER;
   }
@@ -238,8 +240,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolStats(JNIEnv *env, jcla
   values[6] = (jlong)s.retained_bytes;
   values[7] = (jlong)s.outstanding_leases;
   values[8] = (jlong)s.class_count;
-  (*env)->SetLongArrayRegion(env, out, 0, 9, values);
-  return (*env)->ExceptionCheck(env) ? BK_STATUS_OUT_OF_RANGE : BK_STATUS_OK;
+  return store_longs(env, out, values, 9) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
 }
 
 JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env, jclass cls, jlong address, jlong length) {
@@ -260,8 +261,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jc
   (void)cls;
   if (status != BK_STATUS_OK) return (jint)status;
   handle = (jlong)(intptr_t)inf;
-  (*env)->SetLongArrayRegion(env, handle_out, 0, 1, &handle);
-  if ((*env)->ExceptionCheck(env)) {
+  if (!store_longs(env, handle_out, &handle, 1)) {
     bk_inflater_free(inf);
     return BK_STATUS_NULL_POINTER;
   }
