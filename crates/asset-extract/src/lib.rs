@@ -25,6 +25,7 @@
 #![deny(missing_docs)]
 
 mod archive;
+mod at;
 mod behind;
 mod error;
 mod extract;

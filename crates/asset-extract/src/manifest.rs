@@ -6,12 +6,13 @@ use std::collections::HashMap;
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::Entry;
 use crate::Error;
+use crate::at;
 use crate::tree::Tree;
 
 /// File name of the manifest inside the destination.
@@ -27,14 +28,9 @@ pub(crate) struct Previous {
     manifest: Manifest,
 }
 
-/// Opens `flags` at `name` relative to `dir`, never following a symlink in that last step.
+/// Opens `name` in `dir` with `flags`, never following a symlink; `None` if that fails.
 fn open_at(dir: RawFd, name: &str, flags: libc::c_int) -> Option<OwnedFd> {
-    let name = CString::new(name).ok()?;
-    // SAFETY: `dir` is an open directory descriptor of the caller's and `name` a NUL-terminated
-    // string that outlives the call.
-    let fd = unsafe { libc::openat(dir, name.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC) };
-    // SAFETY: a descriptor just returned by a successful openat, owned by nothing else.
-    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd) })
+    at::open_at(dir, &CString::new(name).ok()?, flags, 0).ok()
 }
 
 /// The existing destination and its manifest; `None` if there is none, it is not a directory (a

@@ -11,7 +11,7 @@
 
 use std::ffi::{CStr, CString};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,15 +40,7 @@ struct Queue {
 }
 
 fn open_dir(at: libc::c_int, name: &CStr) -> io::Result<OwnedFd> {
-    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-    // SAFETY: `at` is an open descriptor (or AT_FDCWD) and `name` a NUL-terminated string that
-    // outlives the call.
-    let fd = unsafe { libc::openat(at, name.as_ptr(), flags) };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `fd` was just returned by a successful openat and is owned by nothing else.
-    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+    crate::at::open_at(at, name, libc::O_RDONLY | libc::O_DIRECTORY, 0)
 }
 
 fn unlink_at(dir: &OwnedFd, name: &CStr, flags: libc::c_int) -> io::Result<()> {

@@ -7,13 +7,14 @@ use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::fs::{File, OpenOptions};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, RawFd};
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::Error;
 use crate::archive::Entry;
+use crate::at;
 use crate::names::Kind;
 
 /// One directory of the tree.
@@ -152,15 +153,10 @@ impl<'a> Tree<'a> {
         self.make_parent(path)?;
         let full = || self.root_path.join(path);
         let c = c_path(path).map_err(|e| Error::io("creating", &full(), e))?;
-        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL | libc::O_NOFOLLOW | libc::O_CLOEXEC;
-        // SAFETY: `root` is an open directory descriptor owned by `self`, `c` is NUL-terminated
-        // and outlives the call; the mode is passed as the variadic `mode_t` openat expects.
-        let fd = unsafe { libc::openat(self.root.as_raw_fd(), c.as_ptr(), flags, mode as libc::c_uint) };
-        if fd < 0 {
-            return Err(Error::io("creating", &full(), io::Error::last_os_error()));
-        }
-        // SAFETY: `fd` was just returned by a successful openat and is owned by nothing else.
-        Ok(File::from(unsafe { OwnedFd::from_raw_fd(fd) }))
+        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
+        at::open_at(self.root.as_raw_fd(), &c, flags, mode as libc::mode_t)
+            .map(File::from)
+            .map_err(|e| Error::io("creating", &full(), e))
     }
 
     /// Hard-links `name` in directory `dir` (not following it if it is a symlink) as `path` in the
