@@ -66,7 +66,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         Objects.checkFromIndexSize(outOffset, length, Objects.requireNonNull(out, "out").length);
         if (offset < 0) throw new IllegalArgumentException("offset must not be negative: " + offset);
         ensureOpen();
-        return consumedOrThrow(nativeInflate(input, offset, out, outOffset, length));
+        return checked(nativeInflate(input, offset, out, outOffset, length));
     }
 
     /** Like {@link #inflateAt(byte[], long, byte[], int, int)} for direct buffers: the output is
@@ -77,7 +77,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         }
         if (offset < 0) throw new IllegalArgumentException("offset must not be negative: " + offset);
         ensureOpen();
-        return consumedOrThrow(nativeInflateDirect(input, offset, out, out.position(), out.remaining()));
+        return checked(nativeInflateDirect(input, offset, out, out.position(), out.remaining()));
     }
 
     /**
@@ -97,9 +97,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         }
         if (total > out.length) throw new IllegalArgumentException("out holds " + out.length + " bytes, the streams need " + total);
         ensureOpen();
-        int r = nativeBatch(Objects.requireNonNull(input, "input"), offsets, sizes, out, consumed, status);
-        if (r < 0) consumedOrThrow(r);
-        return r;
+        return (int) checked(nativeBatch(Objects.requireNonNull(input, "input"), offsets, sizes, out, consumed, status));
     }
 
     /** Frees the native decoder. Closing twice does nothing. */
@@ -115,8 +113,9 @@ public abstract class OffsetInflater implements AutoCloseable {
         if (closed) throw new IllegalStateException("inflater is closed");
     }
 
-    /** {@code result} if it is a count; throws the status it encodes if negative. */
-    private long consumedOrThrow(long result) {
+    /** {@code result} if it is a count (bytes consumed, streams inflated); throws the status a
+     *  negative result encodes. */
+    private long checked(long result) {
         if (result < 0) {
             int code = (int) -result;
             throw new BufkitException("bk_inflate_at", code, statusMessage(code));
