@@ -394,7 +394,7 @@ typedef struct bk_lease {
    */
   const struct bk_pool *pool;
   /*
-   Identifies the lease within its pool (opaque).
+   Identifies the lease within its pool (opaque; not predictable from the order of acquires).
    */
   uint64_t id;
 } bk_lease;
@@ -846,7 +846,8 @@ bk_status bk_inflate_at(struct bk_inflater *inflater,
 /*
  Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
  describes it (its first `expected_len` bytes are the data; release it with `bk_pool_release`);
- on failure nothing is lent.
+ on failure nothing is lent, `*consumed_out` is 0 and the status is the one `bk_inflate_at`
+ gives for the same input (a size the input cannot reach is refused before borrowing memory).
 
  # Safety
  As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
@@ -910,9 +911,11 @@ bk_status bk_inflate_stream_reset(struct bk_inflate_stream *stream, size_t origi
 /*
  Feeds the next `input_len` bytes. `out`/`out_len` is the stream's whole output (its exact
  inflated size), the same on every call. `*used_out` receives how many of these input bytes
- belong to the stream (the rest belong to whatever follows); `*consumed_out` stays 0 until the
- stream has ended and verified, then receives the total bytes it occupied. An empty input means
- the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
+ belong to the stream; `*consumed_out` stays 0 until the stream has ended and verified, then
+ receives the total bytes it occupied. `*used_out < input_len` happens only on the call where
+ the stream ends: the rest belongs to whatever follows. A full output never stops feeding early:
+ a stream longer than `out_len` is `BK_STATUS_SIZE_MISMATCH` as soon as the input shows it. An
+ empty input means the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
 
  # Safety
  `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are
@@ -963,8 +966,10 @@ bk_status bk_pool_free(struct bk_pool *pool);
 bk_status bk_pool_acquire(const struct bk_pool *pool, size_t size, struct bk_lease *lease_out);
 
 /*
- Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released
- (or never lent) is `BK_STATUS_LEASE_INVALID`; neither touches any memory. Thread-safe.
+ Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released,
+ never lent, or whose `data`, `len` or `id` differ from what `bk_pool_acquire` filled in is
+ `BK_STATUS_LEASE_INVALID`; neither touches any memory. Lease ids are not predictable: a made-up
+ lease does not release a live one. Thread-safe.
 
  # Safety
  `pool` is a live pool; `lease` is NULL (an error) or readable.

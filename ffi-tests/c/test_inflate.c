@@ -151,6 +151,58 @@ static void test_pooled_output(void) {
   bk_inflater_free(inf);
 }
 
+/* The pooled call answers as bk_inflate_at does when the input cannot reach the size: the first
+   4 bytes of a zlib stream of 100,000 zeros are a truncated stream, not a size mismatch. */
+static void test_pooled_and_plain_agree_on_a_truncated_prefix(void) {
+  static const uint8_t prefix[4] = {0x78, 0x9c, 0xed, 0xc1}; /* zlib.compress(bytes(100000))[:4] */
+  static uint8_t out[100000];
+  bk_inflater *inf = NULL;
+  bk_pool *pool = NULL;
+  bk_lease lease;
+  size_t consumed = 99;
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_pool_new(NULL, &pool), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at(inf, prefix, sizeof prefix, 0, out, sizeof out, &consumed), BK_STATUS_TRUNCATED);
+  CHECK(consumed == 0);
+  consumed = 99;
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, prefix, sizeof prefix, 0, sizeof out, &lease, &consumed), BK_STATUS_TRUNCATED);
+  CHECK(consumed == 0);
+  consumed = 99;
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, prefix, sizeof prefix, 9, 5, &lease, &consumed), BK_STATUS_OUT_OF_RANGE);
+  CHECK(consumed == 0);
+  CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
+  bk_inflater_free(inf);
+}
+
+/* A complete raw stream of 819 bytes fed to a 755-byte output is a size mismatch, in one stride
+   or many; never TRUNCATED, which would send the caller looking for input that does not exist. */
+static void test_feeding_a_stream_longer_than_the_output_is_a_size_mismatch(void) {
+  static const uint8_t raw[] = {0x9b, 0x3a, 0x75, 0x04, 0x03, 0xa7, 0x11, 0x01, 0x02,
+                                0xe9, 0x08, 0xf2, 0xf1, 0x80, 0xb6, 0x61, 0x02, 0x00};
+  uint8_t out[819];
+  bk_inflater *inf = NULL;
+  size_t used = 0, consumed = 0;
+  size_t strides[3] = {sizeof raw, 1, 5};
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_RAW, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at(inf, raw, sizeof raw, 0, out, 755, &consumed), BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_at(inf, raw, sizeof raw, 0, out, 819, &consumed), BK_STATUS_OK);
+  bk_inflater_free(inf);
+  for (int k = 0; k < 3; k++) {
+    bk_inflate_stream *s = NULL;
+    bk_status last = BK_STATUS_OK;
+    size_t fed = 0;
+    CHECK_STATUS(bk_inflate_stream_new(BK_FORMAT_RAW, 0, &s), BK_STATUS_OK);
+    while (last == BK_STATUS_OK && fed < sizeof raw) {
+      size_t n = strides[k] < sizeof raw - fed ? strides[k] : sizeof raw - fed;
+      last = bk_inflate_stream_feed(s, raw + fed, n, out, 755, &used, &consumed);
+      fed += used;
+      if (last == BK_STATUS_OK) CHECK(used == n); /* the stream has not ended: every byte is its */
+    }
+    CHECK(last == BK_STATUS_SIZE_MISMATCH);
+    bk_inflate_stream_free(s);
+  }
+}
+
 int main(void) {
   RUN(test_chained_streams_and_exact_consumed);
   RUN(test_every_failure_has_its_status);
@@ -159,5 +211,7 @@ int main(void) {
   RUN(test_batch);
   RUN(test_strides);
   RUN(test_pooled_output);
+  RUN(test_pooled_and_plain_agree_on_a_truncated_prefix);
+  RUN(test_feeding_a_stream_longer_than_the_output_is_a_size_mismatch);
   return REPORT();
 }

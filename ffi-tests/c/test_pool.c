@@ -163,6 +163,49 @@ static void test_threads_share_one_pool(void) {
   CHECK_STATUS(bk_pool_free(shared_pool), BK_STATUS_OK);
 }
 
+/* A lease is checked by its data and length too: a made-up lease carrying a live id (ids were
+   once 0, 1, 2... in acquire order) releases nothing, and the owner's release still works. */
+static void test_a_forged_lease_with_a_live_id_releases_nothing(void) {
+  bk_pool *pool = new_pool(0, 4);
+  bk_lease live, forged;
+  bk_pool_stats st;
+  CHECK_STATUS(bk_pool_acquire(pool, 100, &live), BK_STATUS_OK);
+  forged = live;
+  forged.data = NULL;
+  forged.len = 0;
+  CHECK_STATUS(bk_pool_release(pool, &forged), BK_STATUS_LEASE_INVALID);
+  forged = live;
+  forged.len += 1;
+  CHECK_STATUS(bk_pool_release(pool, &forged), BK_STATUS_LEASE_INVALID);
+  forged = live;
+  forged.data += 64;
+  CHECK_STATUS(bk_pool_release(pool, &forged), BK_STATUS_LEASE_INVALID);
+  forged = live;
+  forged.id = 0; /* the first id of a fresh pool, once */
+  if (live.id != 0) CHECK_STATUS(bk_pool_release(pool, &forged), BK_STATUS_LEASE_INVALID);
+  CHECK_STATUS(bk_pool_get_stats(pool, &st), BK_STATUS_OK);
+  CHECK(st.outstanding_leases == 1);
+  CHECK_STATUS(bk_pool_release(pool, &live), BK_STATUS_OK);
+  CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
+}
+
+/* Ids do not follow from the order of acquires: two fresh pools do not lend the same first id. */
+static void test_lease_ids_are_not_predictable(void) {
+  int same = 0;
+  for (int round = 0; round < 4; round++) {
+    bk_pool *a = new_pool(0, 4), *b = new_pool(0, 4);
+    bk_lease la, lb;
+    CHECK_STATUS(bk_pool_acquire(a, 100, &la), BK_STATUS_OK);
+    CHECK_STATUS(bk_pool_acquire(b, 100, &lb), BK_STATUS_OK);
+    same += la.id == lb.id;
+    CHECK_STATUS(bk_pool_release(a, &la), BK_STATUS_OK);
+    CHECK_STATUS(bk_pool_release(b, &lb), BK_STATUS_OK);
+    CHECK_STATUS(bk_pool_free(a), BK_STATUS_OK);
+    CHECK_STATUS(bk_pool_free(b), BK_STATUS_OK);
+  }
+  CHECK(same < 4);
+}
+
 int main(void) {
   RUN(test_leases_are_reused_warm_and_dirty);
   RUN(test_zeroing_on_request);
@@ -172,5 +215,7 @@ int main(void) {
   RUN(test_the_retained_cap_and_trim);
   RUN(test_invalid_configs_are_refused);
   RUN(test_threads_share_one_pool);
+  RUN(test_a_forged_lease_with_a_live_id_releases_nothing);
+  RUN(test_lease_ids_are_not_predictable);
   return REPORT();
 }

@@ -237,9 +237,10 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
         if method == Method::Stored && csize != size {
             return Err(Error::malformed_entry("stored entry whose sizes differ", &display));
         }
-        // Deflate expands at most ~1032:1: a larger declared size is a lie, refused before anything
-        // is allocated for it.
-        if method == Method::Deflate && size > csize.saturating_mul(1032).saturating_add(64) {
+        // A declared size beyond what deflate can reach is a lie, refused before anything is
+        // allocated for it.
+        let ceiling = strided_inflate::max_inflated_len(usize::try_from(csize).unwrap_or(usize::MAX)) as u64;
+        if method == Method::Deflate && size > ceiling {
             return Err(Error::malformed_entry("declared size larger than its data can inflate to", &display));
         }
         let (data_offset, span_end) =

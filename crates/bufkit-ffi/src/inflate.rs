@@ -136,7 +136,8 @@ pub unsafe extern "C" fn bk_inflate_at(
 
 /// Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
 /// describes it (its first `expected_len` bytes are the data; release it with `bk_pool_release`);
-/// on failure nothing is lent.
+/// on failure nothing is lent, `*consumed_out` is 0 and the status is the one `bk_inflate_at`
+/// gives for the same input (a size the input cannot reach is refused before borrowing memory).
 ///
 /// # Safety
 /// As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
@@ -155,11 +156,15 @@ pub unsafe extern "C" fn bk_inflate_at_pooled(
         if lease_out.is_null() || consumed_out.is_null() {
             return Err(bk_status::BK_STATUS_NULL_POINTER);
         }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { consumed_out.write(0) };
         // SAFETY: per this function's contract.
-        unsafe { checked_ref(inflater) }?;
-        // Deflate expands at most ~1032:1: do not borrow memory for a size the input cannot reach.
-        if expected_len > input_len.saturating_sub(offset).saturating_mul(1032).saturating_add(64) {
-            return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
+        let decoder = &unsafe { checked_ref(inflater) }?.decoder;
+        // SAFETY: per this function's contract.
+        let data = unsafe { checked_slice(input, input_len) }?;
+        // Borrow no memory for a size the input cannot reach; refuse as bk_inflate_at would.
+        if let Some(refusal) = decoder.refuse_unreachable(data, offset, expected_len) {
+            return Err(refusal.into());
         }
         let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
         // SAFETY: pool is live per the contract; lease is a valid local.
@@ -284,9 +289,11 @@ pub unsafe extern "C" fn bk_inflate_stream_reset(stream: *mut bk_inflate_stream,
 
 /// Feeds the next `input_len` bytes. `out`/`out_len` is the stream's whole output (its exact
 /// inflated size), the same on every call. `*used_out` receives how many of these input bytes
-/// belong to the stream (the rest belong to whatever follows); `*consumed_out` stays 0 until the
-/// stream has ended and verified, then receives the total bytes it occupied. An empty input means
-/// the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
+/// belong to the stream; `*consumed_out` stays 0 until the stream has ended and verified, then
+/// receives the total bytes it occupied. `*used_out < input_len` happens only on the call where
+/// the stream ends: the rest belongs to whatever follows. A full output never stops feeding early:
+/// a stream longer than `out_len` is `BK_STATUS_SIZE_MISMATCH` as soon as the input shows it. An
+/// empty input means the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
 ///
 /// # Safety
 /// `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are

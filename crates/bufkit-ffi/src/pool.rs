@@ -36,7 +36,7 @@ pub struct bk_lease {
     pub len: usize,
     /// The pool that lent it, for checking; never dereferenced through the lease.
     pub pool: *const bk_pool,
-    /// Identifies the lease within its pool (opaque).
+    /// Identifies the lease within its pool (opaque; not predictable from the order of acquires).
     pub id: u64,
 }
 
@@ -105,27 +105,42 @@ pub struct bk_pool_class_stats {
 }
 
 /// The leases a pool has lent: a slab indexed by the low 32 bits of a lease id, whose high 32 bits
-/// must match the slot's generation, so a released, forged or foreign id is recognised, never
-/// trusted.
-#[derive(Default)]
+/// must match the slot's generation, and whose data pointer and length must match the buffer lent,
+/// so a released, forged or foreign lease is recognised, never trusted. Generations start at a
+/// random value per slot, so a live id cannot be guessed from the order of acquires.
 struct Leases {
     slots: Vec<Slot>,
     free: Vec<u32>,
     outstanding: usize,
+    /// Draws each new slot's first generation (xorshift, seeded per pool from the OS).
+    next_generation: u64,
 }
 
-#[derive(Default)]
 struct Slot {
     generation: u32,
     buffer: Option<PooledBuffer>,
 }
 
 impl Leases {
+    fn new() -> Leases {
+        Leases { slots: Vec::new(), free: Vec::new(), outstanding: 0, next_generation: random_seed() | 1 }
+    }
+
+    fn fresh_generation(&mut self) -> u32 {
+        let mut x = self.next_generation;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.next_generation = x;
+        (x >> 32) as u32
+    }
+
     fn lend(&mut self, buffer: PooledBuffer) -> u64 {
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
-                self.slots.push(Slot::default());
+                let generation = self.fresh_generation();
+                self.slots.push(Slot { generation, buffer: None });
                 (self.slots.len() - 1) as u32
             }
         };
@@ -135,10 +150,12 @@ impl Leases {
         (u64::from(slot.generation) << 32) | u64::from(index)
     }
 
-    fn take_back(&mut self, id: u64) -> Option<PooledBuffer> {
-        let (index, generation) = (id as u32, (id >> 32) as u32);
+    /// The buffer of a live lease that matches `lease` in id, data pointer and length.
+    fn take_back(&mut self, lease: &bk_lease) -> Option<PooledBuffer> {
+        let (index, generation) = (lease.id as u32, (lease.id >> 32) as u32);
         let slot = self.slots.get_mut(index as usize)?;
-        if slot.generation != generation {
+        let lent = slot.buffer.as_ref()?;
+        if slot.generation != generation || lent.as_ptr() != lease.data.cast_const() || lent.len() != lease.len {
             return None;
         }
         let buffer = slot.buffer.take()?;
@@ -147,6 +164,18 @@ impl Leases {
         self.outstanding -= 1;
         Some(buffer)
     }
+}
+
+/// 64 bits from the OS's random source, or from the clock and an address if it has none.
+fn random_seed() -> u64 {
+    let mut seed = 0u64;
+    // SAFETY: writes at most 8 bytes into the local; flags 0 is the blocking urandom pool.
+    let got = unsafe { libc::getrandom((&raw mut seed).cast(), 8, libc::GRND_NONBLOCK) };
+    if got == 8 {
+        return seed;
+    }
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
+    nanos ^ (&raw const seed as u64).rotate_left(32)
 }
 
 impl bk_pool_config {
@@ -209,7 +238,7 @@ pub unsafe extern "C" fn bk_pool_new(config: *const bk_pool_config, pool_out: *m
         // SAFETY: NULL or readable per the contract.
         let config = unsafe { config.as_ref() }.map_or_else(PoolConfig::default, |c| c.to_config());
         let pool = BufferPool::new(config)?;
-        let handle = Box::new(bk_pool { pool, leases: Mutex::new(Leases::default()) });
+        let handle = Box::new(bk_pool { pool, leases: Mutex::new(Leases::new()) });
         // SAFETY: as above.
         unsafe { write_out(pool_out, Box::into_raw(handle)) }
     })
@@ -258,8 +287,10 @@ pub unsafe extern "C" fn bk_pool_acquire(pool: *const bk_pool, size: usize, leas
     })
 }
 
-/// Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released
-/// (or never lent) is `BK_STATUS_LEASE_INVALID`; neither touches any memory. Thread-safe.
+/// Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released,
+/// never lent, or whose `data`, `len` or `id` differ from what `bk_pool_acquire` filled in is
+/// `BK_STATUS_LEASE_INVALID`; neither touches any memory. Lease ids are not predictable: a made-up
+/// lease does not release a live one. Thread-safe.
 ///
 /// # Safety
 /// `pool` is a live pool; `lease` is NULL (an error) or readable.
@@ -273,7 +304,7 @@ pub unsafe extern "C" fn bk_pool_release(pool: *const bk_pool, lease: *const bk_
         if lease.pool != pool {
             return Err(bk_status::BK_STATUS_WRONG_POOL);
         }
-        let buffer = handle.leases().take_back(lease.id).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
+        let buffer = handle.leases().take_back(lease).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
         handle.pool.release(buffer);
         Ok(())
     })

@@ -5,7 +5,6 @@ use std::io::{self, IoSlice, Write};
 use buffer_pool::BufferPool;
 
 use crate::copy::copy_bytes;
-use crate::policy::DEFAULT_CHUNK_SIZE;
 use crate::raw::{RawBytes, Strategy};
 use crate::segmented::Segments;
 use crate::{Error, Growth, Stats};
@@ -25,6 +24,7 @@ pub struct Config {
     /// How the buffer grows. Default: geometric ×2.
     pub growth: Growth,
     /// The most bytes the buffer may ever hold; growth past it is an error. Default: `isize::MAX`.
+    /// A segmented buffer allocates whole chunks, so its memory may pass this by less than a chunk.
     pub max_capacity: usize,
     /// Capacity allocated up front. Default: 0 (allocate on first append).
     pub initial_capacity: usize,
@@ -96,7 +96,9 @@ impl GrowableBuffer {
     pub fn with_config(config: Config) -> Result<Self, Error> {
         config.growth.validate()?;
         let storage = match config.growth {
-            Growth::Segmented { chunk_size } => Storage::Segmented(Segments::new(chunk_size, None)),
+            Growth::Segmented { chunk_size } => {
+                Storage::Segmented(Segments::new(chunk_size, config.max_capacity, None))
+            }
             _ => Storage::Contiguous { raw: RawBytes::new(), len: 0 },
         };
         Self::build(config, storage)
@@ -139,7 +141,7 @@ impl GrowableBuffer {
         let Growth::Segmented { chunk_size } = config.growth else {
             return Err(Error::InvalidConfig("only segmented buffers draw chunks from a pool"));
         };
-        Self::build(config, Storage::Segmented(Segments::new(chunk_size, Some(pool))))
+        Self::build(config, Storage::Segmented(Segments::new(chunk_size, config.max_capacity, Some(pool))))
     }
 
     /// The growth policy in force (after [`flatten`](Self::flatten) a segmented buffer reports geometric).
@@ -181,11 +183,12 @@ impl GrowableBuffer {
     pub fn reserve(&mut self, additional: usize) -> Result<(), Error> {
         let len = self.len();
         let needed = len.checked_add(additional).ok_or(Error::LengthOverflow { len, additional })?;
-        if needed <= self.capacity() {
-            return Ok(());
-        }
+        // The limit first: a segmented buffer's last chunk can have room past it.
         if needed > self.max_capacity {
             return Err(Error::CapacityExceeded { requested: needed, limit: self.max_capacity });
+        }
+        if needed <= self.capacity() {
+            return Ok(());
         }
         self.grow_for(needed, additional)
     }
@@ -205,16 +208,9 @@ impl GrowableBuffer {
                 self.stats.bytes_copied += relocation.bytes_copied as u64;
             }
             Storage::Segmented(segments) => {
-                let free = segments.capacity() - segments.len();
-                let chunk = match growth {
-                    Growth::Segmented { chunk_size } => chunk_size,
-                    _ => DEFAULT_CHUNK_SIZE,
-                };
-                // Whole chunks only: refuse if rounding up would pass the limit.
-                let new_capacity = segments.capacity() + (additional - free).div_ceil(chunk) * chunk;
-                if new_capacity > max {
-                    return Err(Error::CapacityExceeded { requested: new_capacity, limit: max });
-                }
+                // The limit is on bytes held (checked by `reserve`): the last chunk is a whole
+                // chunk even when only part of it may ever be filled.
+                debug_assert!(segments.len() + additional <= max);
                 self.stats.grows += segments.reserve(additional)?;
             }
         }

@@ -26,21 +26,44 @@ pub(crate) fn map_anonymous(len: usize, prot: libc::c_int) -> Option<*mut c_void
     (p != libc::MAP_FAILED).then_some(p)
 }
 
-/// Reserves `len` bytes of address space starting on a 2 MiB boundary, with `prot`.
+/// The system page size.
+fn page_size() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let size = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    usize::try_from(size).ok().filter(|&s| s.is_power_of_two()).unwrap_or(4096)
+}
+
+/// Unmaps `len` bytes at `p`, which must start on a page boundary; whether the kernel agreed.
+///
+/// # Safety
+/// `p..p + len` lies inside mappings this module made and nothing uses it afterwards.
+unsafe fn unmap_range(p: *mut c_void, len: usize) -> bool {
+    // SAFETY: per the contract.
+    let unmapped = unsafe { libc::munmap(p, len) } == 0;
+    debug_assert!(unmapped, "munmap({p:?}, {len}) failed: {}", std::io::Error::last_os_error());
+    unmapped
+}
+
+/// Reserves `len` bytes of address space starting on a 2 MiB boundary, with `prot`. The slack
+/// before and after is unmapped; the tail starts at the page after `len`, since `munmap` refuses
+/// an address that is not page-aligned (and a failed trim would leak up to 2 MiB per mapping).
 fn map_aligned(len: usize, prot: libc::c_int) -> Option<*mut c_void> {
-    let span = len.checked_add(HUGE_PAGE)?;
+    let page = page_size();
+    let len_pages = len.checked_add(page - 1)? & !(page - 1);
+    let span = len_pages.checked_add(HUGE_PAGE)?;
     let raw = map_anonymous(span, prot)?;
     let start = raw as usize;
     let aligned = align_up(start);
-    let (head, tail) = (aligned - start, start + span - (aligned + len));
-    // SAFETY: both trimmed ranges lie inside the mapping just made and hold nothing.
-    unsafe {
-        if head > 0 {
-            libc::munmap(raw, head);
-        }
-        if tail > 0 {
-            libc::munmap((aligned + len) as *mut c_void, tail);
-        }
+    let (head, tail) = (aligned - start, start + span - (aligned + len_pages));
+    // SAFETY: both trimmed ranges lie inside the mapping just made, start on page boundaries
+    // (`start`, `aligned` and `len_pages` are page multiples) and hold nothing.
+    let trimmed = unsafe {
+        (head == 0 || unmap_range(raw, head)) && (tail == 0 || unmap_range((aligned + len_pages) as *mut c_void, tail))
+    };
+    if !trimmed {
+        // SAFETY: the whole span is still ours (a failed munmap changes nothing); give it all back.
+        unsafe { libc::munmap(raw, span) };
+        return None;
     }
     Some(aligned as *mut c_void)
 }
@@ -84,7 +107,7 @@ pub(crate) unsafe fn remap(ptr: NonNull<u8>, old_len: usize, new_len: usize) -> 
         let p = unsafe { libc::mremap(old, old_len, new_len, libc::MREMAP_MAYMOVE | libc::MREMAP_FIXED, target) };
         if p == libc::MAP_FAILED {
             // SAFETY: the reservation is ours and unused.
-            unsafe { libc::munmap(target, new_len) };
+            unsafe { unmap_range(target, new_len) };
             return None;
         }
         p
@@ -105,8 +128,8 @@ pub(crate) unsafe fn remap(ptr: NonNull<u8>, old_len: usize, new_len: usize) -> 
 /// # Safety
 /// `ptr`/`len` describe a live mapping made by [`map`] or [`remap`], not used afterwards.
 pub(crate) unsafe fn unmap(ptr: NonNull<u8>, len: usize) {
-    // SAFETY: per the contract.
-    unsafe { libc::munmap(ptr.as_ptr().cast(), len) };
+    // SAFETY: per the contract; a mapping from `map`/`remap` starts on a page boundary.
+    unsafe { unmap_range(ptr.as_ptr().cast(), len) };
 }
 
 #[cfg(test)]
@@ -124,6 +147,29 @@ mod tests {
         for i in (0..len).step_by(4096) {
             // SAFETY: i < len, inside the live mapping.
             assert_eq!(unsafe { *p.as_ptr().add(i) }, (i / 4096) as u8, "page {}", i / 4096);
+        }
+    }
+
+    /// Whether the page holding `addr` is mapped (mincore fails with ENOMEM on unmapped pages).
+    fn page_is_mapped(addr: usize) -> bool {
+        let page = page_size();
+        let mut residency = 0u8;
+        // SAFETY: mincore only inspects the address range; the vector has room for its one page.
+        unsafe { libc::mincore((addr & !(page - 1)) as *mut c_void, page, &mut residency) == 0 }
+    }
+
+    #[test]
+    fn a_large_mapping_of_an_odd_length_leaves_no_address_space_behind() {
+        // Before the fix, the slack after such a mapping (up to 2 MiB) stayed mapped.
+        let page = page_size();
+        for len in [HUGE_MIN + 1, HUGE_MIN + 1_000_001, 3 * HUGE_MIN + 4095] {
+            let end = (len + page - 1) & !(page - 1);
+            let p = map(len).unwrap();
+            assert!(page_is_mapped(p.as_ptr() as usize + end - 1));
+            assert!(!page_is_mapped(p.as_ptr() as usize + end), "slack after a {len}-byte mapping left mapped");
+            // SAFETY: made just above.
+            unsafe { unmap(p, len) };
+            assert!(!page_is_mapped(p.as_ptr() as usize), "a {len}-byte mapping outlived unmap");
         }
     }
 

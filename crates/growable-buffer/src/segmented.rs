@@ -68,13 +68,15 @@ pub(crate) struct Segments {
     /// Index of the chunk that receives the next byte (== chunks.len() when all are full).
     current: usize,
     len: usize,
+    /// The most bytes this may hold: the last chunk can have room past it.
+    max_len: usize,
     /// Where chunks come from and go back to; `None`: the heap.
     pool: Option<BufferPool>,
 }
 
 impl Segments {
-    pub(crate) fn new(chunk_size: usize, pool: Option<BufferPool>) -> Self {
-        Segments { chunks: Vec::new(), chunk_size, current: 0, len: 0, pool }
+    pub(crate) fn new(chunk_size: usize, max_len: usize, pool: Option<BufferPool>) -> Self {
+        Segments { chunks: Vec::new(), chunk_size, current: 0, len: 0, max_len, pool }
     }
 
     pub(crate) fn len(&self) -> usize {
@@ -118,7 +120,7 @@ impl Segments {
     #[inline]
     pub(crate) fn append_within_current(&mut self, data: &[u8]) -> bool {
         let Some(chunk) = self.chunks.get_mut(self.current) else { return false };
-        if data.len() >= self.chunk_size - chunk.len() {
+        if data.len() >= self.chunk_size - chunk.len() || data.len() > self.max_len - self.len {
             return false;
         }
         chunk.push(data, self.chunk_size);

@@ -155,3 +155,17 @@ fn pooled_segments_reuse_warm_chunks() {
     assert_eq!((s.misses(), s.hits()), (1, 19), "one 4 KiB chunk per message, allocated once");
     assert!(GrowableBuffer::with_pool(Config::default(), pool).is_err(), "only segmented buffers take a pool");
 }
+
+#[test]
+fn a_segmented_buffer_holds_up_to_its_limit_even_inside_a_chunk() {
+    let config = Config { growth: Growth::Segmented { chunk_size: 4096 }, max_capacity: 5000, ..Config::default() };
+    let mut buf = GrowableBuffer::with_config(config).unwrap();
+    buf.append(&[1; 4096]).unwrap();
+    buf.append(&[2; 1]).unwrap();
+    buf.append(&[3; 903]).unwrap();
+    assert_eq!(buf.len(), 5000);
+    assert!(matches!(buf.append(&[4]), Err(Error::CapacityExceeded { requested: 5001, limit: 5000 })));
+    assert_eq!(buf.len(), 5000, "a refused append loses nothing");
+    let data = buf.to_vec();
+    assert_eq!((data[4095], data[4096], data[4999]), (1, 2, 3));
+}

@@ -105,6 +105,28 @@ impl Decoder {
         Err(self.fail(input, offset, out, result, produced))
     }
 
+    /// When the input after `offset` cannot inflate to `expected_len` bytes (see
+    /// [`max_inflated_len`](crate::max_inflated_len)), the error [`inflate_at`](Self::inflate_at)
+    /// would return for it, found without allocating the output; `None` when the size is
+    /// reachable. Lets a caller refuse a lying size before allocating, with the same answer. An
+    /// offset past the end of the input is refused too ([`Error::OutOfRange`]).
+    ///
+    /// ```
+    /// use strided_inflate::{Decoder, Error, Format};
+    ///
+    /// let decoder = Decoder::new(Format::Zlib)?;
+    /// let prefix = [0x78, 0xda, 0xcb, 0x48]; // the first 4 bytes of a stream
+    /// assert!(matches!(decoder.refuse_unreachable(&prefix, 0, 100_000), Some(Error::Truncated { offset: 0 })));
+    /// assert_eq!(decoder.refuse_unreachable(&prefix, 0, 4000), None); // reachable: decode to find out
+    /// # Ok::<(), strided_inflate::Error>(())
+    /// ```
+    pub fn refuse_unreachable(&self, input: &[u8], offset: usize, expected_len: usize) -> Option<Error> {
+        let Some(available) = input.len().checked_sub(offset) else {
+            return Some(Error::OutOfRange { offset, len: input.len() });
+        };
+        (expected_len > crate::max_inflated_len(available)).then(|| diagnose(self.format, input, offset, expected_len))
+    }
+
     #[cold]
     #[inline(never)]
     fn fail(

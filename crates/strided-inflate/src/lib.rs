@@ -51,16 +51,26 @@ pub enum Format {
     Raw,
 }
 
+/// The most bytes that `compressed` bytes of deflate data can inflate to: deflate's ceiling of
+/// about 1032:1 (a 258-byte match per 2 bits), plus room for a tiny stream. A size claimed above
+/// this can never be met, so a caller can refuse it before allocating for it.
+///
+/// ```
+/// assert_eq!(strided_inflate::max_inflated_len(1000), 1_032_064);
+/// ```
+pub const fn max_inflated_len(compressed: usize) -> usize {
+    compressed.saturating_mul(1032).saturating_add(64)
+}
+
 /// Inflates the zlib stream at `input[offset..]` to exactly `expected_len` bytes with a fresh
 /// decoder; returns the data and the input bytes the stream occupied. For many streams, reuse a
 /// [`Decoder`].
 pub fn inflate_at(input: &[u8], offset: usize, expected_len: usize) -> Result<(Vec<u8>, usize), Error> {
-    let available = input.len().saturating_sub(offset);
-    // Deflate expands at most ~1032:1: refuse a claim the input cannot meet before allocating for it.
-    if expected_len > available.saturating_mul(1032).saturating_add(64) {
-        return Err(Error::SizeMismatch { offset, expected: expected_len, actual: None });
+    let mut decoder = Decoder::new(Format::Zlib)?;
+    if let Some(refusal) = decoder.refuse_unreachable(input, offset, expected_len) {
+        return Err(refusal);
     }
     let mut out = vec![0u8; expected_len];
-    let consumed = Decoder::new(Format::Zlib)?.inflate_at(input, offset, &mut out)?;
+    let consumed = decoder.inflate_at(input, offset, &mut out)?;
     Ok((out, consumed))
 }

@@ -197,7 +197,7 @@ pub fn walk(pack: &[u8], verify_checksum: bool, mut visit: impl FnMut(&Object, &
         let (size, stream) = (object.size, offset + object.header_len);
         // Never pre-allocate from a header: grow the reused buffer only as far as the data could
         // possibly inflate (deflate expands at most ~1032:1).
-        if size > (end - stream).saturating_mul(1032) + 64 {
+        if size > crate::max_inflated_len(end - stream) {
             return Err(PackError::BadHeader { offset, reason: "size larger than the stream could inflate to" });
         }
         out.resize(size, 0);

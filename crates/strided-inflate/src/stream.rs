@@ -49,6 +49,35 @@ impl std::fmt::Debug for StreamInflater {
 }
 
 impl StreamInflater {
+    /// Decodes `input` into the unfilled part of `out`; once `out` is full, goes on into a
+    /// one-byte spill, so a stream longer than `out` shows itself within this stride (the caller
+    /// sees more output than expected) instead of stopping for want of room.
+    fn decode(&mut self, input: &[u8], out: &mut [u8]) -> Result<Status, Error> {
+        let offset = self.origin;
+        let start = self.d.total_in();
+        let mut spill = [0u8; 1];
+        loop {
+            let (fed, produced) = ((self.d.total_in() - start) as usize, self.d.total_out() as usize);
+            let dst: &mut [u8] = if produced < out.len() { &mut out[produced..] } else { &mut spill };
+            let status = self.d.decompress(&input[fed..], dst, FlushDecompress::None).map_err(|e| {
+                let reason = e.message().unwrap_or("invalid deflate data").to_string();
+                if reason.contains("data check") {
+                    Error::Checksum { offset }
+                } else {
+                    Error::Corrupt { offset, reason }
+                }
+            })?;
+            let (fed_now, produced_now) = ((self.d.total_in() - start) as usize, self.d.total_out() as usize);
+            let full = produced_now >= out.len();
+            let progressed = fed_now > fed || produced_now > produced;
+            // Go round again while the output is full and the decoder moves: it may hold output
+            // it had no room for, even with no input left.
+            if status == Status::StreamEnd || produced_now > out.len() || !full || !progressed {
+                return Ok(status);
+            }
+        }
+    }
+
     /// A fresh stream.
     pub fn new(format: Format) -> StreamInflater {
         StreamInflater { d: Decompress::new(format == Format::Zlib), format, origin: 0 }
@@ -68,20 +97,17 @@ impl StreamInflater {
 
     /// Feeds the next stride of input. `out` is the whole output (the stream's exact inflated
     /// size), passed again on every call. An empty stride means the source has ended: if the
-    /// stream has not, that is [`Error::Truncated`].
+    /// stream has not, that is [`Error::Truncated`]. [`Step::used`] is less than the stride only
+    /// when the stream ended inside it: a stream that outgrows `out` is
+    /// [`Error::SizeMismatch`] as soon as the stride shows it, never a request for more input.
     pub fn feed(&mut self, input: &[u8], out: &mut [u8]) -> Result<Step, Error> {
         let offset = self.origin;
-        let (in_before, produced) = (self.d.total_in() as usize, self.d.total_out() as usize);
+        let in_before = self.d.total_in() as usize;
         if input.is_empty() {
             return Err(Error::Truncated { offset });
         }
         let expected = out.len();
-        let mut spill = [0u8; 1]; // room for one byte past `expected`, to catch a stream that runs long
-        let dst: &mut [u8] = if produced < expected { &mut out[produced..] } else { &mut spill };
-        let status = self.d.decompress(input, dst, FlushDecompress::None).map_err(|e| {
-            let reason = e.message().unwrap_or("invalid deflate data").to_string();
-            if reason.contains("data check") { Error::Checksum { offset } } else { Error::Corrupt { offset, reason } }
-        });
+        let status = self.decode(input, out);
         let (in_now, out_now) = (self.d.total_in() as usize, self.d.total_out() as usize);
         let status = match status {
             Ok(status) => status,

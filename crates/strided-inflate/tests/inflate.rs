@@ -113,8 +113,10 @@ fn a_stream_that_expands_without_bound_stops_at_the_expected_size() {
     let mut out = vec![0u8; 4096];
     let err = Decoder::new(Format::Zlib).unwrap().inflate_at(&bomb, 0, &mut out).unwrap_err();
     assert_eq!(err, Error::SizeMismatch { offset: 0, expected: 4096, actual: None });
-    // The convenience call refuses impossible claims before allocating for them.
-    assert!(matches!(inflate_at(&bomb[..10], 0, usize::MAX), Err(Error::SizeMismatch { .. })));
+    // The convenience call refuses impossible claims before allocating for them, with the answer
+    // decoding would give (10 bytes of this stream are a truncated stream).
+    assert_eq!(inflate_at(&bomb[..10], 0, usize::MAX), Err(Error::Truncated { offset: 0 }));
+    assert!(matches!(inflate_at(&bomb, 0, usize::MAX), Err(Error::SizeMismatch { .. })));
 }
 
 #[test]
@@ -239,5 +241,32 @@ fn mixed_block_types_decode_exactly() {
             let consumed = Decoder::new(Format::Zlib).unwrap().inflate_at(&input, 0, &mut out).unwrap();
             assert_eq!((consumed, &out), (stream.len(), &data), "size {size} level {level}");
         }
+    }
+}
+
+#[test]
+fn feeding_a_stream_longer_than_the_output_is_a_size_mismatch_in_any_stride() {
+    use strided_inflate::StreamInflater;
+    let raw =
+        [0x9b, 0x3a, 0x75, 0x04, 0x03, 0xa7, 0x11, 0x01, 0x02, 0xe9, 0x08, 0xf2, 0xf1, 0x80, 0xb6, 0x61, 0x02, 0x00];
+    for stride in [raw.len(), 1, 5] {
+        let mut s = StreamInflater::new(Format::Raw);
+        let mut out = vec![0u8; 755];
+        let mut fed = 0;
+        let outcome = loop {
+            let piece = &raw[fed..(fed + stride).min(raw.len())];
+            match s.feed(piece, &mut out) {
+                Ok(step) => {
+                    assert!(step.finished.is_none(), "a stream longer than the output cannot finish");
+                    assert_eq!(step.used, piece.len(), "stride {stride}: the stream has not ended, every byte is its");
+                    fed += step.used;
+                }
+                Err(e) => break e,
+            }
+        };
+        assert!(
+            matches!(outcome, Error::SizeMismatch { expected: 755, actual: None, .. }),
+            "stride {stride}: {outcome}"
+        );
     }
 }
