@@ -146,6 +146,16 @@ enum bk_status
    The extraction was cancelled.
    */
   BK_STATUS_CANCELLED = 406,
+  /*
+   The destination cannot be used in the chosen `bk_extract_mode` (exists and is not empty,
+   not a directory, a symlink, protected from replacement, or changed meanwhile); it was not
+   touched. The detail text names the path and the reason.
+   */
+  BK_STATUS_DESTINATION_REFUSED = 407,
+  /*
+   The `only` patterns matched no entry; nothing was touched.
+   */
+  BK_STATUS_NOTHING_SELECTED = 408,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -214,6 +224,49 @@ typedef uint32_t bk_format;
 #endif // __cplusplus
 
 /*
+ What may happen to an existing destination, as values of `bk_extract_options_set_mode`.
+
+ | mode | absent | empty directory | non-empty directory | anything else |
+ |---|---|---|---|---|
+ | CREATE (default) | created | filled | refused | refused |
+ | REPLACE | created | replaced | replaced as a whole, atomically | refused |
+ | MERGE | created | filled | files added, same-named files replaced | refused |
+
+ "Anything else" includes a symlink, never followed. REPLACE also refuses `/`, a mount point,
+ `.`/`..` in any spelling, and the current or home directory or any directory holding them. A
+ refusal is `BK_STATUS_DESTINATION_REFUSED`, with nothing touched.
+ */
+enum bk_extract_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   The destination must not exist, or be an empty directory.
+   */
+  BK_EXTRACT_CREATE = 0,
+  /*
+   An existing directory is replaced as a whole once every entry has verified.
+   */
+  BK_EXTRACT_REPLACE = 1,
+  /*
+   Files are added into an existing directory, unzip-style: each written and verified under a
+   temporary name inside it, then renamed into place. Symlinks in it are never followed. A
+   conflict (a path needed as a directory that is something else) is refused before any file
+   moves; an I/O error after that leaves the files already moved (complete and verified) in
+   place and says how many in the detail text.
+   */
+  BK_EXTRACT_MERGE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_extract_mode bk_extract_mode;
+#else
+typedef uint32_t bk_extract_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  A growable byte buffer.
 
  Created by `bk_buffer_new`, freed by `bk_buffer_free` (the caller owns it). Not thread-safe: it
@@ -235,11 +288,12 @@ typedef struct bk_buffer bk_buffer;
 typedef struct bk_cancel bk_cancel;
 
 /*
- Extraction options. Created by `bk_extract_options_new` (defaults: one thread per core, every
- entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`. Not
- thread-safe to change while an extraction uses it; may be reused for many extractions.
+ Extraction options. Created by `bk_extract_options_new` (defaults: create mode, one thread per
+ core, every entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`.
+ Not thread-safe to change while an extraction uses it; may be reused for many extractions.
 
- Methods: `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
+ Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`,
+ `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
  `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
  `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
  `bk_extract_options_set_cancel`, `bk_extract_options_free`.
@@ -688,6 +742,24 @@ bk_status bk_extract_options_new(struct bk_extract_options **options_out);
 void bk_extract_options_free(struct bk_extract_options *options);
 
 /*
+ What may happen to an existing destination: a `bk_extract_mode` (default
+ `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_mode(struct bk_extract_options *options, uint32_t mode);
+
+/*
+ Non-zero: refuse entry names that differ only in case even where the destination's file
+ system keeps them apart (they are always refused where it folds case, which is detected).
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_fold_case(struct bk_extract_options *options, uint32_t fold);
+
+/*
  Worker threads; 0 means one per core.
 
  # Safety
@@ -784,14 +856,19 @@ bk_status bk_cancel_request(const struct bk_cancel *cancel);
 void bk_cancel_free(struct bk_cancel *cancel);
 
 /*
- Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), which is
- created, or replaced as a whole only when every entry has verified; on any failure nothing is
- left behind and an existing destination is untouched. `options` may be NULL for the defaults.
+ Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), as the
+ options' `bk_extract_mode` allows (by default the destination must not exist or be an empty
+ directory); nothing at the destination changes unless every entry has verified, and on any
+ failure nothing is left behind. A cancellation flag already set when the call starts is
+ honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
+ the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
+ `options` may be NULL for the defaults.
  On success `*report_out` is filled. On failure, if given, `entry_buf` receives the name of the
  entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
  truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
  `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
- `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_IO_ERROR`, and the inflate
+ `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
+ `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
  statuses for bad entry data. The archive must not be modified while it is extracted.
 
  # Safety

@@ -56,8 +56,9 @@ static void test_a_valid_archive_extracts(void) {
   CHECK(progress_calls == 2);
   snprintf(file, sizeof file, "%s/readme.txt", dest);
   CHECK(stat(file, &st) == 0 && st.st_size == 17);
-  /* only: the assets directory */
+  /* only: the assets directory, replacing the first extraction */
   CHECK_STATUS(bk_extract_options_add_only(opts, "assets/"), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
   CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 1 && report.skipped == 1);
   CHECK(stat(file, &st) != 0); /* the destination was replaced as a whole */
@@ -128,8 +129,49 @@ static void test_incremental(void) {
   CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
   CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && report.reused == 0);
+  /* The second run replaces the first: create mode (the default) refuses, untouched. */
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
   CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && report.reused == 2);
+  bk_extract_options_free(opts);
+}
+
+/* A destination is never destroyed unless the caller says so: create refuses a non-empty
+   directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
+static void test_destination_modes(void) {
+  char archive[300], dest[300], file[300], keep[300], dot[300], entry[64], detail[512];
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  FILE *f;
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/modes", workdir);
+  snprintf(keep, sizeof keep, "%s/modes/mine.txt", workdir);
+  snprintf(file, sizeof file, "%s/a-file", workdir);
+  snprintf(dot, sizeof dot, "%s/modes/.", workdir);
+  CHECK(mkdir(dest, 0755) == 0);
+  f = fopen(keep, "w");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  f = fopen(file, "w");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail), BK_STATUS_DESTINATION_REFUSED);
+  CHECK(strstr(detail, "not empty") != NULL);
+  CHECK_STATUS(bk_extract(archive, file, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
+  CHECK(access(keep, F_OK) == 0);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, 3), BK_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dot, opts, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
+  CHECK_STATUS(bk_extract_options_add_only(opts, "*.nothing"), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_NOTHING_SELECTED);
+  CHECK(access(keep, F_OK) == 0);
+  bk_extract_options_free(opts);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_MERGE), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2 && access(keep, F_OK) == 0);
   bk_extract_options_free(opts);
 }
 
@@ -154,6 +196,7 @@ int main(void) {
   RUN(test_missing_and_truncated_archives);
   RUN(test_limits_and_cancellation);
   RUN(test_incremental);
+  RUN(test_destination_modes);
   RUN(test_null_arguments);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

@@ -226,10 +226,16 @@ extract_valid_archive_with_progress_test() ->
     Progress = receive_all([]),
     ?assertEqual(2, length(Progress)),
     ?assert(lists:member({bufkit_extract_progress, 2, 2, 5502, 5502}, Progress)),
-    {ok, #{files := 1, skipped := 1}} = bufkit:extract(Zip, Dest, #{only => ["*.txt"]}),
+    %% An existing destination is never replaced unless asked: create mode refuses, untouched.
+    ?assertEqual({error, {destination_refused, <<>>}}, bufkit:extract(Zip, Dest, #{only => ["*.txt"]})),
+    {ok, <<"hi">>} = file:read_file(filename:join(Dest, "readme.txt")),
+    ?assertEqual({error, {nothing_selected, <<>>}}, bufkit:extract(Zip, Dest, #{mode => replace, only => ["*.png"]})),
+    ?assertEqual({error, {invalid_argument, <<>>}}, bufkit:extract(Zip, Dest, #{mode => wipe})),
+    {ok, #{files := 1, skipped := 1}} = bufkit:extract(Zip, Dest, #{mode => replace, only => ["*.txt"]}),
     ?assertNot(filelib:is_file(filename:join(Dest, "assets/app.js"))),
-    {ok, #{files := 2, reused := 0}} = bufkit:extract(Zip, Dest, #{incremental => true}),
-    {ok, #{files := 2, reused := 2}} = bufkit:extract(Zip, Dest, #{incremental => true}),
+    {ok, #{files := 2}} = bufkit:extract(Zip, Dest, #{mode => merge}),
+    {ok, #{files := 2, reused := 0}} = bufkit:extract(Zip, Dest, #{mode => replace, incremental => true}),
+    {ok, #{files := 2, reused := 2}} = bufkit:extract(Zip, Dest, #{mode => replace, incremental => true}),
     os:cmd("rm -rf " ++ Dir).
 
 receive_all(Acc) ->

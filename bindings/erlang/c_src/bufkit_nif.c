@@ -48,6 +48,8 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_CRC_MISMATCH: return enif_make_atom(env, "crc_mismatch");
     case BK_STATUS_LIMIT_EXCEEDED: return enif_make_atom(env, "limit_exceeded");
     case BK_STATUS_CANCELLED: return enif_make_atom(env, "cancelled");
+    case BK_STATUS_DESTINATION_REFUSED: return enif_make_atom(env, "destination_refused");
+    case BK_STATUS_NOTHING_SELECTED: return enif_make_atom(env, "nothing_selected");
     default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
   }
 }
@@ -585,6 +587,14 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     if (enif_get_int64(env, value, &whole)) ratio = (double)whole;
     else if (!enif_get_double(env, value, &ratio)) goto done;
     if (bk_extract_options_set_max_ratio(opts, ratio) != BK_STATUS_OK) goto done;
+  }
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "mode"), &value)) {
+    uint32_t mode;
+    if (enif_is_identical(value, enif_make_atom(env, "create"))) mode = BK_EXTRACT_CREATE;
+    else if (enif_is_identical(value, enif_make_atom(env, "replace"))) mode = BK_EXTRACT_REPLACE;
+    else if (enif_is_identical(value, enif_make_atom(env, "merge"))) mode = BK_EXTRACT_MERGE;
+    else goto done;
+    if (bk_extract_options_set_mode(opts, mode) != BK_STATUS_OK) goto done;
   }
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "durable"), &value))
     bk_extract_options_set_durable(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);

@@ -167,9 +167,12 @@ inflate_batch(Binary, Requests) when is_binary(Binary), is_list(Requests) ->
 inflate_batch(_, _) ->
     {error, invalid_argument}.
 
-%% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (created, or replaced as a whole only
-%% when every entry has verified; on any failure nothing is left behind), on a dirty I/O
-%% scheduler. Options: `threads', `only' (a list of patterns: `*', `?' or `dir/'), `quota' (bytes),
+%% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (nothing there changes unless every
+%% entry has verified; on any failure nothing is left behind), on a dirty I/O scheduler.
+%% Options: `mode' (`create', the default: `Dest' must not exist or be an empty directory;
+%% `replace': an existing directory is replaced as a whole; `merge': files are added into it;
+%% a refusal is `{error, {destination_refused, <<>>}}' with nothing touched), `threads',
+%% `only' (a list of patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'), `quota' (bytes),
 %% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
 %% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
 %% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages).
@@ -178,7 +181,7 @@ inflate_batch(_, _) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
            skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [threads, only, quota, max_ratio, durable, incremental, progress],
+    Known = [mode, threads, only, quota, max_ratio, durable, incremental, progress],
     case maps:keys(maps:without(Known, Options)) of
         [] ->
             Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],

@@ -407,7 +407,7 @@ static char *utf8_copy(JNIEnv *env, jstring s) {
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
-                                                             jint threads, jobjectArray only, jlong quota,
+                                                             jint mode, jint threads, jobjectArray only, jlong quota,
                                                              jdouble max_ratio, jboolean durable, jboolean incremental,
                                                              jobject listener,
                                                              jlongArray report_out, jobjectArray error_out) {
@@ -420,6 +420,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
   (void)cls;
   entry[0] = detail[0] = 0;
   if (!archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
+  if ((status = bk_extract_options_set_mode(opts, mode < 0 ? UINT32_MAX : (uint32_t)mode)) != BK_STATUS_OK) goto done;
   bk_extract_options_set_threads(opts, threads < 0 ? 0 : (uint32_t)threads);
   bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
   if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;

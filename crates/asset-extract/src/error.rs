@@ -67,6 +67,23 @@ pub enum Error {
         /// Which limit.
         reason: String,
     },
+    /// The destination cannot be used as asked: it exists and is not empty (create mode), is not
+    /// a directory, is a symlink, is protected from replacement (`/`, a mount point, `.`/`..`, the
+    /// current or home directory), or changed while the archive was extracted. Nothing there was
+    /// touched, except as `reason` says for a merge interrupted after its first file.
+    #[error("destination {path}: {reason}")]
+    Destination {
+        /// The path concerned.
+        path: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// The `only` patterns matched no entry; nothing was touched.
+    #[error("no entry matches {}", .patterns.join(", "))]
+    NothingSelected {
+        /// The patterns given.
+        patterns: Vec<String>,
+    },
     /// The caller cancelled the extraction; nothing was left behind.
     #[error("extraction cancelled")]
     Cancelled,
@@ -98,7 +115,7 @@ impl Error {
             | Error::Data { entry, .. }
             | Error::Crc { entry }
             | Error::Limit { entry, .. } => Some(entry),
-            Error::Io { .. } | Error::Cancelled => None,
+            Error::Io { .. } | Error::Cancelled | Error::Destination { .. } | Error::NothingSelected { .. } => None,
         }
     }
 

@@ -12,15 +12,23 @@ use strided_inflate::{Decoder, Format};
 use crate::Error;
 use crate::archive::{Entry, Method, read_entries};
 use crate::behind::WriteBehind;
+use crate::destination::{self, Found, Mode};
 use crate::manifest;
+use crate::merge;
 use crate::names::{Kind, check_collisions};
 use crate::staging::Staging;
 use crate::tree::Tree;
-use crate::write::{Inflaters, WHOLE_ENTRY_MAX, write_file};
+use crate::write::{Halt, Inflaters, WHOLE_ENTRY_MAX, write_file};
 
 /// How to extract.
 #[derive(Default)]
 pub struct Options<'a> {
+    /// What may happen to an existing destination: created only (the default), replaced as a
+    /// whole, or merged into. See [`Mode`].
+    pub mode: Mode,
+    /// Refuse names that differ only in case even where the destination's file system keeps them
+    /// apart (they are always refused where it folds case, which is detected).
+    pub fold_case: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     /// Extract only entries matching one of these patterns (`*` any run of characters, `?` one
@@ -43,7 +51,8 @@ pub struct Options<'a> {
     /// from the existing destination instead of writing it again; files gone from the archive
     /// disappear. Still all or nothing. Kept files are trusted to be as the last extraction left
     /// them (their size and type are checked, not their bytes); they are reached without following any
-    /// symlink, so nothing outside the destination is ever kept.
+    /// symlink, so nothing outside the destination is ever kept. The destination rules of `mode`
+    /// apply (replacing an earlier extraction needs [`Mode::Replace`]); merge is refused.
     pub incremental: bool,
 }
 
@@ -125,7 +134,8 @@ fn matches(pattern: &str, path: &str) -> bool {
     p[pi..].iter().all(|&c| c == b'*')
 }
 
-/// Extracts the archive at `archive` into `dest` (created or replaced as a whole).
+/// Extracts the archive at `archive` into `dest`, as `options.mode` allows (by default `dest` must
+/// not exist or be an empty directory; see [`Mode`]).
 ///
 /// ```no_run
 /// let report = asset_extract::extract(
@@ -138,32 +148,62 @@ fn matches(pattern: &str, path: &str) -> bool {
 /// ```
 pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     let file = File::open(archive).map_err(|e| Error::io("opening", archive, e))?;
+    if file.metadata().is_ok_and(|m| m.is_dir()) {
+        return Err(Error::io("reading the archive", archive, std::io::ErrorKind::IsADirectory.into()));
+    }
     // SAFETY: the mapping is read-only and private; the archive must not be truncated or rewritten
     // while it is extracted (a documented requirement of this function, as for every mmap reader).
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
     extract_bytes(&map, dest, options)
 }
 
-/// Extracts an archive held in memory into `dest` (created or replaced as a whole).
+/// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`
+/// changes unless every selected entry verified; see [`Mode`] for what changes then.
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+    if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(Error::Cancelled);
+    }
+    if options.incremental && options.mode == Mode::Merge {
+        return Err(Error::Destination {
+            path: dest.display().to_string(),
+            reason: "incremental extraction replaces the destination; it cannot merge".into(),
+        });
+    }
     let (entries, total_entries, bytes_total) = select(data, options)?;
+    let found = destination::inspect(dest, options.mode)?;
+    let merging = options.mode == Mode::Merge && found == Found::Directory;
 
     let previous = if options.incremental { manifest::previous(dest) } else { None };
-    let staging = Staging::create(dest)?;
-    let outcome = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref());
-    match outcome {
-        Ok(mut report) => {
-            report.skipped = (total_entries - entries.len()) as u64;
-            staging.commit(dest, options.durable, worker_threads(options.threads))?;
-            Ok(report)
-        }
-        Err(e) => Err(e), // `staging` is dropped: the temporary directory goes, dest is untouched
+    let staging = if merging { Staging::inside(dest)? } else { Staging::beside(dest)? };
+    if options.fold_case || folds_case(staging.path()) {
+        check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
+    let mut report = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref())?;
+    report.skipped = (total_entries - entries.len()) as u64;
+    if merging {
+        merge::move_into(staging.path(), dest, &entries)?;
+    } else {
+        staging.commit(dest, found, options.durable, worker_threads(options.threads))?;
+    }
+    Ok(report)
+}
+
+/// Whether the file system holding `dir` (an empty directory of ours) folds case: a file made
+/// under an upper-case name is found under the lower-case one.
+fn folds_case(dir: &Path) -> bool {
+    let upper = dir.join(".BUFKIT-CASE-PROBE");
+    if File::create_new(&upper).is_err() {
+        return false;
+    }
+    let folds = std::fs::symlink_metadata(dir.join(".bufkit-case-probe")).is_ok();
+    let _ = std::fs::remove_file(&upper);
+    folds
 }
 
 /// Parses and validates the archive, keeps the entries the `only` patterns select, and checks
 /// their names and limits: the one selection both extraction paths start from. Returns the
-/// selected entries, how many the archive holds, and the bytes they will write.
+/// selected entries, how many the archive holds, and the bytes they will write. Patterns that
+/// select nothing are refused: the caller surely meant something.
 fn select(data: &[u8], options: &Options<'_>) -> Result<(Vec<Entry>, usize, u64), Error> {
     let all = read_entries(data)?;
     let total = all.len();
@@ -171,7 +211,10 @@ fn select(data: &[u8], options: &Options<'_>) -> Result<(Vec<Entry>, usize, u64)
         .into_iter()
         .filter(|e| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
         .collect();
-    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)))?;
+    if entries.is_empty() && !options.only.is_empty() {
+        return Err(Error::NothingSelected { patterns: options.only.clone() });
+    }
+    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), options.fold_case)?;
     let bytes = check_limits(&entries, options)?;
     Ok((entries, total, bytes))
 }
@@ -249,7 +292,8 @@ fn write_all(
                             Ok(())
                         } else {
                             let durable = options.durable;
-                            write_file(data, files[i], &tree, &pool, &behind, &stop, &mut inflaters, durable)
+                            let halt = Halt { failed: &stop, cancel: options.cancel };
+                            write_file(data, files[i], &tree, &pool, &behind, &halt, &mut inflaters, durable)
                         }
                     })
                 };
@@ -332,7 +376,8 @@ fn batches(files: &[&Entry]) -> Vec<Vec<usize>> {
 
 /// Extracts into memory instead of to disk: every selected file's path and bytes, in archive
 /// order, returned only if every entry verified (the same checks, patterns and limits as
-/// [`extract_bytes`]; `threads`, `durable` and `incremental` do not apply). Each file is held at
+/// [`extract_bytes`]; `mode`, `threads`, `durable` and `incremental` do not apply, and names that
+/// differ only in case are refused only with `fold_case`). Each file is held at
 /// its declared size, which parsing bounds by what its compressed data can inflate to; set a
 /// `quota` to bound the total.
 ///
@@ -346,6 +391,9 @@ fn batches(files: &[&Entry]) -> Vec<Vec<usize>> {
 /// # Ok::<(), asset_extract::Error>(())
 /// ```
 pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(Error::Cancelled);
+    }
     let (selected, _, _) = select(data, options)?;
     let entries: Vec<Entry> = selected.into_iter().filter(|e| e.kind == Kind::File).collect();
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;

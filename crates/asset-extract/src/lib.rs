@@ -4,11 +4,12 @@
 //! unambiguous end record, ZIP64 records where sizes need them, a central directory whose every
 //! entry agrees with its local header (name, method, sizes, data descriptor), entries whose data
 //! lies inside the archive and overlaps no other entry's (the smallest zip bombs share data), safe
-//! relative names, no duplicates (nor names that differ only in case), regular files and
-//! directories only, no encryption. Entries are then inflated in parallel, each into a pooled
+//! relative names, no duplicates (nor names that differ only in case, where the destination's
+//! file system folds case), regular files and directories only, no encryption. Entries are then inflated in parallel, each into a pooled
 //! buffer of its exact declared size (so a size lie is an error, never an allocation), their
-//! CRC-32s verified, and written into a temporary directory beside the destination, which
-//! replaces the destination only when everything verified: on any failure nothing is left behind.
+//! CRC-32s verified, and written into a temporary directory, which is put in place only when
+//! everything verified: on any failure nothing is left behind. What may happen to an existing
+//! destination is the caller's explicit choice ([`Mode`]): by default nothing existing is touched.
 //!
 //! Data prepended to an archive (self-extractors) is refused, not searched past: the central
 //! directory must be where the end record says.
@@ -27,9 +28,11 @@
 mod archive;
 mod at;
 mod behind;
+mod destination;
 mod error;
 mod extract;
 mod manifest;
+mod merge;
 mod names;
 mod remove;
 mod staging;
@@ -37,6 +40,7 @@ mod tree;
 mod write;
 
 pub use archive::{Entry, Method, read_entries};
+pub use destination::Mode;
 pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
 pub use names::Kind;

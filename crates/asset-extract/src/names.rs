@@ -80,22 +80,25 @@ pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(St
     Ok((trimmed.to_string(), kind, mode))
 }
 
-/// Refuses archives whose paths collide: the same path twice (exactly, or differing only in
-/// case, which would overwrite each other on a case-insensitive file system), or a file where
-/// another entry needs a directory.
-pub fn check_collisions<'a>(paths: impl ExactSizeIterator<Item = (&'a str, Kind)>) -> Result<(), Error> {
+/// Refuses archives whose paths collide: the same path twice, or a file where another entry
+/// needs a directory. With `fold_case` (a destination that folds case, or a caller who asks),
+/// names that differ only in case collide too.
+pub fn check_collisions<'a>(
+    paths: impl ExactSizeIterator<Item = (&'a str, Kind)>,
+    fold_case: bool,
+) -> Result<(), Error> {
+    let key = |path: &'a str| if fold_case { fold(path) } else { Cow::Borrowed(path) };
     // foldhash: seeded per process, so names crafted to collide cannot make this quadratic.
     let hasher = foldhash::fast::RandomState::default();
     let mut seen: HashMap<Cow<'a, str>, (Kind, &'a str), _> =
         HashMap::with_capacity_and_hasher(paths.len(), hasher.clone());
     let mut dirs_needed: HashSet<&'a str, _> = HashSet::with_hasher(hasher);
     for (path, kind) in paths {
-        let folded = fold_case(path);
-        if let Some((_, other)) = seen.get(&folded) {
+        if let Some((_, other)) = seen.get(&key(path)) {
             let reason = if *other == path { "duplicate name" } else { "duplicate name (differs only in case)" };
             return Err(Error::UnsafeName { entry: path.to_string(), reason });
         }
-        seen.insert(folded, (kind, path));
+        seen.insert(key(path), (kind, path));
         let mut rest = path;
         // Parents are shared by many entries: stop at the first one already noted.
         while let Some((parent, _)) = rest.rsplit_once('/') {
@@ -106,7 +109,7 @@ pub fn check_collisions<'a>(paths: impl ExactSizeIterator<Item = (&'a str, Kind)
         }
     }
     for dir in dirs_needed {
-        if let Some((Kind::File, file)) = seen.get(&fold_case(dir)) {
+        if let Some((Kind::File, file)) = seen.get(&key(dir)) {
             return Err(Error::UnsafeName {
                 entry: file.to_string(),
                 reason: "a file where another entry needs a directory",
@@ -117,7 +120,7 @@ pub fn check_collisions<'a>(paths: impl ExactSizeIterator<Item = (&'a str, Kind)
 }
 
 /// The name as a case-insensitive file system would compare it; borrowed when already folded.
-fn fold_case(path: &str) -> Cow<'_, str> {
+fn fold(path: &str) -> Cow<'_, str> {
     if path.bytes().all(|b| b.is_ascii() && !b.is_ascii_uppercase()) {
         Cow::Borrowed(path)
     } else {

@@ -1,67 +1,117 @@
-//! The temporary directory an extraction writes into, beside the destination: renamed into place
-//! when everything verified (the old destination moved aside, then removed), removed otherwise.
+//! The temporary directory an extraction writes into: beside the destination (create, replace),
+//! or inside it (merge, so files rename within one filesystem). It is renamed into place when
+//! everything verified, removed otherwise.
+//!
+//! Each staging directory `S` has a lock file `S.lock` beside it, locked (`flock`) for as long as
+//! its extraction runs; the kernel drops the lock when the process dies, however it dies. Before
+//! staging, an extraction sweeps what dead runs left for the same destination: a staging
+//! directory whose lock it can take is removed, and an old destination that an interrupted commit
+//! had moved aside (`S.old`) is put back if the new one never arrived. Nothing is removed on the
+//! strength of its name alone, and a live run's lock is never taken.
 
-use std::fs::{self, File};
-use std::os::unix::fs::DirBuilderExt;
+use std::fs::{self, File, OpenOptions};
+use std::io;
+use std::os::fd::AsRawFd;
+use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::Error;
+use crate::destination::{self, Found};
 use crate::remove::remove_tree;
 
-/// The temporary directory beside the destination; removed on drop unless committed.
+/// The temporary directory and its held lock; both removed on drop unless committed.
 pub(crate) struct Staging {
     path: Option<PathBuf>,
+    lock: Option<(PathBuf, File)>,
+}
+
+fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_os_string();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
+/// Takes `lock`'s exclusive lock without waiting: true if taken (no live owner).
+fn try_lock(file: &File) -> bool {
+    // SAFETY: flock on a descriptor we own; no memory is involved.
+    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
 }
 
 impl Staging {
-    pub(crate) fn create(dest: &Path) -> Result<Staging, Error> {
+    /// Staging beside `dest`, for create and replace.
+    pub(crate) fn beside(dest: &Path) -> Result<Staging, Error> {
         let parent = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
         let name =
             dest.file_name().ok_or_else(|| Error::io("naming", dest, std::io::ErrorKind::InvalidInput.into()))?;
+        let prefix = format!(".{}.bufkit-tmp-", name.to_string_lossy());
+        sweep(parent, &prefix, Some(dest));
+        Self::create(parent, &prefix)
+    }
+
+    /// Staging inside the directory `dest`, for merge.
+    pub(crate) fn inside(dest: &Path) -> Result<Staging, Error> {
+        sweep(dest, ".bufkit-tmp-", None);
+        Self::create(dest, ".bufkit-tmp-")
+    }
+
+    fn create(dir: &Path, prefix: &str) -> Result<Staging, Error> {
         static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let unique = format!(
-            ".{}.bufkit-tmp-{}-{}",
-            name.to_string_lossy(),
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let path = parent.join(unique);
+        let unique = format!("{prefix}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+        let path = dir.join(unique);
+        let lock_path = with_suffix(&path, ".lock");
+        let lock = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
+            .open(&lock_path)
+            .map_err(|e| Error::io("creating", &lock_path, e))?;
+        if !try_lock(&lock) {
+            let _ = fs::remove_file(&lock_path);
+            return Err(Error::io("locking", &lock_path, io::Error::last_os_error()));
+        }
+        // From here on, dropping `staging` removes the lock file (and the directory once made).
+        let mut staging = Staging { path: None, lock: Some((lock_path, lock)) };
         fs::DirBuilder::new().mode(0o755).create(&path).map_err(|e| Error::io("creating", &path, e))?;
-        Ok(Staging { path: Some(path) })
+        staging.path = Some(path);
+        Ok(staging)
     }
 
     pub(crate) fn path(&self) -> &Path {
         self.path.as_deref().expect("live until committed")
     }
 
-    /// Moves the staged tree into place: the old destination (if any) is renamed aside, the new
-    /// one renamed in, and the old one removed; if the second rename fails, the old one returns.
-    pub(crate) fn commit(mut self, dest: &Path, durable: bool, threads: usize) -> Result<(), Error> {
+    /// Puts the staged tree at `dest` as `found` allows. A directory being replaced is renamed
+    /// aside, the new tree renamed in, and the old one removed; if the second rename fails, the
+    /// old one returns.
+    pub(crate) fn commit(mut self, dest: &Path, found: Found, durable: bool, threads: usize) -> Result<(), Error> {
         let staged = self.path.take().expect("committed once");
-        // Unique like the staging name itself (with_extension would cut it at its first dot and
-        // could land on a name the user already has).
-        let mut aside = staged.clone().into_os_string();
-        aside.push(".old");
-        let aside = PathBuf::from(aside);
-        let had_old = dest.exists();
-        if had_old {
-            fs::rename(dest, &aside).map_err(|e| Error::io("moving aside", dest, e))?;
-        }
-        if let Err(e) = fs::rename(&staged, dest) {
-            if had_old {
-                let _ = fs::rename(&aside, dest);
-            }
+        let result = Self::put_in_place(&staged, dest, found, threads);
+        if result.is_err() {
             let _ = fs::remove_dir_all(&staged);
-            return Err(Error::io("moving into place", dest, e));
         }
+        result?;
         if durable && let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
             File::open(parent).and_then(|d| d.sync_all()).map_err(|e| Error::io("syncing", parent, e))?;
         }
-        if had_old {
-            remove_tree(&aside, threads).map_err(|e| Error::io("removing the old", &aside, e))?;
-        }
         Ok(())
+    }
+
+    fn put_in_place(staged: &Path, dest: &Path, found: Found, threads: usize) -> Result<(), Error> {
+        if found != Found::Directory {
+            return destination::rename_into_place(staged, dest, found);
+        }
+        destination::still_a_directory(dest)?;
+        // Unique like the staging name itself, and found by the sweep if this process dies
+        // between the two renames.
+        let aside = with_suffix(staged, ".old");
+        fs::rename(dest, &aside).map_err(|e| Error::io("moving aside", dest, e))?;
+        if let Err(e) = fs::rename(staged, dest) {
+            let _ = fs::rename(&aside, dest);
+            return Err(Error::io("moving into place", dest, e));
+        }
+        remove_tree(&aside, threads).map_err(|e| Error::io("removing the old", &aside, e))
     }
 }
 
@@ -69,6 +119,48 @@ impl Drop for Staging {
     fn drop(&mut self) {
         if let Some(path) = self.path.take() {
             let _ = fs::remove_dir_all(path);
+        }
+        if let Some((lock_path, _lock)) = self.lock.take() {
+            let _ = fs::remove_file(lock_path); // the lock itself goes with the descriptor
+        }
+    }
+}
+
+/// Cleans up after dead runs in `dir`: every `PREFIX*.lock` whose lock can be taken belongs to a
+/// run that no longer exists. Its staging directory is removed; an old destination it had moved
+/// aside is put back at `dest` if nothing took its place, else removed. Best effort: what cannot
+/// be cleaned is left for the next run, never guessed at.
+fn sweep(dir: &Path, prefix: &str, dest: Option<&Path>) {
+    let Ok(listing) = fs::read_dir(dir) else { return };
+    for item in listing.flatten() {
+        let name = item.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some(stem) = name.strip_suffix(".lock").filter(|s| s.starts_with(prefix)) else { continue };
+        let lock_path = dir.join(name);
+        let Ok(lock) = OpenOptions::new().write(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&lock_path)
+        else {
+            continue;
+        };
+        if !try_lock(&lock) {
+            continue; // a live run
+        }
+        let staged = dir.join(stem);
+        let aside = with_suffix(&staged, ".old");
+        let is_dir = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_dir());
+        if let Some(dest) = dest
+            && is_dir(&aside)
+        {
+            if fs::symlink_metadata(dest).is_err() {
+                let _ = fs::rename(&aside, dest);
+            } else {
+                let _ = remove_tree(&aside, 1);
+            }
+        }
+        if is_dir(&staged) {
+            let _ = remove_tree(&staged, 1);
+        }
+        if !is_dir(&staged) && !is_dir(&aside) {
+            let _ = fs::remove_file(&lock_path);
         }
     }
 }

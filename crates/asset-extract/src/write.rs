@@ -39,7 +39,7 @@ pub(crate) fn write_file<'a, 'pool>(
     tree: &Tree<'_>,
     pool: &'pool BufferPool,
     behind: &WriteBehind<'pool>,
-    stop: &AtomicBool,
+    stop: &Halt<'_>,
     inflaters: &mut Inflaters<'a>,
     durable: bool,
 ) -> Result<(), Error> {
@@ -107,19 +107,33 @@ pub(crate) fn write_file<'a, 'pool>(
     Ok(())
 }
 
+/// Why workers stop early: another worker failed, or the caller cancelled.
+pub(crate) struct Halt<'a> {
+    /// Set when a worker failed.
+    pub(crate) failed: &'a AtomicBool,
+    /// The caller's cancel flag.
+    pub(crate) cancel: Option<&'a AtomicBool>,
+}
+
+impl Halt<'_> {
+    pub(crate) fn is_set(&self) -> bool {
+        self.failed.load(Ordering::Relaxed) || self.cancel.is_some_and(|c| c.load(Ordering::Relaxed))
+    }
+}
+
 /// Inflates a large entry in chunks, checking its size and CRC-32; each chunk goes to
 /// `sink(offset in the file, bytes)`. Stops early when `stop` is set.
 fn stream_entry<'a>(
     src: &'a [u8],
     e: &Entry,
     inflater: &mut ChunkedInflater<'a>,
-    stop: &AtomicBool,
+    stop: &Halt<'_>,
     mut sink: impl FnMut(u64, &[u8]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut crc = crc32fast::Hasher::new();
     inflater.start(src);
     loop {
-        if stop.load(Ordering::Relaxed) {
+        if stop.is_set() {
             return Err(Error::Cancelled);
         }
         let offset = inflater.total_out();

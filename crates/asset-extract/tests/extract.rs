@@ -6,7 +6,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use asset_extract::{Error, Options, extract, extract_bytes};
+use asset_extract::{Error, Mode, Options, extract, extract_bytes};
 use zipwriter::{Spec, build, put_u16, put_u32};
 
 /// A fresh, empty parent directory per test; the destination is `<parent>/out`.
@@ -24,12 +24,17 @@ fn listing(dir: &Path) -> Vec<String> {
     names
 }
 
-/// Extracting must fail as `check` says, leaving the parent exactly as it was.
+/// Extracting must fail as `check` says, leaving the parent exactly as it was, even when told to
+/// replace the destination.
 fn refused(name: &str, archive: &[u8], check: impl Fn(&Error) -> bool) {
+    refused_with(name, archive, Options { mode: Mode::Replace, ..Options::default() }, check)
+}
+
+fn refused_with(name: &str, archive: &[u8], options: Options<'_>, check: impl Fn(&Error) -> bool) {
     let dir = workdir(name);
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("out/keep.txt"), b"existing data").unwrap();
-    let err = extract_bytes(archive, &dir.join("out"), &Options::default()).expect_err("must be refused");
+    let err = extract_bytes(archive, &dir.join("out"), &options).expect_err("must be refused");
     assert!(check(&err), "{name}: unexpected error {err:?}");
     assert_eq!(listing(&dir), vec!["out"], "{name}: something was left beside the destination");
     assert_eq!(listing(&dir.join("out")), vec!["keep.txt"], "{name}: the destination changed");
@@ -60,9 +65,8 @@ fn a_valid_archive_extracts_exactly_and_replaces_the_destination() {
     let progress = |_p: asset_extract::Progress| {
         done.fetch_add(1, Ordering::Relaxed);
     };
-    let report =
-        extract(&archive, &dir.join("out"), &Options { threads: 2, progress: Some(&progress), ..Options::default() })
-            .unwrap();
+    let options = Options { mode: Mode::Replace, threads: 2, progress: Some(&progress), ..Options::default() };
+    let report = extract(&archive, &dir.join("out"), &options).unwrap();
     assert_eq!((report.files, report.directories), (5, 3));
     assert_eq!(done.load(Ordering::Relaxed), 5);
     for spec in sample().iter().filter(|s| !s.name.ends_with(b"/")) {
@@ -141,9 +145,9 @@ fn collisions_are_refused() {
     refused("dup", &build(&[Spec::file("a.txt", b"1"), Spec::file("a.txt", b"2")], b"").0, |e| {
         matches!(e, Error::UnsafeName { reason: "duplicate name", .. })
     });
-    refused("dup-case", &build(&[Spec::file("A.txt", b"1"), Spec::file("a.TXT", b"2")], b"").0, |e| {
-        matches!(e, Error::UnsafeName { .. })
-    });
+    let case_twins = build(&[Spec::file("A.txt", b"1"), Spec::file("a.TXT", b"2")], b"").0;
+    let fold = Options { mode: Mode::Replace, fold_case: true, ..Options::default() };
+    refused_with("dup-case", &case_twins, fold, |e| matches!(e, Error::UnsafeName { .. }));
     refused("file-dir", &build(&[Spec::file("a", b"1"), Spec::file("a/b", b"2")], b"").0, |e| {
         matches!(e, Error::UnsafeName { .. })
     });
@@ -309,15 +313,18 @@ fn limits_and_cancellation() {
 }
 
 #[test]
-fn a_destination_that_is_a_symlink_is_replaced_not_written_through() {
+fn a_destination_that_is_a_symlink_is_refused_in_every_mode_and_never_written_through() {
     let dir = workdir("symlink-dest");
     std::fs::create_dir(dir.join("elsewhere")).unwrap();
     std::os::unix::fs::symlink(dir.join("elsewhere"), dir.join("out")).unwrap();
     let (zip, _) = build(&[Spec::file("a", b"abc")], b"");
-    extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
-    assert!(listing(&dir.join("elsewhere")).is_empty(), "nothing written through the link");
-    assert!(!std::fs::symlink_metadata(dir.join("out")).unwrap().file_type().is_symlink());
-    assert_eq!(std::fs::read(dir.join("out/a")).unwrap(), b"abc");
+    for mode in [Mode::Create, Mode::Replace, Mode::Merge] {
+        let err = extract_bytes(&zip, &dir.join("out"), &Options { mode, ..Options::default() }).unwrap_err();
+        assert!(matches!(err, Error::Destination { .. }), "{mode:?}: {err}");
+        assert!(listing(&dir.join("elsewhere")).is_empty(), "{mode:?}: nothing written through the link");
+        assert!(std::fs::symlink_metadata(dir.join("out")).unwrap().file_type().is_symlink(), "{mode:?}");
+        assert_eq!(listing(&dir), vec!["elsewhere", "out"], "{mode:?}: nothing left beside");
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -401,7 +408,7 @@ fn incremental_extraction_keeps_what_did_not_change() {
         b"",
     )
     .0;
-    let inc = || Options { incremental: true, ..Options::default() };
+    let inc = || Options { mode: Mode::Replace, incremental: true, ..Options::default() };
     let first = extract_bytes(&v1, &dest, &inc()).unwrap();
     assert_eq!((first.files, first.reused), (3, 0));
     let inode = std::fs::metadata(dest.join("same.js")).unwrap().ino();
@@ -448,7 +455,7 @@ fn incremental_reuse_never_reaches_through_a_symlinked_directory() {
     let (dest, outside) = (dir.join("out"), dir.join("outside"));
     let content = b"kept content".repeat(50);
     let v1 = build(&[Spec::file("lib/keep.bin", &content), Spec::file("other.txt", b"1")], b"").0;
-    let inc = || Options { incremental: true, ..Options::default() };
+    let inc = || Options { mode: Mode::Replace, incremental: true, ..Options::default() };
     extract_bytes(&v1, &dest, &inc()).unwrap();
     // Someone swaps the directory for a symlink to a place holding a file of the same name and
     // size (a different file, unrelated to the extraction).
@@ -463,13 +470,13 @@ fn incremental_reuse_never_reaches_through_a_symlinked_directory() {
     assert_eq!(std::fs::read(dest.join("lib/keep.bin")).unwrap(), content, "written from the archive");
     assert_ne!(std::fs::metadata(dest.join("lib/keep.bin")).unwrap().ino(), outside_inode, "not linked from outside");
     assert_eq!(std::fs::read(outside.join("keep.bin")).unwrap(), vec![b'!'; content.len()], "outside untouched");
-    // The destination itself replaced by a symlink: nothing is reused through it either.
+    // The destination itself replaced by a symlink: refused, nothing reached through it.
     let elsewhere = dir.join("elsewhere");
     std::fs::rename(&dest, &elsewhere).unwrap();
     std::os::unix::fs::symlink(&elsewhere, &dest).unwrap();
-    let report = extract_bytes(&v1, &dest, &inc()).unwrap();
-    assert_eq!(report.reused, 0);
-    assert!(std::fs::symlink_metadata(&dest).unwrap().is_dir());
+    assert!(matches!(extract_bytes(&v1, &dest, &inc()), Err(Error::Destination { .. })));
+    assert!(std::fs::symlink_metadata(&dest).unwrap().file_type().is_symlink());
+    assert_eq!(std::fs::read(elsewhere.join("lib/keep.bin")).unwrap(), content);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

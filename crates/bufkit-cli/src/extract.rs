@@ -1,15 +1,19 @@
 //! `bufkit extract`: asset-extract from the command line, with a progress bar on a terminal.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use asset_extract::{Options, Progress};
+use asset_extract::{Error, Mode, Options, Progress};
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
 
 use crate::report;
 
 pub struct Args {
+    pub mode: Mode,
+    pub fold_case: bool,
+    pub max_ratio: Option<f64>,
     pub threads: usize,
     pub only: Vec<String>,
     pub quota: Option<u64>,
@@ -30,7 +34,38 @@ struct Summary {
     seconds: f64,
 }
 
+/// Set by SIGINT/SIGTERM: the extraction's cancel flag.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_signal(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed); // an atomic store: async-signal-safe
+}
+
+/// Turns SIGINT and SIGTERM into the extraction's cancel, so an interrupted run removes its
+/// staging directory before it exits.
+fn cancel_on_signals() {
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: a zeroed sigaction with a handler that only stores to an atomic is valid; the
+        // handler lives for the whole program.
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+            libc::sigemptyset(&mut action.sa_mask);
+            libc::sigaction(signal, &action, std::ptr::null_mut());
+        }
+    }
+}
+
+#[derive(Serialize)]
+struct Failure<'a> {
+    archive: String,
+    dest: String,
+    error: String,
+    entry: Option<&'a str>,
+}
+
 pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
+    cancel_on_signals();
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
     bar.set_style(ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg}").expect("static template"));
     let progress = |p: Progress| {
@@ -39,6 +74,10 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         bar.set_message(format!("{}/{} files", p.entries_done, p.entries_total));
     };
     let options = Options {
+        mode: args.mode,
+        fold_case: args.fold_case,
+        max_ratio: args.max_ratio,
+        cancel: Some(&INTERRUPTED),
         threads: args.threads,
         only: args.only,
         quota: args.quota,
@@ -46,12 +85,14 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         incremental: args.incremental,
         // Only when the bar is drawn (a terminal): otherwise each entry would pay for nothing.
         progress: if bar.is_hidden() { None } else { Some(&progress) },
-        ..Options::default()
     };
     let start = Instant::now();
     let result = asset_extract::extract(archive, dest, &options);
     bar.finish_and_clear();
-    let report = result.map_err(|e| format!("{}: {e}", archive.display()))?;
+    let report = match result {
+        Ok(report) => report,
+        Err(e) => return Err(failure(archive, dest, &e, args.json)),
+    };
     let summary = Summary {
         archive: archive.display().to_string(),
         dest: dest.display().to_string(),
@@ -66,11 +107,11 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
     } else {
         println!(
-            "{} -> {}: {} files ({} kept from before), {} directories, {}{} in {}",
+            "{} -> {}: {} files{}, {} directories, {}{} in {}",
             summary.archive,
             summary.dest,
             summary.files,
-            summary.reused,
+            if args.incremental { format!(" ({} kept from before)", summary.reused) } else { String::new() },
             summary.directories,
             report::bytes(summary.bytes),
             if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() },
@@ -78,4 +119,22 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// The one-line error (or, with --json, a JSON object on stdout) for a failed extraction.
+fn failure(archive: &Path, dest: &Path, e: &Error, json: bool) -> String {
+    let message = match e {
+        Error::Cancelled => "interrupted: nothing was extracted, nothing left behind".to_string(),
+        e => format!("{}: {e}", archive.display()),
+    };
+    if json {
+        let failure = Failure {
+            archive: archive.display().to_string(),
+            dest: dest.display().to_string(),
+            error: e.to_string(),
+            entry: e.entry(),
+        };
+        println!("{}", serde_json::to_string_pretty(&failure).unwrap_or_default());
+    }
+    message
 }

@@ -35,13 +35,29 @@ enum Command {
         #[arg(long, default_value_t = 200)]
         rounds: usize,
     },
-    /// Extract a zip/APK/JAR into DEST, all or nothing: DEST is replaced only when every entry
-    /// has verified. Exits non-zero with a one-line error naming the entry otherwise.
+    /// Extract a zip/APK/JAR into DEST, all or nothing: nothing at DEST changes unless every
+    /// entry has verified. DEST must not exist or be an empty directory, unless --replace or
+    /// --merge says otherwise. Exits non-zero with a one-line error naming the entry or the path;
+    /// Ctrl-C cancels and leaves nothing behind.
     Extract {
         /// The archive.
         archive: std::path::PathBuf,
-        /// The directory to create (or replace).
+        /// The directory to create (or replace, or merge into).
         dest: std::path::PathBuf,
+        /// Replace an existing DEST directory as a whole, atomically (refuses /, mount points,
+        /// `.`/`..`, the current and home directories).
+        #[arg(long, conflicts_with = "merge")]
+        replace: bool,
+        /// Add the archive's files into an existing DEST, replacing same-named files (symlinks in
+        /// DEST are never followed).
+        #[arg(long)]
+        merge: bool,
+        /// Refuse names that differ only in case even where DEST's file system keeps them apart.
+        #[arg(long)]
+        fold_case: bool,
+        /// Refuse entries that inflate to more than this many times their compressed size.
+        #[arg(long)]
+        max_ratio: Option<f64>,
         /// Worker threads (default: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
@@ -84,8 +100,27 @@ fn main() -> std::process::ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
-        Command::Extract { archive, dest, threads, only, quota, durable, incremental, json } => {
-            extract::run(&archive, &dest, extract::Args { threads, only, quota, durable, incremental, json })
+        Command::Extract {
+            archive,
+            dest,
+            replace,
+            merge,
+            fold_case,
+            max_ratio,
+            threads,
+            only,
+            quota,
+            durable,
+            incremental,
+            json,
+        } => {
+            let mode = match (replace, merge) {
+                (true, _) => asset_extract::Mode::Replace,
+                (_, true) => asset_extract::Mode::Merge,
+                _ => asset_extract::Mode::Create,
+            };
+            let args = extract::Args { mode, fold_case, max_ratio, threads, only, quota, durable, incremental, json };
+            extract::run(&archive, &dest, args)
         }
         Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),

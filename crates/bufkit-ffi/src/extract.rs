@@ -4,7 +4,7 @@ use std::ffi::{CStr, c_char, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use asset_extract::{Error, Options, Progress};
+use asset_extract::{Error, Mode, Options, Progress};
 
 use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, write_out};
 use crate::status::bk_status;
@@ -21,15 +21,44 @@ pub type bk_progress_fn = Option<
     ),
 >;
 
-/// Extraction options. Created by `bk_extract_options_new` (defaults: one thread per core, every
-/// entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`. Not
-/// thread-safe to change while an extraction uses it; may be reused for many extractions.
+/// What may happen to an existing destination, as values of `bk_extract_options_set_mode`.
 ///
-/// Methods: `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
+/// | mode | absent | empty directory | non-empty directory | anything else |
+/// |---|---|---|---|---|
+/// | CREATE (default) | created | filled | refused | refused |
+/// | REPLACE | created | replaced | replaced as a whole, atomically | refused |
+/// | MERGE | created | filled | files added, same-named files replaced | refused |
+///
+/// "Anything else" includes a symlink, never followed. REPLACE also refuses `/`, a mount point,
+/// `.`/`..` in any spelling, and the current or home directory or any directory holding them. A
+/// refusal is `BK_STATUS_DESTINATION_REFUSED`, with nothing touched.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum bk_extract_mode {
+    /// The destination must not exist, or be an empty directory.
+    BK_EXTRACT_CREATE = 0,
+    /// An existing directory is replaced as a whole once every entry has verified.
+    BK_EXTRACT_REPLACE = 1,
+    /// Files are added into an existing directory, unzip-style: each written and verified under a
+    /// temporary name inside it, then renamed into place. Symlinks in it are never followed. A
+    /// conflict (a path needed as a directory that is something else) is refused before any file
+    /// moves; an I/O error after that leaves the files already moved (complete and verified) in
+    /// place and says how many in the detail text.
+    BK_EXTRACT_MERGE = 2,
+}
+
+/// Extraction options. Created by `bk_extract_options_new` (defaults: create mode, one thread per
+/// core, every entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`.
+/// Not thread-safe to change while an extraction uses it; may be reused for many extractions.
+///
+/// Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`,
+/// `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
 /// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
 /// `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
 /// `bk_extract_options_set_cancel`, `bk_extract_options_free`.
 pub struct bk_extract_options {
+    mode: Mode,
+    fold_case: bool,
     threads: usize,
     only: Vec<String>,
     quota: Option<u64>,
@@ -75,6 +104,8 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
             return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
         }
         let options = bk_extract_options {
+            mode: Mode::Create,
+            fold_case: false,
             threads: 0,
             only: Vec::new(),
             quota: None,
@@ -101,6 +132,40 @@ pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_option
             // SAFETY: from Box::into_raw in bk_extract_options_new; freed once per the contract.
             drop(unsafe { Box::from_raw(options) });
         }
+    })
+}
+
+/// What may happen to an existing destination: a `bk_extract_mode` (default
+/// `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_mode(options: *mut bk_extract_options, mode: u32) -> bk_status {
+    boundary(|| {
+        let mode = match mode {
+            m if m == bk_extract_mode::BK_EXTRACT_CREATE as u32 => Mode::Create,
+            m if m == bk_extract_mode::BK_EXTRACT_REPLACE as u32 => Mode::Replace,
+            m if m == bk_extract_mode::BK_EXTRACT_MERGE as u32 => Mode::Merge,
+            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+        };
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.mode = mode;
+        Ok(())
+    })
+}
+
+/// Non-zero: refuse entry names that differ only in case even where the destination's file
+/// system keeps them apart (they are always refused where it folds case, which is detected).
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_fold_case(options: *mut bk_extract_options, fold: u32) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.fold_case = fold != 0;
+        Ok(())
     })
 }
 
@@ -288,6 +353,8 @@ fn status_of(e: &Error) -> bk_status {
         Error::Crc { .. } => bk_status::BK_STATUS_CRC_MISMATCH,
         Error::Limit { .. } => bk_status::BK_STATUS_LIMIT_EXCEEDED,
         Error::Cancelled => bk_status::BK_STATUS_CANCELLED,
+        Error::Destination { .. } => bk_status::BK_STATUS_DESTINATION_REFUSED,
+        Error::NothingSelected { .. } => bk_status::BK_STATUS_NOTHING_SELECTED,
         Error::Io { .. } => bk_status::BK_STATUS_IO_ERROR,
         _ => bk_status::BK_STATUS_ARCHIVE_MALFORMED,
     }
@@ -312,14 +379,19 @@ unsafe fn copy_c_string(text: &str, buf: *mut c_char, len: usize) {
     }
 }
 
-/// Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), which is
-/// created, or replaced as a whole only when every entry has verified; on any failure nothing is
-/// left behind and an existing destination is untouched. `options` may be NULL for the defaults.
+/// Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), as the
+/// options' `bk_extract_mode` allows (by default the destination must not exist or be an empty
+/// directory); nothing at the destination changes unless every entry has verified, and on any
+/// failure nothing is left behind. A cancellation flag already set when the call starts is
+/// honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
+/// the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
+/// `options` may be NULL for the defaults.
 /// On success `*report_out` is filled. On failure, if given, `entry_buf` receives the name of the
 /// entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
 /// truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
 /// `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
-/// `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_IO_ERROR`, and the inflate
+/// `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
+/// `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
 /// statuses for bad entry data. The archive must not be modified while it is extracted.
 ///
 /// # Safety
@@ -362,6 +434,8 @@ pub unsafe extern "C" fn bk_extract(
         // SAFETY: NULL or a live bk_cancel per the options' contract.
         let cancel = opts.and_then(|o| unsafe { o.cancel.as_ref() }).map(|c| &c.flag);
         let options = Options {
+            mode: opts.map_or(Mode::Create, |o| o.mode),
+            fold_case: opts.is_some_and(|o| o.fold_case),
             threads: opts.map_or(0, |o| o.threads),
             only: opts.map_or_else(Vec::new, |o| o.only.clone()),
             quota: opts.and_then(|o| o.quota),

@@ -59,6 +59,12 @@ pub enum bk_status {
     BK_STATUS_LIMIT_EXCEEDED = 405,
     /// The extraction was cancelled.
     BK_STATUS_CANCELLED = 406,
+    /// The destination cannot be used in the chosen `bk_extract_mode` (exists and is not empty,
+    /// not a directory, a symlink, protected from replacement, or changed meanwhile); it was not
+    /// touched. The detail text names the path and the reason.
+    BK_STATUS_DESTINATION_REFUSED = 407,
+    /// The `only` patterns matched no entry; nothing was touched.
+    BK_STATUS_NOTHING_SELECTED = 408,
 }
 
 impl bk_status {
@@ -95,6 +101,11 @@ impl bk_status {
                 b"the quota or compression-ratio limit would be exceeded; nothing was extracted\0",
             ),
             (BK_STATUS_CANCELLED, b"the extraction was cancelled; nothing was extracted\0"),
+            (
+                BK_STATUS_DESTINATION_REFUSED,
+                b"the destination cannot be used in this extract mode; it was not touched\0",
+            ),
+            (BK_STATUS_NOTHING_SELECTED, b"no entry matches the patterns given; nothing was touched\0"),
         ];
         known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
     }

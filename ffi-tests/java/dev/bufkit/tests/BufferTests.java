@@ -3,6 +3,7 @@ package dev.bufkit.tests;
 import dev.bufkit.BufferConfig;
 import dev.bufkit.BufferPool;
 import dev.bufkit.ExtractException;
+import dev.bufkit.ExtractMode;
 import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.Lease;
@@ -488,11 +489,21 @@ public final class BufferTests {
         check(r.files() == 2 && r.directories() == 1 && r.bytes() == 50_002, "report " + r);
         check(calls.get() == 2, "progress calls " + calls.get());
         check(Arrays.equals(java.nio.file.Files.readAllBytes(dir.resolve("out/assets/app.js")), pattern(50_000)), "bytes");
-        ExtractReport only = bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withOnly(java.util.List.of("*.txt")));
+        ExtractException refused = expect(ExtractException.class,
+                () -> bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withOnly(java.util.List.of("*.txt"))));
+        check(refused.status() == Status.DESTINATION_REFUSED, "create mode refuses a non-empty destination: " + refused.status());
+        check(java.nio.file.Files.exists(dir.resolve("out/assets/app.js")), "untouched");
+        ExtractException none = expect(ExtractException.class, () -> bufkit.extract(archive, dir.resolve("out"),
+                ExtractOptions.defaults().withMode(ExtractMode.REPLACE).withOnly(java.util.List.of("*.png"))));
+        check(none.status() == Status.NOTHING_SELECTED, "nothing selected: " + none.status());
+        ExtractReport only = bufkit.extract(archive, dir.resolve("out"),
+                ExtractOptions.defaults().withMode(ExtractMode.REPLACE).withOnly(java.util.List.of("*.txt")));
         check(only.files() == 1 && only.skipped() == 1, "only " + only);
         check(!java.nio.file.Files.exists(dir.resolve("out/assets")), "replaced as a whole");
-        check(bufkit.extract(archive, dir.resolve("inc"), ExtractOptions.defaults().withIncremental(true)).reused() == 0, "first");
-        check(bufkit.extract(archive, dir.resolve("inc"), ExtractOptions.defaults().withIncremental(true)).reused() == 2, "second keeps both");
+        check(bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withMode(ExtractMode.MERGE)).files() == 2, "merge");
+        ExtractOptions inc = ExtractOptions.defaults().withMode(ExtractMode.REPLACE).withIncremental(true);
+        check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 0, "first");
+        check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 2, "second keeps both");
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -15,43 +15,50 @@ import java.util.Objects;
  * @param durable fsync every file and directory before the destination is replaced
  * @param incremental keep unchanged files from the previous incremental extraction (a manifest is kept in dest)
  * @param progress called from the extraction's worker threads (possibly several at once); may be null
+ * @param mode what may happen to an existing destination (default {@link ExtractMode#CREATE})
  */
 public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, boolean incremental,
-        ProgressListener progress) {
+        ProgressListener progress, ExtractMode mode) {
     /** Checks ranges. */
     public ExtractOptions {
         only = List.copyOf(Objects.requireNonNull(only, "only"));
+        Objects.requireNonNull(mode, "mode");
         if (threads < 0 || quota < 0 || !(maxRatio >= 0)) throw new IllegalArgumentException("negative option");
     }
 
     /** The defaults. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(0, List.of(), 0, 0, false, false, null);
+        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE);
     }
 
     /** With worker threads. */
     public ExtractOptions withThreads(int n) {
-        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress);
+        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode);
     }
 
     /** With entry patterns. */
     public ExtractOptions withOnly(List<String> patterns) {
-        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress);
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode);
     }
 
     /** With a byte quota. */
     public ExtractOptions withQuota(long bytes) {
-        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress);
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode);
     }
 
     /** In incremental mode or not. */
     public ExtractOptions withIncremental(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode);
+    }
+
+    /** With a destination mode. */
+    public ExtractOptions withMode(ExtractMode m) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m);
     }
 
     /** With a progress listener. */
     public ExtractOptions withProgress(ProgressListener listener) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode);
     }
 
     /** Receives extraction progress. */

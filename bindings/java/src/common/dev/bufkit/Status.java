@@ -50,6 +50,10 @@ public enum Status {
     LIMIT_EXCEEDED(405),
     /** The extraction was cancelled. */
     CANCELLED(406),
+    /** The destination cannot be used in the chosen {@link ExtractMode}; it was not touched. */
+    DESTINATION_REFUSED(407),
+    /** The {@code only} patterns matched no entry; nothing was touched. */
+    NOTHING_SELECTED(408),
     /** A code this version of the binding does not know. */
     UNKNOWN(-1);
 

@@ -57,7 +57,7 @@ public final class JniBufkit implements Bufkit {
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
         long[] report = new long[5];
         String[] error = new String[2];
-        int status = JniNative.extract(archive.toString(), dest.toString(), o.threads(), o.only().toArray(new String[0]),
+        int status = JniNative.extract(archive.toString(), dest.toString(), o.mode().code(), o.threads(), o.only().toArray(new String[0]),
                 o.quota(), o.maxRatio(), o.durable(), o.incremental(), o.progress(), report, error);
         if (status != 0) throw new ExtractException(status, error[0] == null ? "" : error[0], error[1] == null ? JniNative.statusMessage(status) : error[1]);
         return new ExtractReport(report[0], report[1], report[2], report[3], report[4]);

@@ -70,7 +70,7 @@ final class JniNative {
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
     /** bk_extract: report into {@code reportOut[5]}; on failure entry and detail into {@code errorOut[2]}. */
-    static native int extract(String archive, String dest, int threads, String[] only, long quota, double maxRatio,
+    static native int extract(String archive, String dest, int mode, int threads, String[] only, long quota, double maxRatio,
             boolean durable, boolean incremental, Object listener, long[] reportOut, String[] errorOut);
 
     /** A direct ByteBuffer over native memory (no copy). */

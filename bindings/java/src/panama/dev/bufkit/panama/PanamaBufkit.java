@@ -90,6 +90,7 @@ public final class PanamaBufkit implements Bufkit {
             if (status != 0) throw new ExtractException(status, "", PanamaBuffer.message(status));
             MemorySegment opts = out.get(ValueLayout.ADDRESS, 0);
             try {
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MODE.invokeExact(opts, o.mode().code()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_THREADS.invokeExact(opts, o.threads()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_QUOTA.invokeExact(opts, o.quota()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MAX_RATIO.invokeExact(opts, o.maxRatio()));

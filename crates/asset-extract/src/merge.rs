@@ -1,0 +1,150 @@
+//! Merge mode's last step: the verified files, staged in a temporary directory inside the
+//! destination, are renamed into place one by one. Every directory of the destination is opened
+//! relative to its parent without following a symlink, so nothing outside the destination is ever
+//! reached. Conflicts (a path the archive needs as a directory that is something else, a file
+//! where a directory stands) are all found before the first file moves.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::Path;
+
+use crate::Error;
+use crate::archive::Entry;
+use crate::at;
+use crate::names::Kind;
+
+fn c_name(name: &str) -> CString {
+    CString::new(name).expect("entry names hold no NUL (checked when parsed)")
+}
+
+/// What is at `name` in `dir`, without following a symlink: `None` if nothing.
+fn kind_at(dir: RawFd, name: &str) -> io::Result<Option<libc::mode_t>> {
+    let c = c_name(name);
+    // SAFETY: zeroed stat is a valid out-buffer; `c` outlives the call; AT_SYMLINK_NOFOLLOW stats a
+    // link itself.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: as above.
+    let rc = unsafe { libc::fstatat(dir, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
+    if rc == 0 {
+        return Ok(Some(st.st_mode & libc::S_IFMT));
+    }
+    match io::Error::last_os_error() {
+        e if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+        e => Err(e),
+    }
+}
+
+fn open_dir(dir: RawFd, name: &str) -> io::Result<OwnedFd> {
+    at::open_at(dir, &c_name(name), libc::O_RDONLY | libc::O_DIRECTORY, 0)
+}
+
+/// The destination's directory for `path`'s parent, walked from `root` one component at a time
+/// (never through a symlink), made where missing when `create` is set. `None` when it does not
+/// exist and `create` is not set.
+fn parent_dir(root: &OwnedFd, dest: &Path, path: &str, create: bool) -> Result<Option<OwnedFd>, Error> {
+    let fail = |what: &'static str, e: io::Error| Error::io(what, &dest.join(path), e);
+    let mut dir = open_dir(root.as_raw_fd(), ".").map_err(|e| fail("opening", e))?;
+    let Some((parents, _)) = path.rsplit_once('/') else { return Ok(Some(dir)) };
+    for component in parents.split('/') {
+        match kind_at(dir.as_raw_fd(), component).map_err(|e| fail("inspecting", e))? {
+            Some(libc::S_IFDIR) => {}
+            Some(_) => return Err(conflict(dest, path, component, "exists but is not a directory")),
+            None if create => {
+                let c = c_name(component);
+                // SAFETY: `dir` is an open directory and `c` a NUL-terminated name outliving the call.
+                if unsafe { libc::mkdirat(dir.as_raw_fd(), c.as_ptr(), 0o755) } != 0 {
+                    let e = io::Error::last_os_error();
+                    if e.raw_os_error() != Some(libc::EEXIST) {
+                        return Err(fail("creating", e));
+                    }
+                }
+            }
+            None => return Ok(None),
+        }
+        dir = open_dir(dir.as_raw_fd(), component).map_err(|e| fail("opening", e))?;
+    }
+    Ok(Some(dir))
+}
+
+fn conflict(dest: &Path, path: &str, component: &str, reason: &str) -> Error {
+    let upto = path.find(component).map_or(path, |i| &path[..i + component.len()]);
+    Error::Destination { path: dest.join(upto).display().to_string(), reason: reason.to_string() }
+}
+
+/// Refuses the merge if any entry's path meets something it cannot replace; touches nothing.
+fn check(root: &OwnedFd, dest: &Path, entries: &[Entry]) -> Result<(), Error> {
+    for e in entries {
+        let Some(dir) = parent_dir(root, dest, &e.path, false)? else { continue };
+        let name = e.path.rsplit_once('/').map_or(e.path.as_str(), |(_, n)| n);
+        let found = kind_at(dir.as_raw_fd(), name).map_err(|err| Error::io("inspecting", &dest.join(&e.path), err))?;
+        match (e.kind, found) {
+            (_, None) | (Kind::Directory, Some(libc::S_IFDIR)) => {}
+            (Kind::Directory, Some(_)) => return Err(conflict(dest, &e.path, name, "exists but is not a directory")),
+            (Kind::File, Some(libc::S_IFDIR)) => return Err(conflict(dest, &e.path, name, "is a directory")),
+            // A file or a symlink of that name is replaced by the rename (a link is never followed).
+            (Kind::File, Some(_)) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Moves every staged entry of `entries` from `staged` (a directory inside `dest`) into `dest`.
+/// Returns the files moved. On an error after the first move, the files already moved stay (they
+/// are complete and verified) and the error says how many.
+pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result<u64, Error> {
+    let root = at::open_at(libc::AT_FDCWD, &c_path(dest)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+        .map_err(|e| Error::io("opening", dest, e))?;
+    let staged_root = at::open_at(libc::AT_FDCWD, &c_path(staged)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+        .map_err(|e| Error::io("opening", staged, e))?;
+    check(&root, dest, entries)?;
+    let mut moved = 0u64;
+    let partial = |moved: u64, e: Error| match moved {
+        0 => e,
+        n => Error::Destination {
+            path: dest.display().to_string(),
+            reason: format!("{e}; {n} verified files were already merged in and stay"),
+        },
+    };
+    for e in entries {
+        let dir = match parent_dir(&root, dest, &e.path, true) {
+            Ok(dir) => dir.expect("made when missing"),
+            Err(err) => return Err(partial(moved, err)),
+        };
+        let name = e.path.rsplit_once('/').map_or(e.path.as_str(), |(_, n)| n);
+        let c = c_name(name);
+        let result = match e.kind {
+            // SAFETY: `dir` is an open directory and `c` a NUL-terminated name outliving the call.
+            Kind::Directory => match unsafe { libc::mkdirat(dir.as_raw_fd(), c.as_ptr(), 0o755) } {
+                0 => Ok(()),
+                _ => match io::Error::last_os_error() {
+                    err if err.raw_os_error() == Some(libc::EEXIST) => Ok(()),
+                    err => Err(err),
+                },
+            },
+            Kind::File => {
+                let from = c_name(&e.path);
+                // SAFETY: both descriptors are open directories and both names NUL-terminated and
+                // outliving the call. The source resolves inside our own staging tree; the target
+                // is one name in a directory reached without symlinks, and rename replaces (never
+                // follows) whatever is there.
+                match unsafe { libc::renameat(staged_root.as_raw_fd(), from.as_ptr(), dir.as_raw_fd(), c.as_ptr()) } {
+                    0 => {
+                        moved += 1;
+                        Ok(())
+                    }
+                    _ => Err(io::Error::last_os_error()),
+                }
+            }
+        };
+        if let Err(err) = result {
+            return Err(partial(moved, Error::io("merging", &dest.join(&e.path), err)));
+        }
+    }
+    Ok(moved)
+}
+
+fn c_path(path: &Path) -> Result<CString, Error> {
+    use std::os::unix::ffi::OsStrExt;
+    CString::new(path.as_os_str().as_bytes()).map_err(|_| Error::io("naming", path, io::ErrorKind::InvalidInput.into()))
+}
