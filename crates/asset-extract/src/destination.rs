@@ -175,7 +175,8 @@ pub(crate) fn still_a_directory(dest: &Path) -> Result<(), Error> {
     }
 }
 
-fn c_path(path: &Path) -> Result<std::ffi::CString, Error> {
+/// `path` as a C string for the `*at` calls.
+pub(crate) fn c_path(path: &Path) -> Result<std::ffi::CString, Error> {
     std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| Error::io("naming", path, io::ErrorKind::InvalidInput.into()))
 }

@@ -12,6 +12,7 @@ use std::path::Path;
 use crate::Error;
 use crate::archive::Entry;
 use crate::at;
+use crate::destination::c_path;
 use crate::names::Kind;
 
 fn c_name(name: &str) -> CString {
@@ -142,9 +143,4 @@ pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result
         }
     }
     Ok(moved)
-}
-
-fn c_path(path: &Path) -> Result<CString, Error> {
-    use std::os::unix::ffi::OsStrExt;
-    CString::new(path.as_os_str().as_bytes()).map_err(|_| Error::io("naming", path, io::ErrorKind::InvalidInput.into()))
 }
