@@ -9,7 +9,6 @@ and `cargo install ripunzip --locked` for the ripunzip rows)
 """
 import os, shutil, statistics, subprocess, sys, sysconfig, time
 
-ROUNDS = int(sys.argv[1]) if len(sys.argv) > 1 else 5
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = "/tmp/bufkit-extract-bench"
 BUFKIT = os.path.join(ROOT, "target/release/bufkit")
@@ -84,6 +83,7 @@ def run(tool, archive, dest):
     return elapsed, int(open(rss_file).read().split()[-1])
 
 def main():
+    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     os.makedirs(WORK, exist_ok=True)
     sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", "-p", "bufkit-cli", cwd=ROOT)
     sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", cwd=os.path.join(ROOT, "bench-reports/extract/zipcrate"))
@@ -98,7 +98,7 @@ def main():
             os.makedirs(base, exist_ok=True)
             times = {t: [] for t in TOOLS}
             rss = {t: 0 for t in TOOLS}
-            for _ in range(ROUNDS):
+            for _ in range(rounds):
                 for tool in TOOLS:
                     t, m = run(tool, archive, os.path.join(base, tool))
                     times[tool].append(t)
@@ -120,4 +120,5 @@ def main():
     for n in archives:
         print(f"- {n}: {sizes[n] / 1e6:.1f} MB archive, {counts[n]} entries")
 
-main()
+if __name__ == "__main__":
+    main()
