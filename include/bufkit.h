@@ -869,7 +869,9 @@ void bk_cancel_free(struct bk_cancel *cancel);
  `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
  `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
  `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
- statuses for bad entry data. The archive must not be modified while it is extracted.
+ statuses for bad entry data. The archive is read, not mapped: one truncated or rewritten while
+ it is extracted gives `BK_STATUS_IO_ERROR` or `BK_STATUS_ARCHIVE_MALFORMED`, never a signal
+ in the host process.
 
  # Safety
  The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one

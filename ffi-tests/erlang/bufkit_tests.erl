@@ -256,3 +256,33 @@ extract_hostile_archive_leaves_nothing_test() ->
     ?assertMatch({error, {io_error, <<>>}}, bufkit:extract("/nonexistent.zip", Dest, #{})),
     ?assertEqual({error, {invalid_argument, <<>>}}, bufkit:extract(Zip, Dest, #{colour => blue})),
     os:cmd("rm -rf " ++ Dir).
+
+%% Truncating the archive while bufkit:extract/3 runs: a clean error or the archive as it was,
+%% never a SIGBUS that takes the whole VM down (the archive used to be memory-mapped).
+archive_truncated_during_extraction_leaves_the_vm_alive_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "big.zip"),
+    Files = [{"f" ++ integer_to_list(I) ++ ".bin", binary:copy(<<I>>, 512 * 1024)} || I <- lists:seq(1, 16)],
+    {ok, {"mem", Bytes}} = zip:create("mem", Files, [memory, {compress, []}]),
+    Outcomes = [begin
+                    ok = file:write_file(Zip, Bytes),
+                    Dest = filename:join(Dir, "out" ++ integer_to_list(Round)),
+                    Cutter = spawn(fun() ->
+                                       timer:sleep(Round),
+                                       {ok, F} = file:open(Zip, [read, write, raw]),
+                                       {ok, 1000} = file:position(F, 1000),
+                                       ok = file:truncate(F),
+                                       ok = file:close(F)
+                                   end),
+                    Result = bufkit:extract(Zip, Dest, #{threads => 2}),
+                    Ref = monitor(process, Cutter),
+                    receive {'DOWN', Ref, process, Cutter, _} -> ok end,
+                    case Result of
+                        {ok, #{files := 16}} -> whole;
+                        {error, {Kind, _}} when Kind =:= io_error; Kind =:= malformed ->
+                            ?assertNot(filelib:is_dir(Dest)),
+                            error
+                    end
+                end || Round <- lists:seq(0, 9)],
+    ?assertEqual(10, length(Outcomes)),
+    os:cmd("rm -rf " ++ Dir).

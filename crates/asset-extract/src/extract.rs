@@ -29,6 +29,11 @@ pub struct Options<'a> {
     /// Refuse names that differ only in case even where the destination's file system keeps them
     /// apart (they are always refused where it folds case, which is detected).
     pub fold_case: bool,
+    /// Map the archive instead of reading it into memory ([`extract`] only): no copy, but the file
+    /// must not be truncated or rewritten while it is extracted, or the process dies of SIGBUS,
+    /// and a JVM or BEAM with it. Only for archives nothing else writes (an installed APK). By
+    /// default the archive is read, so a change underneath is at worst a clean error.
+    pub map_archive: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     /// Extract only entries matching one of these patterns (`*` any run of characters, `?` one
@@ -148,13 +153,72 @@ fn matches(pattern: &str, path: &str) -> bool {
 /// ```
 pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     let file = File::open(archive).map_err(|e| Error::io("opening", archive, e))?;
-    if file.metadata().is_ok_and(|m| m.is_dir()) {
+    let meta = file.metadata().map_err(|e| Error::io("inspecting", archive, e))?;
+    if meta.is_dir() {
         return Err(Error::io("reading the archive", archive, std::io::ErrorKind::IsADirectory.into()));
     }
-    // SAFETY: the mapping is read-only and private; the archive must not be truncated or rewritten
-    // while it is extracted (a documented requirement of this function, as for every mmap reader).
-    let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
-    extract_bytes(&map, dest, options)
+    if options.map_archive {
+        // SAFETY: read-only and private; the caller chose mapping and its contract (documented on
+        // `map_archive`): the file is not truncated or rewritten while it is extracted.
+        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
+        return extract_bytes(&map, dest, options);
+    }
+    extract_bytes(&read_archive(file, meta.len(), archive)?, dest, options)
+}
+
+/// Archives at least this large are read into huge-page-advised, pre-faulted memory.
+const SNAPSHOT_MAPPED_MIN: u64 = 64 << 10;
+
+/// The archive's bytes as they were when read: a file changed meanwhile gives at worst a
+/// truncated or inconsistent snapshot, which parsing or the CRCs refuse, never a signal. Most of
+/// what reading costs over mapping is faulting in fresh memory, so a large archive goes into an
+/// anonymous mapping advised for transparent huge pages and populated in one kernel pass.
+fn read_archive(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
+    use std::io::Read;
+    let fail = |e| Error::io("reading", path, e);
+    let size = usize::try_from(len).map_err(|_| fail(std::io::ErrorKind::OutOfMemory.into()))?;
+    let mut snapshot = if len >= SNAPSHOT_MAPPED_MIN {
+        let map = memmap2::MmapMut::map_anon(size).map_err(fail)?;
+        // Advice only: a kernel without huge pages or MADV_POPULATE_WRITE reads a little slower.
+        let _ = map.advise(memmap2::Advice::HugePage);
+        let _ = map.advise(memmap2::Advice::PopulateWrite);
+        Snapshot::Mapped(map)
+    } else {
+        let mut data = Vec::new();
+        data.try_reserve_exact(size).map_err(|_| fail(std::io::ErrorKind::OutOfMemory.into()))?;
+        data.resize(size, 0);
+        Snapshot::Heap(data)
+    };
+    let buf: &mut [u8] = match &mut snapshot {
+        Snapshot::Mapped(map) => map,
+        Snapshot::Heap(data) => data,
+    };
+    file.read_exact(buf).map_err(|e| match e.kind() {
+        std::io::ErrorKind::UnexpectedEof => fail(std::io::Error::other("the archive shrank while it was read")),
+        _ => fail(e),
+    })?;
+    // A file that grew meanwhile has moved its end record: refuse rather than parse a prefix.
+    if file.read(&mut [0u8; 1]).map_err(fail)? != 0 {
+        return Err(fail(std::io::Error::other("the archive grew while it was read")));
+    }
+    Ok(snapshot)
+}
+
+/// An archive read into memory.
+enum Snapshot {
+    Heap(Vec<u8>),
+    Mapped(memmap2::MmapMut),
+}
+
+impl std::ops::Deref for Snapshot {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Snapshot::Heap(data) => data,
+            Snapshot::Mapped(map) => map,
+        }
+    }
 }
 
 /// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`

@@ -1,6 +1,8 @@
 //! Zip/APK/JAR extraction that is fast and safe on hostile archives.
 //!
-//! The archive is memory-mapped and its whole structure checked before anything is written: one
+//! The archive is read into memory (so a file changed underneath is a clean error, never a
+//! SIGBUS; [`Options::map_archive`] maps it instead) and its whole structure checked before
+//! anything is written: one
 //! unambiguous end record, ZIP64 records where sizes need them, a central directory whose every
 //! entry agrees with its local header (name, method, sizes, data descriptor), entries whose data
 //! lies inside the archive and overlaps no other entry's (the smallest zip bombs share data), safe

@@ -503,3 +503,43 @@ fn extracting_to_memory_applies_the_same_rules() {
         Err(Error::UnsafeName { .. })
     ));
 }
+
+#[test]
+fn an_archive_truncated_while_it_is_extracted_is_an_error_or_a_snapshot_never_a_crash() {
+    // With the archive mapped, truncating it underneath killed the process with SIGBUS (and a
+    // JVM or BEAM with it). Now it is read: whatever moment the truncation lands, the result is
+    // a clean error or the archive as it was, and nothing is left behind.
+    let dir = workdir("truncate-during");
+    let specs: Vec<Spec> = (0..40).map(|i| Spec::stored(&format!("f{i}.bin"), &vec![i as u8; 512 << 10])).collect();
+    let (zip, _) = build(&specs, b"");
+    let archive = dir.join("a.zip");
+    let (mut errors, mut whole) = (0, 0);
+    for round in 0..20u64 {
+        std::fs::write(&archive, &zip).unwrap();
+        let dest = dir.join(format!("out{round}"));
+        let cutter = {
+            let archive = archive.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(std::time::Duration::from_micros(200 * round));
+                std::fs::OpenOptions::new().write(true).open(&archive).unwrap().set_len(1000).unwrap();
+            })
+        };
+        let result = extract(&archive, &dest, &Options { threads: 2, ..Options::default() });
+        cutter.join().unwrap();
+        match result {
+            Ok(report) => {
+                whole += 1;
+                assert_eq!(report.files, 40);
+                assert_eq!(std::fs::read(dest.join("f39.bin")).unwrap(), vec![39u8; 512 << 10]);
+            }
+            Err(e) => {
+                errors += 1;
+                assert!(matches!(e, Error::Io { .. } | Error::Malformed { .. }), "round {round}: {e}");
+                assert!(!dest.exists(), "round {round}: nothing left behind");
+            }
+        }
+    }
+    assert_eq!(errors + whole, 20);
+    assert!(listing(&dir).iter().all(|n| n == "a.zip" || n.starts_with("out")), "no staging left: {:?}", listing(&dir));
+    std::fs::remove_dir_all(dir).unwrap();
+}

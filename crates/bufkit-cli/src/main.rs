@@ -58,6 +58,10 @@ enum Command {
         /// Refuse entries that inflate to more than this many times their compressed size.
         #[arg(long)]
         max_ratio: Option<f64>,
+        /// Map the archive instead of reading it (no copy; the archive must not change meanwhile,
+        /// or bufkit dies of SIGBUS).
+        #[arg(long)]
+        map_archive: bool,
         /// Worker threads (default: one per core).
         #[arg(long, default_value_t = 0)]
         threads: usize,
@@ -107,6 +111,7 @@ fn main() -> std::process::ExitCode {
             merge,
             fold_case,
             max_ratio,
+            map_archive,
             threads,
             only,
             quota,
@@ -119,7 +124,18 @@ fn main() -> std::process::ExitCode {
                 (_, true) => asset_extract::Mode::Merge,
                 _ => asset_extract::Mode::Create,
             };
-            let args = extract::Args { mode, fold_case, max_ratio, threads, only, quota, durable, incremental, json };
+            let args = extract::Args {
+                mode,
+                fold_case,
+                max_ratio,
+                map_archive,
+                threads,
+                only,
+                quota,
+                durable,
+                incremental,
+                json,
+            };
             extract::run(&archive, &dest, args)
         }
         Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),

@@ -392,7 +392,9 @@ unsafe fn copy_c_string(text: &str, buf: *mut c_char, len: usize) {
 /// `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
 /// `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
 /// `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
-/// statuses for bad entry data. The archive must not be modified while it is extracted.
+/// statuses for bad entry data. The archive is read, not mapped: one truncated or rewritten while
+/// it is extracted gives `BK_STATUS_IO_ERROR` or `BK_STATUS_ARCHIVE_MALFORMED`, never a signal
+/// in the host process.
 ///
 /// # Safety
 /// The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one
@@ -436,6 +438,7 @@ pub unsafe extern "C" fn bk_extract(
         let options = Options {
             mode: opts.map_or(Mode::Create, |o| o.mode),
             fold_case: opts.is_some_and(|o| o.fold_case),
+            map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
             threads: opts.map_or(0, |o| o.threads),
             only: opts.map_or_else(Vec::new, |o| o.only.clone()),
             quota: opts.and_then(|o| o.quota),

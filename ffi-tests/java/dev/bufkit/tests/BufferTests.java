@@ -67,6 +67,7 @@ public final class BufferTests {
         tests.add(new Object[] {"inflate: batch", (Test) BufferTests::inflateBatch});
         tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
+        tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.
@@ -504,6 +505,46 @@ public final class BufferTests {
         ExtractOptions inc = ExtractOptions.defaults().withMode(ExtractMode.REPLACE).withIncremental(true);
         check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 0, "first");
         check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 2, "second keeps both");
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Truncating the archive during extraction: a clean error or the archive as it was, never a SIGBUS (the archive used to be mapped). */
+    static void extractTruncatedMeanwhile() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-truncate");
+        String[] names = new String[16];
+        byte[][] contents = new byte[16][];
+        for (int i = 0; i < 16; i++) {
+            names[i] = "f" + i + ".bin";
+            contents[i] = pattern(512 * 1024 + i);
+        }
+        java.nio.file.Path original = zip(dir, "original.zip", names, contents);
+        java.nio.file.Path archive = dir.resolve("a.zip");
+        for (int round = 0; round < 10; round++) {
+            java.nio.file.Files.copy(original, archive, java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            java.nio.file.Path dest = dir.resolve("out" + round);
+            final int delayMicros = 100 * round;
+            Thread cutter = new Thread(() -> {
+                try {
+                    Thread.sleep(delayMicros / 1000, (delayMicros % 1000) * 1000);
+                    try (var channel = java.nio.channels.FileChannel.open(archive, java.nio.file.StandardOpenOption.WRITE)) {
+                        channel.truncate(1000);
+                    }
+                } catch (Exception e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            cutter.start();
+            try {
+                ExtractReport r = bufkit.extract(archive, dest, ExtractOptions.defaults().withThreads(2));
+                check(r.files() == 16, "whole: " + r);
+            } catch (ExtractException e) {
+                check(e.status() == Status.IO_ERROR || e.status() == Status.ARCHIVE_MALFORMED, "round " + round + ": " + e.status());
+                check(!java.nio.file.Files.exists(dest), "nothing left behind");
+            }
+            cutter.join();
+        }
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
