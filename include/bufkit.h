@@ -292,7 +292,7 @@ typedef struct bk_cancel bk_cancel;
  core, every entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`.
  Not thread-safe to change while an extraction uses it; may be reused for many extractions.
 
- Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`,
+ Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`, `bk_extract_options_set_strict`,
  `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
  `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
  `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
@@ -758,6 +758,15 @@ bk_status bk_extract_options_set_mode(struct bk_extract_options *options, uint32
  `options` is live.
  */
 bk_status bk_extract_options_set_fold_case(struct bk_extract_options *options, uint32_t fold);
+
+/*
+ Non-zero: refuse archives with other data prepended to the zip part (by default accepted when
+ every offset reads consistently shifted by it, as for a `.jmod` or a self-extractor).
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_strict(struct bk_extract_options *options, uint32_t strict);
 
 /*
  Worker threads; 0 means one per core.

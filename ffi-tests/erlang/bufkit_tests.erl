@@ -286,3 +286,28 @@ archive_truncated_during_extraction_leaves_the_vm_alive_test() ->
                 end || Round <- lists:seq(0, 9)],
     ?assertEqual(10, length(Outcomes)),
     os:cmd("rm -rf " ++ Dir).
+
+%% Killing the process that called bufkit:extract/3 cancels the extraction: the destination is
+%% not created seconds later behind the caller's back, and no staging is left.
+killing_the_caller_cancels_the_extraction_test_() ->
+    {timeout, 60, fun killing_the_caller_cancels_the_extraction/0}.
+
+killing_the_caller_cancels_the_extraction() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "many.zip"),
+    Files = [{"d" ++ integer_to_list(I rem 50) ++ "/f" ++ integer_to_list(I) ++ ".txt", integer_to_binary(I)}
+             || I <- lists:seq(1, 5000)],
+    {ok, _} = zip:create(Zip, Files),
+    Dest = filename:join(Dir, "out"),
+    Start = erlang:monotonic_time(millisecond),
+    {Caller, Ref} = spawn_monitor(fun() -> bufkit:extract(Zip, Dest, #{threads => 1}) end),
+    timer:sleep(50),
+    exit(Caller, kill),
+    receive {'DOWN', Ref, process, Caller, killed} -> ok end,
+    Waited = erlang:monotonic_time(millisecond) - Start,
+    %% Whatever the VM does with a killed process inside a dirty NIF, the extraction stops: give
+    %% it as long again as it had, then nothing may have appeared.
+    timer:sleep(max(500, Waited)),
+    {ok, Left} = file:list_dir(Dir),
+    ?assertEqual(["many.zip"], Left),
+    os:cmd("rm -rf " ++ Dir).

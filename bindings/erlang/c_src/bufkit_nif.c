@@ -5,7 +5,11 @@
  * data runs on a dirty CPU scheduler: a call decides by the bytes it will touch, and a call that
  * finds the buffer busy also moves to a dirty scheduler instead of blocking a normal one.
  */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_cond_timedwait under -std=c11 */
+#include <errno.h>
+#include <pthread.h>
 #include <string.h>
+#include <time.h>
 
 #include <erl_nif.h>
 
@@ -562,16 +566,75 @@ static char *path_arg(ErlNifEnv *env, ERL_NIF_TERM term) {
   return path;
 }
 
+/* One extraction on a thread of its own, so that the dirty scheduler waiting for it can notice
+ * that the calling process died (enif_is_current_process_alive) and cancel: a killed caller
+ * must not have its destination replaced seconds later. */
+typedef struct {
+  const char *archive, *dest;
+  const bk_extract_options *opts;
+  bk_extract_report report;
+  char entry[4096];
+  bk_status status;
+  int done;
+  pthread_mutex_t lock;
+  pthread_cond_t finished;
+} extract_job;
+
+static void *run_extract_job(void *arg) {
+  extract_job *job = arg;
+  bk_status status = bk_extract(job->archive, job->dest, job->opts, &job->report, job->entry, sizeof job->entry, NULL, 0);
+  pthread_mutex_lock(&job->lock);
+  job->status = status;
+  job->done = 1;
+  pthread_cond_signal(&job->finished);
+  pthread_mutex_unlock(&job->lock);
+  return NULL;
+}
+
+/* Runs the job and waits for it, checking every 10 ms that the caller still lives. */
+static bk_status extract_watching_caller(ErlNifEnv *env, extract_job *job, bk_cancel *cancel) {
+  pthread_t thread;
+  int requested = 0;
+  pthread_mutex_init(&job->lock, NULL);
+  pthread_cond_init(&job->finished, NULL);
+  if (pthread_create(&thread, NULL, run_extract_job, job) != 0) {
+    job->status = BK_STATUS_ALLOC_FAILED;
+  } else {
+    pthread_mutex_lock(&job->lock);
+    while (!job->done) {
+      struct timespec until;
+      clock_gettime(CLOCK_REALTIME, &until);
+      until.tv_nsec += 10 * 1000 * 1000;
+      if (until.tv_nsec >= 1000000000L) until.tv_sec++, until.tv_nsec -= 1000000000L;
+      if (pthread_cond_timedwait(&job->finished, &job->lock, &until) == ETIMEDOUT && !requested &&
+          !enif_is_current_process_alive(env)) {
+        bk_cancel_request(cancel);
+        requested = 1;
+      }
+    }
+    pthread_mutex_unlock(&job->lock);
+    pthread_join(thread, NULL);
+  }
+  pthread_cond_destroy(&job->finished);
+  pthread_mutex_destroy(&job->lock);
+  return job->status;
+}
+
 static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   char *archive = path_arg(env, argv[0]), *dest = path_arg(env, argv[1]);
   bk_extract_options *opts = NULL;
-  bk_extract_report report;
+  bk_cancel *cancel = NULL;
   progress_target target;
-  char entry[4096];
+  extract_job *job = enif_alloc(sizeof *job);
   ERL_NIF_TERM value, result, list, head, keys[5], values[5], map;
   bk_status status = BK_STATUS_INVALID_ARGUMENT;
   (void)argc;
-  entry[0] = 0;
+  if (!job) {
+    enif_free(archive);
+    enif_free(dest);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  memset(job, 0, sizeof *job);
   if (!archive || !dest || !enif_is_map(env, argv[2]) || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
   {
     size_t n = 0;
@@ -614,23 +677,32 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     if (!enif_get_local_pid(env, value, &target.pid)) goto done;
     bk_extract_options_set_progress(opts, send_progress, &target);
   }
-  status = bk_extract(archive, dest, opts, &report, entry, sizeof entry, NULL, 0);
+  if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK || (status = bk_extract_options_set_cancel(opts, cancel)) != BK_STATUS_OK)
+    goto done;
+  job->archive = archive, job->dest = dest, job->opts = opts;
+  status = extract_watching_caller(env, job, cancel);
 done:
   enif_free(archive);
   enif_free(dest);
   bk_extract_options_free(opts);
+  bk_cancel_free(cancel);
   if (status != BK_STATUS_OK) {
     ErlNifBinary name;
-    size_t len = strlen(entry);
-    if (!enif_alloc_binary(len, &name)) return error_term(env, BK_STATUS_ALLOC_FAILED);
-    memcpy(name.data, entry, len);
+    size_t len = strlen(job->entry);
+    if (!enif_alloc_binary(len, &name)) {
+      enif_free(job);
+      return error_term(env, BK_STATUS_ALLOC_FAILED);
+    }
+    memcpy(name.data, job->entry, len);
+    enif_free(job);
     return enif_make_tuple2(env, atom_error, enif_make_tuple2(env, status_atom(env, status), enif_make_binary(env, &name)));
   }
-  keys[0] = enif_make_atom(env, "files"), values[0] = enif_make_uint64(env, report.files);
-  keys[1] = enif_make_atom(env, "directories"), values[1] = enif_make_uint64(env, report.directories);
-  keys[2] = enif_make_atom(env, "bytes"), values[2] = enif_make_uint64(env, report.bytes);
-  keys[3] = enif_make_atom(env, "skipped"), values[3] = enif_make_uint64(env, report.skipped);
-  keys[4] = enif_make_atom(env, "reused"), values[4] = enif_make_uint64(env, report.reused);
+  keys[0] = enif_make_atom(env, "files"), values[0] = enif_make_uint64(env, job->report.files);
+  keys[1] = enif_make_atom(env, "directories"), values[1] = enif_make_uint64(env, job->report.directories);
+  keys[2] = enif_make_atom(env, "bytes"), values[2] = enif_make_uint64(env, job->report.bytes);
+  keys[3] = enif_make_atom(env, "skipped"), values[3] = enif_make_uint64(env, job->report.skipped);
+  keys[4] = enif_make_atom(env, "reused"), values[4] = enif_make_uint64(env, job->report.reused);
+  enif_free(job);
   if (!enif_make_map_from_arrays(env, keys, values, 5, &map)) return enif_make_badarg(env);
   result = enif_make_tuple2(env, atom_ok, map);
   return result;

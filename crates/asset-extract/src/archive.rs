@@ -112,9 +112,14 @@ fn zip64_end(data: &[u8], eocd: usize) -> Result<Directory, Error> {
     if u32_at(data, at) != Some(ZIP64_LOCATOR_SIG) {
         return Err(Error::malformed("ZIP64 fields but no ZIP64 locator"));
     }
-    let record = u64_at(data, at + 8).expect("inside");
+    let mut record = u64_at(data, at + 8).expect("inside");
     if record > at as u64 || (at as u64) - record < 56 {
         return Err(Error::malformed("the ZIP64 locator points past itself or past the end"));
+    }
+    // With data prepended, the locator's offset is relative to the start of the zip part: the
+    // record then sits right before the locator (its usual place), shifted like everything else.
+    if u32_at(data, record as usize) != Some(ZIP64_EOCD_SIG) && u32_at(data, at - 56) == Some(ZIP64_EOCD_SIG) {
+        record = (at - 56) as u64;
     }
     let r = record as usize;
     if u32_at(data, r) != Some(ZIP64_EOCD_SIG) {
@@ -179,8 +184,41 @@ fn zip64_extra(
 }
 
 /// Parses and cross-checks the whole archive. Returns the entries in central directory order.
+/// Data prepended to the archive (a self-extractor's stub, a `.jmod` header, a shell script before
+/// an executable jar) is accepted when every offset reads consistently shifted by its length; see
+/// [`read_archive`] to learn how many bytes were prepended.
 pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
-    let dir = find_end(data)?;
+    read_archive(data).map(|layout| layout.entries)
+}
+
+/// A parsed archive: its entries, and how many bytes of other data precede the zip part.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layout {
+    /// The entries, in central directory order.
+    pub entries: Vec<Entry>,
+    /// Bytes before the zip part whose offsets do not count (0 for a plain zip).
+    pub prepended: u64,
+}
+
+/// How far the zip part starts into `data`: 0 when the central directory is where the end
+/// record says; else, when the directory sits where it must (just before the end records) and
+/// the end record's offset is short of it, the difference, which then shifts every offset.
+fn prepended_bytes(data: &[u8], dir: &Directory) -> Result<u64, Error> {
+    if dir.entries == 0 || u32_at(data, dir.offset as usize) == Some(CENTRAL_SIG) {
+        return Ok(0);
+    }
+    let shifted = dir.end.checked_sub(dir.size).filter(|&at| at > dir.offset);
+    match shifted {
+        Some(at) if u32_at(data, at as usize) == Some(CENTRAL_SIG) => Ok(at - dir.offset),
+        _ => Err(Error::malformed("no central directory where the end record says, nor just before the end records")),
+    }
+}
+
+/// Like [`read_entries`], also saying how many bytes were prepended.
+pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
+    let mut dir = find_end(data)?;
+    let prepended = prepended_bytes(data, &dir)?;
+    dir.offset += prepended;
     let len = data.len() as u64;
     let cd_end =
         dir.offset.checked_add(dir.size).ok_or_else(|| Error::malformed("central directory size overflows"))?;
@@ -193,11 +231,6 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
             "{} entries cannot fit in a {}-byte central directory",
             dir.entries, dir.size
         )));
-    }
-    if dir.entries > 0 && u32_at(data, dir.offset as usize) != Some(CENTRAL_SIG) {
-        return Err(Error::malformed(
-            "no central directory where the end record says (data prepended to the archive?)",
-        ));
     }
     let mut entries = Vec::with_capacity(dir.entries as usize);
     let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(dir.entries as usize);
@@ -221,6 +254,8 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
         let display = String::from_utf8_lossy(raw_name);
         let (mut size, mut csize, mut offset) = (u64::from(f32(24)), u64::from(f32(20)), u64::from(f32(42)));
         zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), &display)?;
+        let offset =
+            offset.checked_add(prepended).ok_or_else(|| Error::malformed_entry("offset overflows", &display))?;
         if f16(34) != 0 {
             return Err(Error::malformed_entry("entry on another disk", &display));
         }
@@ -228,7 +263,7 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
             return Err(Error::Encrypted { entry: display.into_owned() });
         }
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
-        let (path, kind, mode) = names::check(raw_name, flags & 0x800 != 0, unix_mode)?;
+        let (path, kind, mode) = names::check(raw_name, flags & 0x800 != 0, (made_by >> 8) as u8, unix_mode)?;
         let method = match method {
             0 => Method::Stored,
             8 => Method::Deflate,
@@ -259,7 +294,7 @@ pub fn read_entries(data: &[u8]) -> Result<Vec<Entry>, Error> {
             return Err(Error::malformed_entry("entries overlap (shared data)", &entries[pair[1].2].path));
         }
     }
-    Ok(entries)
+    Ok(Layout { entries, prepended })
 }
 
 /// Checks the local header at `offset` against the central directory and returns where the data

@@ -10,7 +10,7 @@ use buffer_pool::{BufferPool, PoolConfig};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Method, read_entries};
+use crate::archive::{Entry, Method, read_archive};
 use crate::behind::WriteBehind;
 use crate::destination::{self, Found, Mode};
 use crate::manifest;
@@ -34,6 +34,9 @@ pub struct Options<'a> {
     /// and a JVM or BEAM with it. Only for archives nothing else writes (an installed APK). By
     /// default the archive is read, so a change underneath is at worst a clean error.
     pub map_archive: bool,
+    /// Refuse archives with data prepended to the zip part (accepted by default when every
+    /// offset reads consistently shifted by it, as `unzip` and the JDK do).
+    pub strict: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
     /// Extract only entries matching one of these patterns (`*` any run of characters, `?` one
@@ -88,6 +91,8 @@ pub struct Report {
     pub skipped: u64,
     /// Files kept from the previous extraction (incremental mode) rather than written.
     pub reused: u64,
+    /// Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub).
+    pub prepended: u64,
 }
 
 /// The number of threads `threads` asks for: itself, or one per core for 0.
@@ -163,7 +168,7 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
         return extract_bytes(&map, dest, options);
     }
-    extract_bytes(&read_archive(file, meta.len(), archive)?, dest, options)
+    extract_bytes(&snapshot(file, meta.len(), archive)?, dest, options)
 }
 
 /// Archives at least this large are read into huge-page-advised, pre-faulted memory.
@@ -173,7 +178,7 @@ const SNAPSHOT_MAPPED_MIN: u64 = 64 << 10;
 /// truncated or inconsistent snapshot, which parsing or the CRCs refuse, never a signal. Most of
 /// what reading costs over mapping is faulting in fresh memory, so a large archive goes into an
 /// anonymous mapping advised for transparent huge pages and populated in one kernel pass.
-fn read_archive(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
+fn snapshot(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
     use std::io::Read;
     let fail = |e| Error::io("reading", path, e);
     let size = usize::try_from(len).map_err(|_| fail(std::io::ErrorKind::OutOfMemory.into()))?;
@@ -233,7 +238,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
             reason: "incremental extraction replaces the destination; it cannot merge".into(),
         });
     }
-    let (entries, total_entries, bytes_total) = select(data, options)?;
+    let Selection { entries, skipped, bytes: bytes_total, prepended } = select(data, options)?;
     let found = destination::inspect(dest, options.mode)?;
     let merging = options.mode == Mode::Merge && found == Found::Directory;
 
@@ -243,7 +248,8 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
     let mut report = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref())?;
-    report.skipped = (total_entries - entries.len()) as u64;
+    report.skipped = skipped;
+    report.prepended = prepended;
     if merging {
         merge::move_into(staging.path(), dest, &entries)?;
     } else {
@@ -268,10 +274,14 @@ fn folds_case(dir: &Path) -> bool {
 /// their names and limits: the one selection both extraction paths start from. Returns the
 /// selected entries, how many the archive holds, and the bytes they will write. Patterns that
 /// select nothing are refused: the caller surely meant something.
-fn select(data: &[u8], options: &Options<'_>) -> Result<(Vec<Entry>, usize, u64), Error> {
-    let all = read_entries(data)?;
-    let total = all.len();
-    let entries: Vec<Entry> = all
+fn select(data: &[u8], options: &Options<'_>) -> Result<Selection, Error> {
+    let layout = read_archive(data)?;
+    if options.strict && layout.prepended > 0 {
+        return Err(Error::malformed(format!("{} bytes of other data precede the archive (strict)", layout.prepended)));
+    }
+    let total = layout.entries.len();
+    let entries: Vec<Entry> = layout
+        .entries
         .into_iter()
         .filter(|e| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
         .collect();
@@ -280,7 +290,18 @@ fn select(data: &[u8], options: &Options<'_>) -> Result<(Vec<Entry>, usize, u64)
     }
     check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), options.fold_case)?;
     let bytes = check_limits(&entries, options)?;
-    Ok((entries, total, bytes))
+    Ok(Selection { skipped: (total - entries.len()) as u64, entries, bytes, prepended: layout.prepended })
+}
+
+/// What [`select`] keeps of an archive.
+struct Selection {
+    entries: Vec<Entry>,
+    /// Entries left out by the patterns.
+    skipped: u64,
+    /// Bytes the selected entries will write.
+    bytes: u64,
+    /// Bytes before the zip part.
+    prepended: u64,
 }
 
 /// Declared sizes are exact (each entry must inflate to exactly its size), so limits can be
@@ -407,6 +428,7 @@ fn write_all(
         bytes: bytes_total,
         skipped: 0,
         reused: reused.into_inner(),
+        prepended: 0,
     })
 }
 
@@ -458,8 +480,7 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
     if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
         return Err(Error::Cancelled);
     }
-    let (selected, _, _) = select(data, options)?;
-    let entries: Vec<Entry> = selected.into_iter().filter(|e| e.kind == Kind::File).collect();
+    let entries: Vec<Entry> = select(data, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
     let mut out = Vec::with_capacity(entries.len());
     for (done, e) in entries.iter().enumerate() {

@@ -13,8 +13,10 @@
 //! everything verified: on any failure nothing is left behind. What may happen to an existing
 //! destination is the caller's explicit choice ([`Mode`]): by default nothing existing is touched.
 //!
-//! Data prepended to an archive (self-extractors) is refused, not searched past: the central
-//! directory must be where the end record says.
+//! Data prepended to an archive (a self-extractor's stub, a `.jmod` header, a script before an
+//! executable jar) is accepted only when every offset reads consistently shifted by its length
+//! (the central directory just before the end records, every local header where the shifted
+//! offset says), reported in [`Report::prepended`], and refused with [`Options::strict`].
 //!
 //! ```no_run
 //! let report = asset_extract::extract(
@@ -41,7 +43,7 @@ mod staging;
 mod tree;
 mod write;
 
-pub use archive::{Entry, Method, read_entries};
+pub use archive::{Entry, Layout, Method, read_archive, read_entries};
 pub use destination::Mode;
 pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};

@@ -18,15 +18,46 @@ pub enum Kind {
 const MAX_PATH: usize = 4096;
 const MAX_COMPONENT: usize = 255;
 
+/// The characters of code page 437 for bytes 0x80–0xFF (below that it is ASCII).
+const CP437_HIGH: [char; 128] = [
+    'Ç', 'ü', 'é', 'â', 'ä', 'à', 'å', 'ç', 'ê', 'ë', 'è', 'ï', 'î', 'ì', 'Ä', 'Å', 'É', 'æ', 'Æ', 'ô', 'ö', 'ò', 'û',
+    'ù', 'ÿ', 'Ö', 'Ü', '¢', '£', '¥', '₧', 'ƒ', 'á', 'í', 'ó', 'ú', 'ñ', 'Ñ', 'ª', 'º', '¿', '⌐', '¬', '½', '¼', '¡',
+    '«', '»', '░', '▒', '▓', '│', '┤', '╡', '╢', '╖', '╕', '╣', '║', '╗', '╝', '╜', '╛', '┐', '└', '┴', '┬', '├', '─',
+    '┼', '╞', '╟', '╚', '╔', '╩', '╦', '╠', '═', '╬', '╧', '╨', '╤', '╥', '╙', '╘', '╒', '╓', '╫', '╪', '┘', '┌', '█',
+    '▄', '▌', '▐', '▀', 'α', 'ß', 'Γ', 'π', 'Σ', 'σ', 'µ', 'τ', 'Φ', 'Θ', 'Ω', 'δ', '∞', 'φ', 'ε', '∩', '≡', '±', '≥',
+    '≤', '⌠', '⌡', '÷', '≈', '°', '∙', '·', '√', 'ⁿ', '²', '■', '\u{a0}',
+];
+
+/// Hosts (the "made by" high byte) whose names use `\\` as the separator: MS-DOS/FAT, NTFS, VFAT.
+fn windows_host(host: u8) -> bool {
+    matches!(host, 0 | 11 | 14)
+}
+
+/// The name as text: UTF-8 when the archive says so (and then it must be valid); without the flag,
+/// UTF-8 if the bytes are valid UTF-8 (what tools on Linux write), else code page 437, the
+/// format's default. A DOS or Windows host's backslashes are separators, as unzip reads them.
+fn decode(raw: &[u8], utf8_flag: bool, host: u8) -> Option<Cow<'_, str>> {
+    let text = match std::str::from_utf8(raw) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) if utf8_flag => return None,
+        Err(_) => Cow::Owned(
+            raw.iter().map(|&b| if b < 0x80 { char::from(b) } else { CP437_HIGH[usize::from(b - 0x80)] }).collect(),
+        ),
+    };
+    Some(if windows_host(host) && text.contains('\\') { Cow::Owned(text.replace('\\', "/")) } else { text })
+}
+
 /// Validates a stored name; returns the relative path, the kind, and the masked mode.
 ///
-/// Refused: invalid UTF-8 (whether or not the UTF-8 flag is set: names are never guessed),
-/// NUL, backslashes, absolute paths, drive letters and UNC names, `.` and `..` components, empty
-/// components, over-long names; and symlinks, devices, FIFOs and sockets by their Unix mode.
-pub fn check(raw: &[u8], _utf8_flag: bool, unix_mode: Option<u32>) -> Result<(String, Kind, u32), Error> {
+/// Names are decoded as [`decode`] says. Refused: invalid UTF-8 with the UTF-8 flag, NUL,
+/// backslashes (from other hosts than DOS and Windows), absolute paths, drive letters and UNC
+/// names, `.` and `..` components, empty components, over-long names; and symlinks, devices,
+/// FIFOs and sockets by their Unix mode.
+pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> Result<(String, Kind, u32), Error> {
     let shown = String::from_utf8_lossy(raw);
     let unsafe_name = |reason| Error::UnsafeName { entry: shown.to_string(), reason };
-    let name = std::str::from_utf8(raw).map_err(|_| unsafe_name("not valid UTF-8"))?;
+    let decoded = decode(raw, utf8_flag, host).ok_or_else(|| unsafe_name("not valid UTF-8 despite the UTF-8 flag"))?;
+    let name: &str = &decoded;
     if name.is_empty() {
         return Err(unsafe_name("empty name"));
     }

@@ -253,7 +253,10 @@ fn end_records_are_strict() {
     put_u16(&mut zip, l.eocd + 20, 10);
     refused("comment-past-eof", &zip, |e| matches!(e, Error::Malformed { .. }));
     let (zip, _) = build(&[Spec::file("a", b"abc")], b"");
-    refused("prepended", &[b"#!/bin/sh\nexit 0\n".as_slice(), &zip].concat(), |e| matches!(e, Error::Malformed { .. }));
+    // Prepended data is read past by default (see below); `strict` refuses it.
+    let strict = Options { mode: Mode::Replace, strict: true, ..Options::default() };
+    let prepended = [b"#!/bin/sh\nexit 0\n".as_slice(), &zip].concat();
+    refused_with("prepended", &prepended, strict, |e| matches!(e, Error::Malformed { .. }));
 }
 
 #[test]
@@ -542,4 +545,51 @@ fn an_archive_truncated_while_it_is_extracted_is_an_error_or_a_snapshot_never_a_
     assert_eq!(errors + whole, 20);
     assert!(listing(&dir).iter().all(|n| n == "a.zip" || n.starts_with("out")), "no staging left: {:?}", listing(&dir));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn data_prepended_to_an_archive_is_read_past_when_every_offset_agrees() {
+    // A .jmod's "JM\1\0" header, a shell script before an executable jar: unzip and the JDK read
+    // past them, with every offset shifted by their length.
+    let (zip, _) = build(&sample(), b"");
+    for stub in [&b"JM\x01\x00"[..], &b"#!/bin/sh\nexec java -jar \"$0\" \"$@\"\n"[..]] {
+        let archive = [stub, &zip].concat();
+        let layout = asset_extract::read_archive(&archive).unwrap();
+        assert_eq!(layout.prepended, stub.len() as u64);
+        let dir = workdir("prepended");
+        let report = extract_bytes(&archive, &dir.join("out"), &Options::default()).unwrap();
+        assert_eq!((report.files, report.prepended), (5, stub.len() as u64));
+        assert_eq!(std::fs::read(dir.join("out/bin/tool")).unwrap(), b"#!/bin/sh\necho hi\n");
+        let strict = Options { strict: true, ..Options::default() };
+        assert!(matches!(extract_bytes(&archive, &dir.join("out2"), &strict), Err(Error::Malformed { .. })));
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    // One offset that does not agree with the shift: no consistent reading, refused.
+    let (mut zip, layout) = build(&sample(), b"");
+    put_u32(&mut zip, layout.central[1] + 42, 7);
+    let archive = [&b"JM\x01\x00"[..], &zip].concat();
+    refused("prepended-inconsistent", &archive, |e| matches!(e, Error::Malformed { .. }));
+}
+
+#[test]
+fn names_without_the_utf8_flag_are_code_page_437_and_dos_backslashes_are_separators() {
+    // Python's test archive zip_cp437_header.zip: "filename_with_æoå.txt" in CP437, no UTF-8 flag,
+    // made on MS-DOS (host 0, which the writer uses when no Unix mode is given).
+    let cp437 = Spec { name: b"filename_with_\x91o\x86.txt".to_vec(), unix_mode: None, ..Spec::file("x", b"hello") };
+    let dos = Spec { name: b"docs\\readme.txt".to_vec(), unix_mode: None, ..Spec::file("x", b"read me") };
+    let (mut zip, layout) = build(&[cp437.clone(), dos], b"");
+    for at in [layout.local[0] + 6, layout.central[0] + 8] {
+        put_u16(&mut zip, at, 0); // clear the UTF-8 flag
+    }
+    let dir = workdir("cp437");
+    extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
+    assert_eq!(std::fs::read(dir.join("out/filename_with_æoå.txt")).unwrap(), b"hello");
+    assert_eq!(std::fs::read(dir.join("out/docs/readme.txt")).unwrap(), b"read me");
+    std::fs::remove_dir_all(dir).unwrap();
+    // With the UTF-8 flag, invalid UTF-8 is refused; backslashes from a Unix host are refused;
+    // a DOS backslash path that climbs out is refused after conversion.
+    refused("cp437-flagged", &build(&[cp437], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
+    refused("unix-backslash", &build(&[Spec::file("a\\b", b"1")], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
+    let climb = Spec { name: b"..\\..\\evil.txt".to_vec(), unix_mode: None, ..Spec::file("x", b"1") };
+    refused("dos-climb", &build(&[climb], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
 }

@@ -15,6 +15,7 @@ pub struct Args {
     pub fold_case: bool,
     pub max_ratio: Option<f64>,
     pub map_archive: bool,
+    pub strict: bool,
     pub threads: usize,
     pub only: Vec<String>,
     pub quota: Option<u64>,
@@ -32,6 +33,7 @@ struct Summary {
     bytes: u64,
     skipped: u64,
     reused: u64,
+    prepended: u64,
     seconds: f64,
 }
 
@@ -79,6 +81,7 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         fold_case: args.fold_case,
         max_ratio: args.max_ratio,
         map_archive: args.map_archive,
+        strict: args.strict,
         cancel: Some(&INTERRUPTED),
         threads: args.threads,
         only: args.only,
@@ -103,6 +106,7 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         bytes: report.bytes,
         skipped: report.skipped,
         reused: report.reused,
+        prepended: report.prepended,
         seconds: start.elapsed().as_secs_f64(),
     };
     if args.json {
@@ -116,7 +120,12 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
             if args.incremental { format!(" ({} kept from before)", summary.reused) } else { String::new() },
             summary.directories,
             report::bytes(summary.bytes),
-            if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() },
+            if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() }
+                + &if summary.prepended > 0 {
+                    format!(" ({} bytes before the archive ignored)", summary.prepended)
+                } else {
+                    String::new()
+                },
             report::duration(summary.seconds)
         );
     }

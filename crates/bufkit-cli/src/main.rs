@@ -1,6 +1,7 @@
 //! `bufkit`: demos of each buffer strategy on built-in data (more commands arrive with their crates).
 
 mod alloc_count;
+mod cat;
 mod demo;
 mod extract;
 mod inflate_pack;
@@ -58,6 +59,10 @@ enum Command {
         /// Refuse entries that inflate to more than this many times their compressed size.
         #[arg(long)]
         max_ratio: Option<f64>,
+        /// Refuse archives with other data prepended to the zip part (a self-extractor's stub, a
+        /// `.jmod` header); accepted by default when every offset agrees.
+        #[arg(long)]
+        strict: bool,
         /// Map the archive instead of reading it (no copy; the archive must not change meanwhile,
         /// or bufkit dies of SIGBUS).
         #[arg(long)]
@@ -81,6 +86,15 @@ enum Command {
         /// Print the report as JSON.
         #[arg(long)]
         json: bool,
+    },
+    /// Write entries of a zip/APK/JAR to stdout, like `unzip -p`: every file in archive order, or
+    /// those NAMEs (exact names, or `*`/`?`/`dir/` patterns). Nothing is written unless every
+    /// selected entry verified (CRC-32, sizes); exits non-zero with the reason otherwise.
+    Cat {
+        /// The archive.
+        archive: std::path::PathBuf,
+        /// Entries to write (default: all).
+        names: Vec<String>,
     },
     /// Walk a git pack: inflate every object at its offset, count objects by type, and verify
     /// the walk against the pack's trailer and (with --idx) its index. Exits non-zero on any mismatch.
@@ -112,6 +126,7 @@ fn main() -> std::process::ExitCode {
             fold_case,
             max_ratio,
             map_archive,
+            strict,
             threads,
             only,
             quota,
@@ -129,6 +144,7 @@ fn main() -> std::process::ExitCode {
                 fold_case,
                 max_ratio,
                 map_archive,
+                strict,
                 threads,
                 only,
                 quota,
@@ -138,6 +154,7 @@ fn main() -> std::process::ExitCode {
             };
             extract::run(&archive, &dest, args)
         }
+        Command::Cat { archive, names } => cat::run(&archive, names),
         Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };

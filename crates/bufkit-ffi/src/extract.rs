@@ -51,7 +51,7 @@ pub enum bk_extract_mode {
 /// core, every entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`.
 /// Not thread-safe to change while an extraction uses it; may be reused for many extractions.
 ///
-/// Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`,
+/// Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`, `bk_extract_options_set_strict`,
 /// `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
 /// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
 /// `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
@@ -59,6 +59,7 @@ pub enum bk_extract_mode {
 pub struct bk_extract_options {
     mode: Mode,
     fold_case: bool,
+    strict: bool,
     threads: usize,
     only: Vec<String>,
     quota: Option<u64>,
@@ -106,6 +107,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
         let options = bk_extract_options {
             mode: Mode::Create,
             fold_case: false,
+            strict: false,
             threads: 0,
             only: Vec::new(),
             quota: None,
@@ -165,6 +167,20 @@ pub unsafe extern "C" fn bk_extract_options_set_fold_case(options: *mut bk_extra
     boundary(|| {
         // SAFETY: per this function's contract.
         unsafe { checked_mut(options) }?.fold_case = fold != 0;
+        Ok(())
+    })
+}
+
+/// Non-zero: refuse archives with other data prepended to the zip part (by default accepted when
+/// every offset reads consistently shifted by it, as for a `.jmod` or a self-extractor).
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_strict(options: *mut bk_extract_options, strict: u32) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.strict = strict != 0;
         Ok(())
     })
 }
@@ -438,6 +454,7 @@ pub unsafe extern "C" fn bk_extract(
         let options = Options {
             mode: opts.map_or(Mode::Create, |o| o.mode),
             fold_case: opts.is_some_and(|o| o.fold_case),
+            strict: opts.is_some_and(|o| o.strict),
             map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
             threads: opts.map_or(0, |o| o.threads),
             only: opts.map_or_else(Vec::new, |o| o.only.clone()),

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Every zip-format archive this machine carries (jars, jmods, wheels, zips, APKs in its Java,
+# Python, Node and SDK trees), read by bufkit and by Info-ZIP unzip: the same bytes in the same
+# order (`bufkit cat ARCHIVE` against `unzip -p ARCHIVE`), or refused by both (`unzip -t` fails
+# too). One test per archive; prints "N passed, N failed" last, and fails if the machine carries
+# fewer archives than make the check mean something.
+# Usage: ffi-tests/corpus/run.sh [BUFKIT]   (default target/release/bufkit)
+set -u
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bufkit=${1:-$root/target/release/bufkit}
+roots=(/usr/share/java /usr/lib/jvm /usr/share/python-wheels /usr/lib/python3 /usr/local/lib /usr/lib/node_modules
+       /usr/lib/google-cloud-sdk /root/.pyenv /opt)
+work=$(mktemp -d /dev/shm/bufkit-corpus.XXXXXX 2>/dev/null || mktemp -d)
+trap 'rm -rf "$work"' EXIT
+passed=0 failed=0 both_refuse=0
+existing=()
+for r in "${roots[@]}"; do [[ -d $r ]] && existing+=("$r"); done
+while IFS= read -r -d '' archive; do
+  if "$bufkit" cat "$archive" >"$work/bufkit" 2>"$work/err"; then
+    unzip -p "$archive" >"$work/unzip" 2>/dev/null
+    urc=$?
+    if [[ $urc -le 1 ]] && cmp -s "$work/bufkit" "$work/unzip"; then
+      passed=$((passed + 1))
+    else
+      failed=$((failed + 1)); echo "FAIL $archive: bytes differ from unzip -p (unzip exit $urc)" >&2
+    fi
+  elif ! unzip -tqq "$archive" >/dev/null 2>&1; then
+    passed=$((passed + 1)); both_refuse=$((both_refuse + 1))
+  else
+    failed=$((failed + 1)); echo "FAIL $archive: refused, but unzip -t finds no error: $(cat "$work/err")" >&2
+  fi
+done < <(find "${existing[@]}" -xdev -type f \( -name '*.jar' -o -name '*.zip' -o -name '*.whl' -o -name '*.apk' -o -name '*.jmod' \) -print0 2>/dev/null | sort -z)
+echo "corpus: $((passed + failed)) archives from ${existing[*]}; $both_refuse refused by both bufkit and unzip" >&2
+if [[ $((passed + failed)) -lt 20 ]]; then
+  echo "FAIL only $((passed + failed)) archives found: the check means nothing" >&2; failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed"
+[[ $failed -eq 0 ]]
