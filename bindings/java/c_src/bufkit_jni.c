@@ -406,8 +406,27 @@ static char *utf8_copy(JNIEnv *env, jstring s) {
   return copy;
 }
 
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_cancelNew(JNIEnv *env, jclass cls) {
+  bk_cancel *cancel = NULL;
+  (void)env;
+  (void)cls;
+  return bk_cancel_new(&cancel) == BK_STATUS_OK ? (jlong)(intptr_t)cancel : 0;
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelRequest(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  bk_cancel_request((const bk_cancel *)(intptr_t)handle);
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelFree(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env;
+  (void)cls;
+  bk_cancel_free((bk_cancel *)(intptr_t)handle);
+}
+
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
-                                                             jint mode, jint threads, jobjectArray only, jlong quota,
+                                                             jlong cancel, jint mode, jint threads, jobjectArray only, jlong quota,
                                                              jdouble max_ratio, jboolean durable, jboolean incremental,
                                                              jobject listener,
                                                              jlongArray report_out, jobjectArray error_out) {
@@ -421,6 +440,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
   entry[0] = detail[0] = 0;
   if (!archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
   if ((status = bk_extract_options_set_mode(opts, mode < 0 ? UINT32_MAX : (uint32_t)mode)) != BK_STATUS_OK) goto done;
+  bk_extract_options_set_cancel(opts, (const bk_cancel *)(intptr_t)cancel);
   bk_extract_options_set_threads(opts, threads < 0 ? 0 : (uint32_t)threads);
   bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
   if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;

@@ -2,6 +2,7 @@ package dev.bufkit.tests;
 
 import dev.bufkit.BufferConfig;
 import dev.bufkit.BufferPool;
+import dev.bufkit.ExtractCancel;
 import dev.bufkit.ExtractException;
 import dev.bufkit.ExtractMode;
 import dev.bufkit.ExtractOptions;
@@ -68,6 +69,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
+        tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.
@@ -544,6 +546,44 @@ public final class BufferTests {
                 check(!java.nio.file.Files.exists(dest), "nothing left behind");
             }
             cutter.join();
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    static void extractCancelled() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-cancel");
+        String[] names = new String[5000];
+        byte[][] contents = new byte[5000][];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = "d" + (i % 50) + "/f" + i + ".txt";
+            contents[i] = Integer.toString(i).getBytes();
+        }
+        java.nio.file.Path archive = zip(dir, "many.zip", names, contents);
+        ExtractCancel early = bufkit.newCancel();
+        early.cancel();
+        check(early.isCancelled(), "flag");
+        ExtractException before = expect(ExtractException.class,
+                () -> bufkit.extract(archive, dir.resolve("early"), ExtractOptions.defaults().withCancel(early)));
+        check(before.status() == Status.CANCELLED, "cancelled before it starts: " + before.status());
+        ExtractCancel cancel = bufkit.newCancel();
+        Thread canceller = new Thread(() -> {
+            try {
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            cancel.cancel();
+        });
+        canceller.start();
+        long start = System.nanoTime();
+        ExtractException during = expect(ExtractException.class,
+                () -> bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withThreads(1).withCancel(cancel)));
+        canceller.join();
+        check(during.status() == Status.CANCELLED, "cancelled during: " + during.status() + " after " + (System.nanoTime() - start) / 1_000_000 + " ms");
+        try (var list = java.nio.file.Files.list(dir)) {
+            check(list.count() == 1, "nothing left beside the archive");
         }
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -28,10 +28,14 @@ public interface Bufkit {
     /** A new stream decoder; the caller closes it. */
     OffsetInflater newInflater(OffsetInflater.Format format);
 
+    /** A new cancel token for {@link ExtractOptions#withCancel}. */
+    ExtractCancel newCancel();
+
     /**
-     * Extracts the zip/APK/JAR at {@code archive} into {@code dest}: created, or replaced as a
-     * whole only when every entry has verified; on failure nothing is left behind and an
-     * {@link ExtractException} names the status and the entry.
+     * Extracts the zip/APK/JAR at {@code archive} into {@code dest}, as the options'
+     * {@link ExtractMode} allows (by default {@code dest} must not exist or be an empty directory);
+     * nothing there changes unless every entry has verified; on failure nothing is left behind and
+     * an {@link ExtractException} names the status and the entry.
      */
     ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions options);
 

@@ -16,9 +16,10 @@ import java.util.Objects;
  * @param incremental keep unchanged files from the previous incremental extraction (a manifest is kept in dest)
  * @param progress called from the extraction's worker threads (possibly several at once); may be null
  * @param mode what may happen to an existing destination (default {@link ExtractMode#CREATE})
+ * @param cancel a token whose {@link ExtractCancel#cancel()} stops the extraction; may be null
  */
 public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, boolean incremental,
-        ProgressListener progress, ExtractMode mode) {
+        ProgressListener progress, ExtractMode mode, ExtractCancel cancel) {
     /** Checks ranges. */
     public ExtractOptions {
         only = List.copyOf(Objects.requireNonNull(only, "only"));
@@ -28,37 +29,42 @@ public record ExtractOptions(int threads, List<String> only, long quota, double 
 
     /** The defaults. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE);
+        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null);
     }
 
     /** With worker threads. */
     public ExtractOptions withThreads(int n) {
-        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode);
+        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel);
     }
 
     /** With entry patterns. */
     public ExtractOptions withOnly(List<String> patterns) {
-        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode);
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel);
     }
 
     /** With a byte quota. */
     public ExtractOptions withQuota(long bytes) {
-        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode);
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel);
     }
 
     /** In incremental mode or not. */
     public ExtractOptions withIncremental(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel);
     }
 
     /** With a destination mode. */
     public ExtractOptions withMode(ExtractMode m) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel);
+    }
+
+    /** With a cancel token (null for none). */
+    public ExtractOptions withCancel(ExtractCancel token) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token);
     }
 
     /** With a progress listener. */
     public ExtractOptions withProgress(ProgressListener listener) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel);
     }
 
     /** Receives extraction progress. */

@@ -4,6 +4,7 @@ import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
 import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
+import dev.bufkit.ExtractCancel;
 import dev.bufkit.ExtractException;
 import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
@@ -54,11 +55,25 @@ public final class JniBufkit implements Bufkit {
     }
 
     @Override
+    public ExtractCancel newCancel() {
+        long handle = JniNative.cancelNew();
+        if (handle == 0) throw new BufkitException("bk_cancel_new", Status.ALLOC_FAILED.code, JniNative.statusMessage(Status.ALLOC_FAILED.code));
+        return new ExtractCancel(handle, JniNative::cancelRequest, JniNative::cancelFree);
+    }
+
+    @Override
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
         long[] report = new long[5];
         String[] error = new String[2];
-        int status = JniNative.extract(archive.toString(), dest.toString(), o.mode().code(), o.threads(), o.only().toArray(new String[0]),
-                o.quota(), o.maxRatio(), o.durable(), o.incremental(), o.progress(), report, error);
+        ExtractCancel cancel = o.cancel();
+        int status;
+        try {
+            status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(),
+                    o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.incremental(), o.progress(),
+                    report, error);
+        } finally {
+            java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
+        }
         if (status != 0) throw new ExtractException(status, error[0] == null ? "" : error[0], error[1] == null ? JniNative.statusMessage(status) : error[1]);
         return new ExtractReport(report[0], report[1], report[2], report[3], report[4]);
     }

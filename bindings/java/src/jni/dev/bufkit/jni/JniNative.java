@@ -70,7 +70,16 @@ final class JniNative {
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
     /** bk_extract: report into {@code reportOut[5]}; on failure entry and detail into {@code errorOut[2]}. */
-    static native int extract(String archive, String dest, int mode, int threads, String[] only, long quota, double maxRatio,
+    /** bk_cancel_new: the handle, or 0 on failure. */
+    static native long cancelNew();
+
+    /** bk_cancel_request. */
+    static native void cancelRequest(long handle);
+
+    /** bk_cancel_free. */
+    static native void cancelFree(long handle);
+
+    static native int extract(String archive, String dest, long cancel, int mode, int threads, String[] only, long quota, double maxRatio,
             boolean durable, boolean incremental, Object listener, long[] reportOut, String[] errorOut);
 
     /** A direct ByteBuffer over native memory (no copy). */

@@ -86,6 +86,10 @@ final class BufkitLibrary {
     static final MethodHandle EXTRACT_OPTIONS_ADD_ONLY = fn("bk_extract_options_add_only", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_QUOTA = fn("bk_extract_options_set_quota", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
     static final MethodHandle EXTRACT_OPTIONS_SET_MAX_RATIO = fn("bk_extract_options_set_max_ratio", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE));
+    static final MethodHandle CANCEL_NEW = fn("bk_cancel_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle CANCEL_REQUEST = fn("bk_cancel_request", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    static final MethodHandle CANCEL_FREE = fn("bk_cancel_free", FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle EXTRACT_OPTIONS_SET_CANCEL = fn("bk_extract_options_set_cancel", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_MODE = fn("bk_extract_options_set_mode", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_DURABLE = fn("bk_extract_options_set_durable", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_INCREMENTAL = fn("bk_extract_options_set_incremental", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));

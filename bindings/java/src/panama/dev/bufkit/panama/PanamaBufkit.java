@@ -4,6 +4,7 @@ import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
 import dev.bufkit.BufferPool;
 import dev.bufkit.BufkitException;
+import dev.bufkit.ExtractCancel;
 import dev.bufkit.ExtractException;
 import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
@@ -82,7 +83,49 @@ public final class PanamaBufkit implements Bufkit {
     }
 
     @Override
+    public ExtractCancel newCancel() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            int status = (int) BufkitLibrary.CANCEL_NEW.invokeExact(out);
+            if (status != 0) throw new BufkitException("bk_cancel_new", status, PanamaBuffer.message(status));
+            return new ExtractCancel(out.get(ValueLayout.ADDRESS, 0).address(), PanamaBufkit::requestCancel, PanamaBufkit::freeCancel);
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    private static void requestCancel(long handle) {
+        try {
+            int status = (int) BufkitLibrary.CANCEL_REQUEST.invokeExact(MemorySegment.ofAddress(handle));
+            if (status != 0) throw new BufkitException("bk_cancel_request", status, PanamaBuffer.message(status));
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    private static void freeCancel(long handle) {
+        try {
+            BufkitLibrary.CANCEL_FREE.invokeExact(MemorySegment.ofAddress(handle));
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
+        ExtractCancel cancel = o.cancel();
+        try {
+            return extractWith(archive, dest, o, cancel);
+        } finally {
+            java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
+        }
+    }
+
+    private ExtractReport extractWith(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o, ExtractCancel cancel) {
         // A shared arena: the progress stub is called from the extraction's own threads.
         try (Arena arena = Arena.ofShared()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
@@ -91,6 +134,9 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment opts = out.get(ValueLayout.ADDRESS, 0);
             try {
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MODE.invokeExact(opts, o.mode().code()));
+                if (cancel != null) {
+                    check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_CANCEL.invokeExact(opts, MemorySegment.ofAddress(cancel.handle())));
+                }
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_THREADS.invokeExact(opts, o.threads()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_QUOTA.invokeExact(opts, o.quota()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MAX_RATIO.invokeExact(opts, o.maxRatio()));
