@@ -293,6 +293,7 @@ typedef struct bk_cancel bk_cancel;
  Not thread-safe to change while an extraction uses it; may be reused for many extractions.
 
  Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`, `bk_extract_options_set_strict`,
+ `bk_extract_options_set_skip_symlinks`,
  `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
  `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
  `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
@@ -767,6 +768,15 @@ bk_status bk_extract_options_set_fold_case(struct bk_extract_options *options, u
  `options` is live.
  */
 bk_status bk_extract_options_set_strict(struct bk_extract_options *options, uint32_t strict);
+
+/*
+ Non-zero: skip symlink entries instead of refusing the archive (the default). A link is never
+ created either way.
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_skip_symlinks(struct bk_extract_options *options, uint32_t skip);
 
 /*
  Worker threads; 0 means one per core.

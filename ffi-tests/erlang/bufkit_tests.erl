@@ -311,3 +311,14 @@ killing_the_caller_cancels_the_extraction() ->
     {ok, Left} = file:list_dir(Dir),
     ?assertEqual(["many.zip"], Left),
     os:cmd("rm -rf " ++ Dir).
+
+%% A .jmod-style archive (4 bytes before the zip part) extracts; `strict' refuses it.
+prepended_data_is_read_past_unless_strict_test() ->
+    Dir = extract_dir(),
+    {ok, {_, Zip}} = zip:create("mem", [{"a.txt", <<"in a jmod">>}], [memory]),
+    Jmod = filename:join(Dir, "m.jmod"),
+    ok = file:write_file(Jmod, <<"JM", 1, 0, Zip/binary>>),
+    {ok, #{files := 1}} = bufkit:extract(Jmod, filename:join(Dir, "out"), #{}),
+    {ok, <<"in a jmod">>} = file:read_file(filename:join([Dir, "out", "a.txt"])),
+    ?assertMatch({error, {malformed, _}}, bufkit:extract(Jmod, filename:join(Dir, "strict"), #{strict => true})),
+    os:cmd("rm -rf " ++ Dir).

@@ -659,6 +659,10 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     else goto done;
     if (bk_extract_options_set_mode(opts, mode) != BK_STATUS_OK) goto done;
   }
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "strict"), &value))
+    bk_extract_options_set_strict(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "skip_symlinks"), &value))
+    bk_extract_options_set_skip_symlinks(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "durable"), &value))
     bk_extract_options_set_durable(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "incremental"), &value))

@@ -172,7 +172,9 @@ inflate_batch(_, _) ->
 %% Options: `mode' (`create', the default: `Dest' must not exist or be an empty directory;
 %% `replace': an existing directory is replaced as a whole; `merge': files are added into it;
 %% a refusal is `{error, {destination_refused, <<>>}}' with nothing touched), `threads',
-%% `only' (a list of patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'), `quota' (bytes),
+%% `only' (a list of patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'),
+%% `strict' (refuse data prepended to the archive), `skip_symlinks' (skip symlink entries instead of
+%% refusing the archive; a link is never created), `quota' (bytes),
 %% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
 %% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
 %% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages).
@@ -181,7 +183,7 @@ inflate_batch(_, _) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
            skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [mode, threads, only, quota, max_ratio, durable, incremental, progress],
+    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, incremental, progress],
     case maps:keys(maps:without(Known, Options)) of
         [] ->
             Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],

@@ -426,7 +426,8 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelFree(JNIEnv *env, jcl
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
-                                                             jlong cancel, jint mode, jint threads, jobjectArray only, jlong quota,
+                                                             jlong cancel, jint mode, jboolean strict,
+                                                             jboolean skip_symlinks, jint threads, jobjectArray only, jlong quota,
                                                              jdouble max_ratio, jboolean durable, jboolean incremental,
                                                              jobject listener,
                                                              jlongArray report_out, jobjectArray error_out) {
@@ -441,6 +442,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
   if (!archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
   if ((status = bk_extract_options_set_mode(opts, mode < 0 ? UINT32_MAX : (uint32_t)mode)) != BK_STATUS_OK) goto done;
   bk_extract_options_set_cancel(opts, (const bk_cancel *)(intptr_t)cancel);
+  bk_extract_options_set_strict(opts, strict ? 1 : 0);
+  bk_extract_options_set_skip_symlinks(opts, skip_symlinks ? 1 : 0);
   bk_extract_options_set_threads(opts, threads < 0 ? 0 : (uint32_t)threads);
   bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
   if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;

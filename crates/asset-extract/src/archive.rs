@@ -183,6 +183,18 @@ fn zip64_extra(
     Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", name))
 }
 
+/// Whether an extra field area holds a ZIP64 extended information field (id 1).
+fn has_zip64_extra(extra: &[u8]) -> bool {
+    let mut at = 0;
+    while let (Some(id), Some(len)) = (u16_at(extra, at), u16_at(extra, at + 2)) {
+        if id == 1 {
+            return true;
+        }
+        at += 4 + usize::from(len);
+    }
+    false
+}
+
 /// Parses and cross-checks the whole archive. Returns the entries in central directory order.
 /// Data prepended to the archive (a self-extractor's stub, a `.jmod` header, a shell script before
 /// an executable jar) is accepted when every offset reads consistently shifted by its length; see
@@ -198,6 +210,9 @@ pub struct Layout {
     pub entries: Vec<Entry>,
     /// Bytes before the zip part whose offsets do not count (0 for a plain zip).
     pub prepended: u64,
+    /// Symlink entries, as stored (lossily decoded): checked like the others but never in
+    /// `entries`, since a link is never extracted; the caller refuses or skips them.
+    pub symlinks: Vec<String>,
 }
 
 /// How far the zip part starts into `data`: 0 when the central directory is where the end
@@ -233,6 +248,7 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
         )));
     }
     let mut entries = Vec::with_capacity(dir.entries as usize);
+    let mut symlinks = Vec::new();
     let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(dir.entries as usize);
     let mut at = dir.offset as usize;
     for _ in 0..dir.entries {
@@ -263,6 +279,15 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
             return Err(Error::Encrypted { entry: display.into_owned() });
         }
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
+        if names::is_symlink(unix_mode) {
+            let method = if f16(10) == 8 { Method::Deflate } else { Method::Stored };
+            let (_, span_end) =
+                local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, &display)?;
+            spans.push((offset, span_end, usize::MAX));
+            symlinks.push(display.into_owned());
+            at += total;
+            continue;
+        }
         let (path, kind, mode) = names::check(raw_name, flags & 0x800 != 0, (made_by >> 8) as u8, unix_mode)?;
         let method = match method {
             0 => Method::Stored,
@@ -291,10 +316,11 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
     spans.sort_unstable();
     for pair in spans.windows(2) {
         if pair[1].0 < pair[0].1 {
-            return Err(Error::malformed_entry("entries overlap (shared data)", &entries[pair[1].2].path));
+            let name = entries.get(pair[1].2).map_or("a symlink entry", |e: &Entry| e.path.as_str());
+            return Err(Error::malformed_entry("entries overlap (shared data)", name));
         }
     }
-    Ok(Layout { entries, prepended })
+    Ok(Layout { entries, prepended, symlinks })
 }
 
 /// Checks the local header at `offset` against the central directory and returns where the data
@@ -358,7 +384,9 @@ fn local_data(
     if u32_at(data, d) == Some(DESCRIPTOR_SIG) {
         d += 4;
     }
-    let wide = csize >= 0xffff_ffff || size >= 0xffff_ffff;
+    // 8-byte sizes when the local header carries a ZIP64 extra field (as streaming writers put
+    // there for entries of unknown size), whatever the sizes turn out to be.
+    let wide = csize >= 0xffff_ffff || size >= 0xffff_ffff || has_zip64_extra(extra);
     let (dcrc, dcsize, dsize, end) = if wide {
         (u32_at(data, d), u64_at(data, d + 4), u64_at(data, d + 12), d + 20)
     } else {

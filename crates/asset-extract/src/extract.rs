@@ -34,6 +34,10 @@ pub struct Options<'a> {
     /// and a JVM or BEAM with it. Only for archives nothing else writes (an installed APK). By
     /// default the archive is read, so a change underneath is at worst a clean error.
     pub map_archive: bool,
+    /// Skip symlink entries (counted in [`Report::symlinks_skipped`]) instead of refusing the
+    /// archive, the default. A link is never created either way: extracted links are how archives
+    /// write outside their destination.
+    pub skip_symlinks: bool,
     /// Refuse archives with data prepended to the zip part (accepted by default when every
     /// offset reads consistently shifted by it, as `unzip` and the JDK do).
     pub strict: bool,
@@ -93,6 +97,8 @@ pub struct Report {
     pub reused: u64,
     /// Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub).
     pub prepended: u64,
+    /// Symlink entries skipped (with [`Options::skip_symlinks`]).
+    pub symlinks_skipped: u64,
 }
 
 /// The number of threads `threads` asks for: itself, or one per core for 0.
@@ -238,7 +244,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
             reason: "incremental extraction replaces the destination; it cannot merge".into(),
         });
     }
-    let Selection { entries, skipped, bytes: bytes_total, prepended } = select(data, options)?;
+    let Selection { entries, skipped, bytes: bytes_total, prepended, symlinks } = select(data, options)?;
     let found = destination::inspect(dest, options.mode)?;
     let merging = options.mode == Mode::Merge && found == Found::Directory;
 
@@ -250,6 +256,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
     let mut report = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref())?;
     report.skipped = skipped;
     report.prepended = prepended;
+    report.symlinks_skipped = symlinks;
     if merging {
         merge::move_into(staging.path(), dest, &entries)?;
     } else {
@@ -279,6 +286,9 @@ fn select(data: &[u8], options: &Options<'_>) -> Result<Selection, Error> {
     if options.strict && layout.prepended > 0 {
         return Err(Error::malformed(format!("{} bytes of other data precede the archive (strict)", layout.prepended)));
     }
+    if let Some(link) = layout.symlinks.first().filter(|_| !options.skip_symlinks) {
+        return Err(Error::UnsupportedKind { entry: link.clone(), kind: "symlink" });
+    }
     let total = layout.entries.len();
     let entries: Vec<Entry> = layout
         .entries
@@ -290,7 +300,13 @@ fn select(data: &[u8], options: &Options<'_>) -> Result<Selection, Error> {
     }
     check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), options.fold_case)?;
     let bytes = check_limits(&entries, options)?;
-    Ok(Selection { skipped: (total - entries.len()) as u64, entries, bytes, prepended: layout.prepended })
+    Ok(Selection {
+        skipped: (total - entries.len()) as u64,
+        entries,
+        bytes,
+        prepended: layout.prepended,
+        symlinks: layout.symlinks.len() as u64,
+    })
 }
 
 /// What [`select`] keeps of an archive.
@@ -302,6 +318,8 @@ struct Selection {
     bytes: u64,
     /// Bytes before the zip part.
     prepended: u64,
+    /// Symlink entries left out.
+    symlinks: u64,
 }
 
 /// Declared sizes are exact (each entry must inflate to exactly its size), so limits can be
@@ -429,6 +447,7 @@ fn write_all(
         skipped: 0,
         reused: reused.into_inner(),
         prepended: 0,
+        symlinks_skipped: 0,
     })
 }
 

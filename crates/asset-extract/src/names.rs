@@ -51,8 +51,13 @@ fn decode(raw: &[u8], utf8_flag: bool, host: u8) -> Option<Cow<'_, str>> {
 ///
 /// Names are decoded as [`decode`] says. Refused: invalid UTF-8 with the UTF-8 flag, NUL,
 /// backslashes (from other hosts than DOS and Windows), absolute paths, drive letters and UNC
-/// names, `.` and `..` components, empty components, over-long names; and symlinks, devices,
-/// FIFOs and sockets by their Unix mode.
+/// names, `.` and `..` components, empty components, over-long names; and symlinks, devices and
+/// sockets by their Unix mode (a FIFO is what `zip` records for a pipe it read: a regular file).
+/// Whether a Unix mode says symlink.
+pub(crate) fn is_symlink(unix_mode: Option<u32>) -> bool {
+    unix_mode.is_some_and(|m| m & 0o170_000 == 0o120_000)
+}
+
 pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> Result<(String, Kind, u32), Error> {
     let shown = String::from_utf8_lossy(raw);
     let unsafe_name = |reason| Error::UnsafeName { entry: shown.to_string(), reason };
@@ -94,7 +99,9 @@ pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> R
     let kind = match kind_bits {
         0o120_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "symlink" }),
         0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "device" }),
-        0o010_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "FIFO" }),
+        // What `zip` writes for a pipe it read (`-` for its standard input): the pipe's mode, and
+        // as data the bytes it read. A regular file holding them, as unzip extracts it.
+        0o010_000 => Kind::File,
         0o140_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "socket" }),
         0o040_000 => Kind::Directory,
         _ if is_dir_name => Kind::Directory,

@@ -155,9 +155,7 @@ fn collisions_are_refused() {
 
 #[test]
 fn special_kinds_are_refused() {
-    for (mode, kind) in
-        [(0o120777, "symlink"), (0o020644, "device"), (0o060644, "device"), (0o010644, "FIFO"), (0o140644, "socket")]
-    {
+    for (mode, kind) in [(0o120777, "symlink"), (0o020644, "device"), (0o060644, "device"), (0o140644, "socket")] {
         let spec = Spec { unix_mode: Some(mode), ..Spec::file("x", b"/etc/passwd") };
         refused(
             &format!("kind-{kind}-{mode:o}"),
@@ -592,4 +590,116 @@ fn names_without_the_utf8_flag_are_code_page_437_and_dos_backslashes_are_separat
     refused("unix-backslash", &build(&[Spec::file("a\\b", b"1")], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
     let climb = Spec { name: b"..\\..\\evil.txt".to_vec(), unix_mode: None, ..Spec::file("x", b"1") };
     refused("dos-climb", &build(&[climb], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
+}
+
+#[test]
+fn a_pipe_zip_read_is_a_regular_file_and_symlinks_are_refused_or_skipped_never_created() {
+    // `echo hi | zip out.zip -` records the entry "-" with the pipe's mode (FIFO, 0600): unzip
+    // extracts its data as a regular file, and so does bufkit (0644, never a FIFO).
+    let pipe = Spec { unix_mode: Some(0o010600), ..Spec::file("-", b"hello from a pipe\n") };
+    let link = Spec { unix_mode: Some(0o120777), ..Spec::stored("docs/latest", b"/etc/passwd") };
+    let dir = workdir("pipe-and-link");
+    let report =
+        extract_bytes(&build(std::slice::from_ref(&pipe), b"").0, &dir.join("pipe"), &Options::default()).unwrap();
+    assert_eq!(report.files, 1);
+    let meta = std::fs::symlink_metadata(dir.join("pipe/-")).unwrap();
+    assert!(meta.file_type().is_file());
+    assert_eq!(meta.permissions().mode() & 0o7777, 0o644);
+    assert_eq!(std::fs::read(dir.join("pipe/-")).unwrap(), b"hello from a pipe\n");
+    let both = build(&[pipe, link], b"").0;
+    let err = extract_bytes(&both, &dir.join("refused"), &Options::default()).unwrap_err();
+    assert!(matches!(&err, Error::UnsupportedKind { kind: "symlink", entry } if entry == "docs/latest"), "{err}");
+    let skip = Options { skip_symlinks: true, ..Options::default() };
+    let report = extract_bytes(&both, &dir.join("skipped"), &skip).unwrap();
+    assert_eq!((report.files, report.symlinks_skipped), (1, 1));
+    assert!(std::fs::symlink_metadata(dir.join("skipped/docs/latest")).is_err(), "no link, no file");
+    assert_eq!(listing(&dir), vec!["pipe", "skipped"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// One deflated entry the way streaming writers (.NET, some Java tools) write it: a ZIP64 extra
+/// field in the local header with unknown (zero) sizes and all-ones 32-bit sizes, then an 8-byte
+/// data descriptor; with `zip64_end`, an end record whose fields are all ones, pointing to a
+/// ZIP64 end record.
+fn streamed_zip64(name: &str, data: &[u8], zip64_end: bool) -> Vec<u8> {
+    let body = zipwriter::deflate(data);
+    let crc = crc32fast::hash(data);
+    let mut z = Vec::new();
+    let le16 = |z: &mut Vec<u8>, v: u16| z.extend_from_slice(&v.to_le_bytes());
+    let le32 = |z: &mut Vec<u8>, v: u32| z.extend_from_slice(&v.to_le_bytes());
+    le32(&mut z, 0x0403_4b50);
+    le16(&mut z, 45);
+    le16(&mut z, 0x0808);
+    le16(&mut z, 8);
+    le32(&mut z, 0x0021_0000);
+    le32(&mut z, 0);
+    le32(&mut z, 0xffff_ffff);
+    le32(&mut z, 0xffff_ffff);
+    le16(&mut z, name.len() as u16);
+    le16(&mut z, 20);
+    z.extend_from_slice(name.as_bytes());
+    le16(&mut z, 1);
+    le16(&mut z, 16);
+    z.extend_from_slice(&[0; 16]);
+    z.extend_from_slice(&body);
+    le32(&mut z, 0x0807_4b50);
+    le32(&mut z, crc);
+    z.extend_from_slice(&(body.len() as u64).to_le_bytes());
+    z.extend_from_slice(&(data.len() as u64).to_le_bytes());
+    let cd = z.len();
+    le32(&mut z, 0x0201_4b50);
+    le16(&mut z, 3 << 8 | 45);
+    le16(&mut z, 45);
+    le16(&mut z, 0x0808);
+    le16(&mut z, 8);
+    le32(&mut z, 0x0021_0000);
+    le32(&mut z, crc);
+    le32(&mut z, body.len() as u32);
+    le32(&mut z, data.len() as u32);
+    le16(&mut z, name.len() as u16);
+    z.extend_from_slice(&[0; 8]);
+    le32(&mut z, 0o100644 << 16);
+    le32(&mut z, 0);
+    z.extend_from_slice(name.as_bytes());
+    let cd_size = z.len() - cd;
+    if zip64_end {
+        let record = z.len();
+        le32(&mut z, 0x0606_4b50);
+        z.extend_from_slice(&44u64.to_le_bytes());
+        le16(&mut z, 45);
+        le16(&mut z, 45);
+        le32(&mut z, 0);
+        le32(&mut z, 0);
+        z.extend_from_slice(&1u64.to_le_bytes());
+        z.extend_from_slice(&1u64.to_le_bytes());
+        z.extend_from_slice(&(cd_size as u64).to_le_bytes());
+        z.extend_from_slice(&(cd as u64).to_le_bytes());
+        le32(&mut z, 0x0706_4b50);
+        le32(&mut z, 0);
+        z.extend_from_slice(&(record as u64).to_le_bytes());
+        le32(&mut z, 1);
+    }
+    le32(&mut z, 0x0605_4b50);
+    le32(&mut z, 0);
+    let (count, size, offset) =
+        if zip64_end { (0xffff, 0xffff_ffff, 0xffff_ffff) } else { (1, cd_size as u32, cd as u32) };
+    le16(&mut z, count);
+    le16(&mut z, count);
+    le32(&mut z, size);
+    le32(&mut z, offset);
+    le16(&mut z, 0);
+    z
+}
+
+#[test]
+fn zip64_descriptors_and_all_ones_end_records_extract() {
+    let data = b"streamed with a ZIP64 descriptor ".repeat(100);
+    let dir = workdir("zip64-streamed");
+    for (i, zip64_end) in [false, true].into_iter().enumerate() {
+        let zip = streamed_zip64("s.txt", &data, zip64_end);
+        let out = dir.join(format!("out{i}"));
+        extract_bytes(&zip, &out, &Options::default()).unwrap_or_else(|e| panic!("zip64 end {zip64_end}: {e}"));
+        assert_eq!(std::fs::read(out.join("s.txt")).unwrap(), data);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
 }

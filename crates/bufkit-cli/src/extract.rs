@@ -16,6 +16,7 @@ pub struct Args {
     pub max_ratio: Option<f64>,
     pub map_archive: bool,
     pub strict: bool,
+    pub skip_symlinks: bool,
     pub threads: usize,
     pub only: Vec<String>,
     pub quota: Option<u64>,
@@ -82,6 +83,7 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         max_ratio: args.max_ratio,
         map_archive: args.map_archive,
         strict: args.strict,
+        skip_symlinks: args.skip_symlinks,
         cancel: Some(&INTERRUPTED),
         threads: args.threads,
         only: args.only,
@@ -121,6 +123,11 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
             summary.directories,
             report::bytes(summary.bytes),
             if summary.skipped > 0 { format!(", {} skipped", summary.skipped) } else { String::new() }
+                + &if report.symlinks_skipped > 0 {
+                    format!(", {} symlinks skipped", report.symlinks_skipped)
+                } else {
+                    String::new()
+                }
                 + &if summary.prepended > 0 {
                     format!(" ({} bytes before the archive ignored)", summary.prepended)
                 } else {

@@ -63,6 +63,9 @@ enum Command {
         /// `.jmod` header); accepted by default when every offset agrees.
         #[arg(long)]
         strict: bool,
+        /// Skip symlink entries instead of refusing the archive (a link is never created).
+        #[arg(long)]
+        skip_symlinks: bool,
         /// Map the archive instead of reading it (no copy; the archive must not change meanwhile,
         /// or bufkit dies of SIGBUS).
         #[arg(long)]
@@ -127,6 +130,7 @@ fn main() -> std::process::ExitCode {
             max_ratio,
             map_archive,
             strict,
+            skip_symlinks,
             threads,
             only,
             quota,
@@ -145,6 +149,7 @@ fn main() -> std::process::ExitCode {
                 max_ratio,
                 map_archive,
                 strict,
+                skip_symlinks,
                 threads,
                 only,
                 quota,

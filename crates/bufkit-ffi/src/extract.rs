@@ -52,6 +52,7 @@ pub enum bk_extract_mode {
 /// Not thread-safe to change while an extraction uses it; may be reused for many extractions.
 ///
 /// Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`, `bk_extract_options_set_strict`,
+/// `bk_extract_options_set_skip_symlinks`,
 /// `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
 /// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
 /// `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
@@ -60,6 +61,7 @@ pub struct bk_extract_options {
     mode: Mode,
     fold_case: bool,
     strict: bool,
+    skip_symlinks: bool,
     threads: usize,
     only: Vec<String>,
     quota: Option<u64>,
@@ -108,6 +110,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
             mode: Mode::Create,
             fold_case: false,
             strict: false,
+            skip_symlinks: false,
             threads: 0,
             only: Vec::new(),
             quota: None,
@@ -181,6 +184,23 @@ pub unsafe extern "C" fn bk_extract_options_set_strict(options: *mut bk_extract_
     boundary(|| {
         // SAFETY: per this function's contract.
         unsafe { checked_mut(options) }?.strict = strict != 0;
+        Ok(())
+    })
+}
+
+/// Non-zero: skip symlink entries instead of refusing the archive (the default). A link is never
+/// created either way.
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_skip_symlinks(
+    options: *mut bk_extract_options,
+    skip: u32,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.skip_symlinks = skip != 0;
         Ok(())
     })
 }
@@ -455,6 +475,7 @@ pub unsafe extern "C" fn bk_extract(
             mode: opts.map_or(Mode::Create, |o| o.mode),
             fold_case: opts.is_some_and(|o| o.fold_case),
             strict: opts.is_some_and(|o| o.strict),
+            skip_symlinks: opts.is_some_and(|o| o.skip_symlinks),
             map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
             threads: opts.map_or(0, |o| o.threads),
             only: opts.map_or_else(Vec::new, |o| o.only.clone()),

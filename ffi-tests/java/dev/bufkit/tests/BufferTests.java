@@ -70,6 +70,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
+        tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.
@@ -585,6 +586,27 @@ public final class BufferTests {
         try (var list = java.nio.file.Files.list(dir)) {
             check(list.count() == 1, "nothing left beside the archive");
         }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    static void extractPrepended() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-jmod");
+        java.nio.file.Path zip = zip(dir, "plain.zip", new String[] {"a.txt"}, new byte[][] {"in a jmod".getBytes()});
+        java.nio.file.Path jmod = dir.resolve("m.jmod");
+        byte[] plain = java.nio.file.Files.readAllBytes(zip);
+        byte[] withHeader = new byte[plain.length + 4];
+        withHeader[0] = 'J';
+        withHeader[1] = 'M';
+        withHeader[2] = 1;
+        System.arraycopy(plain, 0, withHeader, 4, plain.length);
+        java.nio.file.Files.write(jmod, withHeader);
+        check(bufkit.extract(jmod, dir.resolve("out"), ExtractOptions.defaults()).files() == 1, "a jmod extracts");
+        check(new String(java.nio.file.Files.readAllBytes(dir.resolve("out/a.txt"))).equals("in a jmod"), "bytes");
+        ExtractException strict = expect(ExtractException.class,
+                () -> bufkit.extract(jmod, dir.resolve("strict"), ExtractOptions.defaults().withStrict(true)));
+        check(strict.status() == Status.ARCHIVE_MALFORMED, "strict refuses: " + strict.status());
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -17,9 +17,11 @@ import java.util.Objects;
  * @param progress called from the extraction's worker threads (possibly several at once); may be null
  * @param mode what may happen to an existing destination (default {@link ExtractMode#CREATE})
  * @param cancel a token whose {@link ExtractCancel#cancel()} stops the extraction; may be null
+ * @param strict refuse archives with other data prepended (a self-extractor's stub, a jmod header)
+ * @param skipSymlinks skip symlink entries instead of refusing the archive (a link is never created)
  */
 public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, boolean incremental,
-        ProgressListener progress, ExtractMode mode, ExtractCancel cancel) {
+        ProgressListener progress, ExtractMode mode, ExtractCancel cancel, boolean strict, boolean skipSymlinks) {
     /** Checks ranges. */
     public ExtractOptions {
         only = List.copyOf(Objects.requireNonNull(only, "only"));
@@ -29,42 +31,52 @@ public record ExtractOptions(int threads, List<String> only, long quota, double 
 
     /** The defaults. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null);
+        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null, false, false);
     }
 
     /** With worker threads. */
     public ExtractOptions withThreads(int n) {
-        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel);
+        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks);
     }
 
     /** With entry patterns. */
     public ExtractOptions withOnly(List<String> patterns) {
-        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel);
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks);
     }
 
     /** With a byte quota. */
     public ExtractOptions withQuota(long bytes) {
-        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel);
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks);
     }
 
     /** In incremental mode or not. */
     public ExtractOptions withIncremental(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel, strict, skipSymlinks);
     }
 
     /** With a destination mode. */
     public ExtractOptions withMode(ExtractMode m) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel, strict, skipSymlinks);
     }
 
     /** With a cancel token (null for none). */
     public ExtractOptions withCancel(ExtractCancel token) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token, strict, skipSymlinks);
+    }
+
+    /** Refusing data prepended to the archive, or not. */
+    public ExtractOptions withStrict(boolean on) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, on, skipSymlinks);
+    }
+
+    /** Skipping symlink entries (instead of refusing the archive), or not. */
+    public ExtractOptions withSkipSymlinks(boolean on) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, on);
     }
 
     /** With a progress listener. */
     public ExtractOptions withProgress(ProgressListener listener) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel, strict, skipSymlinks);
     }
 
     /** Receives extraction progress. */

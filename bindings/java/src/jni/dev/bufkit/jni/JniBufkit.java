@@ -68,7 +68,7 @@ public final class JniBufkit implements Bufkit {
         ExtractCancel cancel = o.cancel();
         int status;
         try {
-            status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(),
+            status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(), o.strict(), o.skipSymlinks(),
                     o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.incremental(), o.progress(),
                     report, error);
         } finally {

@@ -79,7 +79,7 @@ final class JniNative {
     /** bk_cancel_free. */
     static native void cancelFree(long handle);
 
-    static native int extract(String archive, String dest, long cancel, int mode, int threads, String[] only, long quota, double maxRatio,
+    static native int extract(String archive, String dest, long cancel, int mode, boolean strict, boolean skipSymlinks, int threads, String[] only, long quota, double maxRatio,
             boolean durable, boolean incremental, Object listener, long[] reportOut, String[] errorOut);
 
     /** A direct ByteBuffer over native memory (no copy). */

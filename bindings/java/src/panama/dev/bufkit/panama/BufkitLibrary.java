@@ -90,6 +90,8 @@ final class BufkitLibrary {
     static final MethodHandle CANCEL_REQUEST = fn("bk_cancel_request", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle CANCEL_FREE = fn("bk_cancel_free", FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_CANCEL = fn("bk_extract_options_set_cancel", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle EXTRACT_OPTIONS_SET_STRICT = fn("bk_extract_options_set_strict", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle EXTRACT_OPTIONS_SET_SKIP_SYMLINKS = fn("bk_extract_options_set_skip_symlinks", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_MODE = fn("bk_extract_options_set_mode", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_DURABLE = fn("bk_extract_options_set_durable", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_INCREMENTAL = fn("bk_extract_options_set_incremental", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));

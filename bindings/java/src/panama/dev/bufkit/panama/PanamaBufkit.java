@@ -134,6 +134,8 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment opts = out.get(ValueLayout.ADDRESS, 0);
             try {
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MODE.invokeExact(opts, o.mode().code()));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_STRICT.invokeExact(opts, o.strict() ? 1 : 0));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_SKIP_SYMLINKS.invokeExact(opts, o.skipSymlinks() ? 1 : 0));
                 if (cancel != null) {
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_CANCEL.invokeExact(opts, MemorySegment.ofAddress(cancel.handle())));
                 }
