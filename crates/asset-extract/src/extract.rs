@@ -16,7 +16,7 @@ use crate::destination::{self, Found, Mode};
 use crate::manifest;
 use crate::merge;
 use crate::names::{Kind, check_collisions};
-use crate::staging::Staging;
+use crate::staging::{self, Staging};
 use crate::tree::Tree;
 use crate::write::{Halt, Inflaters, WHOLE_ENTRY_MAX, write_file};
 
@@ -245,6 +245,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
         });
     }
     let Selection { entries, skipped, bytes: bytes_total, prepended, symlinks } = select(data, options)?;
+    staging::sweep_beside(dest);
     let found = destination::inspect(dest, options.mode)?;
     let merging = options.mode == Mode::Merge && found == Found::Directory;
 

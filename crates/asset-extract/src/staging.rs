@@ -39,13 +39,9 @@ fn try_lock(file: &File) -> bool {
 }
 
 impl Staging {
-    /// Staging beside `dest`, for create and replace.
+    /// Staging beside `dest`, for create and replace (after [`sweep_beside`]).
     pub(crate) fn beside(dest: &Path) -> Result<Staging, Error> {
-        let parent = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let name =
-            dest.file_name().ok_or_else(|| Error::io("naming", dest, std::io::ErrorKind::InvalidInput.into()))?;
-        let prefix = format!(".{}.bufkit-tmp-", name.to_string_lossy());
-        sweep(parent, &prefix, Some(dest));
+        let (parent, prefix) = beside_prefix(dest)?;
         Self::create(parent, &prefix)
     }
 
@@ -103,8 +99,18 @@ impl Staging {
             return destination::rename_into_place(staged, dest, found);
         }
         destination::still_a_directory(dest)?;
+        // One atomic swap: at every instant `dest` is the old tree or the new one, even if this
+        // process is killed; the old tree then sits under the staging name, which this function
+        // removes, or the next run's sweep does (its lock died with this process).
+        match exchange(&destination::c_path(staged)?, &destination::c_path(dest)?) {
+            Ok(()) => return remove_tree(staged, threads).map_err(|e| Error::io("removing the old", staged, e)),
+            Err(e) if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)) => {
+                return Err(Error::io("swapping into place", dest, e));
+            }
+            Err(_) => {} // a file system without RENAME_EXCHANGE: two renames
+        }
         // Unique like the staging name itself, and found by the sweep if this process dies
-        // between the two renames.
+        // between the two renames (then `dest` is briefly absent, and the sweep puts it back).
         let aside = with_suffix(staged, ".old");
         fs::rename(dest, &aside).map_err(|e| Error::io("moving aside", dest, e))?;
         if let Err(e) = fs::rename(staged, dest) {
@@ -112,6 +118,15 @@ impl Staging {
             return Err(Error::io("moving into place", dest, e));
         }
         remove_tree(&aside, threads).map_err(|e| Error::io("removing the old", &aside, e))
+    }
+}
+
+/// Swaps the paths `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`).
+fn exchange(a: &std::ffi::CStr, b: &std::ffi::CStr) -> io::Result<()> {
+    // SAFETY: two NUL-terminated paths that outlive the call, resolved from the working directory.
+    match unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) } {
+        0 => Ok(()),
+        _ => Err(io::Error::last_os_error()),
     }
 }
 
@@ -123,6 +138,21 @@ impl Drop for Staging {
         if let Some((lock_path, _lock)) = self.lock.take() {
             let _ = fs::remove_file(lock_path); // the lock itself goes with the descriptor
         }
+    }
+}
+
+/// The directory staging for `dest` goes in, and the prefix of its names.
+fn beside_prefix(dest: &Path) -> Result<(&Path, String), Error> {
+    let parent = dest.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = dest.file_name().ok_or_else(|| Error::io("naming", dest, std::io::ErrorKind::InvalidInput.into()))?;
+    Ok((parent, format!(".{}.bufkit-tmp-", name.to_string_lossy())))
+}
+
+/// Cleans up what dead runs left beside `dest`, putting back an old destination an interrupted
+/// commit had moved aside: done before `dest` is inspected, so it is inspected as it should be.
+pub(crate) fn sweep_beside(dest: &Path) {
+    if let Ok((parent, prefix)) = beside_prefix(dest) {
+        sweep(parent, &prefix, Some(dest));
     }
 }
 
