@@ -35,6 +35,8 @@ mod behind;
 mod destination;
 mod error;
 mod extract;
+#[doc(hidden)]
+pub mod fuzzing;
 mod manifest;
 mod merge;
 mod names;

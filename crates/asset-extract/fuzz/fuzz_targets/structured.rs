@@ -1,0 +1,5 @@
+//! Extraction to memory of well-formed archives built from the fuzzer's choices, sometimes with
+//! one byte flipped.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| asset_extract::fuzzing::structured(data));

@@ -1,0 +1,205 @@
+//! The fuzz harnesses, shared by the cargo-fuzz targets (`fuzz/`) and the corpus replay in the
+//! test suite. Each checks invariants rather than just "no panic".
+
+use crate::{Kind, Options, extract_to_memory, read_archive};
+
+/// `data` is an archive. Checks: parsing and extraction to memory never panic; a parsed entry's
+/// data lies inside the input and its name is a safe relative path; an extracted file has its
+/// declared size and CRC-32.
+pub fn parse(data: &[u8]) {
+    let Ok(layout) = read_archive(data) else { return };
+    for e in &layout.entries {
+        assert!(e.data_offset.checked_add(e.compressed_size).is_some_and(|end| end <= data.len() as u64));
+        assert!(!e.path.is_empty() && !e.path.starts_with('/') && !e.path.contains('\0') && !e.path.contains('\\'));
+        assert!(e.path.split('/').all(|c| !c.is_empty() && c != "." && c != ".."), "unsafe path {:?}", e.path);
+    }
+    if let Ok(files) = extract_to_memory(data, &Options::default()) {
+        let expected: Vec<_> = layout.entries.iter().filter(|e| e.kind == Kind::File).collect();
+        assert_eq!(files.len(), expected.len());
+        for ((path, bytes), e) in files.iter().zip(expected) {
+            assert_eq!((path, bytes.len() as u64), (&e.path, e.size));
+            assert_eq!(crc32fast::hash(bytes), e.crc32);
+        }
+    }
+}
+
+/// Reads choices from the fuzzer's bytes; zeros once they run out.
+struct Cursor<'a>(&'a [u8]);
+
+impl Cursor<'_> {
+    fn byte(&mut self) -> u8 {
+        let (&b, rest) = self.0.split_first().unwrap_or((&0, &[]));
+        self.0 = rest;
+        b
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        usize::from(self.byte()) % n
+    }
+}
+
+/// One entry of a structured archive.
+struct Spec {
+    name: Vec<u8>,
+    data: Vec<u8>,
+    deflate: bool,
+    descriptor: bool,
+    unix_mode: u32,
+}
+
+/// Name parts that exercise the name rules: traversal, absolute, case twins, CP437, odd bytes.
+const PARTS: [&[u8]; 12] =
+    [b"a", b"A", b"b", b"..", b".", b"", b"x y", "é".as_bytes(), b"\x91\x86", b"-", b"c\\d", b"/"];
+/// Unix modes: file, executable, directory, symlink, FIFO (a pipe zip read), device, setuid.
+const MODES: [u32; 7] = [0o100644, 0o100755, 0o040755, 0o120777, 0o010600, 0o020644, 0o104755];
+
+/// A valid raw deflate stream holding `data` in stored blocks (no compressor needed).
+fn stored_deflate(data: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(data.len() + 5 * (data.len() / 65535 + 1));
+    let mut chunks = data.chunks(65535).peekable();
+    if chunks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(chunk) = chunks.next() {
+        let len = chunk.len() as u16;
+        out.push(u8::from(chunks.peek().is_none()));
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(chunk);
+    }
+    out
+}
+
+/// Builds a well-formed zip of `specs` (stored or stored-block deflate, with or without data
+/// descriptors), after `prefix`.
+fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
+    let mut out = prefix.to_vec();
+    let mut central = Vec::new();
+    for s in specs {
+        let body = if s.deflate { stored_deflate(&s.data) } else { s.data.clone() };
+        let (crc, method) = (crc32fast::hash(&s.data), if s.deflate { 8u16 } else { 0 });
+        let flags: u16 = if s.descriptor { 8 } else { 0 };
+        let offset = (out.len() - prefix.len()) as u32;
+        let sizes = |known: bool| if known { (crc, body.len() as u32, s.data.len() as u32) } else { (0, 0, 0) };
+        for (buf, central_entry) in [(&mut out, false), (&mut central, true)] {
+            let (c, cs, us) = sizes(central_entry || !s.descriptor);
+            buf.extend_from_slice(&(if central_entry { 0x0201_4b50u32 } else { 0x0403_4b50 }).to_le_bytes());
+            if central_entry {
+                buf.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
+            }
+            buf.extend_from_slice(&20u16.to_le_bytes());
+            buf.extend_from_slice(&flags.to_le_bytes());
+            buf.extend_from_slice(&method.to_le_bytes());
+            buf.extend_from_slice(&[0, 0, 0x21, 0]);
+            for v in [c, cs, us] {
+                buf.extend_from_slice(&v.to_le_bytes());
+            }
+            buf.extend_from_slice(&(s.name.len() as u16).to_le_bytes());
+            buf.extend_from_slice(&[0, 0]);
+            if central_entry {
+                buf.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
+                buf.extend_from_slice(&(s.unix_mode << 16).to_le_bytes());
+                buf.extend_from_slice(&offset.to_le_bytes());
+            }
+            buf.extend_from_slice(&s.name);
+        }
+        out.extend_from_slice(&body);
+        if s.descriptor {
+            out.extend_from_slice(&0x0807_4b50u32.to_le_bytes());
+            for v in [crc, body.len() as u32, s.data.len() as u32] {
+                out.extend_from_slice(&v.to_le_bytes());
+            }
+        }
+    }
+    let (cd, cd_len) = ((out.len() - prefix.len()) as u32, central.len() as u32);
+    out.extend_from_slice(&central);
+    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    out.extend_from_slice(&[0, 0, 0, 0]);
+    out.extend_from_slice(&(specs.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(specs.len() as u16).to_le_bytes());
+    out.extend_from_slice(&cd_len.to_le_bytes());
+    out.extend_from_slice(&cd.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}
+
+/// `data` describes an archive (entries with names from tricky parts, kinds, sizes, methods,
+/// descriptors, data prepended, and one byte perhaps flipped), which is built and extracted to
+/// memory. Checks: never panics; without the flip, whatever extracts is exactly what was put in,
+/// each file under its name; with it, every file that comes out has its declared size and CRC
+/// (the [`parse`] checks).
+pub fn structured(data: &[u8]) {
+    let mut c = Cursor(data);
+    let count = 1 + c.below(6);
+    let specs: Vec<Spec> = (0..count)
+        .map(|_| {
+            let mut name = Vec::new();
+            for i in 0..1 + c.below(3) {
+                if i > 0 {
+                    name.push(b'/');
+                }
+                name.extend_from_slice(PARTS[c.below(PARTS.len())]);
+            }
+            let unix_mode = MODES[c.below(MODES.len())];
+            if unix_mode & 0o170_000 == 0o040_000 {
+                name.push(b'/');
+            }
+            let len = usize::from(c.byte()) * 8 + c.below(8);
+            let fill = c.byte();
+            let data = if unix_mode & 0o170_000 == 0o040_000 { Vec::new() } else { vec![fill; len] };
+            Spec { name, data, deflate: c.byte() & 1 == 1, descriptor: c.byte() & 1 == 1, unix_mode }
+        })
+        .collect();
+    let prefix: &[u8] = if c.byte() & 3 == 0 { b"JM\x01\x00" } else { b"" };
+    let mut archive = build(&specs, prefix);
+    let flip = c.byte() & 1 == 1;
+    if flip {
+        let at = (usize::from(c.byte()) << 8 | usize::from(c.byte())) % archive.len();
+        archive[at] ^= c.byte() | 1;
+    }
+    parse(&archive);
+    if flip {
+        return;
+    }
+    // Success means every entry passed (one refusal refuses the archive), and files come out in
+    // archive order: the i-th file is the i-th entry that is not a directory.
+    if let Ok(files) = extract_to_memory(&archive, &Options::default()) {
+        let archived: Vec<&Spec> = specs.iter().filter(|s| s.unix_mode & 0o170_000 != 0o040_000).collect();
+        assert_eq!(files.len(), archived.len());
+        for ((path, bytes), spec) in files.iter().zip(archived) {
+            assert!(bytes == &spec.data, "{path}: bytes differ from what was archived");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Spec, build};
+    use crate::{Options, extract_to_memory};
+
+    #[test]
+    fn the_builder_makes_archives_that_extract_exactly() {
+        let specs = [
+            Spec {
+                name: b"a/b.txt".to_vec(),
+                data: vec![7; 70_000],
+                deflate: true,
+                descriptor: true,
+                unix_mode: 0o100644,
+            },
+            Spec {
+                name: b"c".to_vec(),
+                data: b"stored".to_vec(),
+                deflate: false,
+                descriptor: false,
+                unix_mode: 0o100755,
+            },
+            Spec { name: b"e".to_vec(), data: Vec::new(), deflate: true, descriptor: false, unix_mode: 0o100644 },
+        ];
+        for prefix in [&b""[..], b"JM\x01\x00"] {
+            let files = extract_to_memory(&build(&specs, prefix), &Options::default()).unwrap();
+            let got: Vec<(&str, &[u8])> = files.iter().map(|(p, b)| (p.as_str(), b.as_slice())).collect();
+            assert_eq!(got, [("a/b.txt", &[7u8; 70_000][..]), ("c", b"stored"), ("e", b"")]);
+        }
+    }
+}
