@@ -250,3 +250,76 @@ fn what_a_dead_run_left_is_swept_and_a_live_run_is_left_alone() {
     drop(held);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A tmpfs of `size` mounted on `dir` (made by the test), unmounted when dropped.
+struct SmallFs(PathBuf);
+
+impl SmallFs {
+    fn mount(dir: &Path, size: &str) -> SmallFs {
+        std::fs::create_dir_all(dir).unwrap();
+        let status = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(status.success(), "mounting a {size} tmpfs on {} failed", dir.display());
+        SmallFs(dir.to_path_buf())
+    }
+}
+
+impl Drop for SmallFs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount").arg(&self.0).status();
+    }
+}
+
+#[test]
+fn a_full_destination_file_system_is_a_clear_error_that_keeps_the_old_tree_and_leaves_nothing() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: mounting a small tmpfs needs root (CI runs as root)");
+        return;
+    }
+    let dir = workdir("full-fs");
+    let fs = SmallFs::mount(&dir.join("mnt"), "2m");
+    let out = fs.0.join("out");
+    std::fs::create_dir(&out).unwrap();
+    std::fs::write(out.join("keep.txt"), b"the old tree").unwrap();
+    // Three 1 MiB entries of bytes that do not compress: 3 MiB for a 2 MiB file system.
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let big: Vec<Spec> = (0..3)
+        .map(|i| {
+            let data: Vec<u8> = (0..1 << 20)
+                .map(|_| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    x as u8
+                })
+                .collect();
+            Spec::stored(&format!("f{i}.bin"), &data)
+        })
+        .collect();
+    let zip = build(&big, b"").0;
+    for mode in [Mode::Replace, Mode::Merge] {
+        let err = extract_bytes(&zip, &out, &with_mode(mode)).unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(&err, Error::Io { source, .. } if source.raw_os_error() == Some(libc::ENOSPC)),
+            "{mode:?}: {message}"
+        );
+        assert!(message.contains("No space left on device"), "{mode:?}: {message}");
+        assert_eq!(listing(&fs.0), vec!["out"], "{mode:?}: no staging or lock left");
+        assert_eq!(listing(&out), vec!["keep.txt"], "{mode:?}: the old tree is intact, no partial files");
+        assert_eq!(std::fs::read(out.join("keep.txt")).unwrap(), b"the old tree");
+    }
+    // A file system that refuses writes.
+    let remount = std::process::Command::new("mount").args(["-o", "remount,ro"]).arg(&fs.0).status().unwrap();
+    assert!(remount.success());
+    let small = build(&[Spec::file("a.txt", b"x")], b"").0;
+    let err = extract_bytes(&small, &out, &with_mode(Mode::Replace)).unwrap_err();
+    assert!(matches!(&err, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EROFS)), "{err}");
+    assert_eq!(listing(&out), vec!["keep.txt"]);
+    drop(fs);
+    std::fs::remove_dir_all(dir).unwrap();
+}
