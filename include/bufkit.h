@@ -429,6 +429,26 @@ typedef struct bk_extract_report {
 } bk_extract_report;
 
 /*
+ Why an extraction failed, filled by `bk_extract_detailed`.
+ */
+typedef struct bk_extract_failure {
+  /*
+   The `errno` of the system call that failed (`ENOENT`, `ENOSPC`, `EACCES`...) for
+   `BK_STATUS_IO_ERROR`; 0 otherwise.
+   */
+  int32_t os_error;
+  /*
+   The entry at fault, or for `BK_STATUS_IO_ERROR` and `BK_STATUS_DESTINATION_REFUSED` the
+   path concerned; empty if none. NUL-terminated, truncated to fit.
+   */
+  char path[4096];
+  /*
+   One line saying what went wrong. NUL-terminated, truncated to fit.
+   */
+  char detail[1024];
+} bk_extract_failure;
+
+/*
  A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
  `data[0..len)` until it passes the lease to `bk_pool_release`; after that the memory belongs to
  the pool again. A lease may be released from any thread, once, to the pool that lent it.
@@ -904,6 +924,20 @@ bk_status bk_extract(const char *archive_path,
                      size_t entry_buf_len,
                      char *detail_buf,
                      size_t detail_buf_len);
+
+/*
+ Like `bk_extract`, with the failure described in `*failure_out` (NULL allowed): the OS error
+ of a failed system call, and the path concerned, as language bindings need to raise
+ `{error, {enoent, Path}}` or `NoSuchFileException`. On success `*failure_out` is zeroed.
+
+ # Safety
+ As for `bk_extract`; `failure_out` is NULL or valid for one write.
+ */
+bk_status bk_extract_detailed(const char *archive_path,
+                              const char *dest_path,
+                              const struct bk_extract_options *options,
+                              struct bk_extract_report *report_out,
+                              struct bk_extract_failure *failure_out);
 
 /*
  Creates a decoder for `format` (a `bk_format`) in `*inflater_out` (NULL on failure).

@@ -6,6 +6,7 @@
 #include "check.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <pthread.h>
 #include <time.h>
 #include <stdio.h>
@@ -262,6 +263,25 @@ static void test_an_archive_truncated_during_extraction_never_crashes_the_host(v
   free(zip);
 }
 
+/* bk_extract_detailed: the errno and the path of a failed system call, the path of a refused
+   destination, as bindings need them for {error, {enoent, Path}} or NoSuchFileException. */
+static void test_failures_carry_the_os_error_and_the_path(void) {
+  char archive[300], dest[300];
+  bk_extract_report report;
+  bk_extract_failure *failure = malloc(sizeof *failure);
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/detailed", workdir);
+  CHECK_STATUS(bk_extract_detailed("/nonexistent/archive.zip", dest, NULL, &report, failure), BK_STATUS_IO_ERROR);
+  CHECK(failure->os_error == ENOENT && strcmp(failure->path, "/nonexistent/archive.zip") == 0);
+  CHECK(strstr(failure->detail, "No such file") != NULL);
+  CHECK_STATUS(bk_extract_detailed(archive, workdir, NULL, &report, failure), BK_STATUS_DESTINATION_REFUSED);
+  CHECK(failure->os_error == 0 && strcmp(failure->path, workdir) == 0);
+  CHECK_STATUS(bk_extract_detailed(archive, dest, NULL, &report, failure), BK_STATUS_OK);
+  CHECK(failure->os_error == 0 && failure->path[0] == 0 && report.files == 2);
+  CHECK_STATUS(bk_extract_detailed(archive, dest, NULL, &report, NULL), BK_STATUS_DESTINATION_REFUSED);
+  free(failure);
+}
+
 static void test_null_arguments(void) {
   bk_extract_report report;
   CHECK_STATUS(bk_extract(NULL, "x", NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
@@ -285,6 +305,7 @@ int main(void) {
   RUN(test_incremental);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
+  RUN(test_failures_carry_the_os_error_and_the_path);
   RUN(test_null_arguments);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

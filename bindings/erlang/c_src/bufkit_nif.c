@@ -5,7 +5,8 @@
  * data runs on a dirty CPU scheduler: a call decides by the bytes it will touch, and a call that
  * finds the buffer busy also moves to a dirty scheduler instead of blocking a normal one.
  */
-#define _POSIX_C_SOURCE 200809L /* clock_gettime, pthread_cond_timedwait under -std=c11 */
+#define _GNU_SOURCE /* clock_gettime, pthread_cond_timedwait, strerrorname_np under -std=c11 */
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -566,6 +567,17 @@ static char *path_arg(ErlNifEnv *env, ERL_NIF_TERM term) {
   return path;
 }
 
+/* The atom Erlang's file module uses for an errno: enoent, eacces, enospc... */
+static ERL_NIF_TERM posix_atom(ErlNifEnv *env, int os_error) {
+  const char *name = strerrorname_np(os_error);
+  char lower[32];
+  size_t i = 0;
+  if (!name) return enif_make_tuple2(env, enif_make_atom(env, "os_error"), enif_make_int(env, os_error));
+  for (; name[i] && i < sizeof lower - 1; i++) lower[i] = (char)tolower((unsigned char)name[i]);
+  lower[i] = 0;
+  return enif_make_atom(env, lower);
+}
+
 /* One extraction on a thread of its own, so that the dirty scheduler waiting for it can notice
  * that the calling process died (enif_is_current_process_alive) and cancel: a killed caller
  * must not have its destination replaced seconds later. */
@@ -573,7 +585,7 @@ typedef struct {
   const char *archive, *dest;
   const bk_extract_options *opts;
   bk_extract_report report;
-  char entry[4096];
+  bk_extract_failure failure;
   bk_status status;
   int done;
   pthread_mutex_t lock;
@@ -582,7 +594,7 @@ typedef struct {
 
 static void *run_extract_job(void *arg) {
   extract_job *job = arg;
-  bk_status status = bk_extract(job->archive, job->dest, job->opts, &job->report, job->entry, sizeof job->entry, NULL, 0);
+  bk_status status = bk_extract_detailed(job->archive, job->dest, job->opts, &job->report, &job->failure);
   pthread_mutex_lock(&job->lock);
   job->status = status;
   job->done = 1;
@@ -692,14 +704,16 @@ done:
   bk_cancel_free(cancel);
   if (status != BK_STATUS_OK) {
     ErlNifBinary name;
-    size_t len = strlen(job->entry);
+    ERL_NIF_TERM reason = status_atom(env, status);
+    size_t len = strlen(job->failure.path);
+    if (status == BK_STATUS_IO_ERROR && job->failure.os_error != 0) reason = posix_atom(env, job->failure.os_error);
     if (!enif_alloc_binary(len, &name)) {
       enif_free(job);
       return error_term(env, BK_STATUS_ALLOC_FAILED);
     }
-    memcpy(name.data, job->entry, len);
+    memcpy(name.data, job->failure.path, len);
     enif_free(job);
-    return enif_make_tuple2(env, atom_error, enif_make_tuple2(env, status_atom(env, status), enif_make_binary(env, &name)));
+    return enif_make_tuple2(env, atom_error, enif_make_tuple2(env, reason, enif_make_binary(env, &name)));
   }
   keys[0] = enif_make_atom(env, "files"), values[0] = enif_make_uint64(env, job->report.files);
   keys[1] = enif_make_atom(env, "directories"), values[1] = enif_make_uint64(env, job->report.directories);

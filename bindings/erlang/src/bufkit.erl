@@ -178,7 +178,10 @@ inflate_batch(_, _) ->
 %% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
 %% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
 %% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages).
-%% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'.
+%% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'; a
+%% failed system call gives its POSIX reason and the path, as the `file' module does:
+%% `{error, {enoent, <<"/no/such.zip">>}}', `{error, {enospc, Path}}'; a refused destination
+%% `{error, {destination_refused, Path}}'.
 -spec extract(file:filename_all(), file:filename_all(), map()) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
            skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.

@@ -432,14 +432,13 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
                                                              jobject listener,
                                                              jlongArray report_out, jobjectArray error_out) {
   char *archive_path = utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
-  char entry[4096], detail[1024];
+  bk_extract_failure *failure = calloc(1, sizeof *failure); /* 5 KiB: off the JVM thread's stack */
   bk_extract_options *opts = NULL;
   bk_extract_report report;
   jni_progress progress = {0};
   bk_status status = BK_STATUS_ALLOC_FAILED;
   (void)cls;
-  entry[0] = detail[0] = 0;
-  if (!archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
+  if (!failure || !archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
   if ((status = bk_extract_options_set_mode(opts, mode < 0 ? UINT32_MAX : (uint32_t)mode)) != BK_STATUS_OK) goto done;
   bk_extract_options_set_cancel(opts, (const bk_cancel *)(intptr_t)cancel);
   bk_extract_options_set_strict(opts, strict ? 1 : 0);
@@ -465,7 +464,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
     progress.listener = (*env)->NewGlobalRef(env, listener);
     bk_extract_options_set_progress(opts, jni_on_progress, &progress);
   }
-  status = bk_extract(archive_path, dest_path, opts, &report, entry, sizeof entry, detail, sizeof detail);
+  status = bk_extract_detailed(archive_path, dest_path, opts, &report, failure);
   if (progress.listener) (*env)->DeleteGlobalRef(env, progress.listener);
 done:
   free(archive_path);
@@ -475,10 +474,13 @@ done:
     jlong r[5] = {(jlong)report.files, (jlong)report.directories, (jlong)report.bytes, (jlong)report.skipped,
                   (jlong)report.reused};
     (*env)->SetLongArrayRegion(env, report_out, 0, 5, r);
-  } else {
-    jstring e = (*env)->NewStringUTF(env, entry), d = (*env)->NewStringUTF(env, detail);
+  } else if (failure) {
+    jlong os_error = failure->os_error;
+    jstring e = (*env)->NewStringUTF(env, failure->path), d = (*env)->NewStringUTF(env, failure->detail);
+    (*env)->SetLongArrayRegion(env, report_out, 5, 1, &os_error);
     (*env)->SetObjectArrayElement(env, error_out, 0, e);
     (*env)->SetObjectArrayElement(env, error_out, 1, d);
   }
+  free(failure);
   return (jint)status;
 }

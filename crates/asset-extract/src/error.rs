@@ -119,6 +119,22 @@ impl Error {
         }
     }
 
+    /// For a file system failure or a refused destination, the path concerned.
+    pub fn path(&self) -> Option<&str> {
+        match self {
+            Error::Io { path, .. } | Error::Destination { path, .. } => Some(path),
+            _ => None,
+        }
+    }
+
+    /// For a failed system call, its `errno` (`ENOENT`, `ENOSPC`, ...).
+    pub fn os_error(&self) -> Option<i32> {
+        match self {
+            Error::Io { source, .. } => source.raw_os_error(),
+            _ => None,
+        }
+    }
+
     pub(crate) fn malformed(reason: impl Into<String>) -> Error {
         Error::Malformed { reason: reason.into(), entry: None }
     }

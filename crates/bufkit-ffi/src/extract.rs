@@ -96,6 +96,20 @@ pub struct bk_extract_report {
     pub reused: u64,
 }
 
+/// Why an extraction failed, filled by `bk_extract_detailed`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bk_extract_failure {
+    /// The `errno` of the system call that failed (`ENOENT`, `ENOSPC`, `EACCES`...) for
+    /// `BK_STATUS_IO_ERROR`; 0 otherwise.
+    pub os_error: i32,
+    /// The entry at fault, or for `BK_STATUS_IO_ERROR` and `BK_STATUS_DESTINATION_REFUSED` the
+    /// path concerned; empty if none. NUL-terminated, truncated to fit.
+    pub path: [c_char; 4096],
+    /// One line saying what went wrong. NUL-terminated, truncated to fit.
+    pub detail: [c_char; 1024],
+}
+
 /// Creates options with the defaults in `*options_out`.
 ///
 /// # Safety
@@ -447,65 +461,123 @@ pub unsafe extern "C" fn bk_extract(
     detail_buf_len: usize,
 ) -> bk_status {
     boundary(|| {
-        if archive_path.is_null() || dest_path.is_null() || report_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
         // SAFETY: per this function's contract (the buffers may be NULL: then nothing is written).
         unsafe {
             copy_c_string("", entry_buf, entry_buf_len);
             copy_c_string("", detail_buf, detail_buf_len);
         }
-        // SAFETY: non-null and NUL-terminated per the contract.
-        let (archive, dest) = unsafe { (CStr::from_ptr(archive_path), CStr::from_ptr(dest_path)) };
-        let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-        let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-        // SAFETY: NULL or live per the contract.
-        let opts = unsafe { options.as_ref() };
-        let callback = opts.and_then(|o| o.progress);
-        let user_data = opts.map_or(std::ptr::null_mut(), |o| o.user_data) as usize; // passed across threads as an address
-        let progress = move |p: Progress| {
-            if let Some(f) = callback {
-                // SAFETY: the caller promised the callback is safe to call from any thread with user_data.
-                unsafe { f(user_data as *mut c_void, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total) }
+        // SAFETY: per this function's contract.
+        let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) }?;
+        if let Some((status, e)) = failed {
+            // SAFETY: per this function's contract.
+            unsafe {
+                copy_c_string(e.entry().unwrap_or(""), entry_buf, entry_buf_len);
+                copy_c_string(&e.to_string(), detail_buf, detail_buf_len);
             }
-        };
-        // SAFETY: NULL or a live bk_cancel per the options' contract.
-        let cancel = opts.and_then(|o| unsafe { o.cancel.as_ref() }).map(|c| &c.flag);
-        let options = Options {
-            mode: opts.map_or(Mode::Create, |o| o.mode),
-            fold_case: opts.is_some_and(|o| o.fold_case),
-            strict: opts.is_some_and(|o| o.strict),
-            skip_symlinks: opts.is_some_and(|o| o.skip_symlinks),
-            map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
-            threads: opts.map_or(0, |o| o.threads),
-            only: opts.map_or_else(Vec::new, |o| o.only.clone()),
-            quota: opts.and_then(|o| o.quota),
-            max_ratio: opts.and_then(|o| o.max_ratio),
-            durable: opts.is_some_and(|o| o.durable),
-            incremental: opts.is_some_and(|o| o.incremental),
-            progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
-            cancel,
-        };
-        match asset_extract::extract(Path::new(archive), Path::new(dest), &options) {
-            Ok(r) => {
-                let report = bk_extract_report {
-                    files: r.files,
-                    directories: r.directories,
-                    bytes: r.bytes,
-                    skipped: r.skipped,
-                    reused: r.reused,
-                };
-                // SAFETY: checked non-null; valid for a write per the contract.
-                unsafe { write_out(report_out, report) }
-            }
-            Err(e) => {
-                // SAFETY: per this function's contract.
-                unsafe {
-                    copy_c_string(e.entry().unwrap_or(""), entry_buf, entry_buf_len);
-                    copy_c_string(&e.to_string(), detail_buf, detail_buf_len);
-                }
-                Err(status_of(&e))
-            }
+            return Err(status);
         }
+        Ok(())
     })
+}
+
+/// Like `bk_extract`, with the failure described in `*failure_out` (NULL allowed): the OS error
+/// of a failed system call, and the path concerned, as language bindings need to raise
+/// `{error, {enoent, Path}}` or `NoSuchFileException`. On success `*failure_out` is zeroed.
+///
+/// # Safety
+/// As for `bk_extract`; `failure_out` is NULL or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_detailed(
+    archive_path: *const c_char,
+    dest_path: *const c_char,
+    options: *const bk_extract_options,
+    report_out: *mut bk_extract_report,
+    failure_out: *mut bk_extract_failure,
+) -> bk_status {
+    boundary(|| {
+        let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
+        // SAFETY: per this function's contract.
+        let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) };
+        let outcome = match failed {
+            Ok(None) => Ok(()),
+            Ok(Some((status, e))) => {
+                failure.os_error = e.os_error().unwrap_or(0);
+                let path = e.entry().or(e.path()).unwrap_or("");
+                // SAFETY: both arrays are writable for their lengths.
+                unsafe {
+                    copy_c_string(path, failure.path.as_mut_ptr(), failure.path.len());
+                    copy_c_string(&e.to_string(), failure.detail.as_mut_ptr(), failure.detail.len());
+                }
+                Err(status)
+            }
+            Err(status) => Err(status),
+        };
+        if !failure_out.is_null() {
+            // SAFETY: non-null and valid for one write per the contract.
+            unsafe { failure_out.write(failure) };
+        }
+        outcome
+    })
+}
+
+/// The extraction both exports run: `Ok(None)` on success (the report written), `Ok(Some(..))`
+/// for a failed extraction, `Err` for bad arguments.
+///
+/// # Safety
+/// As for `bk_extract`.
+unsafe fn run_extract(
+    archive_path: *const c_char,
+    dest_path: *const c_char,
+    options: *const bk_extract_options,
+    report_out: *mut bk_extract_report,
+) -> Result<Option<(bk_status, Error)>, bk_status> {
+    if archive_path.is_null() || dest_path.is_null() || report_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: non-null and NUL-terminated per the contract.
+    let (archive, dest) = unsafe { (CStr::from_ptr(archive_path), CStr::from_ptr(dest_path)) };
+    let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    // SAFETY: NULL or live per the contract.
+    let opts = unsafe { options.as_ref() };
+    let callback = opts.and_then(|o| o.progress);
+    let user_data = opts.map_or(std::ptr::null_mut(), |o| o.user_data) as usize; // passed across threads as an address
+    let progress = move |p: Progress| {
+        if let Some(f) = callback {
+            // SAFETY: the caller promised the callback is safe to call from any thread with user_data.
+            unsafe { f(user_data as *mut c_void, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total) }
+        }
+    };
+    // SAFETY: NULL or a live bk_cancel per the options' contract.
+    let cancel = opts.and_then(|o| unsafe { o.cancel.as_ref() }).map(|c| &c.flag);
+    let options = Options {
+        mode: opts.map_or(Mode::Create, |o| o.mode),
+        fold_case: opts.is_some_and(|o| o.fold_case),
+        strict: opts.is_some_and(|o| o.strict),
+        skip_symlinks: opts.is_some_and(|o| o.skip_symlinks),
+        map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
+        threads: opts.map_or(0, |o| o.threads),
+        only: opts.map_or_else(Vec::new, |o| o.only.clone()),
+        quota: opts.and_then(|o| o.quota),
+        max_ratio: opts.and_then(|o| o.max_ratio),
+        durable: opts.is_some_and(|o| o.durable),
+        incremental: opts.is_some_and(|o| o.incremental),
+        progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
+        cancel,
+    };
+    match asset_extract::extract(Path::new(archive), Path::new(dest), &options) {
+        Ok(r) => {
+            let report = bk_extract_report {
+                files: r.files,
+                directories: r.directories,
+                bytes: r.bytes,
+                skipped: r.skipped,
+                reused: r.reused,
+            };
+            // SAFETY: checked non-null; valid for a write per the contract.
+            unsafe { write_out(report_out, report) }?;
+            Ok(None)
+        }
+        Err(e) => Ok(Some((status_of(&e), e))),
+    }
 }

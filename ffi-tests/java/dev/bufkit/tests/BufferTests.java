@@ -626,6 +626,8 @@ public final class BufferTests {
         check(quota.status() == Status.LIMIT_EXCEEDED && quota.entry().equals("big"), "quota: " + quota.getMessage());
         ExtractException missing = expect(ExtractException.class, () -> bufkit.extract(dir.resolve("none.zip"), dir.resolve("out"), ExtractOptions.defaults()));
         check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
+        check(missing.osError() == 2 && missing.entry().equals(dir.resolve("none.zip").toString()), "errno and path: " + missing.osError() + " " + missing.entry());
+        check(missing.getCause() instanceof java.nio.file.NoSuchFileException, "cause: " + missing.getCause());
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

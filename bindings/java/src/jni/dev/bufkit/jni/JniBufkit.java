@@ -63,7 +63,7 @@ public final class JniBufkit implements Bufkit {
 
     @Override
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
-        long[] report = new long[5];
+        long[] report = new long[6]; // five report fields; on failure [5] is the errno
         String[] error = new String[2];
         ExtractCancel cancel = o.cancel();
         int status;
@@ -74,7 +74,10 @@ public final class JniBufkit implements Bufkit {
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
         }
-        if (status != 0) throw new ExtractException(status, error[0] == null ? "" : error[0], error[1] == null ? JniNative.statusMessage(status) : error[1]);
+        if (status != 0) {
+            throw new ExtractException(status, error[0] == null ? "" : error[0],
+                    error[1] == null ? JniNative.statusMessage(status) : error[1], (int) report[5]);
+        }
         return new ExtractReport(report[0], report[1], report[2], report[3], report[4]);
     }
 

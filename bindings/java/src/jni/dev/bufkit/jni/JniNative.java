@@ -69,7 +69,7 @@ final class JniNative {
     /** Returns successes, or -status if the call itself failed. */
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
-    /** bk_extract: report into {@code reportOut[5]}; on failure entry and detail into {@code errorOut[2]}. */
+    /** bk_extract_detailed: report into {@code reportOut[0..5]}; on failure the path or entry and the detail into {@code errorOut[2]}, the errno into {@code reportOut[5]}. */
     /** bk_cancel_new: the handle, or 0 on failure. */
     static native long cancelNew();
 

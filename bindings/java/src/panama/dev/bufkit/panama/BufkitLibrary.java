@@ -97,8 +97,10 @@ final class BufkitLibrary {
     static final MethodHandle EXTRACT_OPTIONS_SET_INCREMENTAL = fn("bk_extract_options_set_incremental", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_PROGRESS = fn("bk_extract_options_set_progress", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     /** Long-running: a plain (non-critical) downcall, so the JVM can safepoint meanwhile. */
-    static final MethodHandle EXTRACT = fn("bk_extract",
-            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
+    static final MethodHandle EXTRACT_DETAILED = fn("bk_extract_detailed",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+    /** bk_extract_failure: int32_t os_error, char path[4096], char detail[1024]. */
+    static final long FAILURE_SIZE = 4 + 4096 + 1024, FAILURE_PATH = 4, FAILURE_DETAIL = 4 + 4096;
     /** bk_progress_fn: void (*)(void *user_data, uint64_t, uint64_t, uint64_t, uint64_t). */
     static final FunctionDescriptor PROGRESS_FN = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 

@@ -152,10 +152,13 @@ public final class PanamaBufkit implements Bufkit {
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS.invokeExact(opts, stub, MemorySegment.NULL));
                 }
                 MemorySegment report = arena.allocate(ValueLayout.JAVA_LONG, 5); // bk_extract_report: five uint64_t
-                MemorySegment entry = arena.allocate(4096), detail = arena.allocate(1024);
-                status = (int) BufkitLibrary.EXTRACT.invokeExact(arena.allocateFrom(archive.toString()), arena.allocateFrom(dest.toString()),
-                        opts, report, entry, 4096L, detail, 1024L);
-                if (status != 0) throw new ExtractException(status, entry.getString(0), detail.getString(0));
+                MemorySegment failure = arena.allocate(BufkitLibrary.FAILURE_SIZE, 4);
+                status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
+                        arena.allocateFrom(dest.toString()), opts, report, failure);
+                if (status != 0) {
+                    throw new ExtractException(status, failure.getString(BufkitLibrary.FAILURE_PATH),
+                            failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, 0));
+                }
                 return new ExtractReport(report.getAtIndex(ValueLayout.JAVA_LONG, 0), report.getAtIndex(ValueLayout.JAVA_LONG, 1),
                         report.getAtIndex(ValueLayout.JAVA_LONG, 2), report.getAtIndex(ValueLayout.JAVA_LONG, 3),
                         report.getAtIndex(ValueLayout.JAVA_LONG, 4));
