@@ -164,7 +164,9 @@ pub fn structured(data: &[u8]) {
     // Success means every entry passed (one refusal refuses the archive), and files come out in
     // archive order: the i-th file is the i-th entry that is not a directory.
     if let Ok(files) = extract_to_memory(&archive, &Options::default()) {
-        let archived: Vec<&Spec> = specs.iter().filter(|s| s.unix_mode & 0o170_000 != 0o040_000).collect();
+        // A name ending in `/` is a directory whatever its mode (as for unzip and Python).
+        let is_file = |s: &&Spec| s.unix_mode & 0o170_000 != 0o040_000 && !s.name.ends_with(b"/");
+        let archived: Vec<&Spec> = specs.iter().filter(is_file).collect();
         assert_eq!(files.len(), archived.len());
         for ((path, bytes), spec) in files.iter().zip(archived) {
             assert!(bytes == &spec.data, "{path}: bytes differ from what was archived");
