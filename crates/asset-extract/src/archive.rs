@@ -66,10 +66,11 @@ struct Directory {
     end: u64,
 }
 
-/// Finds the end of central directory record. Only a record whose comment reaches exactly the end
-/// of the file counts, and there must be exactly one: a second record hidden in the comment is
-/// refused rather than guessed between.
-fn find_end(data: &[u8]) -> Result<Directory, Error> {
+/// Finds the end of central directory record and says how many bytes follow it and its comment.
+/// A record whose comment reaches exactly the end of the file counts, and there must be exactly
+/// one: a second record hidden in the comment is refused rather than guessed between. Failing
+/// that, data appended after the archive is read past when exactly one record fits.
+fn find_end(data: &[u8]) -> Result<(Directory, u64), Error> {
     if data.len() < 22 {
         return Err(Error::malformed("too short for an end of central directory record"));
     }
@@ -85,9 +86,12 @@ fn find_end(data: &[u8]) -> Result<Directory, Error> {
             found = Some(pos);
         }
     }
-    let pos = found
-        .ok_or_else(|| Error::malformed("no end of central directory record (or its comment length passes the end)"))?;
+    let pos = match found {
+        Some(pos) => pos,
+        None => end_before_appended_data(data)?,
+    };
     let field = |at| u16_at(data, pos + at).expect("inside the record");
+    let appended = (data.len() - (pos + 22 + usize::from(field(20)))) as u64;
     if field(4) != 0 || field(6) != 0 {
         return Err(Error::malformed("multi-disk archives are not supported"));
     }
@@ -103,7 +107,40 @@ fn find_end(data: &[u8]) -> Result<Directory, Error> {
     if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff {
         dir = zip64_end(data, pos)?;
     }
-    Ok(dir)
+    Ok((dir, appended))
+}
+
+/// How far back from the end of the file an end record followed by appended data is looked for.
+const APPENDED_SEARCH: usize = 1 << 20;
+
+/// When no end record fits the end of the file: the one end record, followed by other data, whose
+/// central directory (as its own fields say, or ZIP64's) ends right where the end records begin and
+/// starts with a central directory signature. More than one such record could be read: refused.
+fn end_before_appended_data(data: &[u8]) -> Result<usize, Error> {
+    let lowest = data.len().saturating_sub(22 + APPENDED_SEARCH);
+    let mut found = None;
+    for pos in (lowest..=data.len() - 22).rev() {
+        if u32_at(data, pos) != Some(EOCD_SIG)
+            || pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) > data.len()
+        {
+            continue;
+        }
+        let size = u32_at(data, pos + 12).map_or(0, |v| v as usize);
+        // The end records start at the ZIP64 record when there is a locator before this one.
+        let records = match pos.checked_sub(20).filter(|&l| u32_at(data, l) == Some(ZIP64_LOCATOR_SIG)) {
+            Some(locator) => locator.saturating_sub(56),
+            None => pos,
+        };
+        let zip64_size = (records != pos).then(|| u64_at(data, records + 40).map_or(0, |v| v as usize));
+        let cd = records.checked_sub(zip64_size.unwrap_or(size));
+        if cd.is_some_and(|cd| u32_at(data, cd) == Some(CENTRAL_SIG)) {
+            if found.is_some() {
+                return Err(Error::malformed("data follows the archive and more than one end record could be read"));
+            }
+            found = Some(pos);
+        }
+    }
+    found.ok_or_else(|| Error::malformed("no end of central directory record (or its comment length passes the end)"))
 }
 
 /// Reads the ZIP64 end record through its locator, which must sit just before the end record.
@@ -210,6 +247,8 @@ pub struct Layout {
     pub entries: Vec<Entry>,
     /// Bytes before the zip part whose offsets do not count (0 for a plain zip).
     pub prepended: u64,
+    /// Bytes after the end record and its comment (0 for a plain zip).
+    pub appended: u64,
     /// Symlink entries, as stored (lossily decoded): checked like the others but never in
     /// `entries`, since a link is never extracted; the caller refuses or skips them.
     pub symlinks: Vec<String>,
@@ -231,7 +270,7 @@ fn prepended_bytes(data: &[u8], dir: &Directory) -> Result<u64, Error> {
 
 /// Like [`read_entries`], also saying how many bytes were prepended.
 pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
-    let mut dir = find_end(data)?;
+    let (mut dir, appended) = find_end(data)?;
     let prepended = prepended_bytes(data, &dir)?;
     dir.offset += prepended;
     let len = data.len() as u64;
@@ -320,7 +359,7 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
             return Err(Error::malformed_entry("entries overlap (shared data)", name));
         }
     }
-    Ok(Layout { entries, prepended, symlinks })
+    Ok(Layout { entries, prepended, appended, symlinks })
 }
 
 /// Checks the local header at `offset` against the central directory and returns where the data

@@ -38,8 +38,8 @@ pub struct Options<'a> {
     /// archive, the default. A link is never created either way: extracted links are how archives
     /// write outside their destination.
     pub skip_symlinks: bool,
-    /// Refuse archives with data prepended to the zip part (accepted by default when every
-    /// offset reads consistently shifted by it, as `unzip` and the JDK do).
+    /// Refuse archives with other data before or after the zip part (accepted by default when
+    /// every offset agrees with one reading, as `unzip` and the JDK do).
     pub strict: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
@@ -97,6 +97,8 @@ pub struct Report {
     pub reused: u64,
     /// Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub).
     pub prepended: u64,
+    /// Bytes of other data after the archive's end record and comment.
+    pub appended: u64,
     /// Symlink entries skipped (with [`Options::skip_symlinks`]).
     pub symlinks_skipped: u64,
 }
@@ -244,7 +246,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
             reason: "incremental extraction replaces the destination; it cannot merge".into(),
         });
     }
-    let Selection { entries, skipped, bytes: bytes_total, prepended, symlinks } = select(data, options)?;
+    let Selection { entries, skipped, bytes: bytes_total, prepended, appended, symlinks } = select(data, options)?;
     staging::sweep_beside(dest);
     let found = destination::inspect(dest, options.mode)?;
     let merging = options.mode == Mode::Merge && found == Found::Directory;
@@ -257,6 +259,7 @@ pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<
     let mut report = write_all(data, &entries, staging.path(), options, bytes_total, previous.as_ref())?;
     report.skipped = skipped;
     report.prepended = prepended;
+    report.appended = appended;
     report.symlinks_skipped = symlinks;
     if merging {
         merge::move_into(staging.path(), dest, &entries)?;
@@ -287,6 +290,9 @@ fn select(data: &[u8], options: &Options<'_>) -> Result<Selection, Error> {
     if options.strict && layout.prepended > 0 {
         return Err(Error::malformed(format!("{} bytes of other data precede the archive (strict)", layout.prepended)));
     }
+    if options.strict && layout.appended > 0 {
+        return Err(Error::malformed(format!("{} bytes of other data follow the archive (strict)", layout.appended)));
+    }
     if let Some(link) = layout.symlinks.first().filter(|_| !options.skip_symlinks) {
         return Err(Error::UnsupportedKind { entry: link.clone(), kind: "symlink" });
     }
@@ -306,6 +312,7 @@ fn select(data: &[u8], options: &Options<'_>) -> Result<Selection, Error> {
         entries,
         bytes,
         prepended: layout.prepended,
+        appended: layout.appended,
         symlinks: layout.symlinks.len() as u64,
     })
 }
@@ -319,6 +326,8 @@ struct Selection {
     bytes: u64,
     /// Bytes before the zip part.
     prepended: u64,
+    /// Bytes after the end record.
+    appended: u64,
     /// Symlink entries left out.
     symlinks: u64,
 }
@@ -448,6 +457,7 @@ fn write_all(
         skipped: 0,
         reused: reused.into_inner(),
         prepended: 0,
+        appended: 0,
         symlinks_skipped: 0,
     })
 }

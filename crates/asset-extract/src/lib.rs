@@ -16,7 +16,8 @@
 //! Data prepended to an archive (a self-extractor's stub, a `.jmod` header, a script before an
 //! executable jar) is accepted only when every offset reads consistently shifted by its length
 //! (the central directory just before the end records, every local header where the shifted
-//! offset says), reported in [`Report::prepended`], and refused with [`Options::strict`].
+//! offset says), reported in [`Report::prepended`]; data appended after the end record is read
+//! past when exactly one end record fits ([`Report::appended`]); [`Options::strict`] refuses both.
 //!
 //! ```no_run
 //! let report = asset_extract::extract(

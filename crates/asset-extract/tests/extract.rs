@@ -703,3 +703,25 @@ fn zip64_descriptors_and_all_ones_end_records_extract() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn data_appended_after_an_archive_is_read_past_when_one_end_record_fits() {
+    let (zip, layout) = build(&sample(), b"");
+    let appended = b"APPENDED SIGNATURE BLOCK\x00\x01\x02".repeat(10);
+    let archive = [&zip[..], &appended].concat();
+    assert_eq!(asset_extract::read_archive(&archive).unwrap().appended, appended.len() as u64);
+    let dir = workdir("appended");
+    let report = extract_bytes(&archive, &dir.join("out"), &Options::default()).unwrap();
+    assert_eq!((report.files, report.appended), (5, appended.len() as u64));
+    let strict = Options { strict: true, ..Options::default() };
+    assert!(matches!(extract_bytes(&archive, &dir.join("strict"), &strict), Err(Error::Malformed { .. })));
+    std::fs::remove_dir_all(dir).unwrap();
+    // A second directory and end record in the appended data: two readings, refused.
+    let copy = &zip[layout.central[0]..];
+    let ambiguous = [&zip[..], b"junk", copy, b"more junk"].concat();
+    refused(
+        "appended-ambiguous",
+        &ambiguous,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("more than one")),
+    );
+}

@@ -128,8 +128,8 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
                 } else {
                     String::new()
                 }
-                + &if summary.prepended > 0 {
-                    format!(" ({} bytes before the archive ignored)", summary.prepended)
+                + &if summary.prepended + report.appended > 0 {
+                    format!(" ({} bytes before and {} after the archive ignored)", summary.prepended, report.appended)
                 } else {
                     String::new()
                 },
