@@ -220,6 +220,19 @@ fn zip64_extra(
     Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", name))
 }
 
+/// Whether an extra field area is made of whole (id, length, data) records that end exactly where
+/// it does. Checked in the central directory only: `zipalign` pads local headers with zeros.
+fn extra_fields_fit(extra: &[u8]) -> bool {
+    let mut at = 0;
+    while at < extra.len() {
+        match u16_at(extra, at + 2) {
+            Some(len) => at += 4 + usize::from(len),
+            None => return false,
+        }
+    }
+    at == extra.len()
+}
+
 /// Whether an extra field area holds a ZIP64 extended information field (id 1).
 fn has_zip64_extra(extra: &[u8]) -> bool {
     let mut at = 0;
@@ -307,6 +320,12 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
         let extra = &data[at + 46 + name_len..at + 46 + name_len + extra_len];
         // Borrowed when the name is UTF-8 (nearly always): no allocation unless there is an error.
         let display = String::from_utf8_lossy(raw_name);
+        if !extra_fields_fit(extra) {
+            return Err(Error::malformed_entry(
+                "central directory extra field disagrees with its own length",
+                &display,
+            ));
+        }
         let (mut size, mut csize, mut offset) = (u64::from(f32(24)), u64::from(f32(20)), u64::from(f32(42)));
         zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), &display)?;
         let offset =

@@ -725,3 +725,25 @@ fn data_appended_after_an_archive_is_read_past_when_one_end_record_fits() {
         |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("more than one")),
     );
 }
+
+#[test]
+fn a_central_extra_field_that_disagrees_with_its_own_length_is_refused() {
+    let (zip, layout) = build(&[Spec::file("a.txt", b"hello")], b"");
+    let at = layout.central[0] + 46 + "a.txt".len();
+    // One extra record that claims 8 bytes of data where 4 follow: the area ends mid-record.
+    let bad_extra = [0x34, 0x12, 8, 0, 1, 2, 3, 4];
+    let mut spliced = [&zip[..at], &bad_extra, &zip[at..]].concat();
+    put_u16(&mut spliced, layout.central[0] + 30, bad_extra.len() as u16);
+    let eocd = layout.eocd + bad_extra.len();
+    let cd_size = u32::from_le_bytes(spliced[eocd + 12..eocd + 16].try_into().unwrap());
+    put_u32(&mut spliced, eocd + 12, cd_size + bad_extra.len() as u32);
+    refused("bad-extra", &spliced, |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("extra field")));
+    // The same area with a record that fits is fine.
+    let good_extra = [0x34, 0x12, 4, 0, 1, 2, 3, 4];
+    let mut fine = [&zip[..at], &good_extra, &zip[at..]].concat();
+    put_u16(&mut fine, layout.central[0] + 30, good_extra.len() as u16);
+    put_u32(&mut fine, eocd + 12, cd_size + good_extra.len() as u32);
+    let dir = workdir("good-extra");
+    extract_bytes(&fine, &dir.join("out"), &Options::default()).unwrap();
+    std::fs::remove_dir_all(dir).unwrap();
+}
