@@ -99,12 +99,12 @@ pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> R
     let kind = match kind_bits {
         0o120_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "symlink" }),
         0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "device" }),
-        // What `zip` writes for a pipe it read (`-` for its standard input): the pipe's mode, and
-        // as data the bytes it read. A regular file holding them, as unzip extracts it.
-        0o010_000 => Kind::File,
         0o140_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "socket" }),
         0o040_000 => Kind::Directory,
+        // A trailing slash makes a directory whatever else the mode says.
         _ if is_dir_name => Kind::Directory,
+        // Regular files; and what `zip` writes for a pipe it read (`-` for its standard input):
+        // the pipe's mode (FIFO), and as data the bytes it read, a regular file as unzip has it.
         _ => Kind::File,
     };
     // Permissions: owner-writable, world-readable; executable only if the archive says so. Never
