@@ -123,6 +123,22 @@ fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
     out
 }
 
+/// A well-formed zip of regular files stored as they are, in this order (for tests elsewhere, such
+/// as the CLI's crash-consistency test).
+pub fn stored_zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let specs: Vec<Spec> = files
+        .iter()
+        .map(|(name, data)| Spec {
+            name: name.as_bytes().to_vec(),
+            data: data.clone(),
+            deflate: false,
+            descriptor: false,
+            unix_mode: 0o100644,
+        })
+        .collect();
+    build(&specs, b"")
+}
+
 /// `data` describes an archive (entries with names from tricky parts, kinds, sizes, methods,
 /// descriptors, data prepended, and one byte perhaps flipped), which is built and extracted to
 /// memory. Checks: never panics; without the flip, whatever extracts is exactly what was put in,

@@ -2,27 +2,15 @@
 //! runs left. Every path here is inside a temporary directory the test made; the checks of the
 //! current and home directories run in a child process whose cwd and HOME are such directories.
 
+mod support;
 #[allow(dead_code)] // shared with the other test binaries, which use all of it
 mod zipwriter;
 
 use std::path::{Path, PathBuf};
 
 use asset_extract::{Error, Mode, Options, extract_bytes};
+use support::{listing, workdir};
 use zipwriter::{Spec, build};
-
-fn workdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("asset-extract-dest-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
 
 fn archive() -> Vec<u8> {
     build(&[Spec::dir("docs/"), Spec::file("docs/a.txt", b"new a"), Spec::file("b.txt", b"new b")], b"").0
@@ -34,7 +22,7 @@ fn with_mode(mode: Mode) -> Options<'static> {
 
 #[test]
 fn create_makes_a_new_directory_or_fills_an_empty_one() {
-    let dir = workdir("create");
+    let dir = workdir("dest-create");
     extract_bytes(&archive(), &dir.join("fresh"), &Options::default()).unwrap();
     assert_eq!(std::fs::read(dir.join("fresh/docs/a.txt")).unwrap(), b"new a");
     std::fs::create_dir(dir.join("empty")).unwrap();
@@ -46,7 +34,7 @@ fn create_makes_a_new_directory_or_fills_an_empty_one() {
 
 #[test]
 fn create_refuses_anything_that_exists_and_touches_nothing() {
-    let dir = workdir("create-refuses");
+    let dir = workdir("dest-create-refuses");
     std::fs::create_dir(dir.join("full")).unwrap();
     std::fs::write(dir.join("full/mine.txt"), b"unrelated").unwrap();
     std::fs::write(dir.join("passwd"), b"root:x:0:0").unwrap();
@@ -74,7 +62,7 @@ fn create_refuses_anything_that_exists_and_touches_nothing() {
 
 #[test]
 fn replace_swaps_the_whole_directory() {
-    let dir = workdir("replace");
+    let dir = workdir("dest-replace");
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("out/stale.txt"), b"old").unwrap();
     extract_bytes(&archive(), &dir.join("out/"), &with_mode(Mode::Replace)).unwrap();
@@ -85,7 +73,7 @@ fn replace_swaps_the_whole_directory() {
 
 #[test]
 fn replace_refuses_dot_names_in_any_spelling() {
-    let dir = workdir("replace-dots");
+    let dir = workdir("dest-replace-dots");
     std::fs::create_dir_all(dir.join("a/b")).unwrap();
     std::fs::write(dir.join("a/b/keep"), b"k").unwrap();
     for dest in ["a/b/.", "a/b/./", "a/b/..", "a/b/../", "a/b/.//"] {
@@ -119,7 +107,7 @@ fn child_replace_protected_directories() {
 
 #[test]
 fn replace_refuses_the_current_and_home_directories() {
-    let dir = workdir("protected");
+    let dir = workdir("dest-protected");
     let (cwd, home) = (dir.join("work/here"), dir.join("home"));
     for d in [&cwd, &home] {
         std::fs::create_dir_all(d).unwrap();
@@ -139,7 +127,7 @@ fn replace_refuses_the_current_and_home_directories() {
 
 #[test]
 fn merge_adds_files_and_keeps_unrelated_ones() {
-    let dir = workdir("merge");
+    let dir = workdir("dest-merge");
     let out = dir.join("out");
     std::fs::create_dir_all(out.join("docs")).unwrap();
     std::fs::write(out.join("mine.txt"), b"unrelated").unwrap();
@@ -156,7 +144,7 @@ fn merge_adds_files_and_keeps_unrelated_ones() {
 
 #[test]
 fn merge_never_follows_a_symlink_and_refuses_conflicts_before_moving_anything() {
-    let dir = workdir("merge-conflict");
+    let dir = workdir("dest-merge-conflict");
     let (out, outside) = (dir.join("out"), dir.join("outside"));
     std::fs::create_dir_all(&out).unwrap();
     std::fs::create_dir_all(&outside).unwrap();
@@ -181,7 +169,7 @@ fn merge_never_follows_a_symlink_and_refuses_conflicts_before_moving_anything() 
 
 #[test]
 fn patterns_that_select_nothing_are_refused_before_anything_is_touched() {
-    let dir = workdir("nothing");
+    let dir = workdir("dest-nothing");
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("out/mine.txt"), b"unrelated").unwrap();
     let options = Options { mode: Mode::Replace, only: vec!["*.png".into()], ..Options::default() };
@@ -206,7 +194,7 @@ fn names_that_differ_only_in_case_extract_where_the_file_system_keeps_them_apart
         b"",
     )
     .0;
-    let dir = workdir("case");
+    let dir = workdir("dest-case");
     extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
     assert_eq!(std::fs::read(dir.join("out/Index.html")).unwrap(), b"upper");
     assert_eq!(std::fs::read(dir.join("out/index.html")).unwrap(), b"lower");
@@ -219,7 +207,7 @@ fn names_that_differ_only_in_case_extract_where_the_file_system_keeps_them_apart
 
 #[test]
 fn what_a_dead_run_left_is_swept_and_a_live_run_is_left_alone() {
-    let dir = workdir("sweep");
+    let dir = workdir("dest-sweep");
     // A dead run: its lock file exists but nobody holds the lock.
     let dead = dir.join(".out.bufkit-tmp-999999-0");
     std::fs::create_dir_all(dead.join("big/tree")).unwrap();
@@ -280,7 +268,7 @@ fn a_full_destination_file_system_is_a_clear_error_that_keeps_the_old_tree_and_l
         eprintln!("skipped: mounting a small tmpfs needs root (CI runs as root)");
         return;
     }
-    let dir = workdir("full-fs");
+    let dir = workdir("dest-full-fs");
     let fs = SmallFs::mount(&dir.join("mnt"), "2m");
     let out = fs.0.join("out");
     std::fs::create_dir(&out).unwrap();

@@ -1,28 +1,15 @@
 //! Extraction end to end, and every hostile archive refused with its own error, nothing left behind.
 
+mod support;
 mod zipwriter;
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use asset_extract::{Error, Mode, Options, extract, extract_bytes};
+use support::{listing, workdir};
 use zipwriter::{Spec, build, put_u16, put_u32};
-
-/// A fresh, empty parent directory per test; the destination is `<parent>/out`.
-fn workdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("asset-extract-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    names.sort();
-    names
-}
 
 /// Extracting must fail as `check` says, leaving the parent exactly as it was, even when told to
 /// replace the destination.

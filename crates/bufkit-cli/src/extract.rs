@@ -10,18 +10,56 @@ use serde::Serialize;
 
 use crate::report;
 
+/// `bufkit extract`'s arguments.
+#[derive(clap::Args)]
 pub struct Args {
-    pub mode: Mode,
+    /// The archive.
+    pub archive: std::path::PathBuf,
+    /// The directory to create (or replace, or merge into).
+    pub dest: std::path::PathBuf,
+    /// Replace an existing DEST directory as a whole, atomically (refuses /, mount points,
+    /// `.`/`..`, the current and home directories).
+    #[arg(long, conflicts_with = "merge")]
+    pub replace: bool,
+    /// Add the archive's files into an existing DEST, replacing same-named files (symlinks in
+    /// DEST are never followed).
+    #[arg(long)]
+    pub merge: bool,
+    /// Refuse names that differ only in case even where DEST's file system keeps them apart.
+    #[arg(long)]
     pub fold_case: bool,
+    /// Refuse entries that inflate to more than this many times their compressed size.
+    #[arg(long)]
     pub max_ratio: Option<f64>,
-    pub map_archive: bool,
+    /// Refuse archives with other data prepended to the zip part (a self-extractor's stub, a
+    /// `.jmod` header); accepted by default when every offset agrees.
+    #[arg(long)]
     pub strict: bool,
+    /// Skip symlink entries instead of refusing the archive (a link is never created).
+    #[arg(long)]
     pub skip_symlinks: bool,
+    /// Map the archive instead of reading it (no copy; the archive must not change meanwhile,
+    /// or bufkit dies of SIGBUS).
+    #[arg(long)]
+    pub map_archive: bool,
+    /// Worker threads (default: one per core).
+    #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Extract only entries matching this pattern (`*`, `?`, or `dir/`); repeatable.
+    #[arg(long = "only")]
     pub only: Vec<String>,
+    /// Refuse archives that would write more than this many bytes.
+    #[arg(long)]
     pub quota: Option<u64>,
+    /// fsync every file and directory before replacing DEST.
+    #[arg(long)]
     pub durable: bool,
+    /// Keep unchanged files from the previous (incremental) extraction into DEST; write only
+    /// what changed.
+    #[arg(long)]
     pub incremental: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
     pub json: bool,
 }
 
@@ -68,7 +106,13 @@ struct Failure<'a> {
     entry: Option<&'a str>,
 }
 
-pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
+pub fn run(args: Args) -> Result<(), String> {
+    let (archive, dest) = (args.archive.as_path(), args.dest.as_path());
+    let mode = match (args.replace, args.merge) {
+        (true, _) => Mode::Replace,
+        (_, true) => Mode::Merge,
+        _ => Mode::Create,
+    };
     cancel_on_signals();
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
     bar.set_style(ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg}").expect("static template"));
@@ -78,7 +122,7 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         bar.set_message(format!("{}/{} files", p.entries_done, p.entries_total));
     };
     let options = Options {
-        mode: args.mode,
+        mode,
         fold_case: args.fold_case,
         max_ratio: args.max_ratio,
         map_archive: args.map_archive,
@@ -86,7 +130,7 @@ pub fn run(archive: &Path, dest: &Path, args: Args) -> Result<(), String> {
         skip_symlinks: args.skip_symlinks,
         cancel: Some(&INTERRUPTED),
         threads: args.threads,
-        only: args.only,
+        only: args.only.clone(),
         quota: args.quota,
         durable: args.durable,
         incremental: args.incremental,

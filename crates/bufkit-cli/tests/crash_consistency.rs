@@ -18,39 +18,7 @@ fn archive(tag: &str) -> Vec<u8> {
     let mut entries: Vec<(String, Vec<u8>)> =
         (0..FILES).map(|i| (format!("d{}/f{i}.txt", i % 30), format!("{tag}-{i}").into_bytes())).collect();
     entries.push((format!("only-{tag}.txt"), tag.as_bytes().to_vec()));
-    let (mut out, mut central) = (Vec::new(), Vec::new());
-    for (name, data) in &entries {
-        let (crc, offset) = (crc32fast::hash(data), out.len() as u32);
-        for (buf, central_entry) in [(&mut out, false), (&mut central, true)] {
-            buf.extend_from_slice(&(if central_entry { 0x0201_4b50u32 } else { 0x0403_4b50 }).to_le_bytes());
-            if central_entry {
-                buf.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
-            }
-            buf.extend_from_slice(&[20, 0, 0, 8, 0, 0, 0, 0, 0x21, 0]); // version, flags (UTF-8), stored, time, date
-            buf.extend_from_slice(&crc.to_le_bytes());
-            buf.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            buf.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            buf.extend_from_slice(&(name.len() as u16).to_le_bytes());
-            buf.extend_from_slice(&[0, 0]);
-            if central_entry {
-                buf.extend_from_slice(&[0, 0, 0, 0, 0, 0]);
-                buf.extend_from_slice(&(0o100644u32 << 16).to_le_bytes());
-                buf.extend_from_slice(&offset.to_le_bytes());
-            }
-            buf.extend_from_slice(name.as_bytes());
-        }
-        out.extend_from_slice(data);
-    }
-    let (cd, cd_len) = (out.len() as u32, central.len() as u32);
-    out.extend_from_slice(&central);
-    out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
-    out.extend_from_slice(&[0, 0, 0, 0]);
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&(entries.len() as u16).to_le_bytes());
-    out.extend_from_slice(&cd_len.to_le_bytes());
-    out.extend_from_slice(&cd.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
+    asset_extract::fuzzing::stored_zip(&entries)
 }
 
 /// Every file under `dir` with its bytes (directories implied).
