@@ -1,13 +1,25 @@
-//! Gives libbufkit.so a soname and writes `bufkit.pc` for pkg-config next to the built libraries.
+//! Gives libbufkit.so a soname (`libbufkit.so.<ABI version>`) and writes `bufkit.pc` for pkg-config
+//! next to the built libraries (for use from the build tree; `scripts/install` writes a relocatable one).
 
 use std::path::PathBuf;
 
+/// `BK_ABI_VERSION` as `src/version.rs` defines it.
+fn abi_version() -> u32 {
+    let source = std::fs::read_to_string("src/version.rs").expect("src/version.rs");
+    source
+        .lines()
+        .find_map(|l| l.strip_prefix("pub const BK_ABI_VERSION: u32 = ")?.strip_suffix(';')?.parse().ok())
+        .expect("BK_ABI_VERSION in src/version.rs")
+}
+
 fn main() {
     let version = std::env::var("CARGO_PKG_VERSION").unwrap();
-    let major = std::env::var("CARGO_PKG_VERSION_MAJOR").unwrap();
     let target_os = std::env::var("CARGO_CFG_TARGET_OS").unwrap();
     if target_os == "linux" {
-        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libbufkit.so.{major}");
+        // The soname follows the ABI version the header states (src/version.rs, the one source).
+        let abi = abi_version();
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libbufkit.so.{abi}");
+        println!("cargo:rerun-if-changed=src/version.rs");
         // rustc already hides non-exported symbols; this script states the contract (bk_* only) in the tree.
         let map = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("bufkit.map");
         println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());

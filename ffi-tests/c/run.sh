@@ -8,7 +8,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=${1:-$root/target/release}
 out=$root/build/c
 mkdir -p "$out"
-ln -sf libbufkit.so "$lib/libbufkit.so.0"
+abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
+ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
 cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 passed=0 failed=0
