@@ -38,5 +38,13 @@ fn main() {
         include_dir.display()
     );
     let _ = std::fs::write(lib_dir.join("bufkit.pc"), pc);
+    // The soname link, so a program linked against the build tree starts (dangling until the
+    // library itself is linked, a moment later).
+    if target_os == "linux" {
+        let link = lib_dir.join(format!("libbufkit.so.{}", abi_version()));
+        if std::fs::symlink_metadata(&link).is_err() {
+            let _ = std::os::unix::fs::symlink("libbufkit.so", &link);
+        }
+    }
     println!("cargo:rerun-if-changed=build.rs");
 }
