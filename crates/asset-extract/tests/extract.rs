@@ -734,3 +734,13 @@ fn a_central_extra_field_that_disagrees_with_its_own_length_is_refused() {
     extract_bytes(&fine, &dir.join("out"), &Options::default()).unwrap();
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn a_name_ending_in_a_slash_is_a_directory_whatever_its_mode() {
+    // Found by the structured fuzzer: a FIFO-mode entry named "x/" was extracted as a file "x".
+    for mode in [0o010600, 0o100644] {
+        let spec = Spec { unix_mode: Some(mode), ..Spec::stored("x/", b"") };
+        let entries = asset_extract::read_entries(&build(&[spec], b"").0).unwrap();
+        assert_eq!((entries[0].path.as_str(), entries[0].kind), ("x", asset_extract::Kind::Directory), "{mode:o}");
+    }
+}
