@@ -1,4 +1,5 @@
 import dev.bufkit.Bufkit;
+import dev.bufkit.ExtractMode;
 import dev.bufkit.ExtractOptions;
 import java.io.BufferedOutputStream;
 import java.io.FileOutputStream;
@@ -33,7 +34,7 @@ public final class ExtractBench {
         Body[] bodies = {
             () -> javaLoop(archive, root.resolve("original"), true),
             () -> javaLoop(archive, root.resolve("fixed"), false),
-            () -> bufkit.extract(archive, root.resolve("bufkit"), ExtractOptions.defaults()),
+            () -> bufkit.extract(archive, root.resolve("bufkit"), ExtractOptions.defaults().withMode(ExtractMode.REPLACE)),
         };
         long[][] fresh = new long[3][rounds], replace = new long[3][rounds];
         for (int r = 0; r < rounds + 2; r++) { // two warm-up rounds
