@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the criterion results of `cargo bench -p growable-buffer --bench growth` into the tables and
+"""Turns the criterion results of `cargo bench -p bufkit-growable-buffer --bench growth` into the tables and
 the SVG plot of bench-reports/growable-buffer.md. Reads target/criterion/*/*/new/estimates.json.
 
 Usage: python3 bench-reports/growth_report.py [CRITERION_DIR] > table.md   (writes growable-buffer.svg)

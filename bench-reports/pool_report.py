@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Turns the criterion results of `cargo bench -p buffer-pool --bench pool` into the table and the
+"""Turns the criterion results of `cargo bench -p bufkit-buffer-pool --bench pool` into the table and the
 SVG bar chart of bench-reports/buffer-pool.md. Usage: python3 bench-reports/pool_report.py [CRITERION_DIR]"""
 import json
 import math

@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}
 mkdir -p "$work"
 cd "$root"
-cargo build --release -q -p strided-inflate --example pack_bench
+cargo build --release -q -p bufkit-strided-inflate --example pack_bench
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
 zlibng=
 if command -v cmake >/dev/null; then

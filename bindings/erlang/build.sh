@@ -1,17 +1,14 @@
 #!/usr/bin/env bash
-# Builds the bufkit OTP application in place: ebin/ (erlc) and priv/bufkit_nif.so (the NIF, with
-# libbufkit.a linked in statically and its symbols kept private).
-# Usage: bindings/erlang/build.sh [LIBDIR]   (LIBDIR holds libbufkit.a; default target/release)
+# Builds the bufkit OTP application in place, without rebar3: priv/bufkit_nif.so (c_src/build_nif.sh
+# says where libbufkit.a comes from, and what to run when it is missing) and ebin/.
+# Usage: bindings/erlang/build.sh [LIBDIR]   (LIBDIR holds libbufkit.a; default: the checkout's target/release)
 set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-lib=${1:-$root/target/release}
-erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
-mkdir -p "$here/ebin" "$here/priv"
-gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
-  -I"$erts_include" -I"$root/include" \
-  "$here/c_src/bufkit_nif.c" "$lib/libbufkit.a" \
-  -Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
-  -o "$here/priv/bufkit_nif.so"
+here=$(cd "$(dirname "$0")" && pwd -P)
+if [[ $# -gt 0 ]]; then export BUFKIT_LIBDIR=$1; fi
+if [[ -n ${BUFKIT_LIBDIR:-} && -z ${BUFKIT_INCLUDE:-} && -f $here/../../include/bufkit.h ]]; then
+  export BUFKIT_INCLUDE=$here/../../include
+fi
+"$here/c_src/build_nif.sh"
+mkdir -p "$here/ebin"
 erlc -Werror +debug_info -o "$here/ebin" "$here"/src/*.erl
-cp "$here/src/bufkit.app.src" "$here/ebin/bufkit.app"
+sed 's/{modules, \[\]}/{modules, [bufkit, bufkit_nif]}/' "$here/src/bufkit.app.src" >"$here/ebin/bufkit.app"

@@ -1,27 +1,54 @@
 #!/usr/bin/env bash
-# Builds a Java front with plain javac/jar (no Maven): build/java/bufkit-<front>.jar, and for JNI
-# build/java/libbufkit_jni.so (the glue, with libbufkit.a linked in statically, exporting only Java_*).
-# Usage: bindings/java/build.sh jni|panama JDK_HOME [LIBDIR]
+# Builds bufkit's one Java jar with plain javac/jar (no Maven): OUT/bufkit.jar, a multi-release jar
+# with the JNI front for Java 17+ at its base, the Panama front under META-INF/versions/22, and the
+# native library for this platform inside (dev/bufkit/native/<platform>/libbufkit_java.so: the C ABI
+# and the JNI glue in one file, exporting only bk_* and Java_* symbols), listed with its SHA-256 in
+# dev/bufkit/native/index.properties. OUT/classes/ keeps the compiled classes, OUT/native/ the library.
+# Usage: bindings/java/build.sh JDK22_HOME [LIBDIR [OUT]]   (LIBDIR: where libbufkit.a is, default
+# target/release; OUT default build/java). One JDK 22+ compiles both fronts (--release 17 and 22).
 set -eu
-front=$1 jdk=$2
-here=$(cd "$(dirname "$0")" && pwd)
-root=$(cd "$here/../.." && pwd)
-lib=${3:-$root/target/release}
-out=$root/build/java
-rm -rf "$out/classes-$front"
-mkdir -p "$out/classes-$front"
-case $front in
-  jni) release=17 lint=all ;;
-  panama) release=22 lint=all,-restricted ;; # restricted calls are the point of this front
-  *) echo "unknown front $front" >&2; exit 2 ;;
-esac
-"$jdk/bin/javac" --release "$release" -Xlint:$lint -Werror -d "$out/classes-$front" \
-  $(find "$here/src/common" "$here/src/$front" -name '*.java')
-"$jdk/bin/jar" --create --file "$out/bufkit-$front.jar" -C "$out/classes-$front" .
-if [[ $front == jni ]]; then
-  gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
-    -I"$jdk/include" -I"$jdk/include/linux" -I"$root/include" \
-    "$here/c_src/bufkit_jni.c" "$lib/libbufkit.a" \
-    -Wl,--exclude-libs,ALL -Wl,--no-undefined -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
-    -o "$out/libbufkit_jni.so"
-fi
+jdk=$1
+here=$(cd "$(dirname "$0")" && pwd -P)
+root=$(cd "$here/../.." && pwd -P)
+lib=${2:-$root/target/release}
+out=${3:-$root/build/java}
+[[ -f $lib/libbufkit.a ]] || { echo "no $lib/libbufkit.a: run 'cargo build --release -p bufkit-ffi' first" >&2; exit 1; }
+version=$(sed -nE 's/^#define BK_VERSION "(.*)"/\1/p' "$root/include/bufkit.h")
+case $(uname -m) in x86_64|amd64) arch=x86_64 ;; aarch64|arm64) arch=aarch64 ;; *) arch=$(uname -m) ;; esac
+platform=linux-$arch
+classes=$out/classes
+rm -rf "$classes" "$out/native"
+mkdir -p "$classes/base" "$classes/22" "$out/native/$platform"
+
+"$jdk/bin/javac" --release 17 -Xlint:all -Werror -d "$classes/base" \
+  $(find "$here/src/common" "$here/src/jni" -name '*.java')
+# restricted calls are the point of the Panama front
+"$jdk/bin/javac" --release 22 -Xlint:all,-restricted -Werror -cp "$classes/base" -d "$classes/22" \
+  $(find "$here/src/panama" -name '*.java')
+
+gcc -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared \
+  -I"$jdk/include" -I"$jdk/include/linux" -I"$root/include" \
+  "$here/c_src/bufkit_jni.c" "$lib/libbufkit.a" \
+  -Wl,--version-script="$here/c_src/exports.map" -Wl,--no-undefined -Wl,-S \
+  -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+  -o "$out/native/$platform/libbufkit_java.so"
+sha=$(sha256sum "$out/native/$platform/libbufkit_java.so" | cut -d' ' -f1)
+
+# The jar's tree, laid out by hand: `jar --release` refuses version-only classes (the Panama front
+# has no JDK 17 twin), which the multi-release class loader nonetheless serves.
+tree=$out/jar-tree
+rm -rf "$tree"
+mkdir -p "$tree/META-INF/versions/22" "$tree/dev/bufkit/native"
+cp -r "$classes/base/." "$tree/"
+cp -r "$classes/22/." "$tree/META-INF/versions/22/"
+cp -r "$out/native/$platform" "$tree/dev/bufkit/native/"
+printf 'version=%s\nplatforms=%s\n%s.sha256=%s\n' "$version" "$platform" "$platform" "$sha" >"$tree/dev/bufkit/native/index.properties"
+cat >"$out/MANIFEST.MF" <<MF
+Multi-Release: true
+Automatic-Module-Name: dev.bufkit
+Enable-Native-Access: ALL-UNNAMED
+Implementation-Title: bufkit
+Implementation-Version: $version
+MF
+rm -f "$out/bufkit.jar"
+"$jdk/bin/jar" --create --file "$out/bufkit.jar" --manifest "$out/MANIFEST.MF" -C "$tree" .

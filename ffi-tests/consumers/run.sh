@@ -1,22 +1,38 @@
 #!/usr/bin/env bash
-# Consumer projects: each outside the workspace, in a temporary directory, using only an artifact
-# of scripts/dist. So far the C one: a program built with pkg-config against the unpacked
-# tarball, linked shared (run with only the prefix's lib on the loader path) and static, and built
-# again after the prefix is moved (the .pc is relocatable). Prints "N passed, N failed" last.
-# Usage: ffi-tests/consumers/run.sh TARBALL
+# Consumer projects: each outside the workspace, in a temporary directory, using only the artifacts
+# scripts/dist put in DIST, each doing real work (grow a buffer, lease from a pool, inflate at an
+# offset, extract an archive):
+#   c-shared, c-static, c-moved-prefix   a C program built with pkg-config against the unpacked
+#                                        tarball; shared (only the prefix's lib on the loader path),
+#                                        static, and after the prefix is moved (relocatable .pc)
+#   java-jni, java-panama                a Java program with only bufkit-VERSION.jar on the class
+#                                        path and no -D flags, on JDK 17 (JNI) and on JDK 22+ (Panama)
+#   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
+#   rust-cargo                           a Cargo project depending on the packaged crates by path
+#   readme-snippets                      every README snippet is taken from one of these projects
+# Prints "N passed, N failed" last.
+# Usage: ffi-tests/consumers/run.sh DIST   (JDKs found as scripts/find-jdk finds them)
 set -u
-root=$(cd "$(dirname "$0")/../.." && pwd -P)
-tarball=$1
+here=$(cd "$(dirname "$0")" && pwd -P)
+root=$(cd "$here/../.." && pwd -P)
+dist=$(cd "$1" && pwd -P)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 passed=0 failed=0
 check() { # name, command...
   local name=$1; shift
-  if "$@" >"$work/$name.log" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $name:" >&2; cat "$work/$name.log" >&2; fi
+  if "$@" >"$work/$name.log" 2>&1; then
+    passed=$((passed + 1)); echo "ok   $name: $(tail -n 1 "$work/$name.log")"
+  else
+    failed=$((failed + 1)); echo "FAIL $name:" >&2; tail -n 30 "$work/$name.log" >&2
+  fi
 }
-tar -C "$work" -xzf "$tarball"
-prefix=$(echo "$work"/bufkit-*)
-cp "$root/ffi-tests/consumers/consumer.c" "$work/"
+version=$(sed -nE 's/^version = "(.*)"$/\1/p' "$root/Cargo.toml" | head -n 1)
+
+# --- C ----------------------------------------------------------------------------------------
+tar -C "$work" -xzf "$dist"/bufkit-"$version"-linux-*.tar.gz
+prefix=$(echo "$work"/bufkit-"$version"-linux-*)
+cp "$here/c/consumer.c" "$work/"
 build_shared() { # prefix, exe
   gcc -std=c11 -Wall -Wextra -Werror "$work/consumer.c" $(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --cflags --libs bufkit) -o "$2"
 }
@@ -31,5 +47,50 @@ check c-static bash -c "
     '$prefix/lib/libbufkit.a' \$libs -o '$work/static' && ! ldd '$work/static' | grep -q libbufkit && '$work/static' \$(mktemp -d '$work/run.XXXXXX')"
 mv "$prefix" "$work/moved-prefix"
 check c-moved-prefix bash -c "$(declare -f build_shared run_in); work='$work'; build_shared '$work/moved-prefix' '$work/moved' && run_in '$work/moved-prefix/lib' '$work/moved'"
+
+# --- Java -------------------------------------------------------------------------------------
+jar=$dist/bufkit-$version.jar
+jdk17=$("$root/scripts/find-jdk" 17 exactly || "$root/scripts/find-jdk" 17)
+jdk22=$("$root/scripts/find-jdk" 22)
+java_run() { # jdk, front, flags...
+  local jdk=$1 front=$2; shift 2
+  local scratch; scratch=$(mktemp -d "$work/java.XXXXXX")
+  mkdir -p "$scratch/cache" "$scratch/run"
+  # A clean environment: the jar finds and unpacks its own natives into the user's cache, here a
+  # temporary one (Java takes user.home from the password database, not from HOME).
+  env -i PATH=/usr/bin:/bin XDG_CACHE_HOME="$scratch/cache" "$jdk/bin/java" "$@" -cp "$jar:$work/java-classes" Consumer "$scratch/run" "$front" \
+    && find "$scratch/cache/bufkit" -name libbufkit_java.so | grep -q .
+}
+if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
+  && "$jdk17/bin/javac" -Xlint:all -Werror -cp "$jar" -d "$work/java-classes" "$here/java/Consumer.java" >"$work/javac.log" 2>&1; then
+  check java-jni bash -c "$(declare -f java_run); work='$work' jar='$jar'; java_run '$jdk17' jni"
+  check java-panama bash -c "$(declare -f java_run); work='$work' jar='$jar'; java_run '$jdk22' panama --enable-native-access=ALL-UNNAMED"
+else
+  failed=$((failed + 2)); echo "FAIL java: no JDK 17 and 22+ ($jdk17, $jdk22), or the consumer did not compile:" >&2; cat "$work/javac.log" >&2
+fi
+
+# --- Erlang -----------------------------------------------------------------------------------
+project=$work/erlang
+cp -r "$here/erlang" "$project"
+mkdir -p "$project/_checkouts"
+tar -C "$project/_checkouts" -xzf "$dist/bufkit-erlang-$version.tar.gz"
+# No cargo, no checkout: the application builds from what it carries.
+check erlang-rebar3 bash -c "cd '$project' && env -i PATH=/usr/bin:/bin HOME='$work/erlang-home' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g' \
+  && test -f _build/default/checkouts/bufkit/priv/bufkit_nif.so -o -f _checkouts/bufkit/priv/bufkit_nif.so"
+
+# --- Rust -------------------------------------------------------------------------------------
+crates=$work/crates
+mkdir -p "$crates" "$work/rust"
+for c in "$dist"/crates/*.crate; do tar -C "$crates" -xzf "$c"; done
+cp -r "$here/rust/src" "$work/rust/"
+sed "s|@CRATES@|$crates|g; s|@VERSION@|$version|g" "$here/rust/Cargo.toml.in" >"$work/rust/Cargo.toml"
+cp "$root/Cargo.lock" "$work/rust/Cargo.lock" # the versions the workspace was tested with
+mkdir -p "$work/rust-run"
+# Its own target directory, kept between runs (compiling the dependencies is most of the time).
+check rust-cargo bash -c "cd '$work/rust' && CARGO_TARGET_DIR='$root/target/consumer' cargo run -q -- '$work/rust-run'"
+
+# --- the README's snippets are these projects' lines ------------------------------------------
+check readme-snippets python3 "$here/readme_snippets.py" "$root/README.md" "$root"
+
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 && $passed -gt 0 ]]

@@ -12,13 +12,14 @@ pack=$(ls /tmp/bufkit-history-repo/.git/objects/pack/*.pack)
 ./target/release/examples/pack_bench "$pack" "$work/history.table" 1 bufkit >/dev/null
 jdk17=/usr/lib/jvm/java-17-openjdk-amd64
 jdk25=$(ls -d /usr/lib/jvm/temurin-2*-jdk-amd64 | tail -1)
+bindings/java/build.sh "$jdk25" "$root/target/release"   # build/java/bufkit.jar, natives inside
+cache=$(mktemp -d)
+trap 'rm -rf "$cache"' EXIT
 for front in jni panama; do
   jdk=$([[ $front == jni ]] && echo "$jdk17" || echo "$jdk25")
-  bindings/java/build.sh "$front" "$jdk" "$root/target/release"
   mkdir -p "$work/java-$front"
-  "$jdk/bin/javac" -cp "build/java/bufkit-$front.jar" -d "$work/java-$front" bench-reports/inflate/java/InflateBench.java
-  flags=(-cp "build/java/bufkit-$front.jar:$work/java-$front")
-  [[ $front == jni ]] && flags+=(-Ddev.bufkit.jni.library="$root/build/java/libbufkit_jni.so") \
-    || flags+=(--enable-native-access=ALL-UNNAMED -Ddev.bufkit.library="$root/target/release/libbufkit.so")
-  "$jdk/bin/java" "${flags[@]}" InflateBench "$front" "$pack" "$work/history.table" "$rounds"
+  "$jdk/bin/javac" -cp build/java/bufkit.jar -d "$work/java-$front" bench-reports/inflate/java/InflateBench.java
+  flags=(-cp "build/java/bufkit.jar:$work/java-$front")
+  [[ $front == panama ]] && flags+=(--enable-native-access=ALL-UNNAMED)
+  XDG_CACHE_HOME=$cache "$jdk/bin/java" "${flags[@]}" InflateBench "$front" "$pack" "$work/history.table" "$rounds"
 done

@@ -51,3 +51,8 @@ pub use destination::Mode;
 pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
 pub use names::Kind;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,5 +1,5 @@
 //! Tail latency of `acquire` with 4 threads on one pool (oversubscribed on a 2-core machine).
-//! Reproduce: `cargo bench -p buffer-pool --bench latency`. Prints percentiles; not criterion,
+//! Reproduce: `cargo bench -p bufkit-buffer-pool --bench latency`. Prints percentiles; not criterion,
 //! because the tail, not the mean, is the point.
 
 use std::hint::black_box;

@@ -1,5 +1,5 @@
 //! Acquire + release against the allocator, one thread and two threads on one pool.
-//! Reproduce: `cargo bench -p buffer-pool --bench pool`.
+//! Reproduce: `cargo bench -p bufkit-buffer-pool --bench pool`.
 
 use std::alloc::{Layout, alloc, dealloc};
 use std::hint::black_box;

@@ -38,3 +38,8 @@ pub use config::PoolConfig;
 pub use error::Error;
 pub use pool::{BufferPool, Lease, PooledBuffer};
 pub use stats::{ClassStats, PoolStats};
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

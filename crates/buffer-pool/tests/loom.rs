@@ -1,5 +1,5 @@
 //! loom models of the shared pool and the thread-cache hand-off. Run with
-//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p buffer-pool --test loom --release`
+//! `RUSTFLAGS="--cfg loom" LOOM_MAX_PREEMPTIONS=2 cargo test -p bufkit-buffer-pool --test loom --release`
 //! (the test command uses bound 2; the longer documented run uses 3).
 #![cfg(loom)]
 

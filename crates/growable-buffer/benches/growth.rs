@@ -1,5 +1,5 @@
 //! Appending 20–30-byte pieces under each policy, against one memcpy of the same total into
-//! fresh memory measured in the same run. Reproduce: `cargo bench -p growable-buffer --bench growth`.
+//! fresh memory measured in the same run. Reproduce: `cargo bench -p bufkit-growable-buffer --bench growth`.
 
 use std::hint::black_box;
 use std::time::Duration;

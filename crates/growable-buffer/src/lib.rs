@@ -43,3 +43,8 @@ pub use stats::Stats;
 
 /// Size at and above which contiguous buffers are page-mapped on Linux (so growth moves pages, not bytes).
 pub const MAP_THRESHOLD: usize = raw::MAP_THRESHOLD;
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -1,5 +1,5 @@
 //! Per-stream cost with a reused decoder, and one large stream's throughput.
-//! Reproduce: `cargo bench -p strided-inflate --bench streams`.
+//! Reproduce: `cargo bench -p bufkit-strided-inflate --bench streams`.
 
 use std::hint::black_box;
 use std::io::Write;

@@ -767,7 +767,7 @@ fn adler32(adler: u32, data: &[u8]) -> u32 {
 mod tests {
     //! Small streams through every path of the decoder (stored, fixed and dynamic blocks, long and
     //! short match distances, every chunk boundary); small enough to run under Miri, which checks
-    //! the unsafe copies: `cargo +nightly miri test -p strided-inflate --lib chunked`.
+    //! the unsafe copies: `cargo +nightly miri test -p bufkit-strided-inflate --lib chunked`.
 
     use super::*;
 

@@ -74,3 +74,8 @@ pub fn inflate_at(input: &[u8], offset: usize, expected_len: usize) -> Result<(V
     let consumed = decoder.inflate_at(input, offset, &mut out)?;
     Ok((out, consumed))
 }
+
+/// The README's example, compiled and run as a doctest.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -71,6 +71,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
         tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
+        dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.

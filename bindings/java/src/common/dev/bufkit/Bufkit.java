@@ -53,16 +53,37 @@ public interface Bufkit {
         return load(order);
     }
 
-    /** The first front in {@code classNames} that loads. */
+    /**
+     * The first front in {@code classNames} that loads.
+     *
+     * @throws IllegalStateException when none loads: its message says, front by front, what was
+     *     tried and why it failed, and what to do; the first failure is its cause
+     */
     static Bufkit load(String... classNames) {
-        RuntimeException failure = new IllegalStateException("no bufkit front could be loaded");
+        StringBuilder why = new StringBuilder("no bufkit front could be loaded on Java " + Runtime.version().feature() + ":");
+        Throwable first = null;
+        java.util.List<Throwable> others = new java.util.ArrayList<>();
         for (String name : classNames) {
             try {
                 return (Bufkit) Class.forName(name).getMethod("instance").invoke(null);
             } catch (ReflectiveOperationException | LinkageError e) {
-                failure.addSuppressed(e);
+                Throwable cause = e instanceof java.lang.reflect.InvocationTargetException && e.getCause() != null ? e.getCause() : e;
+                if (cause instanceof ExceptionInInitializerError && cause.getCause() != null) {
+                    cause = cause.getCause();
+                }
+                why.append("\n  ").append(name).append(": ").append(cause);
+                if (first == null) {
+                    first = cause;
+                } else {
+                    others.add(cause);
+                }
             }
         }
+        why.append("\nThe Panama front needs Java 22+ (and --enable-native-access=ALL-UNNAMED to run without warnings);"
+                + " the JNI front runs on Java 17+. The native library comes from the bufkit jar, or from -D"
+                + NativeLibrary.PATH_PROPERTY + "=/path/to/" + NativeLibrary.FILE_NAME + ".");
+        IllegalStateException failure = new IllegalStateException(why.toString(), first);
+        others.forEach(failure::addSuppressed);
         throw failure;
     }
 }

@@ -7,13 +7,8 @@ final class JniNative {
     private JniNative() {}
 
     static {
-        // Loader order: an explicit path, then the library path.
-        String path = System.getProperty("dev.bufkit.jni.library");
-        if (path != null) {
-            System.load(path);
-        } else {
-            System.loadLibrary("bufkit_jni");
-        }
+        // The jar's own copy (or -Ddev.bufkit.library): see dev.bufkit.NativeLibrary.
+        System.load(dev.bufkit.NativeLibrary.path().toString());
     }
 
     static native String version();
@@ -69,7 +64,6 @@ final class JniNative {
     /** Returns successes, or -status if the call itself failed. */
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
-    /** bk_extract_detailed: report into {@code reportOut[0..5]}; on failure the path or entry and the detail into {@code errorOut[2]}, the errno into {@code reportOut[5]}. */
     /** bk_cancel_new: the handle, or 0 on failure. */
     static native long cancelNew();
 
@@ -79,6 +73,7 @@ final class JniNative {
     /** bk_cancel_free. */
     static native void cancelFree(long handle);
 
+    /** bk_extract_detailed: report into {@code reportOut[0..5]}; on failure the path or entry and the detail into {@code errorOut[2]}, the errno into {@code reportOut[5]}. */
     static native int extract(String archive, String dest, long cancel, int mode, boolean strict, boolean skipSymlinks, int threads, String[] only, long quota, double maxRatio,
             boolean durable, boolean incremental, Object listener, long[] reportOut, String[] errorOut);
 

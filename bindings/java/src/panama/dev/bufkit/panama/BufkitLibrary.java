@@ -110,12 +110,9 @@ final class BufkitLibrary {
 
     static final MethodHandle POOL_GET_STATS = critical("bk_pool_get_stats", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
 
-    /** Library lookup order: the {@code dev.bufkit.library} path, then the system's search path. */
+    /** The jar's own copy of the library, or the one -Ddev.bufkit.library names: see dev.bufkit.NativeLibrary. */
     private static SymbolLookup lookup() {
-        String path = System.getProperty("dev.bufkit.library");
-        return path != null
-                ? SymbolLookup.libraryLookup(java.nio.file.Path.of(path), Arena.global())
-                : SymbolLookup.libraryLookup(System.mapLibraryName("bufkit"), Arena.global());
+        return SymbolLookup.libraryLookup(dev.bufkit.NativeLibrary.path(), Arena.global());
     }
 
     private static MemorySegment symbol(String name) {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Builds priv/bufkit_nif.so: the NIF (c_src/bufkit_nif.c) with libbufkit.a linked in statically and
+# its symbols kept private. rebar3 runs it before compiling (rebar.config); build.sh runs it too.
+# Where libbufkit.a and bufkit.h come from, first found:
+#   1. BUFKIT_LIBDIR (libbufkit.a; bufkit.h from BUFKIT_INCLUDE, default BUFKIT_LIBDIR/../include);
+#   2. c_src/vendor/, as in the rebar3 application scripts/dist packs;
+#   3. the bufkit checkout this application sits in (bindings/erlang): target/release and
+#      include/. With --cargo (rebar3's hook) the static library is built first with
+#      `cargo build --release -p bufkit-ffi`; without it a missing one is an error saying what to run.
+# Usage: c_src/build_nif.sh [--cargo]
+set -eu
+app=$(cd "$(dirname "$0")/.." && pwd -P) # -P: a _checkouts symlink must not hide the checkout
+cargo_build=false
+[[ ${1:-} == --cargo ]] && cargo_build=true
+if [[ -n ${BUFKIT_LIBDIR:-} ]]; then
+  lib=$BUFKIT_LIBDIR include=${BUFKIT_INCLUDE:-$BUFKIT_LIBDIR/../include}
+elif [[ -f $app/c_src/vendor/libbufkit.a ]]; then
+  lib=$app/c_src/vendor include=$app/c_src/vendor
+elif checkout=$(cd "$app/../.." && pwd -P) && [[ -f $checkout/crates/bufkit-ffi/Cargo.toml ]]; then
+  lib=$checkout/target/release include=$checkout/include
+  if $cargo_build; then
+    command -v cargo >/dev/null || { echo "bufkit: building libbufkit.a needs cargo (https://rustup.rs) or BUFKIT_LIBDIR" >&2; exit 1; }
+    (cd "$checkout" && cargo build --release -q -p bufkit-ffi)
+  fi
+else
+  echo "bufkit: no libbufkit.a: set BUFKIT_LIBDIR to a directory holding it (an unpacked bufkit tarball's lib/)," >&2
+  echo "        or use the rebar3 application that scripts/dist builds (it carries one in c_src/vendor/)" >&2
+  exit 1
+fi
+if [[ ! -f $lib/libbufkit.a && -n ${BUFKIT_LIBDIR:-} && -z ${checkout:-} ]]; then
+  echo "bufkit: BUFKIT_LIBDIR=$lib holds no libbufkit.a" >&2
+  exit 1
+elif [[ ! -f $lib/libbufkit.a ]]; then
+  echo "bufkit: $lib/libbufkit.a is missing: run 'cargo build --release -p bufkit-ffi' in ${checkout:-the bufkit checkout}" >&2
+  echo "        (or 'rebar3 compile', whose hook does it; or set BUFKIT_LIBDIR)" >&2
+  exit 1
+fi
+[[ -f $include/bufkit.h ]] || { echo "bufkit: no bufkit.h in $include (set BUFKIT_INCLUDE)" >&2; exit 1; }
+erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
+mkdir -p "$app/priv"
+gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
+  -I"$erts_include" -I"$include" \
+  "$app/c_src/bufkit_nif.c" "$lib/libbufkit.a" \
+  -Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+  -o "$app/priv/bufkit_nif.so"
