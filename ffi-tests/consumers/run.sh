@@ -8,6 +8,9 @@
 #   java-jni, java-panama                a Java program with only bufkit-VERSION.jar on the class
 #                                        path and no -D flags, on JDK 17 (JNI) and on JDK 22+ (Panama)
 #   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
+#   erlang-rebar3-linked-checkout        the same, _checkouts/bufkit a symlink into this checkout
+#   erlang-rebar3-own-tests              rebar3 eunit of bindings/erlang itself
+#   erlang-missing-library               no libbufkit.a: the NIF build says what to run
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
 #   readme-snippets                      every README snippet is taken from one of these projects
 # Prints "N passed, N failed" last.
@@ -75,8 +78,25 @@ cp -r "$here/erlang" "$project"
 mkdir -p "$project/_checkouts"
 tar -C "$project/_checkouts" -xzf "$dist/bufkit-erlang-$version.tar.gz"
 # No cargo, no checkout: the application builds from what it carries.
-check erlang-rebar3 bash -c "cd '$project' && env -i PATH=/usr/bin:/bin HOME='$work/erlang-home' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g' \
+check erlang-rebar3 bash -c "set -o pipefail; cd '$project' && env -i PATH=/usr/bin:/bin HOME='$work/erlang-home' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g' \
   && test -f _build/default/checkouts/bufkit/priv/bufkit_nif.so -o -f _checkouts/bufkit/priv/bufkit_nif.so"
+
+# The same project with _checkouts/bufkit a symlink to this checkout's bindings/erlang, as while
+# developing bufkit: the hook must see through the link (pwd -P) and build libbufkit.a with cargo.
+linked=$work/erlang-linked
+cp -r "$here/erlang" "$linked"
+mkdir -p "$linked/_checkouts"
+ln -s "$root/bindings/erlang" "$linked/_checkouts/bufkit"
+check erlang-rebar3-linked-checkout bash -c "set -o pipefail; cd '$linked' && REBAR_CACHE_DIR='$work/rebar-cache' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g'"
+# bufkit's own application tests, by rebar3 in bindings/erlang (its _build/ is ignored by git).
+check erlang-rebar3-own-tests bash -c "set -o pipefail; cd '$root/bindings/erlang' && REBAR_CACHE_DIR='$work/rebar-cache' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g'"
+# Without a static library, the NIF build says what to run.
+missing=$work/erlang-missing
+mkdir -p "$missing/bindings" "$missing/crates/bufkit-ffi" "$missing/include"
+cp -r "$root/bindings/erlang" "$missing/bindings/" && rm -rf "$missing/bindings/erlang/priv" "$missing/bindings/erlang/_build"
+touch "$missing/crates/bufkit-ffi/Cargo.toml" "$missing/include/bufkit.h"
+check erlang-missing-library bash -c "! '$missing/bindings/erlang/build.sh' 2>'$work/missing.err' && cat '$work/missing.err' \
+  && grep -q \"run 'cargo build --release -p bufkit-ffi' in $missing\" '$work/missing.err'"
 
 # --- Rust -------------------------------------------------------------------------------------
 crates=$work/crates
