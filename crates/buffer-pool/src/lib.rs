@@ -28,6 +28,7 @@
 mod block;
 mod config;
 mod error;
+mod lease_table;
 mod local;
 mod pool;
 mod shared;
@@ -36,6 +37,7 @@ mod sync;
 
 pub use config::PoolConfig;
 pub use error::Error;
+pub use lease_table::LeaseTable;
 pub use pool::{BufferPool, Lease, PooledBuffer};
 pub use stats::{ClassStats, PoolStats};
 

@@ -1,9 +1,8 @@
 //! `bk_pool`: the bounded buffer pool of the `buffer-pool` crate, with leases C can hold.
 
-use std::sync::Mutex;
 use std::time::Duration;
 
-use buffer_pool::{BufferPool, PoolConfig, PooledBuffer};
+use buffer_pool::{BufferPool, LeaseTable, PoolConfig, PooledBuffer};
 
 use crate::macros::{boundary, checked_ref, write_out};
 use crate::status::bk_status;
@@ -19,7 +18,8 @@ use crate::status::bk_status;
 /// `bk_pool_get_class_stats`, `bk_pool_free`.
 pub struct bk_pool {
     pool: BufferPool,
-    leases: Mutex<Leases>,
+    /// The leases out, checked by id, data and length; lock-free (see `buffer_pool::LeaseTable`).
+    leases: LeaseTable,
 }
 
 /// A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
@@ -104,80 +104,6 @@ pub struct bk_pool_class_stats {
     pub idle_shared: usize,
 }
 
-/// The leases a pool has lent: a slab indexed by the low 32 bits of a lease id, whose high 32 bits
-/// must match the slot's generation, and whose data pointer and length must match the buffer lent,
-/// so a released, forged or foreign lease is recognised, never trusted. Generations start at a
-/// random value per slot, so a live id cannot be guessed from the order of acquires.
-struct Leases {
-    slots: Vec<Slot>,
-    free: Vec<u32>,
-    outstanding: usize,
-    /// Draws each new slot's first generation (xorshift, seeded per pool from the OS).
-    next_generation: u64,
-}
-
-struct Slot {
-    generation: u32,
-    buffer: Option<PooledBuffer>,
-}
-
-impl Leases {
-    fn new() -> Leases {
-        Leases { slots: Vec::new(), free: Vec::new(), outstanding: 0, next_generation: random_seed() | 1 }
-    }
-
-    fn fresh_generation(&mut self) -> u32 {
-        let mut x = self.next_generation;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.next_generation = x;
-        (x >> 32) as u32
-    }
-
-    fn lend(&mut self, buffer: PooledBuffer) -> u64 {
-        let index = match self.free.pop() {
-            Some(i) => i,
-            None => {
-                let generation = self.fresh_generation();
-                self.slots.push(Slot { generation, buffer: None });
-                (self.slots.len() - 1) as u32
-            }
-        };
-        let slot = &mut self.slots[index as usize];
-        slot.buffer = Some(buffer);
-        self.outstanding += 1;
-        (u64::from(slot.generation) << 32) | u64::from(index)
-    }
-
-    /// The buffer of a live lease that matches `lease` in id, data pointer and length.
-    fn take_back(&mut self, lease: &bk_lease) -> Option<PooledBuffer> {
-        let (index, generation) = (lease.id as u32, (lease.id >> 32) as u32);
-        let slot = self.slots.get_mut(index as usize)?;
-        let lent = slot.buffer.as_ref()?;
-        if slot.generation != generation || lent.as_ptr() != lease.data.cast_const() || lent.len() != lease.len {
-            return None;
-        }
-        let buffer = slot.buffer.take()?;
-        slot.generation = slot.generation.wrapping_add(1);
-        self.free.push(index);
-        self.outstanding -= 1;
-        Some(buffer)
-    }
-}
-
-/// 64 bits from the OS's random source, or from the clock and an address if it has none.
-fn random_seed() -> u64 {
-    let mut seed = 0u64;
-    // SAFETY: writes at most 8 bytes into the local; flags 0 is the blocking urandom pool.
-    let got = unsafe { libc::getrandom((&raw mut seed).cast(), 8, libc::GRND_NONBLOCK) };
-    if got == 8 {
-        return seed;
-    }
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ (&raw const seed as u64).rotate_left(32)
-}
-
 impl bk_pool_config {
     fn defaults() -> Self {
         let d = PoolConfig::default();
@@ -202,13 +128,6 @@ impl bk_pool_config {
             zero_on_acquire: self.zero_on_acquire != 0,
             decay_after: (self.decay_after_ms > 0).then(|| Duration::from_millis(self.decay_after_ms)),
         }
-    }
-}
-
-impl bk_pool {
-    fn leases(&self) -> std::sync::MutexGuard<'_, Leases> {
-        // A panic while the lock was held left the slab consistent (every change is one step).
-        self.leases.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -238,7 +157,7 @@ pub unsafe extern "C" fn bk_pool_new(config: *const bk_pool_config, pool_out: *m
         // SAFETY: NULL or readable per the contract.
         let config = unsafe { config.as_ref() }.map_or_else(PoolConfig::default, |c| c.to_config());
         let pool = BufferPool::new(config)?;
-        let handle = Box::new(bk_pool { pool, leases: Mutex::new(Leases::new()) });
+        let handle = Box::new(bk_pool { pool, leases: LeaseTable::new() });
         // SAFETY: as above.
         unsafe { write_out(pool_out, Box::into_raw(handle)) }
     })
@@ -257,7 +176,7 @@ pub unsafe extern "C" fn bk_pool_free(pool: *mut bk_pool) -> bk_status {
             return Ok(());
         }
         // SAFETY: live per the contract.
-        if unsafe { &*pool }.leases().outstanding > 0 {
+        if unsafe { &*pool }.leases.outstanding() > 0 {
             return Err(bk_status::BK_STATUS_LEASES_OUTSTANDING);
         }
         // SAFETY: came from Box::into_raw in bk_pool_new; no lease refers to it any more.
@@ -279,9 +198,9 @@ pub unsafe extern "C" fn bk_pool_acquire(pool: *const bk_pool, size: usize, leas
         }
         // SAFETY: per this function's contract.
         let handle = unsafe { checked_ref(pool) }?;
-        let mut buffer = handle.pool.acquire_owned(size)?;
-        let (data, len) = (buffer.as_mut_ptr(), buffer.len());
-        let id = handle.leases().lend(buffer);
+        let (data, len) = handle.pool.acquire_owned(size)?.into_raw();
+        let id = handle.leases.lend(data, len);
+        let data = data.as_ptr();
         // SAFETY: checked non-null; writable per the contract.
         unsafe { write_out(lease_out, bk_lease { data, len, pool, id }) }
     })
@@ -304,8 +223,12 @@ pub unsafe extern "C" fn bk_pool_release(pool: *const bk_pool, lease: *const bk_
         if lease.pool != pool {
             return Err(bk_status::BK_STATUS_WRONG_POOL);
         }
-        let buffer = handle.leases().take_back(lease).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
-        handle.pool.release(buffer);
+        let data = std::ptr::NonNull::new(lease.data).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
+        let (data, len) =
+            handle.leases.take_back(lease.id, data, lease.len).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
+        // SAFETY: the table lent exactly this pair, from into_raw in bk_pool_acquire, and hands it
+        // back once.
+        handle.pool.release(unsafe { PooledBuffer::from_raw(data, len) });
         Ok(())
     })
 }
@@ -341,7 +264,7 @@ pub unsafe extern "C" fn bk_pool_get_stats(pool: *const bk_pool, stats_out: *mut
             oversize_allocations: s.oversize_allocations,
             decayed: s.decayed,
             retained_bytes: s.retained_bytes,
-            outstanding_leases: handle.leases().outstanding,
+            outstanding_leases: handle.leases.outstanding(),
             class_count: s.classes.len(),
         };
         // SAFETY: per this function's contract.
@@ -376,4 +299,15 @@ pub unsafe extern "C" fn bk_pool_get_class_stats(
         // SAFETY: per this function's contract.
         unsafe { write_out(stats_out, stats) }
     })
+}
+
+impl Drop for bk_pool {
+    /// `bk_pool_free` refuses while leases are out, so this finds none; should one remain (a
+    /// panic between lend and return), its buffer is freed, not leaked.
+    fn drop(&mut self) {
+        for (data, len) in self.leases.drain() {
+            // SAFETY: lent from into_raw and never handed back: this is its only owner now.
+            drop(unsafe { PooledBuffer::from_raw(data, len) });
+        }
+    }
 }
