@@ -279,7 +279,7 @@ archive_truncated_during_extraction_leaves_the_vm_alive_test() ->
                     receive {'DOWN', Ref, process, Cutter, _} -> ok end,
                     case Result of
                         {ok, #{files := 16}} -> whole;
-                        {error, {Kind, _}} when Kind =:= io_error; Kind =:= malformed ->
+                        {error, {Kind, _}} when Kind =:= io_error; Kind =:= archive_malformed ->
                             ?assertNot(filelib:is_dir(Dest)),
                             error
                     end
@@ -320,5 +320,5 @@ prepended_data_is_read_past_unless_strict_test() ->
     ok = file:write_file(Jmod, <<"JM", 1, 0, Zip/binary>>),
     {ok, #{files := 1}} = bufkit:extract(Jmod, filename:join(Dir, "out"), #{}),
     {ok, <<"in a jmod">>} = file:read_file(filename:join([Dir, "out", "a.txt"])),
-    ?assertMatch({error, {malformed, _}}, bufkit:extract(Jmod, filename:join(Dir, "strict"), #{strict => true})),
+    ?assertMatch({error, {archive_malformed, _}}, bufkit:extract(Jmod, filename:join(Dir, "strict"), #{strict => true})),
     os:cmd("rm -rf " ++ Dir).

@@ -46,7 +46,7 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_CHECKSUM: return enif_make_atom(env, "checksum");
     case BK_STATUS_SIZE_MISMATCH: return enif_make_atom(env, "size_mismatch");
     case BK_STATUS_CORRUPT: return enif_make_atom(env, "corrupt");
-    case BK_STATUS_ARCHIVE_MALFORMED: return enif_make_atom(env, "malformed");
+    case BK_STATUS_ARCHIVE_MALFORMED: return enif_make_atom(env, "archive_malformed");
     case BK_STATUS_UNSAFE_NAME: return enif_make_atom(env, "unsafe_name");
     case BK_STATUS_UNSUPPORTED_ENTRY: return enif_make_atom(env, "unsupported_entry");
     case BK_STATUS_ENCRYPTED: return enif_make_atom(env, "encrypted");

@@ -24,20 +24,8 @@ final class BufkitLibrary {
     private static final Linker LINKER = Linker.nativeLinker();
     private static final SymbolLookup LIB = lookup();
 
-    /** bk_buffer_config: uint32_t growth; double factor; size_t step, chunk_size, max_capacity, initial_capacity. */
-    static final StructLayout CONFIG = MemoryLayout.structLayout(
-            JAVA_INT.withName("growth"),
-            MemoryLayout.paddingLayout(4),
-            JAVA_DOUBLE.withName("factor"),
-            JAVA_LONG.withName("step"),
-            JAVA_LONG.withName("chunk_size"),
-            JAVA_LONG.withName("max_capacity"),
-            JAVA_LONG.withName("initial_capacity"));
-
-    /** bk_buffer_stats: size_t len, capacity; uint64_t grows, moves, bytes_copied. */
-    static final StructLayout STATS = MemoryLayout.structLayout(
-            JAVA_LONG.withName("len"), JAVA_LONG.withName("capacity"), JAVA_LONG.withName("grows"),
-            JAVA_LONG.withName("moves"), JAVA_LONG.withName("bytes_copied"));
+    static final StructLayout CONFIG = Layouts.BUFFER_CONFIG;
+    static final StructLayout STATS = Layouts.BUFFER_STATS;
 
     static final MethodHandle VERSION = fn("bk_version", FunctionDescriptor.of(ADDRESS));
     static final MethodHandle ABI_VERSION = fn("bk_abi_version", FunctionDescriptor.of(JAVA_INT));
@@ -54,16 +42,7 @@ final class BufkitLibrary {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle BUFFER_FLATTEN = fn("bk_buffer_flatten", FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
-    /** bk_pool_config: size_t ×5, uint32_t zero_on_acquire, (pad 4), uint64_t decay_after_ms. */
-    static final StructLayout POOL_CONFIG = MemoryLayout.structLayout(
-            JAVA_LONG.withName("min_class_size"),
-            JAVA_LONG.withName("max_class_size"),
-            JAVA_LONG.withName("max_retained_bytes"),
-            JAVA_LONG.withName("max_buffers_per_class"),
-            JAVA_LONG.withName("thread_cache_buffers"),
-            JAVA_INT.withName("zero_on_acquire"),
-            MemoryLayout.paddingLayout(4),
-            JAVA_LONG.withName("decay_after_ms"));
+    static final StructLayout POOL_CONFIG = Layouts.POOL_CONFIG;
 
     static final MethodHandle POOL_CONFIG_DEFAULT = fn("bk_pool_config_default", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle POOL_NEW = fn("bk_pool_new", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
@@ -99,8 +78,8 @@ final class BufkitLibrary {
     /** Long-running: a plain (non-critical) downcall, so the JVM can safepoint meanwhile. */
     static final MethodHandle EXTRACT_DETAILED = fn("bk_extract_detailed",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
-    /** bk_extract_failure: int32_t os_error, char path[4096], char detail[1024]. */
-    static final long FAILURE_SIZE = 4 + 4096 + 1024, FAILURE_PATH = 4, FAILURE_DETAIL = 4 + 4096;
+    static final long FAILURE_PATH = Layouts.offset(Layouts.EXTRACT_FAILURE, "path"),
+            FAILURE_DETAIL = Layouts.offset(Layouts.EXTRACT_FAILURE, "detail"), FAILURE_OS_ERROR = Layouts.offset(Layouts.EXTRACT_FAILURE, "os_error");
     /** bk_progress_fn: void (*)(void *user_data, uint64_t, uint64_t, uint64_t, uint64_t). */
     static final FunctionDescriptor PROGRESS_FN = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
 

@@ -96,6 +96,10 @@ public final class PanamaBufkit implements Bufkit {
         }
     }
 
+    private static long reportField(java.lang.foreign.MemorySegment report, String field) {
+        return report.get(java.lang.foreign.ValueLayout.JAVA_LONG, Layouts.offset(Layouts.EXTRACT_REPORT, field));
+    }
+
     private static void requestCancel(long handle) {
         try {
             int status = (int) BufkitLibrary.CANCEL_REQUEST.invokeExact(MemorySegment.ofAddress(handle));
@@ -151,17 +155,16 @@ public final class PanamaBufkit implements Bufkit {
                     MemorySegment stub = BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena);
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS.invokeExact(opts, stub, MemorySegment.NULL));
                 }
-                MemorySegment report = arena.allocate(ValueLayout.JAVA_LONG, 5); // bk_extract_report: five uint64_t
-                MemorySegment failure = arena.allocate(BufkitLibrary.FAILURE_SIZE, 4);
+                MemorySegment report = arena.allocate(Layouts.EXTRACT_REPORT);
+                MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
                 status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
                         arena.allocateFrom(dest.toString()), opts, report, failure);
                 if (status != 0) {
                     throw new ExtractException(status, failure.getString(BufkitLibrary.FAILURE_PATH),
-                            failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, 0));
+                            failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, BufkitLibrary.FAILURE_OS_ERROR));
                 }
-                return new ExtractReport(report.getAtIndex(ValueLayout.JAVA_LONG, 0), report.getAtIndex(ValueLayout.JAVA_LONG, 1),
-                        report.getAtIndex(ValueLayout.JAVA_LONG, 2), report.getAtIndex(ValueLayout.JAVA_LONG, 3),
-                        report.getAtIndex(ValueLayout.JAVA_LONG, 4));
+                return new ExtractReport(reportField(report, "files"), reportField(report, "directories"), reportField(report, "bytes"),
+                        reportField(report, "skipped"), reportField(report, "reused"));
             } finally {
                 BufkitLibrary.EXTRACT_OPTIONS_FREE.invokeExact(opts);
             }
@@ -196,13 +199,13 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment config = arena.allocate(BufkitLibrary.POOL_CONFIG);
             int status = (int) BufkitLibrary.POOL_CONFIG_DEFAULT.invokeExact(config);
             if (status == 0) {
-                config.set(ValueLayout.JAVA_LONG, 0, c.minClassSize());
-                config.set(ValueLayout.JAVA_LONG, 8, c.maxClassSize());
-                config.set(ValueLayout.JAVA_LONG, 16, c.maxRetainedBytes());
-                config.set(ValueLayout.JAVA_LONG, 24, c.maxBuffersPerClass());
-                config.set(ValueLayout.JAVA_LONG, 32, c.threadCacheBuffers());
-                config.set(ValueLayout.JAVA_INT, 40, c.zeroOnAcquire() ? 1 : 0);
-                config.set(ValueLayout.JAVA_LONG, 48, c.decayAfterMillis());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "min_class_size"), c.minClassSize());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "max_class_size"), c.maxClassSize());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "max_retained_bytes"), c.maxRetainedBytes());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "max_buffers_per_class"), c.maxBuffersPerClass());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "thread_cache_buffers"), c.threadCacheBuffers());
+                config.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.POOL_CONFIG, "zero_on_acquire"), c.zeroOnAcquire() ? 1 : 0);
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "decay_after_ms"), c.decayAfterMillis());
                 MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
                 status = (int) BufkitLibrary.POOL_NEW.invokeExact(config, out);
                 if (status == 0) return new PanamaPool(out.get(ValueLayout.ADDRESS, 0));
@@ -221,12 +224,12 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment config = arena.allocate(BufkitLibrary.CONFIG);
             int status = (int) BufkitLibrary.CONFIG_DEFAULT.invokeExact(config);
             if (status == 0) {
-                config.set(ValueLayout.JAVA_INT, 0, c.growth().code);
-                config.set(ValueLayout.JAVA_DOUBLE, 8, c.factor());
-                config.set(ValueLayout.JAVA_LONG, 16, c.step());
-                config.set(ValueLayout.JAVA_LONG, 24, c.chunkSize());
-                config.set(ValueLayout.JAVA_LONG, 32, c.maxCapacity());
-                config.set(ValueLayout.JAVA_LONG, 40, c.initialCapacity());
+                config.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.BUFFER_CONFIG, "growth"), c.growth().code);
+                config.set(ValueLayout.JAVA_DOUBLE, Layouts.offset(Layouts.BUFFER_CONFIG, "factor"), c.factor());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.BUFFER_CONFIG, "step"), c.step());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.BUFFER_CONFIG, "chunk_size"), c.chunkSize());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.BUFFER_CONFIG, "max_capacity"), c.maxCapacity());
+                config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.BUFFER_CONFIG, "initial_capacity"), c.initialCapacity());
                 MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
                 status = (int) BufkitLibrary.BUFFER_NEW.invokeExact(config, out);
                 if (status == 0) return new PanamaBuffer(out.get(ValueLayout.ADDRESS, 0));

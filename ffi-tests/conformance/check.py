@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""The conformance check: every cross-language fact of bufkit.h, as each binding states it, against
+the header and the C compiler. Fails when the Panama layouts, Status.java, the Erlang NIF's atoms,
+the records filled from packed long[] arrays, or the Rust message table disagree with the header.
+
+Usage: check.py HEADER LIBBUFKIT_A JDK22_HOME JAR NIF_SOURCE WORKDIR
+Prints one line per check and "N passed, N failed" last."""
+import pathlib
+import re
+import subprocess
+import sys
+
+header_path, static_lib, jdk, jar, nif_source, work = sys.argv[1:7]
+header = pathlib.Path(header_path).read_text()
+work = pathlib.Path(work)
+here = pathlib.Path(__file__).resolve().parent
+results = []
+
+
+def check(name, problems):
+    results.append((name, problems))
+    print(("ok   " if not problems else "FAIL ") + name + "".join("\n       " + p for p in problems))
+
+
+def strip_comments(text):
+    return re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+
+
+code = strip_comments(header)
+statuses = {m[0]: int(m[1]) for m in re.findall(r"\b(BK_STATUS_\w+) = (\d+)", code)}
+structs = {}
+for name, body in re.findall(r"typedef struct (bk_\w+) \{(.*?)\} \1;", code, flags=re.S):
+    fields = []
+    for decl in filter(None, (d.strip() for d in body.split(";"))):
+        m = re.match(r"(.*?)(\w+)(\[\d+\])?$", decl)
+        fields.append(m[2])
+    structs[name] = fields
+
+# --- the C side: sizes and offsets as the compiler lays them out, and Rust's messages --------------
+facts_c = work / "facts.c"
+lines = ['#include <stddef.h>', '#include <stdio.h>', '#include "bufkit.h"', "int main(void) {"]
+for name, fields in structs.items():
+    lines.append(f'  printf("struct {name} %zu\\n", sizeof({name}));')
+    for f in fields:
+        lines.append(f'  printf("field {name} {f} %zu %zu\\n", offsetof({name}, {f}), sizeof((({name} *)0)->{f}));')
+for name, value in statuses.items():
+    lines.append(f'  printf("message {name} %s\\n", bk_status_message({value}));')
+lines += ["  return 0;", "}"]
+facts_c.write_text("\n".join(lines) + "\n")
+include = str(pathlib.Path(header_path).resolve().parent)
+build = subprocess.run(["gcc", "-std=c11", "-Wall", "-Werror", "-I", include, str(facts_c), static_lib, "-lgcc_s", "-lutil", "-lrt",
+                        "-lpthread", "-lm", "-ldl", "-lc", "-o", str(work / "facts")], capture_output=True, text=True)
+check("the header's structs compile with offsetof", [build.stderr.strip()] if build.returncode else [])
+c_facts = subprocess.run([str(work / "facts")], capture_output=True, text=True, check=True).stdout.splitlines() if not build.returncode else []
+
+# --- the Java side ----------------------------------------------------------------------------------
+classes = work / "java"
+javac = subprocess.run([f"{jdk}/bin/javac", "-Xlint:all", "-Werror", "-cp", jar, "-d", str(classes),
+                        str(here / "dev/bufkit/panama/Facts.java")], capture_output=True, text=True)
+check("the Java facts program compiles against the jar", [javac.stderr.strip()] if javac.returncode else [])
+java_facts = subprocess.run([f"{jdk}/bin/java", "-cp", f"{jar}:{classes}", "dev.bufkit.panama.Facts"], capture_output=True,
+                            text=True).stdout.splitlines() if not javac.returncode else []
+
+
+def table(lines, kind):
+    return [line.split(" ", 1)[1] for line in lines if line.startswith(kind + " ")]
+
+
+c_struct = dict(l.split() for l in table(c_facts, "struct"))
+c_field = {(s, f): (o, n) for s, f, o, n in (l.split() for l in table(c_facts, "field"))}
+j_struct = dict(l.split() for l in table(java_facts, "struct"))
+j_field = {(s, f): (o, n) for s, f, o, n in (l.split() for l in table(java_facts, "field"))}
+
+for name in structs:
+    problems = []
+    if name not in j_struct:
+        problems.append(f"no Panama layout named {name} in dev.bufkit.panama.Layouts")
+    else:
+        if j_struct[name] != c_struct.get(name):
+            problems.append(f"size: Panama {j_struct[name]}, C {c_struct.get(name)}")
+        for f in structs[name]:
+            if (name, f) not in j_field:
+                problems.append(f"field {f}: missing from the Panama layout")
+            elif j_field[(name, f)] != c_field.get((name, f)):
+                problems.append(f"field {f}: Panama offset/size {j_field[(name, f)]}, C {c_field.get((name, f))}")
+        extra = sorted(f for (s, f) in j_field if s == name and f not in structs[name])
+        problems += [f"field {f}: in the Panama layout, not in the header" for f in extra]
+    check(f"Panama layout {name} matches the C compiler's", problems)
+check("every Panama layout is a struct of the header", [f"{s} is not in bufkit.h" for s in j_struct if s not in structs])
+
+java_status = dict((n, int(v)) for n, v in (l.split() for l in table(java_facts, "status")))
+check("Status.java has every header status, with its code",
+      [f"{n}: header {v}, Status.java {java_status.get(n)}" for n, v in statuses.items() if java_status.get(n) != v]
+      + [f"{n}: in Status.java, not in the header" for n in java_status if n not in statuses])
+
+nif = pathlib.Path(nif_source).read_text()
+atoms = dict(re.findall(r'case (BK_STATUS_\w+): return enif_make_atom\(env, "(\w+)"\);', nif))
+check("the Erlang NIF names every error status, as the header spells it",
+      [f"{n}: no atom in status_atom()" for n in statuses if n != "BK_STATUS_OK" and n not in atoms]
+      + [f"{n}: atom {a}, expected {n[len('BK_STATUS_'):].lower()}" for n, a in atoms.items() if a != n[len("BK_STATUS_"):].lower()]
+      + [f"{n}: in the NIF, not in the header" for n in atoms if n not in statuses])
+
+messages = dict(l.split(" ", 1) for l in table(c_facts, "message"))
+check("Rust's message table has a message for every header status",
+      [f"{n}: {messages.get(n)!r}" for n in statuses if messages.get(n, "unknown bk_status code") == "unknown bk_status code"])
+
+for line in table(java_facts, "record"):
+    struct, record, components = line.split()
+    order = components.split(",")
+    check(f"{record}'s components follow {struct}'s fields (packed long[] order)",
+          [] if order == structs.get(struct) else [f"{record}: {order}", f"{struct}: {structs.get(struct)}"])
+
+failed = sum(1 for _, p in results if p)
+print(f"{len(results) - failed} passed, {failed} failed")
+sys.exit(1 if failed or not results else 0)
