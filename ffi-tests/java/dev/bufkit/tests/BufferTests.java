@@ -61,6 +61,7 @@ public final class BufferTests {
         tests.add(new Object[] {"pool refuses to close with open leases", (Test) BufferTests::poolCloseWithLeases});
         tests.add(new Object[] {"closed leases and pools refuse use", (Test) BufferTests::poolUseAfterClose});
         tests.add(new Object[] {"pool shared by threads", (Test) BufferTests::poolThreads});
+        tests.add(new Object[] {"pool close races acquires and releases", (Test) BufferTests::poolCloseRacesCalls});
         tests.add(new Object[] {"unclosed leases are given back by the cleaner", (Test) BufferTests::poolLeaseCleaner});
         tests.add(new Object[] {"inflate: chained streams, exact consumed", (Test) BufferTests::inflateChained});
         tests.add(new Object[] {"inflate: every failure has its status", (Test) BufferTests::inflateFailures});
@@ -366,6 +367,53 @@ public final class BufferTests {
             check(failure.get() == null, "worker failed: " + failure.get());
             PoolStats s = pool.stats();
             check(s.outstandingLeases() == 0 && s.retainedBytes() <= (256 << 10) && s.hits() + s.misses() == 8000, "stats " + s);
+        }
+    }
+
+    /** The pool takes no lock: close waits for calls in progress, refuses while a lease is open,
+     *  and after it succeeds every call is refused, never a use of freed memory. */
+    static void poolCloseRacesCalls() throws Exception {
+        for (int round = 0; round < 20; round++) {
+            BufferPool pool = bufkit.newPool(PoolConfig.defaults());
+            Thread[] threads = new Thread[3];
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+            for (int t = 0; t < threads.length; t++) {
+                threads[t] = new Thread(() -> {
+                    try {
+                        while (true) {
+                            try (Lease lease = pool.acquire(4096)) {
+                                lease.buffer().put(0, (byte) 1);
+                            }
+                        }
+                    } catch (IllegalStateException closed) {
+                        refused.incrementAndGet();
+                    } catch (Throwable e) {
+                        failure.set(e);
+                    }
+                });
+                threads[t].start();
+            }
+            Thread.sleep(2);
+            boolean done = false;
+            while (!done) {
+                try {
+                    pool.close();
+                    done = true;
+                } catch (BufkitException e) {
+                    check(e.status() == Status.LEASES_OUTSTANDING, "close failed with " + e);
+                    Thread.onSpinWait();
+                }
+            }
+            for (Thread t : threads) t.join();
+            check(failure.get() == null, "worker failed: " + failure.get());
+            check(refused.get() == threads.length, "every worker was refused once the pool closed: " + refused.get());
+            try {
+                pool.acquire(4096);
+                throw new AssertionError("acquire on a closed pool");
+            } catch (IllegalStateException expected) {
+                // closed
+            }
         }
     }
 

@@ -1,11 +1,14 @@
 package dev.bufkit;
 
 import java.lang.ref.Cleaner;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A native pool of reusable byte buffers (bufkit.h's {@code bk_pool}), lent as direct memory with
- * no copy. Thread-safe. {@link #close()} refuses, with {@link Status#LEASES_OUTSTANDING}, while
- * leases are open, and frees nothing then.
+ * no copy. Thread-safe without a lock: the native pool takes none, and acquire and release here
+ * only count themselves in and out (a {@link LongAdder}, so threads do not share a counter), which
+ * lets {@link #close()} wait for calls in progress before it frees anything. {@link #close()}
+ * refuses, with {@link Status#LEASES_OUTSTANDING}, while leases are open, and frees nothing then.
  *
  * <pre>{@code
  * try (BufferPool pool = Bufkit.load().newPool(PoolConfig.defaults());
@@ -19,7 +22,10 @@ public abstract class BufferPool implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final Cleaner.Cleanable cleanable;
-    private boolean closed;
+    /** Set by close before it waits for {@link #inFlight} to drain; cleared again if it refuses. */
+    private volatile boolean closed;
+    /** Native calls in progress. */
+    private final LongAdder inFlight = new LongAdder();
 
     /** Registers {@code free} ({@code bk_pool_free}) to run once: at a successful close, or when
      *  the pool is unreachable (which open leases prevent: each keeps its pool reachable). */
@@ -50,27 +56,47 @@ public abstract class BufferPool implements AutoCloseable {
     public final Lease acquire(long size) {
         if (size <= 0) throw new IllegalArgumentException("size must be positive: " + size);
         long[] lease = new long[4];
-        synchronized (this) {
-            ensureOpen();
+        enter();
+        try {
             check("bk_pool_acquire", nativeAcquire(size, lease));
+        } finally {
+            inFlight.decrement();
         }
         return wrap(lease);
     }
 
-    /** Gives a lease's buffer back (called by {@link Lease#close()} and the lease's cleaner). */
-    final synchronized void release(long[] lease) {
-        check("bk_pool_release", nativeRelease(lease));
+    /** Gives a lease's buffer back (called by {@link Lease#close()} and the lease's cleaner). An
+     *  open lease keeps the pool open, so this never finds it closed. */
+    final void release(long[] lease) {
+        inFlight.increment();
+        try {
+            check("bk_pool_release", nativeRelease(lease));
+        } finally {
+            inFlight.decrement();
+        }
     }
 
     /** Frees every idle buffer. */
-    public final synchronized void trim() {
-        ensureOpen();
-        check("bk_pool_trim", nativeTrim());
+    public final void trim() {
+        enter();
+        try {
+            check("bk_pool_trim", nativeTrim());
+        } finally {
+            inFlight.decrement();
+        }
     }
 
     /** The pool's totals. */
-    public final synchronized PoolStats stats() {
-        ensureOpen();
+    public final PoolStats stats() {
+        enter();
+        try {
+            return nativeStatsRecord();
+        } finally {
+            inFlight.decrement();
+        }
+    }
+
+    private PoolStats nativeStatsRecord() {
         long[] s = new long[9];
         check("bk_pool_get_stats", nativeStats(s));
         return new PoolStats(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
@@ -80,17 +106,26 @@ public abstract class BufferPool implements AutoCloseable {
     @Override
     public final synchronized void close() {
         if (closed) return;
-        long open = stats().outstandingLeases(); // leases release under this lock: no race
+        closed = true; // no new acquire gets past enter() from here on
+        while (inFlight.sum() != 0) {
+            Thread.onSpinWait(); // calls in progress are native calls of a few hundred ns
+        }
+        long open = nativeStatsRecord().outstandingLeases();
         if (open > 0) {
+            closed = false;
             throw new BufkitException("bk_pool_free", Status.LEASES_OUTSTANDING.code,
                     statusMessage(Status.LEASES_OUTSTANDING.code) + ": " + open + " open");
         }
-        closed = true;
         cleanable.clean();
     }
 
-    private void ensureOpen() {
-        if (closed) throw new IllegalStateException("pool is closed");
+    /** Counts a call in, unless the pool is closed (or closing: the call is then refused). */
+    private void enter() {
+        inFlight.increment();
+        if (closed) { // read after the increment: close either sees us counted or we see it closed
+            inFlight.decrement();
+            throw new IllegalStateException("pool is closed");
+        }
     }
 
     private void check(String function, int code) {
