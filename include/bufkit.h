@@ -489,13 +489,14 @@ typedef struct bk_inflate_request {
 } bk_inflate_request;
 
 /*
- The outcome of one stream of a batch.
+ The outcome of one stream of a batch. Written by bufkit into memory the caller provides, which
+ may be uninitialised: the status is a plain `uint32_t` holding a `bk_status` value.
  */
 typedef struct bk_inflate_result {
   /*
-   `BK_STATUS_OK` or why this stream failed.
+   A `bk_status` value: `BK_STATUS_OK` or why this stream failed.
    */
-  bk_status status;
+  uint32_t status;
   /*
    Input bytes the stream occupied (0 on failure).
    */
@@ -966,6 +967,7 @@ void bk_inflater_free(struct bk_inflater *inflater);
  # Safety
  `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
  (either may be NULL only with a 0 length), and they do not overlap; `consumed_out` is valid for one write.
+ `out` may be uninitialised memory (e.g. fresh from `malloc`): on return every byte is written.
  */
 bk_status bk_inflate_at(struct bk_inflater *inflater,
                         const uint8_t *input,
@@ -1003,6 +1005,8 @@ bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
  # Safety
  `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
  is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
+ `out` and `results` may be uninitialised memory: each result, and each request's share of `out`,
+ is written.
  */
 bk_status bk_inflate_batch(struct bk_inflater *inflater,
                            const uint8_t *input,

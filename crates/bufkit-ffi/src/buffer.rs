@@ -7,7 +7,7 @@ use std::os::raw::c_int;
 
 use growable_buffer::{Config, GrowableBuffer, Growth};
 
-use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, checked_slice, checked_slice_mut, write_out};
+use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
 use crate::status::bk_status;
 
 /// A growable byte buffer.
@@ -319,8 +319,8 @@ pub unsafe extern "C" fn bk_buffer_copy_out(
         // SAFETY: per this function's contract.
         let buffer = unsafe { checked_ref(buffer) }?;
         // SAFETY: per this function's contract.
-        let dst = unsafe { checked_slice_mut(dst, dst_len) }?;
-        let copied = buffer.inner.copy_to(offset, dst)?;
+        let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
+        let copied = buffer.inner.copy_to_uninit(offset, dst)?;
         // SAFETY: checked non-null; writable per the contract.
         unsafe { write_out(copied_out, copied) }
     })

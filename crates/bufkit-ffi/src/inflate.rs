@@ -2,7 +2,7 @@
 
 use strided_inflate::{Decoder, Format, Request, StreamInflater};
 
-use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, checked_slice, checked_slice_mut, write_out};
+use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
 use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
 use crate::status::bk_status;
 
@@ -46,12 +46,13 @@ pub struct bk_inflate_request {
     pub expected_len: usize,
 }
 
-/// The outcome of one stream of a batch.
+/// The outcome of one stream of a batch. Written by bufkit into memory the caller provides, which
+/// may be uninitialised: the status is a plain `uint32_t` holding a `bk_status` value.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct bk_inflate_result {
-    /// `BK_STATUS_OK` or why this stream failed.
-    pub status: bk_status,
+    /// A `bk_status` value: `BK_STATUS_OK` or why this stream failed.
+    pub status: u32,
     /// Input bytes the stream occupied (0 on failure).
     pub consumed: usize,
 }
@@ -106,6 +107,7 @@ pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
 /// # Safety
 /// `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
 /// (either may be NULL only with a 0 length), and they do not overlap; `consumed_out` is valid for one write.
+/// `out` may be uninitialised memory (e.g. fresh from `malloc`): on return every byte is written.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_at(
     inflater: *mut bk_inflater,
@@ -127,8 +129,8 @@ pub unsafe extern "C" fn bk_inflate_at(
         // SAFETY: per this function's contract.
         let input = unsafe { checked_slice(input, input_len) }?;
         // SAFETY: per this function's contract.
-        let out = unsafe { checked_slice_mut(out, out_len) }?;
-        let consumed = inflater.decoder.inflate_at(input, offset, out)?;
+        let out = unsafe { checked_out_bytes(out, out_len) }?;
+        let consumed = inflater.decoder.inflate_at_uninit(input, offset, out)?;
         // SAFETY: as above.
         unsafe { write_out(consumed_out, consumed) }
     })
@@ -194,6 +196,8 @@ pub unsafe extern "C" fn bk_inflate_at_pooled(
 /// # Safety
 /// `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
 /// is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
+/// `out` and `results` may be uninitialised memory: each result, and each request's share of `out`,
+/// is written.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_batch(
     inflater: *mut bk_inflater,
@@ -215,23 +219,27 @@ pub unsafe extern "C" fn bk_inflate_batch(
         // SAFETY: per this function's contract.
         let input = unsafe { checked_slice(input, input_len) }?;
         // SAFETY: per this function's contract.
-        let out = unsafe { checked_slice_mut(out, out_len) }?;
-        let (requests, results) = if count == 0 {
-            (&[][..], &mut [][..])
+        let out = unsafe { checked_out_bytes(out, out_len) }?;
+        let requests = if count == 0 {
+            &[][..]
         } else {
-            // SAFETY: non-null (checked) and valid for `count` elements per the contract.
-            unsafe { (std::slice::from_raw_parts(requests, count), std::slice::from_raw_parts_mut(results, count)) }
+            // SAFETY: non-null (checked) and valid for reading `count` elements per the contract.
+            unsafe { std::slice::from_raw_parts(requests, count) }
         };
         let total = requests.iter().try_fold(0usize, |sum, r| sum.checked_add(r.expected_len));
         if total.is_none_or(|t| t > out.len()) {
             return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
         }
         let requests = requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len });
-        let ok = inflater.decoder.inflate_each(input, requests, out, |i, outcome| {
-            results[i] = match outcome {
-                Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK, consumed },
-                Err(e) => bk_inflate_result { status: e.into(), consumed: 0 },
+        let ok = inflater.decoder.inflate_each_uninit(input, requests, out, |i, outcome| {
+            let result = match outcome {
+                Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK as u32, consumed },
+                Err(e) => bk_inflate_result { status: bk_status::from(e) as u32, consumed: 0 },
             };
+            assert!(i < count, "inflate_each reports only the requests it was given");
+            // SAFETY: `results` is non-null (checked) and valid for writing `count` elements per the
+            // contract, i < count; a raw write, as the memory may be uninitialised (no slice over it).
+            unsafe { results.add(i).write(result) };
         });
         // SAFETY: checked non-null; valid for a write per the contract.
         unsafe { write_out(succeeded_out, ok) }
@@ -322,8 +330,8 @@ pub unsafe extern "C" fn bk_inflate_stream_feed(
         // SAFETY: per this function's contract.
         let input = unsafe { checked_slice(input, input_len) }?;
         // SAFETY: per this function's contract.
-        let out = unsafe { checked_slice_mut(out, out_len) }?;
-        let step = stream.inner.feed(input, out)?;
+        let out = unsafe { checked_out_bytes(out, out_len) }?;
+        let step = stream.inner.feed_uninit(input, out)?;
         // SAFETY: as above.
         unsafe {
             write_out(used_out, step.used)?;

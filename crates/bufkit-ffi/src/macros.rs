@@ -1,5 +1,6 @@
 //! The panic boundary and the pointer checks every export goes through.
 
+use std::mem::MaybeUninit;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use crate::status::bk_status;
@@ -50,11 +51,13 @@ pub(crate) unsafe fn checked_slice<'a>(ptr: *const u8, len: usize) -> Result<&'a
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// An output byte range from C, with the same rules as [`checked_slice`].
+/// An output byte range from C, with the same rules as [`checked_slice`]. The memory may be
+/// uninitialised (a `malloc`, a fresh Erlang binary, a JNI scratch buffer), so it is seen as
+/// `MaybeUninit<u8>` and only ever written through the `_uninit` entry points of the crates.
 ///
 /// # Safety
 /// If `ptr` is non-null it points to `len` writable bytes that nothing else accesses for `'a`.
-pub(crate) unsafe fn checked_slice_mut<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [u8], bk_status> {
+pub(crate) unsafe fn checked_out_bytes<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [MaybeUninit<u8>], bk_status> {
     if len > isize::MAX as usize {
         return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
     }
@@ -64,8 +67,9 @@ pub(crate) unsafe fn checked_slice_mut<'a>(ptr: *mut u8, len: usize) -> Result<&
     if ptr.is_null() {
         return Err(bk_status::BK_STATUS_NULL_POINTER);
     }
-    // SAFETY: non-null, len ≤ isize::MAX, writable and unaliased for len bytes per the caller's contract.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+    // SAFETY: non-null, len ≤ isize::MAX, writable and unaliased for len bytes per the caller's
+    // contract; MaybeUninit asks nothing of the bytes' contents.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<u8>>(), len) })
 }
 
 /// Writes `value` through an out-parameter that must not be null.

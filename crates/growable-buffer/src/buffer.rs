@@ -295,6 +295,15 @@ impl GrowableBuffer {
 
     /// Copies bytes starting at `offset` into `dst`; returns how many (fewer than `dst.len()` at the end).
     pub fn copy_to(&self, offset: usize, dst: &mut [u8]) -> Result<usize, Error> {
+        // SAFETY: initialised bytes are valid MaybeUninit<u8>s, and copy_to_uninit only writes
+        // initialised bytes into them, so `dst` stays initialised.
+        let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [std::mem::MaybeUninit<u8>]) };
+        self.copy_to_uninit(offset, dst)
+    }
+
+    /// Like [`copy_to`](Self::copy_to), into memory that may be uninitialised (a C caller's
+    /// `malloc`, a fresh Erlang binary): the first `n` bytes are initialised on return.
+    pub fn copy_to_uninit(&self, offset: usize, dst: &mut [std::mem::MaybeUninit<u8>]) -> Result<usize, Error> {
         let len = self.len();
         if offset > len {
             return Err(Error::OffsetOutOfRange { offset, len });
@@ -303,7 +312,7 @@ impl GrowableBuffer {
             Storage::Contiguous { .. } => {
                 let src = &self.contiguous()?[offset..];
                 let n = src.len().min(dst.len());
-                dst[..n].copy_from_slice(&src[..n]);
+                write_bytes(&mut dst[..n], &src[..n]);
                 n
             }
             Storage::Segmented(s) => s.copy_to(offset, dst),
@@ -317,8 +326,9 @@ impl GrowableBuffer {
         let len = segments.len();
         let mut raw = RawBytes::with_capacity(len)?;
         let copied = segments.copy_to(0, {
-            // SAFETY: the block holds `len` bytes; they are fully written by copy_to before being read.
-            unsafe { std::slice::from_raw_parts_mut(raw.as_mut_ptr(), len) }
+            // SAFETY: the block holds `len` bytes, uninitialised (hence MaybeUninit); copy_to writes
+            // them all before anything reads them.
+            unsafe { std::slice::from_raw_parts_mut(raw.as_mut_ptr().cast::<std::mem::MaybeUninit<u8>>(), len) }
         });
         debug_assert_eq!(copied, len);
         self.storage = Storage::Contiguous { raw, len };
@@ -373,4 +383,11 @@ impl GrowableBuffer {
         }
         Ok(written)
     }
+}
+
+/// Copies `src` into `dst` (of the same length), which may be uninitialised.
+pub(crate) fn write_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both are valid for src.len() bytes, and a shared and an exclusive borrow cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len()) };
 }

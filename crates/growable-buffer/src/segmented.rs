@@ -166,7 +166,7 @@ impl Segments {
     }
 
     /// Copies bytes from `offset` into `dst`, returning how many were copied.
-    pub(crate) fn copy_to(&self, offset: usize, dst: &mut [u8]) -> usize {
+    pub(crate) fn copy_to(&self, offset: usize, dst: &mut [std::mem::MaybeUninit<u8>]) -> usize {
         let mut chunk_index = offset / self.chunk_size;
         let mut within = offset % self.chunk_size;
         let mut copied = 0;
@@ -174,7 +174,7 @@ impl Segments {
             let Some(chunk) = self.segment(chunk_index) else { break };
             let src = &chunk[within..];
             let take = src.len().min(dst.len() - copied);
-            dst[copied..copied + take].copy_from_slice(&src[..take]);
+            crate::buffer::write_bytes(&mut dst[copied..copied + take], &src[..take]);
             copied += take;
             chunk_index += 1;
             within = 0;

@@ -2,6 +2,7 @@
 //! stream's offset to the end of the buffer (never copied) and an output of the known size. Its
 //! `_ex` entry points report exactly how many input bytes the stream occupied.
 
+use std::mem::MaybeUninit;
 use std::ptr::NonNull;
 
 use libdeflate_sys as ld;
@@ -77,8 +78,21 @@ impl Decoder {
     /// are never read as part of it. On error `out` is zeroed.
     #[inline]
     pub fn inflate_at(&mut self, input: &[u8], offset: usize, out: &mut [u8]) -> Result<usize, Error> {
+        self.inflate_at_uninit(input, offset, as_uninit(out))
+    }
+
+    /// Like [`inflate_at`](Self::inflate_at), into memory that may be uninitialised (a C caller's
+    /// `malloc`, a fresh Erlang binary): on return `out` is initialised, with the stream's bytes
+    /// or, on error, zeros.
+    #[inline]
+    pub fn inflate_at_uninit(
+        &mut self,
+        input: &[u8],
+        offset: usize,
+        out: &mut [MaybeUninit<u8>],
+    ) -> Result<usize, Error> {
         let Some(src) = input.get(offset..) else {
-            out.fill(0);
+            out.fill(MaybeUninit::new(0));
             return Err(Error::OutOfRange { offset, len: input.len() });
         };
         let (mut consumed, mut produced) = (0usize, 0usize);
@@ -87,7 +101,8 @@ impl Decoder {
             Format::Raw => ld::libdeflate_deflate_decompress_ex,
         };
         // SAFETY: src and out are valid for their lengths and do not overlap (one is shared, one
-        // exclusive); the decompressor is ours; the out-pointers are valid locals.
+        // exclusive; libdeflate only writes `out`); the decompressor is ours; the out-pointers are
+        // valid locals.
         let result = unsafe {
             entry(
                 self.raw.as_ptr(),
@@ -102,7 +117,8 @@ impl Decoder {
         if result == ld::libdeflate_result_LIBDEFLATE_SUCCESS && produced == out.len() {
             return Ok(consumed);
         }
-        Err(self.fail(input, offset, out, result, produced))
+        out.fill(MaybeUninit::new(0));
+        Err(self.fail(input, offset, out.len(), result, produced))
     }
 
     /// When the input after `offset` cannot inflate to `expected_len` bytes (see
@@ -133,12 +149,10 @@ impl Decoder {
         &self,
         input: &[u8],
         offset: usize,
-        out: &mut [u8],
+        expected: usize,
         result: ld::libdeflate_result,
         produced: usize,
     ) -> Error {
-        out.fill(0);
-        let expected = out.len();
         match result {
             ld::libdeflate_result_LIBDEFLATE_SUCCESS | ld::libdeflate_result_LIBDEFLATE_SHORT_OUTPUT => {
                 Error::SizeMismatch { offset, expected, actual: Some(produced) }
@@ -178,12 +192,24 @@ impl Decoder {
         input: &[u8],
         requests: impl IntoIterator<Item = Request>,
         out: &mut [u8],
+        each: impl FnMut(usize, Result<usize, Error>),
+    ) -> usize {
+        self.inflate_each_uninit(input, requests, as_uninit(out), each)
+    }
+
+    /// Like [`inflate_each`](Self::inflate_each), into memory that may be uninitialised: each
+    /// stream's share of `out` is initialised once its outcome is reported.
+    pub fn inflate_each_uninit(
+        &mut self,
+        input: &[u8],
+        requests: impl IntoIterator<Item = Request>,
+        out: &mut [MaybeUninit<u8>],
         mut each: impl FnMut(usize, Result<usize, Error>),
     ) -> usize {
         let (mut at, mut ok) = (0usize, 0usize);
         for (i, request) in requests.into_iter().enumerate() {
             let outcome = match at.checked_add(request.expected_len).filter(|&end| end <= out.len()) {
-                Some(end) => self.inflate_at(input, request.offset, &mut out[at..end]),
+                Some(end) => self.inflate_at_uninit(input, request.offset, &mut out[at..end]),
                 None => {
                     Err(Error::SizeMismatch { offset: request.offset, expected: request.expected_len, actual: None })
                 }
@@ -194,4 +220,11 @@ impl Decoder {
         }
         ok
     }
+}
+
+/// Initialised bytes seen as possibly-uninitialised ones, for the `_uninit` entry points.
+pub(crate) fn as_uninit(out: &mut [u8]) -> &mut [MaybeUninit<u8>] {
+    // SAFETY: same layout; every u8 is a valid MaybeUninit<u8>, and what the `_uninit` functions
+    // write through it is always initialised bytes, so `out` stays a valid [u8].
+    unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) }
 }

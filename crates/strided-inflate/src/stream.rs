@@ -3,6 +3,7 @@
 //! window and the caller's output), and the result is the same exact consumed count.
 
 use flate2::{Decompress, FlushDecompress, Status};
+use std::mem::MaybeUninit;
 
 use crate::{Error, Format};
 
@@ -52,14 +53,14 @@ impl StreamInflater {
     /// Decodes `input` into the unfilled part of `out`; once `out` is full, goes on into a
     /// one-byte spill, so a stream longer than `out` shows itself within this stride (the caller
     /// sees more output than expected) instead of stopping for want of room.
-    fn decode(&mut self, input: &[u8], out: &mut [u8]) -> Result<Status, Error> {
+    fn decode(&mut self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Status, Error> {
         let offset = self.origin;
         let start = self.d.total_in();
-        let mut spill = [0u8; 1];
+        let mut spill = [MaybeUninit::new(0u8); 1];
         loop {
             let (fed, produced) = ((self.d.total_in() - start) as usize, self.d.total_out() as usize);
-            let dst: &mut [u8] = if produced < out.len() { &mut out[produced..] } else { &mut spill };
-            let status = self.d.decompress(&input[fed..], dst, FlushDecompress::None).map_err(|e| {
+            let dst: &mut [MaybeUninit<u8>] = if produced < out.len() { &mut out[produced..] } else { &mut spill };
+            let status = self.d.decompress_uninit(&input[fed..], dst, FlushDecompress::None).map_err(|e| {
                 let reason = e.message().unwrap_or("invalid deflate data").to_string();
                 if reason.contains("data check") {
                     Error::Checksum { offset }
@@ -101,6 +102,12 @@ impl StreamInflater {
     /// when the stream ended inside it: a stream that outgrows `out` is
     /// [`Error::SizeMismatch`] as soon as the stride shows it, never a request for more input.
     pub fn feed(&mut self, input: &[u8], out: &mut [u8]) -> Result<Step, Error> {
+        self.feed_uninit(input, crate::decoder::as_uninit(out))
+    }
+
+    /// Like [`feed`](Self::feed), into memory that may be uninitialised: the bytes produced so
+    /// far are initialised (all of `out` once [`Step::finished`]); on error `out` is zeroed.
+    pub fn feed_uninit(&mut self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Step, Error> {
         let offset = self.origin;
         let in_before = self.d.total_in() as usize;
         if input.is_empty() {
@@ -112,18 +119,18 @@ impl StreamInflater {
         let status = match status {
             Ok(status) => status,
             Err(e) => {
-                out.fill(0);
+                out.fill(MaybeUninit::new(0));
                 return Err(e);
             }
         };
         if out_now > expected {
-            out.fill(0);
+            out.fill(MaybeUninit::new(0));
             return Err(Error::SizeMismatch { offset, expected, actual: None });
         }
         match status {
             Status::StreamEnd if out_now == expected => Ok(Step { used: in_now - in_before, finished: Some(in_now) }),
             Status::StreamEnd => {
-                out.fill(0);
+                out.fill(MaybeUninit::new(0));
                 Err(Error::SizeMismatch { offset, expected, actual: Some(out_now) })
             }
             _ => Ok(Step { used: in_now - in_before, finished: None }),
