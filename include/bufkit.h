@@ -978,6 +978,29 @@ bk_status bk_inflate_at(struct bk_inflater *inflater,
                         size_t *consumed_out);
 
 /*
+ The most bytes `compressed_len` bytes of deflate data can inflate to (deflate expands at most
+ about 1032:1, plus room for a tiny stream): the one bound every binding uses to refuse a claimed
+ size before allocating it. Never fails; saturates at `SIZE_MAX`.
+ */
+size_t bk_inflate_max_len(size_t compressed_len);
+
+/*
+ Checks, without inflating or allocating, whether the stream at `input[offset]` could inflate
+ to `expected_len` bytes: `BK_STATUS_OK` when the size is reachable (inflate to find out), else
+ the status `bk_inflate_at` would return for it (`BK_STATUS_TRUNCATED`, `BK_STATUS_CORRUPT`,
+ `BK_STATUS_SIZE_MISMATCH`, `BK_STATUS_OUT_OF_RANGE`...). For callers that allocate the output
+ themselves (a NIF's binary, a Java array) and must not allocate a size a few input bytes claim.
+
+ # Safety
+ `inflater` is live; `input` is readable for `input_len` bytes (NULL only with 0).
+ */
+bk_status bk_inflate_check_reachable(const struct bk_inflater *inflater,
+                                     const uint8_t *input,
+                                     size_t input_len,
+                                     size_t offset,
+                                     size_t expected_len);
+
+/*
  Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
  describes it (its first `expected_len` bytes are the data; release it with `bk_pool_release`);
  on failure nothing is lent, `*consumed_out` is 0 and the status is the one `bk_inflate_at`

@@ -170,6 +170,13 @@ static void test_pooled_and_plain_agree_on_a_truncated_prefix(void) {
   consumed = 99;
   CHECK_STATUS(bk_inflate_at_pooled(inf, pool, prefix, sizeof prefix, 9, 5, &lease, &consumed), BK_STATUS_OUT_OF_RANGE);
   CHECK(consumed == 0);
+  /* The check bindings run before allocating says what bk_inflate_at says, from the same bound. */
+  CHECK(bk_inflate_max_len(4) < sizeof out && bk_inflate_max_len(4) >= 4 * 1024);
+  CHECK(bk_inflate_max_len(SIZE_MAX) == SIZE_MAX);
+  CHECK_STATUS(bk_inflate_check_reachable(inf, prefix, sizeof prefix, 0, sizeof out), BK_STATUS_TRUNCATED);
+  CHECK_STATUS(bk_inflate_check_reachable(inf, prefix, sizeof prefix, 0, 1000), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_check_reachable(inf, prefix, sizeof prefix, 9, 5), BK_STATUS_OUT_OF_RANGE);
+  CHECK_STATUS(bk_inflate_check_reachable(NULL, prefix, sizeof prefix, 0, 5), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
   bk_inflater_free(inf);
 }

@@ -170,6 +170,13 @@ inflate_chained_streams_test() ->
     ?assertEqual(binary:copy(<<"world! ">>, 1000), Out),
     ?assertEqual(byte_size(B), CB).
 
+%% A size a truncated prefix cannot reach is refused before the NIF allocates it, with the status
+%% bk_inflate_at gives (it was size_mismatch from a bound of the NIF's own).
+inflate_refuses_an_unreachable_size_as_the_library_does_test() ->
+    Prefix = binary:part(zlib:compress(binary:copy(<<0>>, 100000)), 0, 4),
+    ?assertEqual({error, truncated}, bufkit:inflate_at(Prefix, 0, 100000)),
+    ?assertEqual({error, out_of_range}, bufkit:inflate_at(Prefix, 9, 5)).
+
 inflate_failures_have_their_reasons_test() ->
     S = zlib:compress(binary:copy(<<"abc">>, 1000)),
     N = byte_size(S),

@@ -479,9 +479,10 @@ static ERL_NIF_TERM inflate_one(ErlNifEnv *env, const ErlNifBinary *input, ErlNi
   bk_inflater *inf = inflater();
   bk_status status;
   if (!inf) return error_term(env, BK_STATUS_ALLOC_FAILED);
-  if (offset > input->size) return error_term(env, BK_STATUS_OUT_OF_RANGE);
-  /* deflate expands at most ~1032:1: refuse a size the input cannot reach before allocating it */
-  if (size > (ErlNifUInt64)(input->size - offset) * 1032 + 64) return error_term(env, BK_STATUS_SIZE_MISMATCH);
+  if (offset > input->size || size > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  /* refuse a size the input cannot reach before allocating it, as bk_inflate_at would */
+  status = bk_inflate_check_reachable(inf, input->data, input->size, (size_t)offset, (size_t)size);
+  if (status != BK_STATUS_OK) return error_term(env, status);
   if (!enif_alloc_binary((size_t)size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
   status = bk_inflate_at(inf, input->data, input->size, (size_t)offset, out.data, out.size, &consumed);
   if (status != BK_STATUS_OK) {

@@ -136,6 +136,39 @@ pub unsafe extern "C" fn bk_inflate_at(
     })
 }
 
+/// The most bytes `compressed_len` bytes of deflate data can inflate to (deflate expands at most
+/// about 1032:1, plus room for a tiny stream): the one bound every binding uses to refuse a claimed
+/// size before allocating it. Never fails; saturates at `SIZE_MAX`.
+#[unsafe(no_mangle)]
+pub extern "C" fn bk_inflate_max_len(compressed_len: usize) -> usize {
+    strided_inflate::max_inflated_len(compressed_len)
+}
+
+/// Checks, without inflating or allocating, whether the stream at `input[offset]` could inflate
+/// to `expected_len` bytes: `BK_STATUS_OK` when the size is reachable (inflate to find out), else
+/// the status `bk_inflate_at` would return for it (`BK_STATUS_TRUNCATED`, `BK_STATUS_CORRUPT`,
+/// `BK_STATUS_SIZE_MISMATCH`, `BK_STATUS_OUT_OF_RANGE`...). For callers that allocate the output
+/// themselves (a NIF's binary, a Java array) and must not allocate a size a few input bytes claim.
+///
+/// # Safety
+/// `inflater` is live; `input` is readable for `input_len` bytes (NULL only with 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_inflate_check_reachable(
+    inflater: *const bk_inflater,
+    input: *const u8,
+    input_len: usize,
+    offset: usize,
+    expected_len: usize,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let decoder = &unsafe { checked_ref(inflater) }?.decoder;
+        // SAFETY: per this function's contract.
+        let data = unsafe { checked_slice(input, input_len) }?;
+        decoder.refuse_unreachable(data, offset, expected_len).map_or(Ok(()), |refusal| Err(refusal.into()))
+    })
+}
+
 /// Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
 /// describes it (its first `expected_len` bytes are the data; release it with `bk_pool_release`);
 /// on failure nothing is lent, `*consumed_out` is 0 and the status is the one `bk_inflate_at`
