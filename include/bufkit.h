@@ -297,6 +297,7 @@ typedef struct bk_cancel bk_cancel;
  `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
  `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
  `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
+ `bk_extract_options_set_progress_interval`,
  `bk_extract_options_set_cancel`, `bk_extract_options_free`.
  */
 typedef struct bk_extract_options bk_extract_options;
@@ -861,6 +862,18 @@ bk_status bk_extract_options_set_incremental(struct bk_extract_options *options,
 bk_status bk_extract_options_set_progress(struct bk_extract_options *options,
                                           bk_progress_fn callback,
                                           void *user_data);
+
+/*
+ Calls the progress callback at most once every `interval_ms` milliseconds, plus always the last
+ report (every entry done), which is then the last call; calls then never overlap. 0 (the
+ default) reports every entry as it is done, from any worker thread, possibly at once. Bindings
+ that pay per report (a message to a BEAM process, a JVM upcall) set an interval.
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_progress_interval(struct bk_extract_options *options,
+                                                   uint32_t interval_ms);
 
 /*
  Sets the cancellation flag to watch (NULL for none).

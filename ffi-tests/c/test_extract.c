@@ -43,6 +43,43 @@ static void on_progress(void *user, uint64_t done, uint64_t total, uint64_t byte
   __atomic_add_fetch((unsigned long *)user, 1, __ATOMIC_RELAXED);
 }
 
+/* The last report seen, and how many came after a report of every entry done. */
+static uint64_t last_done, last_total;
+static unsigned long calls_after_last;
+static void on_progress_record(void *user, uint64_t done, uint64_t total, uint64_t bytes, uint64_t bytes_total) {
+  (void)bytes;
+  (void)bytes_total;
+  if (last_total && last_done == last_total) calls_after_last++;
+  last_done = done, last_total = total;
+  (*(unsigned long *)user)++; /* calls never overlap once an interval is set */
+}
+
+static size_t stored_zip(unsigned char *out, int count, size_t size);
+
+/* With an interval, progress is the first report, at most one per interval, and the last one,
+   which nothing follows. */
+static void test_progress_at_an_interval(void) {
+  enum { COUNT = 16 };
+  char archive[300], dest[300];
+  unsigned char *zip = malloc(COUNT * (1024 + 128) + 4096);
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  unsigned long calls = 0;
+  snprintf(archive, sizeof archive, "%s/sixteen.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/sixteen", workdir);
+  write_file(archive, zip, stored_zip(zip, COUNT, 1024));
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_threads(opts, 2), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_progress(opts, on_progress_record, &calls), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_progress_interval(opts, 3600 * 1000), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_progress_interval(NULL, 5), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == COUNT);
+  CHECK(calls >= 1 && calls <= 2 && last_done == COUNT && last_total == COUNT && calls_after_last == 0);
+  bk_extract_options_free(opts);
+  free(zip);
+}
+
 static void test_a_valid_archive_extracts(void) {
   char archive[300], dest[300], file[400];
   bk_extract_report report;
@@ -312,6 +349,7 @@ int main(void) {
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);
   RUN(test_null_arguments);
+  RUN(test_progress_at_an_interval); /* last: it adds to the work directory others count */
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
   if (system(cmd) != 0) return 1;

@@ -228,7 +228,8 @@ extract_valid_archive_with_progress_test() ->
     Zip = filename:join(Dir, "a.zip"),
     {ok, _} = zip:create(Zip, [{"assets/app.js", binary:copy(<<"var x = 1;\n">>, 500)}, {"readme.txt", <<"hi">>}]),
     Dest = filename:join(Dir, "out"),
-    {ok, #{files := 2, directories := 1, skipped := 0}} = bufkit:extract(Zip, Dest, #{threads => 2, progress => self()}),
+    {ok, #{files := 2, directories := 1, skipped := 0}} =
+        bufkit:extract(Zip, Dest, #{threads => 2, progress => self(), progress_interval_ms => 0}),
     {ok, <<"hi">>} = file:read_file(filename:join(Dest, "readme.txt")),
     Progress = receive_all([]),
     ?assertEqual(2, length(Progress)),
@@ -243,6 +244,22 @@ extract_valid_archive_with_progress_test() ->
     {ok, #{files := 2}} = bufkit:extract(Zip, Dest, #{mode => merge}),
     {ok, #{files := 2, reused := 0}} = bufkit:extract(Zip, Dest, #{mode => replace, incremental => true}),
     {ok, #{files := 2, reused := 2}} = bufkit:extract(Zip, Dest, #{mode => replace, incremental => true}),
+    os:cmd("rm -rf " ++ Dir).
+
+%% Progress is rate-limited by default (a message per entry flooded the mailbox): at most one per
+%% 50 ms, and always the last one, which nothing follows.
+extract_progress_is_rate_limited_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "many.zip"),
+    Files = [{"f" ++ integer_to_list(I) ++ ".txt", integer_to_binary(I)} || I <- lists:seq(1, 2000)],
+    {ok, _} = zip:create(Zip, Files),
+    {ok, #{files := 2000}} = bufkit:extract(Zip, filename:join(Dir, "out"), #{threads => 2, progress => self()}),
+    Progress = lists:reverse(receive_all([])),
+    ?assert(length(Progress) >= 1),
+    ?assert(length(Progress) < 200),
+    ?assertMatch({bufkit_extract_progress, 2000, 2000, _, _}, lists:last(Progress)),
+    ?assertEqual({error, {invalid_argument, <<>>}},
+                 bufkit:extract(Zip, filename:join(Dir, "out2"), #{progress => self(), progress_interval_ms => -1})),
     os:cmd("rm -rf " ++ Dir).
 
 receive_all(Acc) ->

@@ -691,8 +691,14 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     status = BK_STATUS_INVALID_ARGUMENT;
   }
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "progress"), &value)) {
+    unsigned interval_ms = 50; /* a message per entry floods the mailbox: 15,224 for a JDK src.zip */
+    ERL_NIF_TERM interval;
     if (!enif_get_local_pid(env, value, &target.pid)) goto done;
+    if (enif_get_map_value(env, argv[2], enif_make_atom(env, "progress_interval_ms"), &interval) &&
+        !enif_get_uint(env, interval, &interval_ms))
+      goto done;
     bk_extract_options_set_progress(opts, send_progress, &target);
+    bk_extract_options_set_progress_interval(opts, interval_ms);
   }
   if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK || (status = bk_extract_options_set_cancel(opts, cancel)) != BK_STATUS_OK)
     goto done;

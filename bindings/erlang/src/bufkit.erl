@@ -177,7 +177,9 @@ inflate_batch(_, _) ->
 %% refusing the archive; a link is never created), `quota' (bytes),
 %% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
 %% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
-%% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages).
+%% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages, at most
+%% one every `progress_interval_ms' milliseconds (default 50; 0 for one per entry) and always the
+%% last one, with EntriesDone = EntriesTotal, which no other follows).
 %% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'; a
 %% failed system call gives its POSIX reason and the path, as the `file' module does:
 %% `{error, {enoent, <<"/no/such.zip">>}}', `{error, {enospc, Path}}'; a refused destination
@@ -186,7 +188,8 @@ inflate_batch(_, _) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
            skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, incremental, progress],
+    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, incremental, progress,
+             progress_interval_ms],
     case maps:keys(maps:without(Known, Options)) of
         [] ->
             Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],

@@ -56,6 +56,7 @@ pub enum bk_extract_mode {
 /// `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
 /// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
 /// `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
+/// `bk_extract_options_set_progress_interval`,
 /// `bk_extract_options_set_cancel`, `bk_extract_options_free`.
 pub struct bk_extract_options {
     mode: Mode,
@@ -70,6 +71,7 @@ pub struct bk_extract_options {
     incremental: bool,
     progress: bk_progress_fn,
     user_data: *mut c_void,
+    progress_interval: std::time::Duration,
     cancel: *const bk_cancel,
 }
 
@@ -133,6 +135,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
             incremental: false,
             progress: None,
             user_data: std::ptr::null_mut(),
+            progress_interval: std::time::Duration::ZERO,
             cancel: std::ptr::null(),
         };
         // SAFETY: per this function's contract.
@@ -331,6 +334,25 @@ pub unsafe extern "C" fn bk_extract_options_set_progress(
         let options = unsafe { checked_mut(options) }?;
         options.progress = callback;
         options.user_data = user_data;
+        Ok(())
+    })
+}
+
+/// Calls the progress callback at most once every `interval_ms` milliseconds, plus always the last
+/// report (every entry done), which is then the last call; calls then never overlap. 0 (the
+/// default) reports every entry as it is done, from any worker thread, possibly at once. Bindings
+/// that pay per report (a message to a BEAM process, a JVM upcall) set an interval.
+///
+/// # Safety
+/// `options` is live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_progress_interval(
+    options: *mut bk_extract_options,
+    interval_ms: u32,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        unsafe { checked_mut(options) }?.progress_interval = std::time::Duration::from_millis(u64::from(interval_ms));
         Ok(())
     })
 }
@@ -542,10 +564,13 @@ unsafe fn run_extract(
     let opts = unsafe { options.as_ref() };
     let callback = opts.and_then(|o| o.progress);
     let user_data = opts.map_or(std::ptr::null_mut(), |o| o.user_data) as usize; // passed across threads as an address
+    let throttle = crate::progress::Throttle::new(opts.map_or(std::time::Duration::ZERO, |o| o.progress_interval));
     let progress = move |p: Progress| {
         if let Some(f) = callback {
-            // SAFETY: the caller promised the callback is safe to call from any thread with user_data.
-            unsafe { f(user_data as *mut c_void, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total) }
+            throttle.report(p, |p| {
+                // SAFETY: the caller promised the callback is safe to call from any thread with user_data.
+                unsafe { f(user_data as *mut c_void, p.entries_done, p.entries_total, p.bytes_done, p.bytes_total) }
+            });
         }
     };
     // SAFETY: NULL or a live bk_cancel per the options' contract.

@@ -36,6 +36,7 @@ mod extract;
 mod inflate;
 mod macros;
 mod pool;
+mod progress;
 mod status;
 mod version;
 
