@@ -13,13 +13,15 @@
 //! hands it the buffer. A slot whose generation has moved on fails that swap, so stale reads are
 //! harmless. Free slots form lock-free stacks whose heads carry an ABA tag, one per shard, each
 //! thread lending from and returning to its own shard (stealing from the others only when its own
-//! is empty), so threads that lend and release on their own touch no shared cache line. Slots live
+//! is empty), so threads that lend and release on their own touch no shared cache line; in front
+//! of them each thread keeps a few free slots of the table it used last, so a lend is a plain
+//! store and a release one compare-and-swap. Slots live
 //! in segments that double in size and are never freed before the table, so an index, once handed
 //! out, always names the same memory.
 
 use std::ptr::NonNull;
 
-use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering, thread_local};
 
 /// Slots in segment 0; segment `s` holds `FIRST_SEGMENT << s`.
 const FIRST_SEGMENT: usize = 64;
@@ -67,6 +69,14 @@ fn my_shard() -> usize {
 /// # Ok::<(), buffer_pool::Error>(())
 /// ```
 pub struct LeaseTable {
+    inner: std::sync::Arc<Inner>,
+}
+
+/// The table proper, shared with the per-thread caches (weakly: a thread's cache never keeps a
+/// freed table alive, and gives its slots back only if the table still exists).
+struct Inner {
+    /// Tells the tables apart in the per-thread caches.
+    id: u64,
     segments: [AtomicPtr<Slot>; SEGMENTS],
     /// Slots ever handed out; the next fresh index.
     used: AtomicUsize,
@@ -85,24 +95,61 @@ struct Slot {
     next_free: AtomicU32,
 }
 
+/// Free slots a thread keeps for the table it used last.
+const LOCAL_SLOTS: usize = 8;
+
+/// One thread's free slots of one table.
+struct LocalFree {
+    id: u64,
+    table: std::sync::Weak<Inner>,
+    slots: Vec<u32>,
+}
+
+impl LocalFree {
+    /// Gives the slots back to their table, if it still exists.
+    fn flush(&mut self) {
+        if let Some(table) = self.table.upgrade() {
+            for index in self.slots.drain(..) {
+                if let Some(slot) = table.slot(index) {
+                    table.push_free(my_shard(), index, slot);
+                }
+            }
+        }
+        self.slots.clear();
+    }
+}
+
+impl Drop for LocalFree {
+    /// At thread exit the slots go back to the table's shared lists.
+    fn drop(&mut self) {
+        self.flush();
+    }
+}
+
+#[cfg(not(loom))]
+thread_local! {
+    static LOCAL: std::cell::RefCell<LocalFree> =
+        const { std::cell::RefCell::new(LocalFree { id: 0, table: std::sync::Weak::new(), slots: Vec::new() }) };
+}
+
+#[cfg(loom)]
+thread_local! {
+    static LOCAL: std::cell::RefCell<LocalFree> =
+        std::cell::RefCell::new(LocalFree { id: 0, table: std::sync::Weak::new(), slots: Vec::new() });
+}
+
 impl LeaseTable {
     /// An empty table.
     pub fn new() -> LeaseTable {
-        LeaseTable {
-            segments: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
-            used: AtomicUsize::new(0),
-            free: std::array::from_fn(|_| FreeHead(AtomicU64::new(u64::from(NONE)))),
-            seed: AtomicU64::new(random_seed() | 1),
-        }
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        LeaseTable { inner: std::sync::Arc::new(Inner::new(id)) }
     }
 
     /// Leases out now: a count over the slots (lends and releases keep no shared counter, which
     /// two threads on two cores would pass back and forth on every call).
     pub fn outstanding(&self) -> usize {
-        (0..self.used.load(Ordering::Acquire).min(NONE as usize))
-            .filter_map(|index| self.slot(index as u32))
-            .filter(|slot| slot.state.load(Ordering::Acquire) & LIVE != 0)
-            .count()
+        self.inner.outstanding()
     }
 
     /// Records the buffer `data[..len)` as lent and returns its id.
@@ -110,8 +157,73 @@ impl LeaseTable {
     /// # Panics
     /// When 2^32 leases are out at once.
     pub fn lend(&self, data: NonNull<u8>, len: usize) -> u64 {
+        let cached = LOCAL
+            .try_with(|local| {
+                let mut local = local.try_borrow_mut().ok()?;
+                if local.id == self.inner.id { local.slots.pop() } else { None }
+            })
+            .ok()
+            .flatten();
+        self.inner.lend(cached, data, len)
+    }
+
+    /// The buffer lent as `id`, if `id` names a live lease of exactly `data[..len)`; the lease is
+    /// then over and the id never matches again. Anything else (released, forged, foreign, a
+    /// pointer or length that does not match) is `None` and changes nothing.
+    pub fn take_back(&self, id: u64, data: NonNull<u8>, len: usize) -> Option<(NonNull<u8>, usize)> {
+        let (index, slot) = self.inner.release(id, data, len)?;
+        let kept = LOCAL
+            .try_with(|local| {
+                let Ok(mut local) = local.try_borrow_mut() else { return false };
+                if local.id != self.inner.id {
+                    local.flush();
+                    local.id = self.inner.id;
+                    local.table = std::sync::Arc::downgrade(&self.inner);
+                }
+                if local.slots.len() < LOCAL_SLOTS {
+                    local.slots.push(index);
+                    true
+                } else {
+                    false
+                }
+            })
+            .unwrap_or(false);
+        if !kept {
+            self.inner.push_free(my_shard(), index, slot);
+        }
+        Some((data, len))
+    }
+
+    /// Every buffer still lent, as its address and length (for freeing them with the table).
+    pub fn drain(&mut self) -> Vec<(NonNull<u8>, usize)> {
+        self.inner.drain()
+    }
+}
+
+impl Inner {
+    fn new(id: u64) -> Inner {
+        Inner {
+            id,
+            segments: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
+            used: AtomicUsize::new(0),
+            free: std::array::from_fn(|_| FreeHead(AtomicU64::new(u64::from(NONE)))),
+            seed: AtomicU64::new(random_seed() | 1),
+        }
+    }
+
+    fn outstanding(&self) -> usize {
+        (0..self.used.load(Ordering::Acquire).min(NONE as usize))
+            .filter_map(|index| self.slot(index as u32))
+            .filter(|slot| slot.state.load(Ordering::Acquire) & LIVE != 0)
+            .count()
+    }
+
+    /// Lends `cached` (a free slot from this thread's cache) or a slot from the shared lists.
+    fn lend(&self, cached: Option<u32>, data: NonNull<u8>, len: usize) -> u64 {
         let shard = my_shard();
-        let index = (0..SHARDS).find_map(|k| self.pop_free((shard + k) % SHARDS)).unwrap_or_else(|| self.fresh_slot());
+        let index = cached
+            .or_else(|| (0..SHARDS).find_map(|k| self.pop_free((shard + k) % SHARDS)))
+            .unwrap_or_else(|| self.fresh_slot());
         let slot = self.slot(index).expect("a slot handed out exists");
         slot.data.store(data.as_ptr() as usize, Ordering::Relaxed);
         slot.len.store(len, Ordering::Relaxed);
@@ -121,10 +233,8 @@ impl LeaseTable {
         (generation << 32) | u64::from(index)
     }
 
-    /// The buffer lent as `id`, if `id` names a live lease of exactly `data[..len)`; the lease is
-    /// then over and the id never matches again. Anything else (released, forged, foreign, a
-    /// pointer or length that does not match) is `None` and changes nothing.
-    pub fn take_back(&self, id: u64, data: NonNull<u8>, len: usize) -> Option<(NonNull<u8>, usize)> {
+    /// Ends the live lease `id` of exactly `data[..len)`: its slot, now free, and its index.
+    fn release(&self, id: u64, data: NonNull<u8>, len: usize) -> Option<(u32, &Slot)> {
         let slot = self.slot(id as u32)?;
         let generation = id >> 32;
         let live = (generation << 32) | LIVE;
@@ -137,12 +247,10 @@ impl LeaseTable {
         // Only one release wins; a slot released and lent again meanwhile has a new generation.
         let next = (generation.wrapping_add(1) & u64::from(u32::MAX)) << 32;
         slot.state.compare_exchange(live, next, Ordering::AcqRel, Ordering::Relaxed).ok()?;
-        self.push_free(my_shard(), id as u32, slot);
-        Some((data, len))
+        Some((id as u32, slot))
     }
 
-    /// Every buffer still lent, as its address and length (for freeing them with the table).
-    pub fn drain(&mut self) -> Vec<(NonNull<u8>, usize)> {
+    fn drain(&self) -> Vec<(NonNull<u8>, usize)> {
         let mut out = Vec::new();
         for index in 0..self.used.load(Ordering::Acquire).min(u32::MAX as usize) {
             let Some(slot) = self.slot(index as u32) else { continue };
@@ -250,7 +358,7 @@ impl Default for LeaseTable {
     }
 }
 
-impl Drop for LeaseTable {
+impl Drop for Inner {
     fn drop(&mut self) {
         for (segment, pointer) in self.segments.iter_mut().enumerate() {
             let base = pointer.load(Ordering::Acquire);
@@ -330,6 +438,35 @@ mod tests {
     }
 
     #[test]
+    fn a_threads_cached_slots_go_back_when_it_exits_or_switches_tables() {
+        let table = LeaseTable::new();
+        let index = std::thread::scope(|s| {
+            s.spawn(|| {
+                let id = table.lend(fake(64), 1);
+                assert!(table.take_back(id, fake(64), 1).is_some()); // into this thread's cache
+                id as u32
+            })
+            .join()
+            .unwrap()
+        });
+        // The thread has exited: its slot is on the shared lists, not lost.
+        let id = table.lend(fake(128), 2);
+        assert_eq!(id as u32, index);
+        assert!(table.take_back(id, fake(128), 2).is_some());
+        // Switching to another table hands this thread's cached slot back to the first.
+        let other = LeaseTable::new();
+        let o = other.lend(fake(192), 3);
+        assert!(other.take_back(o, fake(192), 3).is_some());
+        assert!(table.inner.free.iter().any(|head| head.0.load(Ordering::Relaxed) as u32 == index));
+        // A freed table's cached slots are simply dropped.
+        drop(other);
+        let again = table.lend(fake(256), 4);
+        assert_eq!(again as u32, index);
+        assert!(table.take_back(again, fake(256), 4).is_some());
+        assert_eq!(table.inner.used.load(Ordering::Relaxed), 1, "one slot served every lease");
+    }
+
+    #[test]
     fn many_threads_lend_and_release_each_exactly_once() {
         let table = LeaseTable::new();
         let wins = AtomicUsize::new(0);
@@ -351,6 +488,6 @@ mod tests {
         });
         assert_eq!(wins.load(Ordering::Relaxed), 80_000);
         assert_eq!(table.outstanding(), 0);
-        assert!(table.used.load(Ordering::Relaxed) <= 8, "slots are reused, not leaked");
+        assert!(table.inner.used.load(Ordering::Relaxed) <= 8, "slots are reused, not leaked");
     }
 }
