@@ -429,7 +429,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
                                                              jlong cancel, jint mode, jboolean strict,
                                                              jboolean skip_symlinks, jint threads, jobjectArray only, jlong quota,
                                                              jdouble max_ratio, jboolean durable, jboolean incremental,
-                                                             jobject listener,
+                                                             jobject listener, jint progress_interval_ms,
                                                              jlongArray report_out, jobjectArray error_out) {
   char *archive_path = utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
   bk_extract_failure *failure = calloc(1, sizeof *failure); /* 5 KiB: off the JVM thread's stack */
@@ -463,6 +463,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
     if (!progress.on_progress || (*env)->GetJavaVM(env, &progress.vm) != JNI_OK) { status = BK_STATUS_INVALID_ARGUMENT; goto done; }
     progress.listener = (*env)->NewGlobalRef(env, listener);
     bk_extract_options_set_progress(opts, jni_on_progress, &progress);
+    bk_extract_options_set_progress_interval(opts, (uint32_t)progress_interval_ms);
   }
   status = bk_extract_detailed(archive_path, dest_path, opts, &report, failure);
   if (progress.listener) (*env)->DeleteGlobalRef(env, progress.listener);

@@ -72,6 +72,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
         tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
+        tests.add(new Object[] {"extract: progress at an interval", (Test) BufferTests::extractProgressAtAnInterval});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
 
         if (front.equals("panama")) {
@@ -557,6 +558,35 @@ public final class BufferTests {
         ExtractOptions inc = ExtractOptions.defaults().withMode(ExtractMode.REPLACE).withIncremental(true);
         check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 0, "first");
         check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 2, "second keeps both");
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** With an interval, progress is at most the first report and the last, which nothing follows; calls never overlap. */
+    static void extractProgressAtAnInterval() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-progress");
+        String[] names = new String[500];
+        byte[][] data = new byte[500][];
+        for (int i = 0; i < names.length; i++) {
+            names[i] = "f" + i + ".txt";
+            data[i] = Integer.toString(i).getBytes();
+        }
+        java.nio.file.Path archive = zip(dir, "many.zip", names, data);
+        java.util.List<long[]> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
+        java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicBoolean overlapped = new java.util.concurrent.atomic.AtomicBoolean();
+        ExtractReport r = bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withThreads(2).withProgressInterval(3_600_000)
+                .withProgress((d, t, b, bt) -> {
+                    if (inside.incrementAndGet() > 1) overlapped.set(true);
+                    seen.add(new long[] {d, t});
+                    inside.decrementAndGet();
+                }));
+        check(r.files() == 500, "report " + r);
+        check(!seen.isEmpty() && seen.size() <= 2, "progress calls " + seen.size());
+        check(Arrays.equals(seen.get(seen.size() - 1), new long[] {500, 500}), "the last call is the last report");
+        check(!overlapped.get(), "calls overlapped");
+        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withProgressInterval(-1));
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

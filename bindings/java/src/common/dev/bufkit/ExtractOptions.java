@@ -19,64 +19,73 @@ import java.util.Objects;
  * @param cancel a token whose {@link ExtractCancel#cancel()} stops the extraction; may be null
  * @param strict refuse archives with other data prepended (a self-extractor's stub, a jmod header)
  * @param skipSymlinks skip symlink entries instead of refusing the archive (a link is never created)
+ * @param progressIntervalMillis call {@code progress} at most once per this many milliseconds, plus
+ *     always the last report (every entry done), which is then the last call and calls never
+ *     overlap; 0 (the default) calls it for every entry, from any worker, possibly at once
  */
 public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, boolean incremental,
-        ProgressListener progress, ExtractMode mode, ExtractCancel cancel, boolean strict, boolean skipSymlinks) {
+        ProgressListener progress, ExtractMode mode, ExtractCancel cancel, boolean strict, boolean skipSymlinks,
+        int progressIntervalMillis) {
     /** Checks ranges. */
     public ExtractOptions {
         only = List.copyOf(Objects.requireNonNull(only, "only"));
         Objects.requireNonNull(mode, "mode");
-        if (threads < 0 || quota < 0 || !(maxRatio >= 0)) throw new IllegalArgumentException("negative option");
+        if (threads < 0 || quota < 0 || !(maxRatio >= 0) || progressIntervalMillis < 0) throw new IllegalArgumentException("negative option");
     }
 
     /** The defaults. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null, false, false);
+        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null, false, false, 0);
     }
 
     /** With worker threads. */
     public ExtractOptions withThreads(int n) {
-        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks);
+        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
     }
 
     /** With entry patterns. */
     public ExtractOptions withOnly(List<String> patterns) {
-        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks);
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
     }
 
     /** With a byte quota. */
     public ExtractOptions withQuota(long bytes) {
-        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks);
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
     }
 
     /** In incremental mode or not. */
     public ExtractOptions withIncremental(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel, strict, skipSymlinks);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
     }
 
     /** With a destination mode. */
     public ExtractOptions withMode(ExtractMode m) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel, strict, skipSymlinks);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel, strict, skipSymlinks, progressIntervalMillis);
     }
 
     /** With a cancel token (null for none). */
     public ExtractOptions withCancel(ExtractCancel token) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token, strict, skipSymlinks);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token, strict, skipSymlinks, progressIntervalMillis);
     }
 
     /** Refusing data prepended to the archive, or not. */
     public ExtractOptions withStrict(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, on, skipSymlinks);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, on, skipSymlinks, progressIntervalMillis);
     }
 
     /** Skipping symlink entries (instead of refusing the archive), or not. */
     public ExtractOptions withSkipSymlinks(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, on);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, on, progressIntervalMillis);
     }
 
     /** With a progress listener. */
     public ExtractOptions withProgress(ProgressListener listener) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel, strict, skipSymlinks);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
+    }
+
+    /** With progress at most once per {@code millis} milliseconds (and always the last report); 0 for every entry. */
+    public ExtractOptions withProgressInterval(int millis) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, millis);
     }
 
     /** Receives extraction progress. */

@@ -70,7 +70,7 @@ public final class JniBufkit implements Bufkit {
         try {
             status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(), o.strict(), o.skipSymlinks(),
                     o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.incremental(), o.progress(),
-                    report, error);
+                    o.progressIntervalMillis(), report, error);
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
         }

@@ -154,6 +154,7 @@ public final class PanamaBufkit implements Bufkit {
                 if (o.progress() != null) {
                     MemorySegment stub = BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena);
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS.invokeExact(opts, stub, MemorySegment.NULL));
+                    check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS_INTERVAL.invokeExact(opts, o.progressIntervalMillis()));
                 }
                 MemorySegment report = arena.allocate(Layouts.EXTRACT_REPORT);
                 MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
