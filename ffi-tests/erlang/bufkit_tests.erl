@@ -246,6 +246,60 @@ extract_valid_archive_with_progress_test() ->
     {ok, #{files := 2, reused := 2}} = bufkit:extract(Zip, Dest, #{mode => replace, incremental => true}),
     os:cmd("rm -rf " ++ Dir).
 
+%% A lease is read and written from Erlang: copies in and out, bounds checked, refused after release.
+lease_read_and_write_test() ->
+    {ok, P} = bufkit:pool_new(),
+    {ok, L} = bufkit:pool_acquire(P, 4096),
+    ok = bufkit:lease_write(L, 0, [<<"hello ">>, "world"]),
+    ok = bufkit:lease_write(L, 4090, <<"edge!!">>),
+    ?assertEqual({ok, <<"hello world">>}, bufkit:lease_read(L, 0, 11)),
+    ?assertEqual({ok, <<"edge!!">>}, bufkit:lease_read(L, 4090, 6)),
+    ?assertEqual({error, out_of_range}, bufkit:lease_write(L, 4091, <<"edge!!">>)),
+    ?assertEqual({error, out_of_range}, bufkit:lease_read(L, 4000, 97)),
+    ?assertEqual({error, out_of_range}, bufkit:lease_write(L, 1 bsl 62, <<"x">>)),
+    ok = bufkit:pool_release(P, L),
+    ?assertEqual({error, lease_invalid}, bufkit:lease_write(L, 0, <<"x">>)),
+    ?assertEqual({error, lease_invalid}, bufkit:lease_read(L, 0, 1)),
+    ?assertEqual({error, lease_invalid}, bufkit:lease_view(L)).
+
+%% A view is a binary over the lease's memory: no copy, no more writes, and the memory stays the
+%% pool's until the lease and the view are garbage, even after pool_release.
+lease_view_keeps_its_memory_until_garbage_test() ->
+    {ok, P} = bufkit:pool_new(#{thread_cache_buffers => 0}),
+    Parent = self(),
+    Holder = spawn(fun() ->
+                           {ok, L} = bufkit:pool_acquire(P, 4096),
+                           ok = bufkit:lease_write(L, 0, <<"immutable">>),
+                           {ok, View} = bufkit:lease_view(L),
+                           4096 = byte_size(View),
+                           Refused = bufkit:lease_write(L, 0, <<"changed">>),
+                           ok = bufkit:pool_release(P, L),
+                           Twice = bufkit:pool_release(P, L),
+                           Parent ! {ready, Refused, Twice},
+                           receive check -> Parent ! {checked, binary:copy(binary:part(View, 0, 9))} end,
+                           receive stop -> ok end
+                   end),
+    receive {ready, Refused, Twice} ->
+            ?assertEqual({error, viewed}, Refused),
+            ?assertEqual({error, lease_invalid}, Twice)
+    end,
+    {ok, #{outstanding_leases := 1}} = bufkit:pool_stats(P),
+    %% Another lease cannot be handed that memory while the view lives.
+    {ok, Other} = bufkit:pool_acquire(P, 4096),
+    ok = bufkit:lease_write(Other, 0, <<"scribble!">>),
+    ok = bufkit:pool_release(P, Other),
+    Holder ! check,
+    receive {checked, Seen} -> ?assertEqual(<<"immutable">>, Seen) end,
+    Ref = monitor(process, Holder),
+    Holder ! stop,
+    receive {'DOWN', Ref, process, Holder, _} -> ok end,
+    %% The holder, its lease and its view are garbage: the memory is the pool's again.
+    wait_until(fun() -> {ok, #{outstanding_leases := N}} = bufkit:pool_stats(P), N =:= 0 end).
+
+wait_until(F) -> wait_until(F, 100).
+wait_until(F, 0) -> ?assert(F());
+wait_until(F, N) -> case F() of true -> ok; false -> timer:sleep(10), wait_until(F, N - 1) end.
+
 %% Progress is rate-limited by default (a message per entry flooded the mailbox): at most one per
 %% 50 ms, and always the last one, which nothing follows.
 extract_progress_is_rate_limited_test() ->

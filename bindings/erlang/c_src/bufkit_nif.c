@@ -9,6 +9,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <string.h>
 #include <time.h>
 
@@ -83,7 +84,12 @@ static void buffer_dtor(ErlNifEnv *env, void *obj) {
 }
 
 /* ---- pools: a pool resource owns a bk_pool; each lease resource keeps its pool alive, so the
- * pool is freed only after every lease is gone (a lease dropped unreleased is released then). */
+ * pool is freed only after every lease is gone (a lease dropped unreleased is released then).
+ * A lease's memory is reached from Erlang by copy (lease_write, lease_read) or, once, as a binary
+ * over it (lease_view): binaries are immutable, so a viewed lease takes no more writes, and its
+ * memory goes back to the pool only when the lease and every view are garbage, whatever
+ * pool_release says meanwhile. A copy in progress holds `busy`; pool_release waits for it, so the
+ * memory is never returned under a copy from another process. */
 
 typedef struct {
   bk_pool *pool;
@@ -92,8 +98,16 @@ typedef struct {
 typedef struct {
   pool_res *owner; /* kept alive with enif_keep_resource */
   bk_lease lease;
-  int released; /* accessed atomically */
+  int released; /* pool_release was called (once); accessed atomically, as are the others */
+  int returned; /* bk_pool_release was called (once) */
+  int viewed;   /* a binary over the memory exists: no writes, return at garbage collection */
+  int busy;     /* copies in progress */
 } lease_res;
+
+/* Gives the memory back to the pool, once. */
+static void lease_return(lease_res *res) {
+  if (!__atomic_exchange_n(&res->returned, 1, __ATOMIC_SEQ_CST)) bk_pool_release(res->owner->pool, &res->lease);
+}
 
 static void pool_dtor(ErlNifEnv *env, void *obj) {
   pool_res *res = obj;
@@ -105,7 +119,7 @@ static void pool_dtor(ErlNifEnv *env, void *obj) {
 static void lease_dtor(ErlNifEnv *env, void *obj) {
   lease_res *res = obj;
   (void)env;
-  if (!__atomic_exchange_n(&res->released, 1, __ATOMIC_ACQ_REL)) bk_pool_release(res->owner->pool, &res->lease);
+  lease_return(res); /* nothing refers to it any more: no view, no copy */
   enif_release_resource(res->owner);
 }
 
@@ -398,7 +412,7 @@ static ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   enif_keep_resource(pool);
   res->owner = pool;
   res->lease = lease;
-  res->released = 0;
+  res->released = res->returned = res->viewed = res->busy = 0;
   return ok_resource(env, res);
 }
 
@@ -407,15 +421,78 @@ static ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
 static ERL_NIF_TERM pool_release_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   pool_res *pool;
   lease_res *res;
-  bk_status status;
   (void)argc;
   if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool) ||
       !enif_get_resource(env, argv[1], lease_type, (void **)&res))
     return enif_make_badarg(env);
   if (res->owner != pool) return error_term(env, BK_STATUS_WRONG_POOL);
-  if (__atomic_exchange_n(&res->released, 1, __ATOMIC_ACQ_REL)) return error_term(env, BK_STATUS_LEASE_INVALID);
-  status = bk_pool_release(pool->pool, &res->lease);
-  return ok_or_error(env, status);
+  if (__atomic_exchange_n(&res->released, 1, __ATOMIC_SEQ_CST)) return error_term(env, BK_STATUS_LEASE_INVALID);
+  if (__atomic_load_n(&res->viewed, __ATOMIC_SEQ_CST)) return atom_ok; /* returned when the views are garbage */
+  while (__atomic_load_n(&res->busy, __ATOMIC_SEQ_CST)) sched_yield(); /* a copy from another process */
+  lease_return(res);
+  return atom_ok;
+}
+
+/* Starts a copy: 0 if the lease was released (or, for writing, viewed). */
+static int lease_enter(lease_res *res, int writing) {
+  __atomic_add_fetch(&res->busy, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&res->released, __ATOMIC_SEQ_CST) || (writing && __atomic_load_n(&res->viewed, __ATOMIC_SEQ_CST))) {
+    __atomic_sub_fetch(&res->busy, 1, __ATOMIC_SEQ_CST);
+    return 0;
+  }
+  return 1;
+}
+
+static void lease_leave(lease_res *res) { __atomic_sub_fetch(&res->busy, 1, __ATOMIC_SEQ_CST); }
+
+/* lease_write(Lease, Offset, IoData): copies the bytes into the lease at Offset. */
+static ERL_NIF_TERM lease_write_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  lease_res *res;
+  ErlNifUInt64 offset;
+  ErlNifBinary data;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], lease_type, (void **)&res) || !enif_get_uint64(env, argv[1], &offset) ||
+      !enif_inspect_iolist_as_binary(env, argv[2], &data))
+    return enif_make_badarg(env);
+  if (offset > res->lease.len || data.size > res->lease.len - offset) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if (!lease_enter(res, 1))
+    return enif_make_tuple2(env, atom_error, enif_make_atom(env, __atomic_load_n(&res->released, __ATOMIC_SEQ_CST) ? "lease_invalid" : "viewed"));
+  memcpy(res->lease.data + offset, data.data, data.size);
+  lease_leave(res);
+  return atom_ok;
+}
+
+/* lease_read(Lease, Offset, Length): a copy of those bytes as a fresh binary. */
+static ERL_NIF_TERM lease_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  lease_res *res;
+  ErlNifUInt64 offset, length;
+  ERL_NIF_TERM bin;
+  unsigned char *out;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], lease_type, (void **)&res) || !enif_get_uint64(env, argv[1], &offset) ||
+      !enif_get_uint64(env, argv[2], &length))
+    return enif_make_badarg(env);
+  if (offset > res->lease.len || length > res->lease.len - offset) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if (!lease_enter(res, 0)) return error_term(env, BK_STATUS_LEASE_INVALID);
+  out = enif_make_new_binary(env, (size_t)length, &bin);
+  if (out) memcpy(out, res->lease.data + offset, (size_t)length);
+  lease_leave(res);
+  return out ? enif_make_tuple2(env, atom_ok, bin) : error_term(env, BK_STATUS_ALLOC_FAILED);
+}
+
+/* lease_view(Lease): the whole lease as a binary over its memory, no copy. From then on the lease
+ * takes no writes, and its memory goes back to the pool when the lease and the binary (and every
+ * sub-binary of it) are garbage. */
+static ERL_NIF_TERM lease_view_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  lease_res *res;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], lease_type, (void **)&res)) return enif_make_badarg(env);
+  __atomic_store_n(&res->viewed, 1, __ATOMIC_SEQ_CST);
+  if (__atomic_load_n(&res->released, __ATOMIC_SEQ_CST) || __atomic_load_n(&res->returned, __ATOMIC_SEQ_CST))
+    return error_term(env, BK_STATUS_LEASE_INVALID);
+  while (__atomic_load_n(&res->busy, __ATOMIC_SEQ_CST)) sched_yield(); /* a write finishing elsewhere */
+  /* The binary keeps the resource (and so the memory) alive. */
+  return enif_make_tuple2(env, atom_ok, enif_make_resource_binary(env, res, res->lease.data, res->lease.len));
 }
 
 static ERL_NIF_TERM lease_size_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -751,6 +828,9 @@ static ErlNifFunc nif_funcs[] = {
     {"pool_trim", 1, pool_trim_nif, 0},
     {"pool_stats", 1, pool_stats_nif, 0},
     {"lease_size", 1, lease_size_nif, 0},
+    {"lease_write", 3, lease_write_nif, 0},
+    {"lease_read", 3, lease_read_nif, 0},
+    {"lease_view", 1, lease_view_nif, 0},
     {"inflate_at", 3, inflate_at_nif, 0},
     {"inflate_batch", 2, inflate_batch_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},

@@ -18,7 +18,7 @@
 -export([version/0, abi_version/0,
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
-         pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
+         pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1, lease_write/3, lease_read/3, lease_view/1,
          inflate_at/3, inflate_batch/2, extract/3]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0]).
@@ -140,6 +140,25 @@ pool_stats(Pool) -> bufkit_nif:pool_stats(Pool).
 %% @doc Usable bytes of a lease (its size class).
 -spec lease_size(lease()) -> {ok, pos_integer()} | {error, reason()}.
 lease_size(Lease) -> bufkit_nif:lease_size(Lease).
+
+%% @doc Copies `Data' into the lease at byte `Offset' (`out_of_range' past its size,
+%% `lease_invalid' once released, `viewed' once `lease_view/1' has made a binary of it).
+-spec lease_write(lease(), non_neg_integer(), iodata()) -> ok | {error, out_of_range | lease_invalid | viewed}.
+lease_write(Lease, Offset, Data) when is_integer(Offset), Offset >= 0 -> bufkit_nif:lease_write(Lease, Offset, Data);
+lease_write(_, _, _) -> {error, invalid_argument}.
+
+%% @doc A copy of `Length' bytes of the lease from byte `Offset', as a fresh binary.
+-spec lease_read(lease(), non_neg_integer(), non_neg_integer()) -> {ok, binary()} | {error, reason()}.
+lease_read(Lease, Offset, Length) when is_integer(Offset), Offset >= 0, is_integer(Length), Length >= 0 ->
+    bufkit_nif:lease_read(Lease, Offset, Length);
+lease_read(_, _, _) -> {error, invalid_argument}.
+
+%% @doc The whole lease as a binary over its memory, without a copy. Binaries do not change, so
+%% the lease then takes no more writes, and its memory goes back to the pool only when the lease
+%% and every binary made from it are garbage (`pool_release/2' still returns `ok' meanwhile, and
+%% the lease counts as outstanding in `pool_stats/1' until then).
+-spec lease_view(lease()) -> {ok, binary()} | {error, reason()}.
+lease_view(Lease) -> bufkit_nif:lease_view(Lease).
 
 %% @doc Inflates the zlib stream that starts at byte `Offset' of `Binary' to exactly
 %% `ExpectedSize' bytes, and says how many input bytes it occupied (the next stream starts at

@@ -6,6 +6,7 @@
          buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1,
          buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
+         lease_write/3, lease_read/3, lease_view/1,
          inflate_at/3, inflate_batch/2, extract/3]).
 
 -on_load(init/0).
@@ -41,6 +42,9 @@ pool_release(_Pool, _Lease) -> ?NOT_LOADED.
 pool_trim(_Pool) -> ?NOT_LOADED.
 pool_stats(_Pool) -> ?NOT_LOADED.
 lease_size(_Lease) -> ?NOT_LOADED.
+lease_write(_Lease, _Offset, _Data) -> ?NOT_LOADED.
+lease_read(_Lease, _Offset, _Length) -> ?NOT_LOADED.
+lease_view(_Lease) -> ?NOT_LOADED.
 inflate_at(_Binary, _Offset, _Size) -> ?NOT_LOADED.
 inflate_batch(_Binary, _Requests) -> ?NOT_LOADED.
 extract(_Archive, _Dest, _Options) -> ?NOT_LOADED.
