@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -24,34 +25,48 @@ struct Summary {
     index_verified: Option<bool>,
 }
 
-pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool) -> Result<(), String> {
+pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool, threads: usize) -> Result<(), String> {
     let bytes = std::fs::read(pack_path).map_err(|e| format!("{}: {e}", pack_path.display()))?;
     let count = pack::pack_header(&bytes).map_err(|e| format!("{}: {e}", pack_path.display()))?;
-    let progress = if json { ProgressBar::hidden() } else { ProgressBar::new(u64::from(count)) };
-    progress.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} objects").expect("static template"));
-    let mut objects: Vec<Object> = Vec::with_capacity(count as usize);
-    let mut bytes_out = 0u64;
-    let start = Instant::now();
-    pack::walk(&bytes, true, |object, data| {
-        bytes_out += data.len() as u64;
-        objects.push(object.clone());
-        if objects.len().is_multiple_of(4096) {
-            progress.set_position(objects.len() as u64);
-        }
-    })
-    .map_err(|e| format!("{}: {e}", pack_path.display()))?;
-    let seconds = start.elapsed().as_secs_f64();
-    progress.finish_and_clear();
-    let index_verified = match idx_path {
+    let index = match idx_path {
         Some(path) => {
             let idx = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Index::parse(&idx)
-                .and_then(|index| index.verify(&bytes, &objects))
-                .map_err(|e| format!("{}: {e}", path.display()))?;
-            Some(true)
+            Some(Index::parse(&idx).map_err(|e| format!("{}: {e}", path.display()))?)
         }
         None => None,
     };
+    let progress = if json { ProgressBar::hidden() } else { ProgressBar::new(u64::from(count)) };
+    progress.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} objects").expect("static template"));
+    let bytes_out = AtomicU64::new(0);
+    let done = AtomicU64::new(0);
+    let start = Instant::now();
+    let count_one = |data: &[u8]| {
+        bytes_out.fetch_add(data.len() as u64, Ordering::Relaxed);
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(4096) {
+            progress.set_position(n);
+        }
+    };
+    let (objects, index_verified) = match &index {
+        // Every offset is known: the objects are spread over threads, each checked against the index.
+        Some(index) => {
+            let objects = pack::walk_indexed(&bytes, index, threads, |_, data| count_one(data))
+                .map_err(|e| format!("{}: {e}", pack_path.display()))?;
+            (objects, Some(true))
+        }
+        None => {
+            let mut objects: Vec<Object> = Vec::with_capacity(count as usize);
+            pack::walk(&bytes, true, |object, data| {
+                count_one(data);
+                objects.push(object.clone());
+            })
+            .map_err(|e| format!("{}: {e}", pack_path.display()))?;
+            (objects, None)
+        }
+    };
+    let seconds = start.elapsed().as_secs_f64();
+    let bytes_out = bytes_out.into_inner();
+    progress.finish_and_clear();
     let mut by_type = BTreeMap::new();
     for o in &objects {
         *by_type.entry(o.kind.name()).or_insert(0) += 1;

@@ -61,6 +61,10 @@ enum Command {
         /// Print machine-readable JSON instead of a table.
         #[arg(long)]
         json: bool,
+        /// With --idx: threads inflating objects (default: one per core). Without --idx the walk
+        /// is sequential (each object's end is only known once it is inflated), the SHA-1 beside it.
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
     },
     /// Runs one strategy of the pool story in this fresh process and prints its JSON measurement
     /// (the pool story starts one process per strategy so page faults and peak RSS are its own).
@@ -74,7 +78,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
         Command::Extract(args) => extract::run(args),
         Command::Cat { archive, names } => cat::run(&archive, names),
-        Command::InflatePack { pack, idx, json } => inflate_pack::run(&pack, idx.as_deref(), json),
+        Command::InflatePack { pack, idx, json, threads } => inflate_pack::run(&pack, idx.as_deref(), json, threads),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };
     match result {
