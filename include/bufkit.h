@@ -79,6 +79,10 @@ enum bk_status
    */
   BK_STATUS_IO_ERROR = 6,
   /*
+   No entry by that name (`bk_archive_find`).
+   */
+  BK_STATUS_NOT_FOUND = 7,
+  /*
    Rust panicked inside the call (a bug in bufkit); the panic was caught at the boundary.
    */
   BK_STATUS_PANIC = 99,
@@ -267,6 +271,40 @@ typedef uint32_t bk_extract_mode;
 #endif // __cplusplus
 
 /*
+ How `bk_archive_open` holds the archive's bytes.
+ */
+enum bk_archive_holding
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Read into memory at open (the default): the file may change or vanish afterwards without
+   effect; nothing can crash the host.
+   */
+  BK_ARCHIVE_READ = 0,
+  /*
+   Memory-mapped: stored entries are views of the mapping. The file must not be truncated or
+   rewritten while the archive is open (as for an installed APK), or reads may fault (SIGBUS).
+   */
+  BK_ARCHIVE_MAP = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_archive_holding bk_archive_holding;
+#else
+typedef uint32_t bk_archive_holding;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
+ name to entry. Thread-safe: any number of threads may find and read at once. Freed by
+ `bk_archive_free` (the caller owns it); names it hands out live until then.
+ */
+typedef struct bk_archive bk_archive;
+
+/*
  A growable byte buffer.
 
  Created by `bk_buffer_new`, freed by `bk_buffer_free` (the caller owns it). Not thread-safe: it
@@ -334,6 +372,42 @@ typedef struct bk_inflater bk_inflater;
  `bk_pool_get_class_stats`, `bk_pool_free`.
  */
 typedef struct bk_pool bk_pool;
+
+/*
+ Options for `bk_archive_open`. Fill with `bk_archive_options_default`; NULL means the defaults.
+ */
+typedef struct bk_archive_options {
+  /*
+   A `bk_archive_holding` value (default `BK_ARCHIVE_READ`).
+   */
+  uint32_t holding;
+} bk_archive_options;
+
+/*
+ One entry's metadata, filled by `bk_archive_entry_info`.
+ */
+typedef struct bk_archive_entry {
+  /*
+   Bytes once read (0 for a directory).
+   */
+  uint64_t size;
+  /*
+   Bytes in the archive.
+   */
+  uint64_t compressed_size;
+  /*
+   CRC-32 of the data, from the archive.
+   */
+  uint32_t crc32;
+  /*
+   Compression method: 0 stored, 8 deflate.
+   */
+  uint32_t method;
+  /*
+   Non-zero for a directory.
+   */
+  uint32_t is_directory;
+} bk_archive_entry;
 
 /*
  How to build a buffer. Fill it with `bk_buffer_config_default`, then change what you need.
@@ -615,6 +689,104 @@ typedef struct bk_pool_class_stats {
 #ifdef __cplusplus
 extern "C" {
 #endif // __cplusplus
+
+/*
+ Fills `*options_out` with the defaults.
+
+ # Safety
+ `options_out` is NULL (an error) or valid for one write.
+ */
+bk_status bk_archive_options_default(struct bk_archive_options *options_out);
+
+/*
+ Opens the archive at `path` (NUL-terminated UTF-8), validates all of it with the extraction's
+ strict parser, and stores the handle in `*archive_out` (NULL on failure). Errors are those of
+ `bk_extract` (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`, `BK_STATUS_IO_ERROR`...).
+
+ # Safety
+ `path` is NUL-terminated; `options` is NULL or readable; `archive_out` is valid for one write.
+ */
+bk_status bk_archive_open(const char *path,
+                          const struct bk_archive_options *options,
+                          struct bk_archive **archive_out);
+
+/*
+ Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.
+
+ # Safety
+ `archive` is NULL or came from `bk_archive_open` and is not used again.
+ */
+void bk_archive_free(struct bk_archive *archive);
+
+/*
+ Stores the number of entries (files and directories) in `*count_out`.
+
+ # Safety
+ `archive` is live; `count_out` is valid for one write.
+ */
+bk_status bk_archive_entry_count(const struct bk_archive *archive, size_t *count_out);
+
+/*
+ Finds the entry named `name[0..name_len)` (UTF-8, as extraction would write it: `/`-separated,
+ a directory without its trailing `/`) and stores its index in `*index_out`;
+ `BK_STATUS_NOT_FOUND` if there is none. O(1).
+
+ # Safety
+ `archive` is live; `name` is readable for `name_len` bytes; `index_out` is valid for one write.
+ */
+bk_status bk_archive_find(const struct bk_archive *archive,
+                          const char *name,
+                          size_t name_len,
+                          size_t *index_out);
+
+/*
+ Fills `*entry_out` with entry `index`'s metadata (`BK_STATUS_OUT_OF_RANGE` past the last).
+
+ # Safety
+ `archive` is live; `entry_out` is valid for one write.
+ */
+bk_status bk_archive_entry_info(const struct bk_archive *archive,
+                                size_t index,
+                                struct bk_archive_entry *entry_out);
+
+/*
+ Stores a pointer to entry `index`'s name (UTF-8, not NUL-terminated) and its length. The name
+ belongs to the archive and lives until `bk_archive_free`.
+
+ # Safety
+ `archive` is live; `name_out` and `name_len_out` are valid for one write each.
+ */
+bk_status bk_archive_entry_name(const struct bk_archive *archive,
+                                size_t index,
+                                const char **name_out,
+                                size_t *name_len_out);
+
+/*
+ Reads the whole of entry `index` into `out`, whose length `out_len` must be exactly the
+ entry's size (else `BK_STATUS_SIZE_MISMATCH`, nothing written). Inflates a deflated entry;
+ checks the CRC-32 the first time the entry is read (`BK_STATUS_CRC_MISMATCH`, and then `out` is
+ zeroed). `out` may be uninitialised memory. A directory is `BK_STATUS_INVALID_ARGUMENT`.
+
+ # Safety
+ `archive` is live; `out` is writable for `out_len` bytes (NULL only with 0).
+ */
+bk_status bk_archive_read(const struct bk_archive *archive,
+                          size_t index,
+                          uint8_t *out,
+                          size_t out_len);
+
+/*
+ For a stored entry, its bytes where they lie in the archive, no copy: `*data_out` and
+ `*len_out`, valid until `bk_archive_free` (the CRC-32 is checked on the first view). A
+ deflated entry or a directory is `BK_STATUS_INVALID_ARGUMENT`: read it with `bk_archive_read`.
+
+ # Safety
+ `archive` is live; `data_out` and `len_out` are valid for one write each.
+ */
+bk_status bk_archive_view(const struct bk_archive *archive,
+                          size_t index,
+                          const uint8_t **data_out,
+                          size_t *len_out);
 
 /*
  Fills `*config_out` with the defaults (geometric ×2, no practical limit, nothing preallocated).

@@ -37,6 +37,7 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_OUT_OF_RANGE: return enif_make_atom(env, "out_of_range");
     case BK_STATUS_ALLOC_FAILED: return enif_make_atom(env, "alloc_failed");
     case BK_STATUS_IO_ERROR: return enif_make_atom(env, "io_error");
+    case BK_STATUS_NOT_FOUND: return enif_make_atom(env, "not_found");
     case BK_STATUS_PANIC: return enif_make_atom(env, "panic");
     case BK_STATUS_CAPACITY_EXCEEDED: return enif_make_atom(env, "capacity_exceeded");
     case BK_STATUS_NOT_CONTIGUOUS: return enif_make_atom(env, "not_contiguous");

@@ -186,7 +186,7 @@ const SNAPSHOT_MAPPED_MIN: u64 = 64 << 10;
 /// truncated or inconsistent snapshot, which parsing or the CRCs refuse, never a signal. Most of
 /// what reading costs over mapping is faulting in fresh memory, so a large archive goes into an
 /// anonymous mapping advised for transparent huge pages and populated in one kernel pass.
-fn snapshot(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
+pub(crate) fn snapshot(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
     use std::io::Read;
     let fail = |e| Error::io("reading", path, e);
     let size = usize::try_from(len).map_err(|_| fail(std::io::ErrorKind::OutOfMemory.into()))?;
@@ -218,7 +218,7 @@ fn snapshot(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
 }
 
 /// An archive read into memory.
-enum Snapshot {
+pub(crate) enum Snapshot {
     Heap(Vec<u8>),
     Mapped(memmap2::MmapMut),
 }
@@ -517,23 +517,8 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
-        let src = &data[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize];
-        let bytes = match e.method {
-            Method::Stored => src.to_vec(),
-            Method::Deflate => {
-                let mut buf = vec![0u8; e.size as usize];
-                let consumed = decoder
-                    .inflate_at(src, 0, &mut buf)
-                    .map_err(|source| Error::Data { entry: e.path.clone(), source })?;
-                if consumed != src.len() {
-                    return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
-                }
-                buf
-            }
-        };
-        if crc32fast::hash(&bytes) != e.crc32 {
-            return Err(Error::Crc { entry: e.path.clone() });
-        }
+        let mut bytes = vec![0u8; e.size as usize];
+        crate::entry_data::read_entry(data, e, &mut decoder, &mut bytes, true)?;
         if let Some(progress) = options.progress {
             progress(Progress {
                 entries_done: done as u64 + 1,

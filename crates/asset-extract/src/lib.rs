@@ -34,10 +34,12 @@ mod archive;
 mod at;
 mod behind;
 mod destination;
+mod entry_data;
 mod error;
 mod extract;
 #[doc(hidden)]
 pub mod fuzzing;
+mod in_place;
 mod manifest;
 mod merge;
 mod names;
@@ -50,6 +52,7 @@ pub use archive::{Entry, Layout, Method, read_archive, read_entries};
 pub use destination::Mode;
 pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
+pub use in_place::{AssetArchive, Holding};
 pub use names::Kind;
 
 /// The README's example, compiled and run as a doctest.

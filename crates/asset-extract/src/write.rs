@@ -62,16 +62,7 @@ pub(crate) fn write_file<'a, 'pool>(
                 .acquire(size.max(1))
                 .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
             let out = &mut lease[..size];
-            let consumed = inflaters
-                .whole
-                .inflate_at(src, 0, out)
-                .map_err(|source| Error::Data { entry: e.path.clone(), source })?;
-            if consumed != src.len() {
-                return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
-            }
-            if crc32fast::hash(out) != e.crc32 {
-                return Err(Error::Crc { entry: e.path.clone() });
-            }
+            crate::entry_data::read_entry(data, e, &mut inflaters.whole, out, true)?;
             write(&mut file, out)?;
         }
         Method::Deflate => {

@@ -415,7 +415,7 @@ pub unsafe extern "C" fn bk_cancel_free(cancel: *mut bk_cancel) {
     })
 }
 
-fn status_of(e: &Error) -> bk_status {
+pub(crate) fn status_of(e: &Error) -> bk_status {
     match e {
         Error::Malformed { .. } => bk_status::BK_STATUS_ARCHIVE_MALFORMED,
         Error::UnsafeName { .. } => bk_status::BK_STATUS_UNSAFE_NAME,

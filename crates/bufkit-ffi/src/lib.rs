@@ -31,6 +31,7 @@
 #![deny(missing_docs)]
 #![allow(non_camel_case_types)]
 
+mod archive;
 mod buffer;
 mod extract;
 mod inflate;

@@ -25,6 +25,8 @@ pub enum bk_status {
     BK_STATUS_ALLOC_FAILED = 5,
     /// A system call on a caller's file descriptor failed.
     BK_STATUS_IO_ERROR = 6,
+    /// No entry by that name (`bk_archive_find`).
+    BK_STATUS_NOT_FOUND = 7,
     /// Rust panicked inside the call (a bug in bufkit); the panic was caught at the boundary.
     BK_STATUS_PANIC = 99,
     /// The operation would take the buffer past its `max_capacity`; nothing was changed.
@@ -78,6 +80,7 @@ impl bk_status {
             (BK_STATUS_OUT_OF_RANGE, b"an offset or index is past the end of the data\0"),
             (BK_STATUS_ALLOC_FAILED, b"memory allocation failed; nothing was changed\0"),
             (BK_STATUS_IO_ERROR, b"a system call on the file descriptor failed\0"),
+            (BK_STATUS_NOT_FOUND, b"no entry by that name\0"),
             (BK_STATUS_PANIC, b"internal error: Rust panicked inside bufkit (caught at the C boundary)\0"),
             (BK_STATUS_CAPACITY_EXCEEDED, b"the buffer's capacity limit would be exceeded; nothing was changed\0"),
             (BK_STATUS_NOT_CONTIGUOUS, b"the buffer is segmented: flatten it or read its segments\0"),

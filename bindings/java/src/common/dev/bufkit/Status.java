@@ -16,6 +16,8 @@ public enum Status {
     ALLOC_FAILED(5),
     /** A system call on a file descriptor failed. */
     IO_ERROR(6),
+    /** No entry by that name. */
+    NOT_FOUND(7),
     /** Rust panicked inside bufkit; caught at the C boundary. */
     PANIC(99),
     /** The buffer's capacity limit would be exceeded; nothing was changed. */

@@ -84,9 +84,18 @@ public final class Layouts {
             JAVA_LONG.withName("returns"), JAVA_LONG.withName("drops_over_cap"), JAVA_LONG.withName("idle_shared"))
             .withName("bk_pool_class_stats");
 
+    /** bk_archive_options (the archive calls are not in the Java fronts yet; the layout is here for them). */
+    public static final StructLayout ARCHIVE_OPTIONS = MemoryLayout.structLayout(JAVA_INT.withName("holding")).withName("bk_archive_options");
+
+    /** bk_archive_entry. */
+    public static final StructLayout ARCHIVE_ENTRY = MemoryLayout.structLayout(
+            JAVA_LONG.withName("size"), JAVA_LONG.withName("compressed_size"), JAVA_INT.withName("crc32"),
+            JAVA_INT.withName("method"), JAVA_INT.withName("is_directory"), MemoryLayout.paddingLayout(4))
+            .withName("bk_archive_entry");
+
     /** All of them, for the conformance check. */
     public static final List<StructLayout> ALL = List.of(BUFFER_CONFIG, BUFFER_STATS, EXTRACT_REPORT, EXTRACT_FAILURE, LEASE,
-            INFLATE_REQUEST, INFLATE_RESULT, POOL_CONFIG, POOL_STATS, POOL_CLASS_STATS);
+            INFLATE_REQUEST, INFLATE_RESULT, POOL_CONFIG, POOL_STATS, POOL_CLASS_STATS, ARCHIVE_OPTIONS, ARCHIVE_ENTRY);
 
     /** The byte offset of {@code field} in {@code layout}. */
     static long offset(StructLayout layout, String field) {

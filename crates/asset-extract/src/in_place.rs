@@ -1,0 +1,286 @@
+//! Assets read in place: an archive opened once, validated once with the extraction's strict
+//! parser, then any entry read by name without extracting anything.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fs::File;
+use std::mem::MaybeUninit;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use strided_inflate::{Decoder, Format};
+
+use crate::Error;
+use crate::archive::{Entry, Method, read_archive};
+use crate::entry_data::{read_entry_uninit, stored_span};
+use crate::extract::{Snapshot, snapshot};
+use crate::names::Kind;
+
+/// How an [`AssetArchive`] holds the archive's bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Holding {
+    /// Read into memory at open (the default): the file may change or vanish afterwards without
+    /// effect, and nothing can crash the host.
+    #[default]
+    Read,
+    /// Memory-mapped: nothing is read at open beyond what validation touches, and stored entries
+    /// are views of the mapping. The contract: the file must not be truncated or rewritten while
+    /// the archive is open (as for an installed APK); if it is, reading may fault (SIGBUS).
+    Map,
+}
+
+/// An archive opened for reading its entries in place. `Send + Sync`: any number of threads read
+/// at once. Entries are looked up by the name extraction would write them under (`/`-separated,
+/// directories without their trailing `/`).
+///
+/// Each entry's CRC-32 is checked the first time it is read whole (later reads of the same entry
+/// skip it); a read that fails its CRC leaves the output zeroed and returns [`Error::Crc`].
+///
+/// ```no_run
+/// use asset_extract::{AssetArchive, Holding};
+///
+/// let apk = AssetArchive::open("app.apk".as_ref(), Holding::Read)?; // validated once, here
+/// for index in apk.list("assets/") {
+///     let js = apk.read(index)?; // inflated, CRC-checked the first time
+///     println!("{}: {} bytes", apk.entries()[index].path, js.len());
+/// }
+/// if let Some(index) = apk.find("resources.arsc") {
+///     let table = apk.view(index)?; // a stored entry: its bytes in place, no copy
+///     println!("{:?} bytes", table.map(<[u8]>::len));
+/// }
+/// # Ok::<(), asset_extract::Error>(())
+/// ```
+pub struct AssetArchive {
+    data: Bytes,
+    entries: Vec<Entry>,
+    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
+    crc_checked: Vec<AtomicBool>,
+}
+
+enum Bytes {
+    Owned(Vec<u8>),
+    Snapshot(Snapshot),
+    Mapped(memmap2::Mmap),
+}
+
+impl std::ops::Deref for Bytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            Bytes::Owned(v) => v,
+            Bytes::Snapshot(s) => s,
+            Bytes::Mapped(m) => m,
+        }
+    }
+}
+
+std::thread_local! {
+    /// Each thread's raw-deflate decoder: a read allocates nothing.
+    static DECODER: RefCell<Option<Decoder>> = const { RefCell::new(None) };
+}
+
+impl AssetArchive {
+    /// Opens and validates the archive at `path`, held as `holding` says.
+    pub fn open(path: &Path, holding: Holding) -> Result<AssetArchive, Error> {
+        let file = File::open(path).map_err(|e| Error::io("opening", path, e))?;
+        let meta = file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
+        if meta.is_dir() {
+            return Err(Error::io("reading the archive", path, std::io::ErrorKind::IsADirectory.into()));
+        }
+        let data = match holding {
+            Holding::Read => Bytes::Snapshot(snapshot(file, meta.len(), path)?),
+            Holding::Map => {
+                // SAFETY: read-only and private; the caller chose mapping and its contract
+                // (documented on Holding::Map): the file is not truncated or rewritten while the
+                // archive is open.
+                let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", path, e))?;
+                Bytes::Mapped(map)
+            }
+        };
+        AssetArchive::validated(data)
+    }
+
+    /// Validates an archive the caller hands over in memory.
+    pub fn from_bytes(data: Vec<u8>) -> Result<AssetArchive, Error> {
+        AssetArchive::validated(Bytes::Owned(data))
+    }
+
+    fn validated(data: Bytes) -> Result<AssetArchive, Error> {
+        let layout = read_archive(&data)?;
+        let mut by_name =
+            HashMap::with_capacity_and_hasher(layout.entries.len(), foldhash::fast::RandomState::default());
+        for (i, e) in layout.entries.iter().enumerate() {
+            if by_name.insert(e.path.clone(), i).is_some() {
+                return Err(Error::UnsafeName { entry: e.path.clone(), reason: "a second entry with this name" });
+            }
+        }
+        let crc_checked = layout.entries.iter().map(|_| AtomicBool::new(false)).collect();
+        Ok(AssetArchive { data, entries: layout.entries, by_name, crc_checked })
+    }
+
+    /// Number of entries (files and directories), in archive order.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether the archive has no entries.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// The entry at `index` (archive order).
+    pub fn entry(&self, index: usize) -> Option<&Entry> {
+        self.entries.get(index)
+    }
+
+    /// Every entry, in archive order.
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// The index of the entry named `name`, in O(1).
+    pub fn find(&self, name: &str) -> Option<usize> {
+        self.by_name.get(name).copied()
+    }
+
+    /// The indexes of the entries whose names start with `prefix`, in archive order.
+    pub fn list(&self, prefix: &str) -> Vec<usize> {
+        (0..self.entries.len()).filter(|&i| self.entries[i].path.starts_with(prefix)).collect()
+    }
+
+    /// Reads the whole entry at `index` into `out`, which must hold exactly its size
+    /// ([`Entry::size`]); a directory has none. On error `out` is zeroed.
+    pub fn read_into(&self, index: usize, out: &mut [u8]) -> Result<(), Error> {
+        // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_into_uninit writes only initialised bytes.
+        let uninit = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+        self.read_into_uninit(index, uninit).map(|_| ())
+    }
+
+    /// Like [`read_into`](Self::read_into), into memory that may be uninitialised (a C caller's
+    /// `malloc`): returns it initialised. A buffer of the wrong size is refused untouched.
+    pub fn read_into_uninit<'o>(&self, index: usize, out: &'o mut [MaybeUninit<u8>]) -> Result<&'o mut [u8], Error> {
+        let e = self.file_entry(index)?;
+        if out.len() as u64 != e.size {
+            return Err(Error::malformed_entry(
+                format!("a buffer of {} bytes for {} bytes", out.len(), e.size),
+                &e.path,
+            ));
+        }
+        let check = !self.crc_checked[index].load(Ordering::Acquire);
+        let out = DECODER.with(|slot| {
+            let mut slot = slot.borrow_mut();
+            let decoder = match slot.as_mut() {
+                Some(d) => d,
+                None => slot
+                    .insert(Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?),
+            };
+            read_entry_uninit(&self.data, e, decoder, out, check)
+        })?;
+        if check {
+            self.crc_checked[index].store(true, Ordering::Release);
+        }
+        Ok(out)
+    }
+
+    /// The whole entry at `index` in a new vector.
+    pub fn read(&self, index: usize) -> Result<Vec<u8>, Error> {
+        let e = self.file_entry(index)?;
+        let size =
+            usize::try_from(e.size).map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
+        let mut out = Vec::new();
+        out.try_reserve_exact(size)
+            .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+        out.resize(size, 0);
+        self.read_into(index, &mut out)?;
+        Ok(out)
+    }
+
+    /// A stored entry's bytes where they lie in the archive, no copy (`None` for a deflated
+    /// entry: read it instead). Its CRC-32 is checked on the first view.
+    pub fn view(&self, index: usize) -> Result<Option<&[u8]>, Error> {
+        let e = self.file_entry(index)?;
+        if e.method != Method::Stored {
+            return Ok(None);
+        }
+        let bytes = stored_span(&self.data, e);
+        if !self.crc_checked[index].load(Ordering::Acquire) {
+            if crc32fast::hash(bytes) != e.crc32 {
+                return Err(Error::Crc { entry: e.path.clone() });
+            }
+            self.crc_checked[index].store(true, Ordering::Release);
+        }
+        Ok(Some(bytes))
+    }
+
+    fn file_entry(&self, index: usize) -> Result<&Entry, Error> {
+        let e = self
+            .entries
+            .get(index)
+            .ok_or_else(|| Error::malformed(format!("no entry {index}: the archive has {}", self.entries.len())))?;
+        if e.kind != Kind::File {
+            return Err(Error::malformed_entry("a directory has no data", &e.path));
+        }
+        Ok(e)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored_zip(files: &[(&str, &[u8])]) -> Vec<u8> {
+        let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
+        crate::fuzzing::stored_zip(&files)
+    }
+
+    #[test]
+    fn entries_are_found_listed_read_and_viewed() {
+        let archive =
+            AssetArchive::from_bytes(stored_zip(&[("assets/a.js", b"aaa"), ("assets/b.js", b"bb"), ("readme", b"r")]))
+                .unwrap();
+        assert_eq!(archive.len(), 3);
+        assert_eq!(archive.list("assets/"), [0, 1]);
+        let b = archive.find("assets/b.js").unwrap();
+        assert_eq!(archive.read(b).unwrap(), b"bb");
+        assert_eq!(archive.view(b).unwrap(), Some(&b"bb"[..]));
+        let mut wrong = [0u8; 3];
+        assert!(archive.read_into(b, &mut wrong).is_err(), "a buffer of the wrong size");
+        assert_eq!(archive.find("assets/c.js"), None);
+        assert!(archive.read(99).is_err());
+    }
+
+    #[test]
+    fn a_bad_crc_is_found_on_the_first_read_and_zeroes_the_output() {
+        let mut zip = stored_zip(&[("x", b"hello")]);
+        let at = zip.windows(5).position(|w| w == b"hello").unwrap();
+        zip[at] = b'j';
+        let archive = AssetArchive::from_bytes(zip).unwrap();
+        let mut out = [1u8; 5];
+        assert!(matches!(archive.read_into(0, &mut out), Err(Error::Crc { .. })));
+        assert_eq!(out, [0; 5]);
+        assert!(matches!(archive.view(0), Err(Error::Crc { .. })));
+    }
+
+    #[test]
+    fn hostile_archives_are_refused_at_open() {
+        assert!(AssetArchive::from_bytes(b"not a zip".to_vec()).is_err());
+        assert!(AssetArchive::from_bytes(stored_zip(&[("../escape", b"x")])).is_err());
+    }
+
+    #[test]
+    fn the_archive_is_shared_by_threads() {
+        fn assert_send_sync<T: Send + Sync>() {}
+        assert_send_sync::<AssetArchive>();
+        let archive = AssetArchive::from_bytes(stored_zip(&[("a", b"1"), ("b", b"22")])).unwrap();
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..1000 {
+                        assert_eq!(archive.read(archive.find("b").unwrap()).unwrap(), b"22");
+                    }
+                });
+            }
+        });
+    }
+}

@@ -1,0 +1,272 @@
+//! `bk_archive`: an archive opened once and validated once, its entries read in place by name.
+
+use std::ffi::{CStr, c_char};
+use std::path::Path;
+
+use asset_extract::{AssetArchive, Holding, Kind, Method};
+
+use crate::extract::status_of;
+use crate::macros::{boundary, boundary_or, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::status::bk_status;
+
+/// An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
+/// name to entry. Thread-safe: any number of threads may find and read at once. Freed by
+/// `bk_archive_free` (the caller owns it); names it hands out live until then.
+pub struct bk_archive {
+    inner: AssetArchive,
+}
+
+/// How `bk_archive_open` holds the archive's bytes.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum bk_archive_holding {
+    /// Read into memory at open (the default): the file may change or vanish afterwards without
+    /// effect; nothing can crash the host.
+    BK_ARCHIVE_READ = 0,
+    /// Memory-mapped: stored entries are views of the mapping. The file must not be truncated or
+    /// rewritten while the archive is open (as for an installed APK), or reads may fault (SIGBUS).
+    BK_ARCHIVE_MAP = 1,
+}
+
+/// Options for `bk_archive_open`. Fill with `bk_archive_options_default`; NULL means the defaults.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct bk_archive_options {
+    /// A `bk_archive_holding` value (default `BK_ARCHIVE_READ`).
+    pub holding: u32,
+}
+
+/// One entry's metadata, filled by `bk_archive_entry_info`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct bk_archive_entry {
+    /// Bytes once read (0 for a directory).
+    pub size: u64,
+    /// Bytes in the archive.
+    pub compressed_size: u64,
+    /// CRC-32 of the data, from the archive.
+    pub crc32: u32,
+    /// Compression method: 0 stored, 8 deflate.
+    pub method: u32,
+    /// Non-zero for a directory.
+    pub is_directory: u32,
+}
+
+/// Fills `*options_out` with the defaults.
+///
+/// # Safety
+/// `options_out` is NULL (an error) or valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive_options) -> bk_status {
+    // SAFETY: NULL-checked by write_out; otherwise writable per the contract.
+    boundary(|| unsafe {
+        write_out(options_out, bk_archive_options { holding: bk_archive_holding::BK_ARCHIVE_READ as u32 })
+    })
+}
+
+/// Opens the archive at `path` (NUL-terminated UTF-8), validates all of it with the extraction's
+/// strict parser, and stores the handle in `*archive_out` (NULL on failure). Errors are those of
+/// `bk_extract` (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`, `BK_STATUS_IO_ERROR`...).
+///
+/// # Safety
+/// `path` is NUL-terminated; `options` is NULL or readable; `archive_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_open(
+    path: *const c_char,
+    options: *const bk_archive_options,
+    archive_out: *mut *mut bk_archive,
+) -> bk_status {
+    boundary(|| {
+        if archive_out.is_null() || path.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { archive_out.write(std::ptr::null_mut()) };
+        // SAFETY: non-null and NUL-terminated per the contract.
+        let path = unsafe { CStr::from_ptr(path) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+        // SAFETY: NULL or readable per the contract.
+        let holding =
+            match unsafe { options.as_ref() }.map_or(bk_archive_holding::BK_ARCHIVE_READ as u32, |o| o.holding) {
+                h if h == bk_archive_holding::BK_ARCHIVE_READ as u32 => Holding::Read,
+                h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
+                _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+            };
+        let inner = AssetArchive::open(Path::new(path), holding).map_err(|e| status_of(&e))?;
+        // SAFETY: as above.
+        unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner }))) }
+    })
+}
+
+/// Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.
+///
+/// # Safety
+/// `archive` is NULL or came from `bk_archive_open` and is not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_free(archive: *mut bk_archive) {
+    boundary_or((), || {
+        if !archive.is_null() {
+            // SAFETY: from Box::into_raw in bk_archive_open; freed once per the contract.
+            drop(unsafe { Box::from_raw(archive) });
+        }
+    })
+}
+
+/// Stores the number of entries (files and directories) in `*count_out`.
+///
+/// # Safety
+/// `archive` is live; `count_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_entry_count(archive: *const bk_archive, count_out: *mut usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        // SAFETY: per this function's contract.
+        unsafe { write_out(count_out, archive.inner.len()) }
+    })
+}
+
+/// Finds the entry named `name[0..name_len)` (UTF-8, as extraction would write it: `/`-separated,
+/// a directory without its trailing `/`) and stores its index in `*index_out`;
+/// `BK_STATUS_NOT_FOUND` if there is none. O(1).
+///
+/// # Safety
+/// `archive` is live; `name` is readable for `name_len` bytes; `index_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_find(
+    archive: *const bk_archive,
+    name: *const c_char,
+    name_len: usize,
+    index_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if index_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        // SAFETY: per this function's contract.
+        let name = unsafe { checked_slice(name.cast(), name_len) }?;
+        let name = std::str::from_utf8(name).map_err(|_| bk_status::BK_STATUS_NOT_FOUND)?;
+        let index = archive.inner.find(name).ok_or(bk_status::BK_STATUS_NOT_FOUND)?;
+        // SAFETY: checked non-null; valid for a write per the contract.
+        unsafe { write_out(index_out, index) }
+    })
+}
+
+/// Fills `*entry_out` with entry `index`'s metadata (`BK_STATUS_OUT_OF_RANGE` past the last).
+///
+/// # Safety
+/// `archive` is live; `entry_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_entry_info(
+    archive: *const bk_archive,
+    index: usize,
+    entry_out: *mut bk_archive_entry,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        let info = bk_archive_entry {
+            size: e.size,
+            compressed_size: e.compressed_size,
+            crc32: e.crc32,
+            method: if e.method == Method::Stored { 0 } else { 8 },
+            is_directory: u32::from(e.kind == Kind::Directory),
+        };
+        // SAFETY: per this function's contract.
+        unsafe { write_out(entry_out, info) }
+    })
+}
+
+/// Stores a pointer to entry `index`'s name (UTF-8, not NUL-terminated) and its length. The name
+/// belongs to the archive and lives until `bk_archive_free`.
+///
+/// # Safety
+/// `archive` is live; `name_out` and `name_len_out` are valid for one write each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_entry_name(
+    archive: *const bk_archive,
+    index: usize,
+    name_out: *mut *const c_char,
+    name_len_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if name_out.is_null() || name_len_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        // SAFETY: both checked non-null and valid for a write per the contract.
+        unsafe {
+            write_out(name_out, e.path.as_ptr().cast())?;
+            write_out(name_len_out, e.path.len())
+        }
+    })
+}
+
+/// Reads the whole of entry `index` into `out`, whose length `out_len` must be exactly the
+/// entry's size (else `BK_STATUS_SIZE_MISMATCH`, nothing written). Inflates a deflated entry;
+/// checks the CRC-32 the first time the entry is read (`BK_STATUS_CRC_MISMATCH`, and then `out` is
+/// zeroed). `out` may be uninitialised memory. A directory is `BK_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `archive` is live; `out` is writable for `out_len` bytes (NULL only with 0).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_read(
+    archive: *const bk_archive,
+    index: usize,
+    out: *mut u8,
+    out_len: usize,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        if e.kind != Kind::File {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        if out_len as u64 != e.size {
+            return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
+        }
+        // SAFETY: per this function's contract.
+        let out = unsafe { checked_out_bytes(out, out_len) }?;
+        archive.inner.read_into_uninit(index, out).map_err(|e| status_of(&e))?;
+        Ok(())
+    })
+}
+
+/// For a stored entry, its bytes where they lie in the archive, no copy: `*data_out` and
+/// `*len_out`, valid until `bk_archive_free` (the CRC-32 is checked on the first view). A
+/// deflated entry or a directory is `BK_STATUS_INVALID_ARGUMENT`: read it with `bk_archive_read`.
+///
+/// # Safety
+/// `archive` is live; `data_out` and `len_out` are valid for one write each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_view(
+    archive: *const bk_archive,
+    index: usize,
+    data_out: *mut *const u8,
+    len_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if data_out.is_null() || len_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        if e.kind != Kind::File {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        let bytes =
+            archive.inner.view(index).map_err(|e| status_of(&e))?.ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+        // SAFETY: both checked non-null and valid for a write per the contract.
+        unsafe {
+            write_out(data_out, bytes.as_ptr())?;
+            write_out(len_out, bytes.len())
+        }
+    })
+}
