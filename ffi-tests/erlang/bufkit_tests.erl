@@ -300,6 +300,32 @@ wait_until(F) -> wait_until(F, 100).
 wait_until(F, 0) -> ?assert(F());
 wait_until(F, N) -> case F() of true -> ok; false -> timer:sleep(10), wait_until(F, N - 1) end.
 
+%% An archive read in place: entries found by name and read whole, from any process; hostile
+%% archives refused at open; the read mode unaffected by the file changing afterwards.
+archive_read_in_place_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "app.apk"),
+    Js = binary:copy(<<"console.log('hi');\n">>, 30000),
+    {ok, _} = zip:create(Zip, [{"assets/app.js", Js}, {"assets/logo.png", <<137, "PNG">>}, {"readme.txt", <<"hi">>}]),
+    {ok, A} = bufkit:archive_open(Zip),
+    ?assertEqual([{<<"assets/app.js">>, byte_size(Js), file}, {<<"assets/logo.png">>, 4, file}, {<<"readme.txt">>, 2, file}],
+                 bufkit:archive_entries(A)),
+    ?assertEqual({ok, Js}, bufkit:archive_read(A, "assets/app.js")),   % 570 KB: a dirty scheduler
+    ?assertEqual({ok, <<"hi">>}, bufkit:archive_read(A, <<"readme.txt">>)),
+    ?assertEqual({error, not_found}, bufkit:archive_read(A, "nothing")),
+    ?assertEqual({error, out_of_range}, bufkit:archive_read(A, 3)),
+    Parent = self(),
+    [spawn(fun() -> Parent ! {read, bufkit:archive_read(A, "assets/logo.png")} end) || _ <- lists:seq(1, 4)],
+    [receive {read, R} -> ?assertEqual({ok, <<137, "PNG">>}, R) end || _ <- lists:seq(1, 4)],
+    ok = file:write_file(Zip, <<"changed">>),
+    ?assertEqual({ok, <<"hi">>}, bufkit:archive_read(A, "readme.txt")),
+    ?assertEqual({error, archive_malformed}, bufkit:archive_open(Zip)),
+    {ok, _} = zip:create(Zip, [{"../evil", <<"x">>}]),
+    ?assertEqual({error, unsafe_name}, bufkit:archive_open(Zip, #{holding => map})),
+    ?assertEqual({error, invalid_argument}, bufkit:archive_open(Zip, #{holding => carved})),
+    ?assertEqual({error, io_error}, bufkit:archive_open("/nonexistent.apk")),
+    os:cmd("rm -rf " ++ Dir).
+
 %% Progress is rate-limited by default (a message per entry flooded the mailbox): at most one per
 %% 50 ms, and always the last one, which nothing follows.
 extract_progress_is_rate_limited_test() ->

@@ -26,7 +26,7 @@ typedef struct {
   bk_buffer *buffer; /* NULL once freed */
 } buffer_res;
 
-static ErlNifResourceType *buffer_type, *pool_type, *lease_type;
+static ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type;
 static ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
 
 static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
@@ -124,6 +124,17 @@ static void lease_dtor(ErlNifEnv *env, void *obj) {
   enif_release_resource(res->owner);
 }
 
+/* ---- archives read in place: a resource owns a bk_archive (thread-safe: any process reads). */
+
+typedef struct {
+  bk_archive *archive;
+} archive_res;
+
+static void archive_dtor(ErlNifEnv *env, void *obj) {
+  (void)env;
+  bk_archive_free(((archive_res *)obj)->archive);
+}
+
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
   (void)priv;
   (void)info;
@@ -133,6 +144,8 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
   pool_type = enif_open_resource_type(env, NULL, "bufkit_pool", pool_dtor, ERL_NIF_RT_CREATE, NULL);
   lease_type = enif_open_resource_type(env, NULL, "bufkit_lease", lease_dtor, ERL_NIF_RT_CREATE, NULL);
   if (!pool_type || !lease_type) return 1;
+  archive_type = enif_open_resource_type(env, NULL, "bufkit_archive", archive_dtor, ERL_NIF_RT_CREATE, NULL);
+  if (!archive_type) return 1;
   atom_ok = enif_make_atom(env, "ok");
   atom_error = enif_make_atom(env, "error");
   atom_closed = enif_make_atom(env, "closed");
@@ -811,6 +824,113 @@ done:
   return result;
 }
 
+/* archive_open(Path, Holding): Holding is read | map. Reads and validates the whole archive:
+ * registered on a dirty I/O scheduler. */
+static ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary path;
+  char holding[8], *cpath;
+  bk_archive_options options;
+  bk_archive *archive = NULL;
+  archive_res *res;
+  bk_status status;
+  (void)argc;
+  if (!enif_inspect_binary(env, argv[0], &path) || !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1))
+    return enif_make_badarg(env);
+  bk_archive_options_default(&options);
+  if (strcmp(holding, "map") == 0) options.holding = BK_ARCHIVE_MAP;
+  else if (strcmp(holding, "read") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (memchr(path.data, 0, path.size) || !(cpath = enif_alloc(path.size + 1))) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  memcpy(cpath, path.data, path.size);
+  cpath[path.size] = 0;
+  status = bk_archive_open(cpath, &options, &archive);
+  enif_free(cpath);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  if (!(res = enif_alloc_resource(archive_type, sizeof *res))) {
+    bk_archive_free(archive);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  res->archive = archive;
+  return ok_resource(env, res);
+}
+
+/* archive_find(Archive, Name) -> {ok, Index} | {error, not_found}. */
+static ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifBinary name;
+  size_t index;
+  bk_status status;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_inspect_binary(env, argv[1], &name))
+    return enif_make_badarg(env);
+  status = bk_archive_find(res->archive, (const char *)name.data, name.size, &index);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  return enif_make_tuple2(env, atom_ok, enif_make_uint64(env, index));
+}
+
+/* archive_entries(Archive) -> [{Name, Size, file | directory}] in archive order. */
+static ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  size_t count = 0;
+  ERL_NIF_TERM list;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res)) return enif_make_badarg(env);
+  if (bk_archive_entry_count(res->archive, &count) != BK_STATUS_OK) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  list = enif_make_list(env, 0);
+  for (size_t i = count; i-- > 0;) {
+    const char *name;
+    size_t len;
+    bk_archive_entry info;
+    ERL_NIF_TERM bin;
+    unsigned char *p;
+    if (bk_archive_entry_name(res->archive, i, &name, &len) != BK_STATUS_OK ||
+        bk_archive_entry_info(res->archive, i, &info) != BK_STATUS_OK || !(p = enif_make_new_binary(env, len, &bin)))
+      return error_term(env, BK_STATUS_ALLOC_FAILED);
+    memcpy(p, name, len);
+    list = enif_make_list_cell(
+        env, enif_make_tuple3(env, bin, enif_make_uint64(env, info.size), enif_make_atom(env, info.is_directory ? "directory" : "file")),
+        list);
+  }
+  return list;
+}
+
+static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t index) {
+  bk_archive_entry info;
+  ErlNifBinary out;
+  bk_status status = bk_archive_entry_info(res->archive, index, &info);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  if (info.is_directory) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  status = bk_archive_read(res->archive, index, out.data, out.size);
+  if (status != BK_STATUS_OK) {
+    enif_release_binary(&out);
+    return error_term(env, status);
+  }
+  return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
+}
+
+static ERL_NIF_TERM archive_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_get_uint64(env, argv[1], &index))
+    return enif_make_badarg(env);
+  return archive_read_one(env, res, (size_t)index);
+}
+
+/* archive_read(Archive, Index) -> {ok, Binary}: the whole entry, inflated straight into the new
+ * binary; entries of DIRTY_INFLATE bytes or more are read on a dirty CPU scheduler. */
+static ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  bk_archive_entry info;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_get_uint64(env, argv[1], &index))
+    return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if (bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE)
+    return enif_schedule_nif(env, "bufkit_archive_read_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_dirty, argc, argv);
+  return archive_read_one(env, res, (size_t)index);
+}
+
 static ErlNifFunc nif_funcs[] = {
     {"version", 0, version_nif, 0},
     {"abi_version", 0, abi_version_nif, 0},
@@ -835,6 +955,10 @@ static ErlNifFunc nif_funcs[] = {
     {"inflate_at", 3, inflate_at_nif, 0},
     {"inflate_batch", 2, inflate_batch_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"archive_open", 2, archive_open_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"archive_find", 2, archive_find_nif, 0},
+    {"archive_entries", 1, archive_entries_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"archive_read", 2, archive_read_nif, 0},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, NULL, NULL)

@@ -19,13 +19,15 @@
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1, lease_write/3, lease_read/3, lease_view/1,
-         inflate_at/3, inflate_batch/2, extract/3]).
+         inflate_at/3, inflate_batch/2, extract/3,
+         archive_open/1, archive_open/2, archive_entries/1, archive_find/2, archive_read/2]).
 
--export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0]).
+-export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0]).
 
 -opaque buffer() :: reference().
 -opaque pool() :: reference().
 -opaque lease() :: reference().
+-opaque archive() :: reference().
 -type pool_options() :: #{min_class_size => pos_integer(), max_class_size => pos_integer(),
                           max_retained_bytes => non_neg_integer(), max_buffers_per_class => pos_integer(),
                           thread_cache_buffers => non_neg_integer(), zero_on_acquire => boolean(),
@@ -221,3 +223,38 @@ extract(_, _, _) ->
 
 filename_binary(Name) when is_binary(Name) -> Name;
 filename_binary(Name) -> unicode:characters_to_binary(filename:flatten(Name)).
+
+%% @doc Opens a zip/APK/JAR to read its entries in place: validated once, here, with the same
+%% strict rules as extraction (on a dirty I/O scheduler). Any process may read from the archive.
+-spec archive_open(file:filename_all()) -> {ok, archive()} | {error, reason()}.
+archive_open(Path) -> archive_open(Path, #{}).
+
+%% @doc As `archive_open/1'. Options: `holding' (`read', the default: the archive is read into
+%% memory and a file changed afterwards has no effect; `map': memory-mapped, and the file must not
+%% change while the archive is open, as for an installed APK).
+-spec archive_open(file:filename_all(), #{holding => read | map}) -> {ok, archive()} | {error, reason()}.
+archive_open(Path, Options) when is_map(Options) ->
+    case maps:keys(maps:without([holding], Options)) of
+        [] -> bufkit_nif:archive_open(filename_binary(Path), maps:get(holding, Options, read));
+        _ -> {error, invalid_argument}
+    end;
+archive_open(_, _) -> {error, invalid_argument}.
+
+%% @doc Every entry as `{Name, Size, file | directory}', in archive order (names as extraction
+%% writes them: `/'-separated, a directory without its trailing `/').
+-spec archive_entries(archive()) -> [{binary(), non_neg_integer(), file | directory}].
+archive_entries(Archive) -> bufkit_nif:archive_entries(Archive).
+
+%% @doc The index of the entry named `Name', or `{error, not_found}'.
+-spec archive_find(archive(), iodata()) -> {ok, non_neg_integer()} | {error, not_found}.
+archive_find(Archive, Name) -> bufkit_nif:archive_find(Archive, iolist_to_binary(Name)).
+
+%% @doc The whole entry (by index or by name) as a binary, inflated straight into it; its CRC-32
+%% is checked the first time it is read. Large entries are read on a dirty scheduler.
+-spec archive_read(archive(), non_neg_integer() | iodata()) -> {ok, binary()} | {error, reason()}.
+archive_read(Archive, Index) when is_integer(Index), Index >= 0 -> bufkit_nif:archive_read(Archive, Index);
+archive_read(Archive, Name) ->
+    case archive_find(Archive, Name) of
+        {ok, Index} -> bufkit_nif:archive_read(Archive, Index);
+        Error -> Error
+    end.
