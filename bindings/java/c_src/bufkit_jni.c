@@ -485,3 +485,98 @@ done:
   free(failure);
   return (jint)status;
 }
+
+/* ---- archives read in place ---- */
+
+#define ARCHIVE(h) ((bk_archive *)(intptr_t)(h))
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
+                                                                 jlongArray handle_out) {
+  bk_archive_options options;
+  bk_archive *archive = NULL;
+  const char *cpath;
+  jlong handle;
+  bk_status status;
+  (void)cls;
+  if (!path) return BK_STATUS_NULL_POINTER;
+  bk_archive_options_default(&options);
+  options.holding = (uint32_t)holding;
+  cpath = (*env)->GetStringUTFChars(env, path, NULL);
+  if (!cpath) return BK_STATUS_ALLOC_FAILED;
+  status = bk_archive_open(cpath, &options, &archive);
+  (*env)->ReleaseStringUTFChars(env, path, cpath);
+  if (status != BK_STATUS_OK) return (jint)status;
+  handle = (jlong)(intptr_t)archive;
+  if (!store_longs(env, handle_out, &handle, 1)) {
+    bk_archive_free(archive);
+    return BK_STATUS_NULL_POINTER;
+  }
+  return BK_STATUS_OK;
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveFree(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env, (void)cls;
+  bk_archive_free(ARCHIVE(handle));
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, jclass cls, jlong handle) {
+  size_t count = 0;
+  (void)env, (void)cls;
+  bk_archive_entry_count(ARCHIVE(handle), &count);
+  return count > INT32_MAX ? INT32_MAX : (jint)count;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle, jbyteArray name) {
+  size_t index = 0;
+  bk_status status;
+  jbyte *bytes;
+  (void)cls;
+  if (!name) return -(jlong)BK_STATUS_NULL_POINTER;
+  bytes = (*env)->GetByteArrayElements(env, name, NULL);
+  if (!bytes) return -(jlong)BK_STATUS_ALLOC_FAILED;
+  status = bk_archive_find(ARCHIVE(handle), (const char *)bytes, (size_t)(*env)->GetArrayLength(env, name), &index);
+  (*env)->ReleaseByteArrayElements(env, name, bytes, JNI_ABORT);
+  return status == BK_STATUS_OK ? (jlong)index : -(jlong)status;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                 jlongArray out) {
+  bk_archive_entry info;
+  jlong values[5];
+  bk_status status;
+  (void)cls;
+  if (index < 0) return BK_STATUS_OUT_OF_RANGE;
+  status = bk_archive_entry_info(ARCHIVE(handle), (size_t)index, &info);
+  if (status != BK_STATUS_OK) return (jint)status;
+  values[0] = (jlong)info.size, values[1] = (jlong)info.compressed_size, values[2] = (jlong)info.crc32;
+  values[3] = (jlong)info.method, values[4] = (jlong)info.is_directory;
+  return store_longs(env, out, values, 5) ? BK_STATUS_OK : BK_STATUS_NULL_POINTER;
+}
+
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *env, jclass cls, jlong handle, jint index) {
+  const char *name;
+  size_t len;
+  jbyteArray out;
+  (void)cls;
+  if (index < 0 || bk_archive_entry_name(ARCHIVE(handle), (size_t)index, &name, &len) != BK_STATUS_OK) return NULL;
+  out = (*env)->NewByteArray(env, (jsize)len);
+  if (out) (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)name);
+  return out;
+}
+
+/* The entry is inflated straight into the pinned array: no copy. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                 jbyteArray out) {
+  jsize len;
+  jbyte *dst;
+  bk_status status;
+  (void)cls;
+  if (index < 0) return BK_STATUS_OUT_OF_RANGE;
+  if (!out) return BK_STATUS_NULL_POINTER;
+  len = (*env)->GetArrayLength(env, out);
+  dst = len ? (*env)->GetPrimitiveArrayCritical(env, out, NULL) : NULL;
+  if (len && !dst) return BK_STATUS_ALLOC_FAILED;
+  status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst, (size_t)len);
+  if (dst) (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+  return (jint)status;
+}

@@ -73,6 +73,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
         tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
         tests.add(new Object[] {"extract: progress at an interval", (Test) BufferTests::extractProgressAtAnInterval});
+        tests.add(new Object[] {"archive: entries read in place", (Test) BufferTests::archiveInPlace});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
 
         if (front.equals("panama")) {
@@ -532,6 +533,54 @@ public final class BufferTests {
             }
         }
         return p;
+    }
+
+    /** An archive read in place: found by name, read whole, from threads at once, read and mapped; bad input refused. */
+    static void archiveInPlace() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive");
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "assets/ünïcode.txt", "readme.txt"},
+                new byte[][] {pattern(300_000), "ü".getBytes(java.nio.charset.StandardCharsets.UTF_8), "hi".getBytes()});
+        for (boolean mapped : new boolean[] {false, true}) {
+            dev.bufkit.AssetArchive a = bufkit.openArchive(apk, mapped);
+            try {
+                check(a.size() == 3, "entries " + a.size());
+                int js = a.find("assets/app.js").orElseThrow();
+                check(Arrays.equals(a.read(js), pattern(300_000)), "the inflated bytes");
+                check(a.entrySize(js) == 300_000 && !a.isDirectory(js), "info");
+                int u = a.find("assets/ünïcode.txt").orElseThrow();
+                check(a.name(u).equals("assets/ünïcode.txt"), "a UTF-8 name: " + a.name(u));
+                check(a.find("missing").isEmpty(), "not found is empty");
+                expect(BufkitException.class, () -> a.name(3));
+                Thread[] threads = new Thread[4];
+                java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+                for (int t = 0; t < threads.length; t++) {
+                    threads[t] = new Thread(() -> {
+                        try {
+                            for (int i = 0; i < 200; i++) {
+                                if (!Arrays.equals(a.read(a.find("readme.txt").orElseThrow()), "hi".getBytes())) throw new AssertionError("bytes");
+                            }
+                        } catch (Throwable e) {
+                            failure.set(e);
+                        }
+                    });
+                    threads[t].start();
+                }
+                for (Thread t : threads) t.join();
+                check(failure.get() == null, "reader failed: " + failure.get());
+            } finally {
+                a.close();
+            }
+            expect(IllegalStateException.class, () -> a.read(0));
+            a.close(); // twice: nothing
+        }
+        java.nio.file.Path evil = zip(dir, "evil.zip", new String[] {"../evil"}, new byte[][] {"x".getBytes()});
+        BufkitException refused = expect(BufkitException.class, () -> bufkit.openArchive(evil, false));
+        check(refused.status() == Status.UNSAFE_NAME, "hostile: " + refused.status());
+        BufkitException missing = expect(BufkitException.class, () -> bufkit.openArchive(dir.resolve("none.apk"), false));
+        check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     static void extractValid() throws Exception {

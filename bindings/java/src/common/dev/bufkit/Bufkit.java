@@ -39,6 +39,14 @@ public interface Bufkit {
      */
     ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions options);
 
+    /**
+     * Opens the zip/APK/JAR at {@code path} to read entries in place, validating all of it now.
+     * {@code mapped}: memory-map it instead of reading it in (then the file must not change while
+     * the archive is open, as for an installed APK). Throws {@link BufkitException} naming the
+     * status ({@link Status#ARCHIVE_MALFORMED}, {@link Status#UNSAFE_NAME}, {@link Status#IO_ERROR}...).
+     */
+    AssetArchive openArchive(java.nio.file.Path path, boolean mapped);
+
     /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
     Status testPanic();
 

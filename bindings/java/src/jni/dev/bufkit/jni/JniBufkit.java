@@ -82,6 +82,14 @@ public final class JniBufkit implements Bufkit {
     }
 
     @Override
+    public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, boolean mapped) {
+        long[] handle = new long[1];
+        int status = JniNative.archiveOpen(path.toString(), mapped ? 1 : 0, handle);
+        if (status != 0) throw new BufkitException("bk_archive_open", status, JniNative.statusMessage(status) + ": " + path);
+        return new JniArchive(handle[0]);
+    }
+
+    @Override
     public OffsetInflater newInflater(OffsetInflater.Format format) {
         long[] handle = new long[1];
         int status = JniNative.inflaterNew(format.code, handle);

@@ -64,6 +64,27 @@ final class JniNative {
     /** Returns successes, or -status if the call itself failed. */
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
+    /** bk_archive_open (holding 0 read, 1 map): the handle into {@code handleOut[0]}. */
+    static native int archiveOpen(String path, int holding, long[] handleOut);
+
+    /** bk_archive_free. */
+    static native void archiveFree(long handle);
+
+    /** bk_archive_entry_count. */
+    static native int archiveCount(long handle);
+
+    /** bk_archive_find: the index, or -status. */
+    static native long archiveFind(long handle, byte[] utf8Name);
+
+    /** bk_archive_entry_info into {@code out[5]}: size, compressed size, CRC-32, method, directory. */
+    static native int archiveInfo(long handle, int index, long[] out);
+
+    /** bk_archive_entry_name: UTF-8 bytes, or null. */
+    static native byte[] archiveName(long handle, int index);
+
+    /** bk_archive_read into all of {@code out}. */
+    static native int archiveRead(long handle, int index, byte[] out);
+
     /** bk_cancel_new: the handle, or 0 on failure. */
     static native long cancelNew();
 

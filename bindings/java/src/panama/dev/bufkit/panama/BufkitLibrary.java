@@ -59,6 +59,16 @@ final class BufkitLibrary {
     /** bk_inflate_request and bk_inflate_result are two 8-byte words each: long[2n] arrays pass as the structs. */
     static final MethodHandle INFLATE_BATCH = critical("bk_inflate_batch",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    static final MethodHandle ARCHIVE_OPTIONS_DEFAULT = fn("bk_archive_options_default", FunctionDescriptor.of(JAVA_INT, ADDRESS));
+    /** Reads and validates the whole archive: a plain downcall. */
+    static final MethodHandle ARCHIVE_OPEN = fn("bk_archive_open", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle ARCHIVE_FREE = fn("bk_archive_free", FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle ARCHIVE_ENTRY_COUNT = critical("bk_archive_entry_count", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle ARCHIVE_FIND = critical("bk_archive_find", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_ENTRY_INFO = fn("bk_archive_entry_info", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_ENTRY_NAME = fn("bk_archive_entry_name", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
+    /** Critical: the output may be a heap array, pinned for the call. */
+    static final MethodHandle ARCHIVE_READ = critical("bk_archive_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
     static final MethodHandle EXTRACT_OPTIONS_NEW = fn("bk_extract_options_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_FREE = fn("bk_extract_options_free", FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_THREADS = fn("bk_extract_options_set_threads", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));

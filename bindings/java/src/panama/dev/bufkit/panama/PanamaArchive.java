@@ -1,0 +1,92 @@
+package dev.bufkit.panama;
+
+import dev.bufkit.AssetArchive;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+
+/** The Panama front's {@link AssetArchive}: downcalls straight into bufkit.h; reads go into the heap array, pinned. */
+final class PanamaArchive extends AssetArchive {
+    private final MemorySegment handle;
+
+    PanamaArchive(MemorySegment handle) {
+        super(() -> free(handle)); // captures the address only, never this
+        this.handle = handle;
+    }
+
+    private static void free(MemorySegment handle) {
+        try {
+            BufkitLibrary.ARCHIVE_FREE.invokeExact(handle);
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeCount() {
+        long[] count = new long[1];
+        try {
+            int status = (int) BufkitLibrary.ARCHIVE_ENTRY_COUNT.invokeExact(handle, MemorySegment.ofArray(count));
+            return status == 0 ? (int) Math.min(count[0], Integer.MAX_VALUE) : 0;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected long nativeFind(byte[] utf8Name) {
+        long[] index = new long[1];
+        try {
+            int status = (int) BufkitLibrary.ARCHIVE_FIND.invokeExact(handle, MemorySegment.ofArray(utf8Name), (long) utf8Name.length,
+                    MemorySegment.ofArray(index));
+            return status == 0 ? index[0] : -(long) status;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeInfo(int index, long[] out) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment info = arena.allocate(Layouts.ARCHIVE_ENTRY);
+            int status = (int) BufkitLibrary.ARCHIVE_ENTRY_INFO.invokeExact(handle, (long) index, info);
+            if (status != 0) return status;
+            String[] fields = {"size", "compressed_size", "crc32", "method", "is_directory"};
+            for (int i = 0; i < fields.length; i++) {
+                long at = Layouts.offset(Layouts.ARCHIVE_ENTRY, fields[i]);
+                out[i] = i < 2 ? info.get(ValueLayout.JAVA_LONG, at) : Integer.toUnsignedLong(info.get(ValueLayout.JAVA_INT, at));
+            }
+            return 0;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected byte[] nativeName(int index) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment name = arena.allocate(ValueLayout.ADDRESS);
+            MemorySegment len = arena.allocate(ValueLayout.JAVA_LONG);
+            int status = (int) BufkitLibrary.ARCHIVE_ENTRY_NAME.invokeExact(handle, (long) index, name, len);
+            if (status != 0) return null;
+            long n = len.get(ValueLayout.JAVA_LONG, 0);
+            return name.get(ValueLayout.ADDRESS, 0).reinterpret(n).toArray(ValueLayout.JAVA_BYTE);
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeRead(int index, byte[] out) {
+        try {
+            return (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, MemorySegment.ofArray(out), (long) out.length);
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected String statusMessage(int code) {
+        return PanamaBuffer.message(code);
+    }
+}
