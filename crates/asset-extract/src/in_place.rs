@@ -57,9 +57,9 @@ pub struct AssetArchive {
     crc_checked: Vec<AtomicBool>,
 }
 
+/// The archive's bytes: read (or handed over) into memory, or mapped.
 enum Bytes {
-    Owned(Vec<u8>),
-    Snapshot(Snapshot),
+    Read(Snapshot),
     Mapped(memmap2::Mmap),
 }
 
@@ -68,8 +68,7 @@ impl std::ops::Deref for Bytes {
 
     fn deref(&self) -> &[u8] {
         match self {
-            Bytes::Owned(v) => v,
-            Bytes::Snapshot(s) => s,
+            Bytes::Read(s) => s,
             Bytes::Mapped(m) => m,
         }
     }
@@ -89,7 +88,7 @@ impl AssetArchive {
             return Err(Error::io("reading the archive", path, std::io::ErrorKind::IsADirectory.into()));
         }
         let data = match holding {
-            Holding::Read => Bytes::Snapshot(snapshot(file, meta.len(), path)?),
+            Holding::Read => Bytes::Read(snapshot(file, meta.len(), path)?),
             Holding::Map => {
                 // SAFETY: read-only and private; the caller chose mapping and its contract
                 // (documented on Holding::Map): the file is not truncated or rewritten while the
@@ -103,7 +102,7 @@ impl AssetArchive {
 
     /// Validates an archive the caller hands over in memory.
     pub fn from_bytes(data: Vec<u8>) -> Result<AssetArchive, Error> {
-        AssetArchive::validated(Bytes::Owned(data))
+        AssetArchive::validated(Bytes::Read(Snapshot::Heap(data)))
     }
 
     fn validated(data: Bytes) -> Result<AssetArchive, Error> {

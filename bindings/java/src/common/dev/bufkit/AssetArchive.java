@@ -3,7 +3,6 @@ package dev.bufkit;
 import java.lang.ref.Cleaner;
 import java.nio.charset.StandardCharsets;
 import java.util.OptionalInt;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A zip, APK or JAR opened to read its entries in place (bufkit.h's {@code bk_archive}): validated
@@ -22,8 +21,7 @@ public abstract class AssetArchive implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final Cleaner.Cleanable cleanable;
-    private volatile boolean closed;
-    private final LongAdder inFlight = new LongAdder();
+    private final CallGate gate = new CallGate("archive");
 
     /** Registers {@code free} ({@code bk_archive_free}) to run once: at close, or when unreachable. */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
@@ -51,36 +49,36 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** Number of entries (files and directories), in archive order. */
     public final int size() {
-        enter();
+        gate.enter();
         try {
             return nativeCount();
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
     /** The index of the entry named {@code name} (as extraction writes it: {@code /}-separated, a directory without its trailing {@code /}). */
     public final OptionalInt find(String name) {
-        enter();
+        gate.enter();
         try {
             long r = nativeFind(name.getBytes(StandardCharsets.UTF_8));
             if (r == -Status.NOT_FOUND.code) return OptionalInt.empty();
             if (r < 0) throw new BufkitException("bk_archive_find", (int) -r, statusMessage((int) -r));
             return OptionalInt.of((int) r);
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
     /** The name of entry {@code index}. */
     public final String name(int index) {
-        enter();
+        gate.enter();
         try {
             byte[] name = nativeName(index);
             if (name == null) throw new BufkitException("bk_archive_entry_name", Status.OUT_OF_RANGE.code, statusMessage(Status.OUT_OF_RANGE.code));
             return new String(name, StandardCharsets.UTF_8);
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
@@ -95,13 +93,13 @@ public abstract class AssetArchive implements AutoCloseable {
     }
 
     private long[] info(int index) {
-        enter();
+        gate.enter();
         try {
             long[] out = new long[5];
             check("bk_archive_entry_info", nativeInfo(index, out));
             return out;
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
@@ -110,11 +108,11 @@ public abstract class AssetArchive implements AutoCloseable {
         long size = entrySize(index);
         if (size > Integer.MAX_VALUE - 8) throw new BufkitException("bk_archive_read", Status.LENGTH_OVERFLOW.code, "entry larger than a Java array");
         byte[] out = new byte[(int) size];
-        enter();
+        gate.enter();
         try {
             check("bk_archive_read", nativeRead(index, out));
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
         return out;
     }
@@ -122,18 +120,9 @@ public abstract class AssetArchive implements AutoCloseable {
     /** Frees the archive; later calls throw {@link IllegalStateException}. Waits for reads in progress. */
     @Override
     public final synchronized void close() {
-        if (closed) return;
-        closed = true;
-        while (inFlight.sum() != 0) Thread.onSpinWait();
+        if (gate.isClosed()) return;
+        gate.close();
         cleanable.clean();
-    }
-
-    private void enter() {
-        inFlight.increment();
-        if (closed) {
-            inFlight.decrement();
-            throw new IllegalStateException("archive is closed");
-        }
     }
 
     private void check(String function, int code) {

@@ -1,13 +1,12 @@
 package dev.bufkit;
 
 import java.lang.ref.Cleaner;
-import java.util.concurrent.atomic.LongAdder;
 
 /**
  * A native pool of reusable byte buffers (bufkit.h's {@code bk_pool}), lent as direct memory with
  * no copy. Thread-safe without a lock: the native pool takes none, and acquire and release here
- * only count themselves in and out (a {@link LongAdder}, so threads do not share a counter), which
- * lets {@link #close()} wait for calls in progress before it frees anything. {@link #close()}
+ * only count themselves in and out ({@link CallGate}), which lets {@link #close()} wait for calls
+ * in progress before it frees anything. {@link #close()}
  * refuses, with {@link Status#LEASES_OUTSTANDING}, while leases are open, and frees nothing then.
  *
  * <pre>{@code
@@ -22,10 +21,7 @@ public abstract class BufferPool implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
     private final Cleaner.Cleanable cleanable;
-    /** Set by close before it waits for {@link #inFlight} to drain; cleared again if it refuses. */
-    private volatile boolean closed;
-    /** Native calls in progress. */
-    private final LongAdder inFlight = new LongAdder();
+    private final CallGate gate = new CallGate("pool");
 
     /** Registers {@code free} ({@code bk_pool_free}) to run once: at a successful close, or when
      *  the pool is unreachable (which open leases prevent: each keeps its pool reachable). */
@@ -56,11 +52,11 @@ public abstract class BufferPool implements AutoCloseable {
     public final Lease acquire(long size) {
         if (size <= 0) throw new IllegalArgumentException("size must be positive: " + size);
         long[] lease = new long[4];
-        enter();
+        gate.enter();
         try {
             check("bk_pool_acquire", nativeAcquire(size, lease));
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
         return wrap(lease);
     }
@@ -68,31 +64,31 @@ public abstract class BufferPool implements AutoCloseable {
     /** Gives a lease's buffer back (called by {@link Lease#close()} and the lease's cleaner). An
      *  open lease keeps the pool open, so this never finds it closed. */
     final void release(long[] lease) {
-        inFlight.increment();
+        gate.enterAlways();
         try {
             check("bk_pool_release", nativeRelease(lease));
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
     /** Frees every idle buffer. */
     public final void trim() {
-        enter();
+        gate.enter();
         try {
             check("bk_pool_trim", nativeTrim());
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
     /** The pool's totals. */
     public final PoolStats stats() {
-        enter();
+        gate.enter();
         try {
             return nativeStatsRecord();
         } finally {
-            inFlight.decrement();
+            gate.leave();
         }
     }
 
@@ -105,27 +101,15 @@ public abstract class BufferPool implements AutoCloseable {
     /** Frees the pool; throws {@link BufkitException} ({@link Status#LEASES_OUTSTANDING}) while leases are open. */
     @Override
     public final synchronized void close() {
-        if (closed) return;
-        closed = true; // no new acquire gets past enter() from here on
-        while (inFlight.sum() != 0) {
-            Thread.onSpinWait(); // calls in progress are native calls of a few hundred ns
-        }
+        if (gate.isClosed()) return;
+        gate.close(); // no new acquire gets past enter() from here on
         long open = nativeStatsRecord().outstandingLeases();
         if (open > 0) {
-            closed = false;
+            gate.reopen();
             throw new BufkitException("bk_pool_free", Status.LEASES_OUTSTANDING.code,
                     statusMessage(Status.LEASES_OUTSTANDING.code) + ": " + open + " open");
         }
         cleanable.clean();
-    }
-
-    /** Counts a call in, unless the pool is closed (or closing: the call is then refused). */
-    private void enter() {
-        inFlight.increment();
-        if (closed) { // read after the increment: close either sees us counted or we see it closed
-            inFlight.decrement();
-            throw new IllegalStateException("pool is closed");
-        }
     }
 
     private void check(String function, int code) {
