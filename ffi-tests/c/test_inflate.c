@@ -4,6 +4,7 @@
 #include "check.h"
 #include "streams.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -210,6 +211,85 @@ static void test_feeding_a_stream_longer_than_the_output_is_a_size_mismatch(void
   }
 }
 
+/* Raw streams RFC 1951 and zlib call invalid, which upstream libdeflate decodes into garbage:
+   every path says CORRUPT, at the length upstream would have produced. Made by hand (see
+   crates/strided-inflate/tests/strict_codes.rs, whose seeds these are). */
+typedef struct {
+  const char *what;
+  const uint8_t *bytes;
+  size_t len, out_len;
+} invalid_stream;
+
+static void test_invalid_codes_are_corrupt_on_every_path(void) {
+  /* The report's stream: a static block using length symbol 286. */
+  static const uint8_t litlen_286[] = {0xbb, 0x71, 0x03, 0x06, 0xde, 0x8d, 0x61, 0x58, 0x08,
+                                       0xc4, 0x8e, 0x58, 0x30, 0x7b, 0xa8, 0x03, 0x00};
+  /* Dynamic headers declaring 287 litlen codes, then 31 distance codes ("a", end of block). */
+  static const uint8_t hlit_287[] = {0xf5, 0xe0, 0x01, 0x09, 0x00, 0x00, 0x00, 0x80,
+                                     0x20, 0x6c, 0xf5, 0xff, 0x09, 0x9f, 0x28};
+  static const uint8_t hdist_31[] = {0x05, 0xfe, 0x01, 0x09, 0x00, 0x00, 0x00, 0x80,
+                                     0x20, 0x6c, 0xf5, 0xff, 0x09, 0x7d, 0x22};
+  /* A one-codeword distance code, then a match sending the unused codeword '1'. */
+  static const uint8_t unused_codeword[] = {0x0d, 0xe0, 0x01, 0x09, 0x00, 0x00, 0x00, 0x80,
+                                            0x20, 0x6c, 0xf5, 0xff, 0x89, 0xd2, 0x03};
+  /* 30,000 stored bytes, then a static block whose match uses distance symbol 30. */
+  static uint8_t distance_30[5 + 30000 + 5];
+  memcpy(distance_30, "\x00\x30\x75\xcf\x8a", 5);
+  memset(distance_30 + 5, 'x', 30000);
+  memcpy(distance_30 + 30005, "\x03\x3e\x00\x00\x00", 5);
+  const invalid_stream streams[] = {
+      {"litlen 286", litlen_286, sizeof litlen_286, 720},
+      {"287 litlen codes", hlit_287, sizeof hlit_287, 1},
+      {"31 distance codes", hdist_31, sizeof hdist_31, 1},
+      {"unused codeword", unused_codeword, sizeof unused_codeword, 4},
+      {"distance 30", distance_30, sizeof distance_30, 30003},
+  };
+  static uint8_t out[30003 + 4];
+  bk_inflater *inf = NULL;
+  bk_pool *pool = NULL;
+  bk_pool_stats st;
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_RAW, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_pool_new(NULL, &pool), BK_STATUS_OK);
+  for (size_t i = 0; i < sizeof streams / sizeof streams[0]; i++) {
+    const invalid_stream *t = &streams[i];
+    size_t consumed = 99, used = 0, ok = 99;
+    CHECK_STATUS(bk_inflate_at(inf, t->bytes, t->len, 0, out, t->out_len, &consumed), BK_STATUS_CORRUPT);
+    CHECK(consumed == 0);
+    bk_lease lease;
+    CHECK_STATUS(bk_inflate_at_pooled(inf, pool, t->bytes, t->len, 0, t->out_len, &lease, &consumed), BK_STATUS_CORRUPT);
+    /* In a batch, beside a valid stream (the twin of `unused_codeword`, sending '0': "aaaa"). */
+    uint8_t *input = concat3(t->bytes, t->len, unused_codeword, sizeof unused_codeword, (const uint8_t *)"", 0);
+    input[t->len + sizeof unused_codeword - 2] = 0xd2;
+    input[t->len + sizeof unused_codeword - 1] = 0x02;
+    bk_inflate_request req[2] = {{0, t->out_len}, {t->len, 4}};
+    bk_inflate_result res[2];
+    CHECK_STATUS(bk_inflate_batch(inf, input, t->len + sizeof unused_codeword, req, 2, out, t->out_len + 4, res, &ok),
+                 BK_STATUS_OK);
+    CHECK(ok == 1 && res[0].status == BK_STATUS_CORRUPT && res[1].status == BK_STATUS_OK);
+    CHECK(memcmp(out + t->out_len, "aaaa", 4) == 0);
+    free(input);
+    /* Fed whole and in 3-byte strides. */
+    for (size_t stride = t->len; stride >= 3; stride = stride == 3 ? 0 : 3) {
+      bk_inflate_stream *s = NULL;
+      bk_status last = BK_STATUS_OK;
+      size_t fed = 0;
+      CHECK_STATUS(bk_inflate_stream_new(BK_FORMAT_RAW, 0, &s), BK_STATUS_OK);
+      while (last == BK_STATUS_OK && fed < t->len) {
+        size_t n = stride < t->len - fed ? stride : t->len - fed;
+        last = bk_inflate_stream_feed(s, t->bytes + fed, n, out, t->out_len, &used, &consumed);
+        fed += used;
+      }
+      if (last != BK_STATUS_CORRUPT) fprintf(stderr, "  %s, stride %zu: status %d\n", t->what, stride, (int)last);
+      CHECK(last == BK_STATUS_CORRUPT);
+      bk_inflate_stream_free(s);
+    }
+  }
+  CHECK_STATUS(bk_pool_get_stats(pool, &st), BK_STATUS_OK);
+  CHECK(st.outstanding_leases == 0);
+  CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
+  bk_inflater_free(inf);
+}
+
 int main(void) {
   RUN(test_chained_streams_and_exact_consumed);
   RUN(test_every_failure_has_its_status);
@@ -220,5 +300,6 @@ int main(void) {
   RUN(test_pooled_output);
   RUN(test_pooled_and_plain_agree_on_a_truncated_prefix);
   RUN(test_feeding_a_stream_longer_than_the_output_is_a_size_mismatch);
+  RUN(test_invalid_codes_are_corrupt_on_every_path);
   return REPORT();
 }

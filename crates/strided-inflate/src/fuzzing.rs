@@ -116,3 +116,131 @@ pub fn chunked(data: &[u8]) {
         Err(e) => assert!(!status || matches!(e, crate::Error::Checksum { .. }), "flate2 accepts: {e}"),
     }
 }
+
+/// What zlib (flate2 on zlib-rs) makes of a raw deflate stream: its bytes and the input it
+/// occupied, or `None` when it refuses it (corrupt, or ending before the stream does). Also
+/// `None`, with `too_large` set, past `cap` bytes of output.
+struct ZlibVerdict {
+    outcome: Option<(Vec<u8>, usize)>,
+    /// Bytes zlib produced before it stopped.
+    produced: usize,
+    too_large: bool,
+}
+
+fn zlib_raw(input: &[u8], cap: usize) -> ZlibVerdict {
+    let mut d = Decompress::new(false);
+    let mut out = Vec::new();
+    loop {
+        let mut buf = vec![0u8; 1 << 16];
+        let (in_before, out_before) = (d.total_in() as usize, d.total_out());
+        let status = d.decompress(&input[in_before..], &mut buf, FlushDecompress::Finish);
+        let made = (d.total_out() - out_before) as usize;
+        out.extend_from_slice(&buf[..made]);
+        let too_large = out.len() > cap;
+        match status {
+            Ok(Status::StreamEnd) if !too_large => {
+                return ZlibVerdict { produced: out.len(), outcome: Some((out, d.total_in() as usize)), too_large };
+            }
+            Ok(_) if made > 0 && !too_large => {}
+            _ => return ZlibVerdict { produced: out.len(), outcome: None, too_large },
+        }
+    }
+}
+
+/// `data` = chunk size (2 bytes LE), stride, then a raw deflate stream. Differential against
+/// zlib on every decoding path: the whole-buffer [`Decoder`] (single and batch), the
+/// [`ChunkedInflater`] and the [`StreamInflater`](crate::StreamInflater) fed in strides. Where
+/// zlib inflates the stream to `n` bytes, each path with an output of `n` bytes gives the same
+/// bytes and consumed count; where zlib refuses it, each path refuses it too, at zlib's length and
+/// at any length the whole-buffer decoder would otherwise be content with.
+pub fn raw_differential(data: &[u8]) {
+    const CAP: usize = 1 << 20;
+    if data.len() < 3 {
+        return;
+    }
+    let chunk_size = usize::from(u16::from_le_bytes([data[0], data[1]])).max(1);
+    let stride = usize::from(data[2]).max(1);
+    let input = &data[3..];
+    let zlib = zlib_raw(input, CAP);
+    if zlib.too_large {
+        return; // a bomb: nothing to compare within bounded memory
+    }
+    let mut decoder = Decoder::new(Format::Raw).expect("decoder");
+    match &zlib.outcome {
+        Some((bytes, consumed)) => {
+            let agree = |path: &str, outcome: Result<(Vec<u8>, usize), crate::Error>| match outcome {
+                Ok((out, used)) => {
+                    assert_eq!(used, *consumed, "{path}: consumed differs from zlib");
+                    assert!(out == *bytes, "{path}: bytes differ from zlib");
+                }
+                Err(e) => panic!("{path} refuses what zlib inflates: {e}"),
+            };
+            agree("inflate_at", whole(&mut decoder, input, bytes.len()));
+            agree("inflate_batch", batch(&mut decoder, input, bytes.len()));
+            agree("chunked", chunked_all(input, chunk_size));
+            agree("stream", streamed(input, bytes.len(), stride));
+        }
+        None => {
+            // The lengths to try: zlib's, and whatever length the whole-buffer decoder would
+            // inflate the stream to if given room (its "size mismatch, actual n").
+            let mut lengths = vec![zlib.produced, zlib.produced + 1];
+            let roomy = crate::max_inflated_len(input.len()).min(CAP);
+            if let Err(crate::Error::SizeMismatch { actual: Some(n), .. }) = whole(&mut decoder, input, roomy) {
+                lengths.push(n);
+            }
+            for len in lengths {
+                let refuse = |path: &str, outcome: Result<(Vec<u8>, usize), crate::Error>| {
+                    assert!(outcome.is_err(), "{path} inflates to {len} bytes what zlib refuses");
+                };
+                refuse("inflate_at", whole(&mut decoder, input, len));
+                refuse("inflate_batch", batch(&mut decoder, input, len));
+                refuse("stream", streamed(input, len, stride));
+            }
+            assert!(chunked_all(input, chunk_size).is_err(), "chunked inflates what zlib refuses");
+        }
+    }
+}
+
+fn whole(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, usize), crate::Error> {
+    let mut out = vec![0xA5u8; len];
+    let consumed = decoder.inflate_at(input, 0, &mut out)?;
+    Ok((out, consumed))
+}
+
+/// The stream twice in one batch: both outcomes must match.
+fn batch(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, usize), crate::Error> {
+    let request = crate::Request { offset: 0, expected_len: len };
+    let mut out = vec![0xA5u8; 2 * len];
+    let mut results = [Ok(0), Ok(0)];
+    decoder.inflate_batch(input, &[request, request], &mut out, &mut results);
+    assert_eq!(results[0], results[1], "one batch, the same stream twice, two outcomes");
+    let consumed = results[0].clone()?;
+    assert!(out[..len] == out[len..], "one batch, the same stream twice, two outputs");
+    out.truncate(len);
+    Ok((out, consumed))
+}
+
+fn chunked_all(input: &[u8], chunk_size: usize) -> Result<(Vec<u8>, usize), crate::Error> {
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, chunk_size);
+    inflater.start(input);
+    let mut out = Vec::new();
+    while let Some(chunk) = inflater.next_chunk()? {
+        out.extend_from_slice(chunk);
+        assert!(out.len() <= (1 << 20) + ChunkedInflater::MAX_OVERRUN, "chunked outgrew zlib's output");
+    }
+    Ok((out, inflater.consumed()))
+}
+
+fn streamed(input: &[u8], len: usize, stride: usize) -> Result<(Vec<u8>, usize), crate::Error> {
+    let mut s = crate::StreamInflater::new(Format::Raw);
+    let mut out = vec![0xA5u8; len];
+    let mut fed = 0;
+    loop {
+        let step = s.feed(&input[fed..(fed + stride).min(input.len())], &mut out)?;
+        fed += step.used;
+        if let Some(total) = step.finished {
+            assert_eq!(total, fed, "stream: finished at {total} after being fed {fed}");
+            return Ok((out, total));
+        }
+    }
+}

@@ -30,3 +30,8 @@ fn pack_walk_corpus() {
 fn chunked_corpus() {
     assert!(replay("chunked", strided_inflate::fuzzing::chunked) >= 30);
 }
+
+#[test]
+fn raw_differential_corpus() {
+    assert!(replay("raw_differential", strided_inflate::fuzzing::raw_differential) >= 28);
+}
