@@ -300,9 +300,17 @@ typedef uint32_t bk_archive_holding;
 /*
  An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
  name to entry. Thread-safe: any number of threads may find and read at once. Freed by
- `bk_archive_free` (the caller owns it); names it hands out live until then.
+ `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
+ from `bk_archive_reader_open` keep what they read alive on their own: they may outlive it.
  */
 typedef struct bk_archive bk_archive;
+
+/*
+ One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
+ `bk_archive_reader_open`. It keeps what it reads alive: its archive may be freed first. Not
+ thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
+ */
+typedef struct bk_archive_reader bk_archive_reader;
 
 /*
  A growable byte buffer.
@@ -408,6 +416,32 @@ typedef struct bk_archive_entry {
    */
   uint32_t is_directory;
 } bk_archive_entry;
+
+/*
+ A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
+ `data[0..len)` until it passes the lease to `bk_pool_release`; after that the memory belongs to
+ the pool again. A lease may be released from any thread, once, to the pool that lent it.
+ */
+typedef struct bk_lease {
+  /*
+   The buffer: `len` bytes, 64-byte aligned. Its contents are whatever its last user left
+   (zeroed when fresh, or always if the pool's `zero_on_acquire` is set).
+   */
+  uint8_t *data;
+  /*
+   Usable bytes: the request rounded up to its size class (exactly the request above the
+   largest class).
+   */
+  size_t len;
+  /*
+   The pool that lent it, for checking; never dereferenced through the lease.
+   */
+  const struct bk_pool *pool;
+  /*
+   Identifies the lease within its pool (opaque; not predictable from the order of acquires).
+   */
+  uint64_t id;
+} bk_lease;
 
 /*
  How to build a buffer. Fill it with `bk_buffer_config_default`, then change what you need.
@@ -522,32 +556,6 @@ typedef struct bk_extract_failure {
    */
   char detail[1024];
 } bk_extract_failure;
-
-/*
- A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
- `data[0..len)` until it passes the lease to `bk_pool_release`; after that the memory belongs to
- the pool again. A lease may be released from any thread, once, to the pool that lent it.
- */
-typedef struct bk_lease {
-  /*
-   The buffer: `len` bytes, 64-byte aligned. Its contents are whatever its last user left
-   (zeroed when fresh, or always if the pool's `zero_on_acquire` is set).
-   */
-  uint8_t *data;
-  /*
-   Usable bytes: the request rounded up to its size class (exactly the request above the
-   largest class).
-   */
-  size_t len;
-  /*
-   The pool that lent it, for checking; never dereferenced through the lease.
-   */
-  const struct bk_pool *pool;
-  /*
-   Identifies the lease within its pool (opaque; not predictable from the order of acquires).
-   */
-  uint64_t id;
-} bk_lease;
 
 /*
  Where one stream of a batch starts and its exact inflated size.
@@ -762,18 +770,45 @@ bk_status bk_archive_entry_name(const struct bk_archive *archive,
                                 size_t *name_len_out);
 
 /*
- Reads the whole of entry `index` into `out`, whose length `out_len` must be exactly the
- entry's size (else `BK_STATUS_SIZE_MISMATCH`, nothing written). Inflates a deflated entry;
- checks the CRC-32 the first time the entry is read (`BK_STATUS_CRC_MISMATCH`, and then `out` is
- zeroed). `out` may be uninitialised memory. A directory is `BK_STATUS_INVALID_ARGUMENT`.
+ Stores entry `index`'s size (bytes once read; 0 for a directory) in `*size_out`.
 
  # Safety
- `archive` is live; `out` is writable for `out_len` bytes (NULL only with 0).
+ `archive` is live; `size_out` is valid for one write.
+ */
+bk_status bk_archive_entry_size(const struct bk_archive *archive, size_t index, uint64_t *size_out);
+
+/*
+ Reads the whole of entry `index` into `dst`, which must hold at least its size (else
+ `BK_STATUS_SIZE_MISMATCH`, nothing written), and stores the entry's size in `*written_out`
+ (0 on failure). Inflates a deflated entry; checks the CRC-32 the first time the entry is read
+ (`BK_STATUS_CRC_MISMATCH`, and then those bytes of `dst` are zeroed). `dst` may be
+ uninitialised memory; bytes past the entry's size are not touched. A directory is
+ `BK_STATUS_INVALID_ARGUMENT`.
+
+ # Safety
+ `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is
+ valid for one write.
  */
 bk_status bk_archive_read(const struct bk_archive *archive,
                           size_t index,
-                          uint8_t *out,
-                          size_t out_len);
+                          uint8_t *dst,
+                          size_t dst_len,
+                          size_t *written_out);
+
+/*
+ Reads the whole of entry `index`, as `bk_archive_read` does, into a buffer lent by `pool`:
+ on success `*lease_out` holds it (the entry is its first `*written_out` bytes; the lease may be
+ longer) and goes back with `bk_pool_release`. On failure nothing is lent and `*written_out`
+ is 0.
+
+ # Safety
+ `archive` and `pool` are live; `lease_out` and `written_out` are valid for one write each.
+ */
+bk_status bk_archive_read_pooled(const struct bk_archive *archive,
+                                 size_t index,
+                                 const struct bk_pool *pool,
+                                 struct bk_lease *lease_out,
+                                 size_t *written_out);
 
 /*
  For a stored entry, its bytes where they lie in the archive, no copy: `*data_out` and
@@ -787,6 +822,42 @@ bk_status bk_archive_view(const struct bk_archive *archive,
                           size_t index,
                           const uint8_t **data_out,
                           size_t *len_out);
+
+/*
+ Opens entry `index` (a file) for reading in pieces with `bk_archive_reader_read`, and stores
+ the reader in `*reader_out` (NULL on failure).
+
+ # Safety
+ `archive` is live; `reader_out` is valid for one write.
+ */
+bk_status bk_archive_reader_open(const struct bk_archive *archive,
+                                 size_t index,
+                                 struct bk_archive_reader **reader_out);
+
+/*
+ Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
+ `dst_len`, and 0 only at the end, once the whole entry has been checked (its stream ends at
+ its compressed size, its size and CRC-32 match). Bytes come out before those checks can run;
+ when one fails, the call that would have returned 0 returns its status instead
+ (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`...), and so does
+ every later call. A caller that must not act on unchecked bytes reads the entry whole.
+
+ # Safety
+ `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is
+ valid for one write.
+ */
+bk_status bk_archive_reader_read(struct bk_archive_reader *reader,
+                                 uint8_t *dst,
+                                 size_t dst_len,
+                                 size_t *read_out);
+
+/*
+ Frees a reader. NULL does nothing.
+
+ # Safety
+ `reader` is NULL or came from `bk_archive_reader_open` and is not used again.
+ */
+void bk_archive_reader_free(struct bk_archive_reader *reader);
 
 /*
  Fills `*config_out` with the defaults (geometric ×2, no practical limit, nothing preallocated).

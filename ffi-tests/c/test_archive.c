@@ -39,15 +39,29 @@ static void test_entries_are_found_and_read(void) {
     CHECK(name_len == 10 && memcmp(name, "readme.txt", 10) == 0);
     {
       unsigned char *out = malloc(17); /* uninitialised, as callers' memory often is */
-      CHECK_STATUS(bk_archive_read(archive, index, out, 17), BK_STATUS_OK);
-      CHECK(memcmp(out, "hello from a zip\n", 17) == 0);
-      CHECK_STATUS(bk_archive_read(archive, index, out, 16), BK_STATUS_SIZE_MISMATCH);
+      size_t written = 99;
+      uint64_t size = 0;
+      CHECK_STATUS(bk_archive_entry_size(archive, index, &size), BK_STATUS_OK);
+      CHECK(size == 17);
+      CHECK_STATUS(bk_archive_read(archive, index, out, 17, &written), BK_STATUS_OK);
+      CHECK(written == 17 && memcmp(out, "hello from a zip\n", 17) == 0);
+      CHECK_STATUS(bk_archive_read(archive, index, out, 16, &written), BK_STATUS_SIZE_MISMATCH);
+      CHECK(written == 0);
+      CHECK_STATUS(bk_archive_read(archive, index, out, 17, NULL), BK_STATUS_NULL_POINTER);
+      free(out);
+      out = malloc(64); /* room to spare: the bytes past the entry are left alone */
+      memset(out, '#', 64);
+      CHECK_STATUS(bk_archive_read(archive, index, out, 64, &written), BK_STATUS_OK);
+      CHECK(written == 17 && memcmp(out, "hello from a zip\n", 17) == 0 && out[17] == '#' && out[63] == '#');
       free(out);
     }
     CHECK_STATUS(bk_archive_find(archive, "assets", 6, &index), BK_STATUS_OK);
     CHECK_STATUS(bk_archive_entry_info(archive, index, &info), BK_STATUS_OK);
     CHECK(info.is_directory);
-    CHECK_STATUS(bk_archive_read(archive, index, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+    {
+      size_t written = 0;
+      CHECK_STATUS(bk_archive_read(archive, index, NULL, 0, &written), BK_STATUS_INVALID_ARGUMENT);
+    }
     CHECK_STATUS(bk_archive_find(archive, "nothing.txt", 11, &index), BK_STATUS_NOT_FOUND);
     CHECK_STATUS(bk_archive_entry_info(archive, 3, &info), BK_STATUS_OUT_OF_RANGE);
     {
@@ -78,6 +92,116 @@ static void test_bad_input_is_refused(void) {
   CHECK_STATUS(bk_archive_entry_count(NULL, &index), BK_STATUS_NULL_POINTER);
 }
 
+static bk_archive *open_bytes(const char *file, const unsigned char *zip, size_t len) {
+  char path[128];
+  bk_archive *archive = NULL;
+  snprintf(path, sizeof path, "%s/%s", workdir, file);
+  write_file(path, zip, len);
+  CHECK_STATUS(bk_archive_open(path, NULL, &archive), BK_STATUS_OK);
+  return archive;
+}
+
+/* Pooled reads: the entry in a lent buffer that goes back to the pool; failures lend nothing. */
+static void test_pooled_reads(void) {
+  bk_archive *archive = open_bytes("pooled.zip", zip_good, sizeof zip_good);
+  bk_pool *pool = NULL;
+  bk_pool_stats st;
+  bk_lease lease;
+  size_t index = 0, written = 0;
+  CHECK_STATUS(bk_pool_new(NULL, &pool), BK_STATUS_OK);
+  for (int round = 0; round < 3; round++) {
+    CHECK_STATUS(bk_archive_find(archive, "assets/app.js", 13, &index), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_read_pooled(archive, index, pool, &lease, &written), BK_STATUS_OK);
+    CHECK(written == 3100 && lease.len >= 3100 && memcmp(lease.data, "function main", 13) == 0);
+    CHECK_STATUS(bk_pool_release(pool, &lease), BK_STATUS_OK);
+  }
+  CHECK_STATUS(bk_archive_find(archive, "assets", 6, &index), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_read_pooled(archive, index, pool, &lease, &written), BK_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(bk_archive_read_pooled(archive, 99, pool, &lease, &written), BK_STATUS_OUT_OF_RANGE);
+  CHECK_STATUS(bk_archive_read_pooled(archive, 0, NULL, &lease, &written), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_archive_read_pooled(archive, 0, pool, NULL, &written), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_pool_get_stats(pool, &st), BK_STATUS_OK);
+  CHECK(st.outstanding_leases == 0);
+  CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
+  bk_archive_free(archive);
+}
+
+/* Reads the whole entry through a reader in `stride`-byte calls; returns the last status. */
+static bk_status read_through(bk_archive_reader *reader, size_t stride, unsigned char *out, size_t cap, size_t *total) {
+  unsigned char *buf = malloc(stride);
+  bk_status status;
+  size_t n = 0;
+  *total = 0;
+  while ((status = bk_archive_reader_read(reader, buf, stride, &n)) == BK_STATUS_OK && n > 0) {
+    if (*total + n <= cap) memcpy(out + *total, buf, n);
+    *total += n;
+  }
+  free(buf);
+  return status;
+}
+
+/* Streaming readers: any stride, the end only after the checks, a reader outliving its archive. */
+static void test_readers(void) {
+  bk_archive *archive = open_bytes("reader.zip", zip_good, sizeof zip_good);
+  bk_archive_reader *reader = NULL;
+  static unsigned char whole[3100], streamed[3100];
+  size_t index = 0, written = 0, total = 0, n = 0;
+  const size_t strides[] = {1, 7, 1000, 65536};
+  CHECK_STATUS(bk_archive_find(archive, "assets/app.js", 13, &index), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_read(archive, index, whole, sizeof whole, &written), BK_STATUS_OK);
+  for (size_t i = 0; i < sizeof strides / sizeof strides[0]; i++) {
+    CHECK_STATUS(bk_archive_reader_open(archive, index, &reader), BK_STATUS_OK);
+    CHECK_STATUS(read_through(reader, strides[i], streamed, sizeof streamed, &total), BK_STATUS_OK);
+    CHECK(total == 3100 && memcmp(whole, streamed, 3100) == 0);
+    CHECK_STATUS(bk_archive_reader_read(reader, streamed, 16, &n), BK_STATUS_OK);
+    CHECK(n == 0); /* stays at its end */
+    bk_archive_reader_free(reader);
+  }
+  /* The reader keeps what it reads alive: free the archive first. */
+  CHECK_STATUS(bk_archive_reader_open(archive, index, &reader), BK_STATUS_OK);
+  bk_archive_free(archive);
+  CHECK_STATUS(read_through(reader, 333, streamed, sizeof streamed, &total), BK_STATUS_OK);
+  CHECK(total == 3100 && memcmp(whole, streamed, 3100) == 0);
+  bk_archive_reader_free(reader);
+  bk_archive_reader_free(NULL);
+  archive = open_bytes("reader2.zip", zip_good, sizeof zip_good);
+  CHECK_STATUS(bk_archive_find(archive, "assets", 6, &index), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_reader_open(archive, index, &reader), BK_STATUS_INVALID_ARGUMENT);
+  CHECK(reader == NULL);
+  CHECK_STATUS(bk_archive_reader_open(archive, 99, &reader), BK_STATUS_OUT_OF_RANGE);
+  CHECK_STATUS(bk_archive_reader_open(archive, 0, NULL), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_archive_reader_read(NULL, streamed, 1, &n), BK_STATUS_NULL_POINTER);
+  bk_archive_free(archive);
+}
+
+/* A wrong CRC (the same in both headers): a reader hands the bytes out, then the call that would
+   end the entry says CRC_MISMATCH, and every call after it; a whole read says it at once. */
+static void test_a_reader_reports_a_bad_crc_at_the_end(void) {
+  unsigned char zip[sizeof zip_good];
+  unsigned char out[17];
+  size_t total = 0, n = 0, index = 0, written = 0;
+  int patched = 0;
+  bk_archive_reader *reader = NULL;
+  memcpy(zip, zip_good, sizeof zip);
+  for (size_t at = 46; at + 10 <= sizeof zip; at++) {
+    if (memcmp(zip + at, "readme.txt", 10) != 0) continue;
+    /* A local header's name follows 30 bytes of header (CRC at 14), a central one's 46 (CRC at 16). */
+    if (memcmp(zip + at - 30, "PK\x03\x04", 4) == 0) zip[at - 30 + 14] ^= 0xff, patched++;
+    else if (memcmp(zip + at - 46, "PK\x01\x02", 4) == 0) zip[at - 46 + 16] ^= 0xff, patched++;
+  }
+  CHECK(patched == 2);
+  bk_archive *archive = open_bytes("badcrc.zip", zip, sizeof zip);
+  CHECK_STATUS(bk_archive_find(archive, "readme.txt", 10, &index), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_reader_open(archive, index, &reader), BK_STATUS_OK);
+  CHECK_STATUS(read_through(reader, 5, out, sizeof out, &total), BK_STATUS_CRC_MISMATCH);
+  CHECK(total == 17 && memcmp(out, "hello from a zip\n", 17) == 0);
+  CHECK_STATUS(bk_archive_reader_read(reader, out, sizeof out, &n), BK_STATUS_ARCHIVE_MALFORMED);
+  CHECK(n == 0);
+  bk_archive_reader_free(reader);
+  CHECK_STATUS(bk_archive_read(archive, index, out, sizeof out, &written), BK_STATUS_CRC_MISMATCH);
+  bk_archive_free(archive);
+}
+
 int main(void) {
   char cmd[128];
   int rc;
@@ -85,6 +209,9 @@ int main(void) {
   if (!mkdtemp(workdir)) return 1;
   RUN(test_entries_are_found_and_read);
   RUN(test_bad_input_is_refused);
+  RUN(test_pooled_reads);
+  RUN(test_readers);
+  RUN(test_a_reader_reports_a_bad_crc_at_the_end);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
   if (system(cmd) != 0) return 1;

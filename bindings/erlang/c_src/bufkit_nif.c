@@ -895,12 +895,13 @@ static ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_
 
 static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t index) {
   bk_archive_entry info;
+  size_t written = 0;
   ErlNifBinary out;
   bk_status status = bk_archive_entry_info(res->archive, index, &info);
   if (status != BK_STATUS_OK) return error_term(env, status);
   if (info.is_directory) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
-  status = bk_archive_read(res->archive, index, out.data, out.size);
+  status = bk_archive_read(res->archive, index, out.data, out.size, &written);
   if (status != BK_STATUS_OK) {
     enif_release_binary(&out);
     return error_term(env, status);

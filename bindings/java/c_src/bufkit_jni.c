@@ -568,6 +568,7 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *e
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
                                                                  jbyteArray out) {
   jsize len;
+  size_t written = 0;
   jbyte *dst;
   bk_status status;
   (void)cls;
@@ -576,7 +577,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jc
   len = (*env)->GetArrayLength(env, out);
   dst = len ? (*env)->GetPrimitiveArrayCritical(env, out, NULL) : NULL;
   if (len && !dst) return BK_STATUS_ALLOC_FAILED;
-  status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst, (size_t)len);
+  status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst, (size_t)len, &written);
   if (dst) (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
   return (jint)status;
 }

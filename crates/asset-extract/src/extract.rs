@@ -114,7 +114,7 @@ fn worker_threads(threads: usize) -> usize {
 /// Whether `path` matches `pattern` (`*` any run of characters, `?` one character, or a `dir/`
 /// prefix). A loop that backtracks only to the last `*`: linear stack and O(pattern × path) time
 /// whatever the (archive-supplied, possibly 4 KiB) path.
-fn matches(pattern: &str, path: &str) -> bool {
+pub(crate) fn matches(pattern: &str, path: &str) -> bool {
     if let Some(dir) = pattern.strip_suffix('/') {
         return path == dir || path.starts_with(pattern);
     }

@@ -8,11 +8,13 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method, read_archive};
 use crate::entry_data::{read_entry_uninit, stored_span};
+use crate::entry_reader::EntryReader;
 use crate::extract::{Snapshot, snapshot};
 use crate::names::Kind;
 
@@ -195,6 +197,30 @@ impl AssetArchive {
         Ok(out)
     }
 
+    /// Reads entry `index` into a buffer lent by `pool`: no allocation once the pool is warm. The
+    /// entry is the lease's first [`Entry::size`] bytes (the lease may be longer: the pool rounds
+    /// up to its size class); dropping the lease gives the buffer back.
+    ///
+    /// ```
+    /// use buffer_pool::{BufferPool, PoolConfig};
+    /// # let zip = asset_extract::fuzzing::stored_zip(&[("a.js".to_string(), b"let a = 1;".to_vec())]);
+    /// let archive = asset_extract::AssetArchive::from_bytes(zip)?;
+    /// let pool = BufferPool::new(PoolConfig::default())?;
+    /// let index = archive.find("a.js").unwrap();
+    /// let lease = archive.read_pooled(index, &pool)?;
+    /// assert_eq!(&lease[..archive.entries()[index].size as usize], b"let a = 1;");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn read_pooled<'p>(&self, index: usize, pool: &'p BufferPool) -> Result<Lease<'p>, Error> {
+        let e = self.file_entry(index)?;
+        let size =
+            usize::try_from(e.size).map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
+        let mut lease =
+            pool.acquire(size.max(1)).map_err(|err| Error::Limit { entry: e.path.clone(), reason: err.to_string() })?;
+        self.read_into(index, &mut lease[..size])?;
+        Ok(lease)
+    }
+
     /// A stored entry's bytes where they lie in the archive, no copy (`None` for a deflated
     /// entry: read it instead). Its CRC-32 is checked on the first view.
     pub fn view(&self, index: usize) -> Result<Option<&[u8]>, Error> {
@@ -210,6 +236,20 @@ impl AssetArchive {
             self.crc_checked[index].store(true, Ordering::Release);
         }
         Ok(Some(bytes))
+    }
+
+    /// Entry `index` as a stream in bounded memory (about 100 KiB, whatever its size): see
+    /// [`EntryReader`] for when its checks run.
+    pub fn reader(&self, index: usize) -> Result<EntryReader<'_>, Error> {
+        let e = self.file_entry(index)?;
+        Ok(EntryReader::new(&self.data, e, &self.crc_checked[index]))
+    }
+
+    /// The indexes of the entries whose names match `pattern`, in archive order: `*` any run of
+    /// characters (`/` included), `?` one character, and a pattern ending in `/` a directory and
+    /// everything under it; the same patterns as extraction's `--only`.
+    pub fn list_matching(&self, pattern: &str) -> Vec<usize> {
+        (0..self.entries.len()).filter(|&i| crate::extract::matches(pattern, &self.entries[i].path)).collect()
     }
 
     fn file_entry(&self, index: usize) -> Result<&Entry, Error> {

@@ -35,6 +35,7 @@ mod at;
 mod behind;
 mod destination;
 mod entry_data;
+mod entry_reader;
 mod error;
 mod extract;
 #[doc(hidden)]
@@ -50,6 +51,7 @@ mod write;
 
 pub use archive::{Entry, Layout, Method, read_archive, read_entries};
 pub use destination::Mode;
+pub use entry_reader::EntryReader;
 pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
 pub use in_place::{AssetArchive, Holding};

@@ -57,3 +57,107 @@ fn the_read_mode_survives_the_file_changing() {
     assert!(matches!(AssetArchive::open(&path, Holding::Read), Err(Error::Malformed { .. })));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A large entry, several of the reader's chunks long, that compresses poorly enough to need many
+/// deflate blocks.
+fn large_text() -> Vec<u8> {
+    let mut state = 0x2545_f491_u32;
+    (0..3_000_000)
+        .map(|i| {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            if i % 61 == 60 { b'\n' } else { b"etaoin shrdlu"[(state % 13) as usize] }
+        })
+        .collect()
+}
+
+#[test]
+fn every_entry_streams_through_a_reader_in_any_stride() {
+    use std::io::Read;
+    let mut specs = specs();
+    specs.push(Spec::file("assets/large.txt", &large_text()));
+    let (zip, _) = build(&specs, b"");
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    for spec in specs.iter().filter(|s| !s.name.ends_with(b"/")) {
+        let name = std::str::from_utf8(&spec.name).unwrap();
+        let index = archive.find(name).unwrap();
+        for stride in [1usize, 7, 4096, 1 << 20] {
+            if stride == 1 && spec.data.len() > 100_000 {
+                continue;
+            }
+            let mut reader = archive.reader(index).unwrap();
+            let (mut out, mut buf) = (Vec::new(), vec![0u8; stride]);
+            loop {
+                let n = reader.read(&mut buf).unwrap_or_else(|e| panic!("{name}, stride {stride}: {e}"));
+                if n == 0 {
+                    break;
+                }
+                out.extend_from_slice(&buf[..n]);
+            }
+            assert!(out == spec.data, "{name}, stride {stride}");
+            assert_eq!(reader.read(&mut buf).unwrap(), 0, "{name}: stays at its end");
+        }
+    }
+    assert!(archive.reader(archive.find("assets").unwrap()).is_err(), "a directory has no data");
+}
+
+/// A CRC that does not match: the bytes go out, and the read that would end the entry fails
+/// instead, with the CRC error as its source; so does every read after it.
+#[test]
+fn a_reader_reports_a_bad_crc_at_the_end() {
+    use std::io::Read;
+    let specs = [Spec::file("a.txt", &b"abcdefgh".repeat(10_000)), Spec::stored("b.bin", b"stored bytes")];
+    let (mut zip, layout) = build(&specs, b"");
+    for i in 0..2 {
+        for at in [layout.local[i] + 14, layout.central[i] + 16] {
+            zip[at] ^= 0xff; // the same wrong CRC in both headers
+        }
+    }
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    for (i, spec) in specs.iter().enumerate() {
+        let mut reader = archive.reader(i).unwrap();
+        let mut out = vec![0u8; spec.data.len()];
+        reader.read_exact(&mut out).unwrap();
+        assert_eq!(out, spec.data, "the bytes themselves are intact");
+        let err = reader.read(&mut [0u8; 16]).unwrap_err();
+        assert_eq!(err.kind(), std::io::ErrorKind::InvalidData);
+        let source = err.get_ref().and_then(|s| s.downcast_ref::<Error>());
+        assert!(matches!(source, Some(Error::Crc { .. })), "{err}");
+        assert!(reader.read(&mut [0u8; 16]).is_err(), "and stays failed");
+        assert!(matches!(archive.read(i), Err(Error::Crc { .. })), "a whole read says the same");
+    }
+}
+
+#[test]
+fn entries_are_listed_by_prefix_and_by_pattern() {
+    let (zip, _) = build(&specs(), b"");
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    let names = |indexes: Vec<usize>| -> Vec<String> {
+        indexes.into_iter().map(|i| archive.entries()[i].path.clone()).collect()
+    };
+    assert_eq!(names(archive.list_matching("assets/*.js")), ["assets/app.js"]);
+    assert_eq!(names(archive.list_matching("*.png")), ["assets/logo.png"]);
+    assert_eq!(names(archive.list_matching("assets/")), ["assets", "assets/app.js", "assets/logo.png"]);
+    assert_eq!(names(archive.list_matching("res/strings.xm?")), ["res/strings.xml"]);
+    assert!(archive.list_matching("nothing*").is_empty());
+}
+
+/// Pooled reads: the entry in a lent buffer, and the buffers come back and are reused.
+#[test]
+fn pooled_reads_reuse_the_pool_buffers() {
+    use buffer_pool::{BufferPool, PoolConfig};
+    let (zip, _) = build(&specs(), b"");
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    let pool = BufferPool::new(PoolConfig::default()).unwrap();
+    for _ in 0..3 {
+        for spec in specs().iter().filter(|s| !s.name.ends_with(b"/")) {
+            let index = archive.find(std::str::from_utf8(&spec.name).unwrap()).unwrap();
+            let lease = archive.read_pooled(index, &pool).unwrap();
+            assert_eq!(&lease[..spec.data.len()], spec.data.as_slice());
+        }
+    }
+    let stats = pool.stats();
+    assert_eq!(stats.returns(), stats.hits() + stats.misses(), "every lease came back");
+    assert!(stats.hits() >= 4 * 2, "later rounds reuse the buffers: {stats:?}");
+}

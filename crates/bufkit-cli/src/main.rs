@@ -5,6 +5,7 @@ mod cat;
 mod demo;
 mod extract;
 mod inflate_pack;
+mod ls;
 mod report;
 
 #[global_allocator]
@@ -50,6 +51,18 @@ enum Command {
         /// Entries to write (default: all).
         names: Vec<String>,
     },
+    /// List the entries of a zip/APK/JAR (size, compressed size, method, CRC-32, name), after
+    /// validating the whole archive as extraction does: all of them, or those matching PATTERNs
+    /// (exact names, or `*`/`?`/`dir/` patterns).
+    Ls {
+        /// The archive.
+        archive: std::path::PathBuf,
+        /// Entries to list (default: all).
+        patterns: Vec<String>,
+        /// Print machine-readable JSON instead of a table.
+        #[arg(long)]
+        json: bool,
+    },
     /// Walk a git pack: inflate every object at its offset, count objects by type, and verify
     /// the walk against the pack's trailer and (with --idx) its index. Exits non-zero on any mismatch.
     InflatePack {
@@ -78,6 +91,7 @@ fn main() -> std::process::ExitCode {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
         Command::Extract(args) => extract::run(args),
         Command::Cat { archive, names } => cat::run(&archive, names),
+        Command::Ls { archive, patterns, json } => ls::run(&archive, &patterns, json),
         Command::InflatePack { pack, idx, json, threads } => inflate_pack::run(&pack, idx.as_deref(), json, threads),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };

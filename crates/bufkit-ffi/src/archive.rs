@@ -2,18 +2,21 @@
 
 use std::ffi::{CStr, c_char};
 use std::path::Path;
+use std::sync::Arc;
 
-use asset_extract::{AssetArchive, Holding, Kind, Method};
+use asset_extract::{AssetArchive, EntryReader, Holding, Kind, Method};
 
 use crate::extract::status_of;
-use crate::macros::{boundary, boundary_or, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
 use crate::status::bk_status;
 
 /// An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
 /// name to entry. Thread-safe: any number of threads may find and read at once. Freed by
-/// `bk_archive_free` (the caller owns it); names it hands out live until then.
+/// `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
+/// from `bk_archive_reader_open` keep what they read alive on their own: they may outlive it.
 pub struct bk_archive {
-    inner: AssetArchive,
+    inner: Arc<AssetArchive>,
 }
 
 /// How `bk_archive_open` holds the archive's bytes.
@@ -94,7 +97,7 @@ pub unsafe extern "C" fn bk_archive_open(
             };
         let inner = AssetArchive::open(Path::new(path), holding).map_err(|e| status_of(&e))?;
         // SAFETY: as above.
-        unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner }))) }
+        unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner: Arc::new(inner) }))) }
     })
 }
 
@@ -207,34 +210,111 @@ pub unsafe extern "C" fn bk_archive_entry_name(
     })
 }
 
-/// Reads the whole of entry `index` into `out`, whose length `out_len` must be exactly the
-/// entry's size (else `BK_STATUS_SIZE_MISMATCH`, nothing written). Inflates a deflated entry;
-/// checks the CRC-32 the first time the entry is read (`BK_STATUS_CRC_MISMATCH`, and then `out` is
-/// zeroed). `out` may be uninitialised memory. A directory is `BK_STATUS_INVALID_ARGUMENT`.
+/// Stores entry `index`'s size (bytes once read; 0 for a directory) in `*size_out`.
 ///
 /// # Safety
-/// `archive` is live; `out` is writable for `out_len` bytes (NULL only with 0).
+/// `archive` is live; `size_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_entry_size(
+    archive: *const bk_archive,
+    index: usize,
+    size_out: *mut u64,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        // SAFETY: per this function's contract.
+        unsafe { write_out(size_out, e.size) }
+    })
+}
+
+/// Reads the whole of entry `index` into `dst`, which must hold at least its size (else
+/// `BK_STATUS_SIZE_MISMATCH`, nothing written), and stores the entry's size in `*written_out`
+/// (0 on failure). Inflates a deflated entry; checks the CRC-32 the first time the entry is read
+/// (`BK_STATUS_CRC_MISMATCH`, and then those bytes of `dst` are zeroed). `dst` may be
+/// uninitialised memory; bytes past the entry's size are not touched. A directory is
+/// `BK_STATUS_INVALID_ARGUMENT`.
+///
+/// # Safety
+/// `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is
+/// valid for one write.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read(
     archive: *const bk_archive,
     index: usize,
-    out: *mut u8,
-    out_len: usize,
+    dst: *mut u8,
+    dst_len: usize,
+    written_out: *mut usize,
 ) -> bk_status {
     boundary(|| {
+        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+        unsafe { write_out(written_out, 0) }?;
         // SAFETY: per this function's contract.
         let archive = unsafe { checked_ref(archive) }?;
         let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
         if e.kind != Kind::File {
             return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
         }
-        if out_len as u64 != e.size {
+        let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
+        if dst_len < size {
             return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
         }
         // SAFETY: per this function's contract.
-        let out = unsafe { checked_out_bytes(out, out_len) }?;
-        archive.inner.read_into_uninit(index, out).map_err(|e| status_of(&e))?;
-        Ok(())
+        let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
+        archive.inner.read_into_uninit(index, &mut dst[..size]).map_err(|e| status_of(&e))?;
+        // SAFETY: as above.
+        unsafe { write_out(written_out, size) }
+    })
+}
+
+/// Reads the whole of entry `index`, as `bk_archive_read` does, into a buffer lent by `pool`:
+/// on success `*lease_out` holds it (the entry is its first `*written_out` bytes; the lease may be
+/// longer) and goes back with `bk_pool_release`. On failure nothing is lent and `*written_out`
+/// is 0.
+///
+/// # Safety
+/// `archive` and `pool` are live; `lease_out` and `written_out` are valid for one write each.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_read_pooled(
+    archive: *const bk_archive,
+    index: usize,
+    pool: *const bk_pool,
+    lease_out: *mut bk_lease,
+    written_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        if lease_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+        unsafe { write_out(written_out, 0) }?;
+        // SAFETY: per this function's contract.
+        let a = unsafe { checked_ref(archive) }?;
+        let e = a.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        if e.kind != Kind::File {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
+        let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
+        // SAFETY: pool is live per the contract; lease is a valid local.
+        let status = unsafe { bk_pool_acquire(pool, size.max(1), &mut lease) };
+        if status != bk_status::BK_STATUS_OK {
+            return Err(status);
+        }
+        let mut written = 0usize;
+        // SAFETY: the lease's data holds at least `size` writable bytes that nothing else uses.
+        let status = unsafe { bk_archive_read(archive, index, lease.data, lease.len, &mut written) };
+        if status != bk_status::BK_STATUS_OK {
+            // SAFETY: the lease was just lent by this live pool.
+            unsafe { bk_pool_release(pool, &lease) };
+            return Err(status);
+        }
+        // SAFETY: checked non-null above; both valid for a write per the contract.
+        unsafe {
+            write_out(lease_out, lease)?;
+            write_out(written_out, written)
+        }
     })
 }
 
@@ -267,6 +347,95 @@ pub unsafe extern "C" fn bk_archive_view(
         unsafe {
             write_out(data_out, bytes.as_ptr())?;
             write_out(len_out, bytes.len())
+        }
+    })
+}
+
+/// One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
+/// `bk_archive_reader_open`. It keeps what it reads alive: its archive may be freed first. Not
+/// thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
+pub struct bk_archive_reader {
+    /// Borrows from `archive`'s heap allocation; declared first, so dropped before it.
+    reader: EntryReader<'static>,
+    /// Never read: held so that what `reader` borrows lives as long as it does.
+    #[allow(dead_code)]
+    archive: Arc<AssetArchive>,
+}
+
+/// Opens entry `index` (a file) for reading in pieces with `bk_archive_reader_read`, and stores
+/// the reader in `*reader_out` (NULL on failure).
+///
+/// # Safety
+/// `archive` is live; `reader_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_reader_open(
+    archive: *const bk_archive,
+    index: usize,
+    reader_out: *mut *mut bk_archive_reader,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+        unsafe { write_out(reader_out, std::ptr::null_mut()) }?;
+        // SAFETY: per this function's contract.
+        let archive = Arc::clone(&unsafe { checked_ref(archive) }?.inner);
+        // SAFETY: the AssetArchive lives on the heap behind the Arc, at a fixed address, for as
+        // long as the reader holds the Arc; the reader that borrows it is dropped before the Arc
+        // (field order), and never handed out with its 'static lifetime.
+        let borrowed: &'static AssetArchive = unsafe { &*Arc::as_ptr(&archive) };
+        let e = borrowed.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+        if e.kind != Kind::File {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
+        // SAFETY: as above.
+        unsafe { write_out(reader_out, Box::into_raw(Box::new(bk_archive_reader { reader, archive }))) }
+    })
+}
+
+/// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
+/// `dst_len`, and 0 only at the end, once the whole entry has been checked (its stream ends at
+/// its compressed size, its size and CRC-32 match). Bytes come out before those checks can run;
+/// when one fails, the call that would have returned 0 returns its status instead
+/// (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`...), and so does
+/// every later call. A caller that must not act on unchecked bytes reads the entry whole.
+///
+/// # Safety
+/// `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is
+/// valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_reader_read(
+    reader: *mut bk_archive_reader,
+    dst: *mut u8,
+    dst_len: usize,
+    read_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+        unsafe { write_out(read_out, 0) }?;
+        // SAFETY: per this function's contract.
+        let reader = unsafe { checked_mut(reader) }?;
+        // SAFETY: per this function's contract.
+        let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
+        // The reader copies into initialised bytes only: zero what it may write first.
+        dst.fill(std::mem::MaybeUninit::new(0));
+        // SAFETY: every byte was just initialised.
+        let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [u8]) };
+        let n = reader.reader.read_checked(dst).map_err(|e| status_of(&e))?;
+        // SAFETY: as above.
+        unsafe { write_out(read_out, n) }
+    })
+}
+
+/// Frees a reader. NULL does nothing.
+///
+/// # Safety
+/// `reader` is NULL or came from `bk_archive_reader_open` and is not used again.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_reader_free(reader: *mut bk_archive_reader) {
+    boundary_or((), || {
+        if !reader.is_null() {
+            // SAFETY: from Box::into_raw in bk_archive_reader_open; freed once per the contract.
+            drop(unsafe { Box::from_raw(reader) });
         }
     })
 }

@@ -334,6 +334,13 @@ impl<'a> ChunkedInflater<'a> {
         Ok(Some(&self.window[self.chunk_start..self.pos]))
     }
 
+    /// The last chunk [`next_chunk`](Self::next_chunk) handed out, again (empty before the first):
+    /// for a caller that passes it on in pieces across calls, such as an [`std::io::Read`]
+    /// adapter.
+    pub fn last_chunk(&self) -> &[u8] {
+        &self.window[self.chunk_start..self.pos]
+    }
+
     /// Decodes the next chunk into the window.
     fn fill(&mut self) -> Result<(), Error> {
         if !self.header_read {

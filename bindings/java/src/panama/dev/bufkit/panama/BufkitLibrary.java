@@ -68,7 +68,7 @@ final class BufkitLibrary {
     static final MethodHandle ARCHIVE_ENTRY_INFO = fn("bk_archive_entry_info", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle ARCHIVE_ENTRY_NAME = fn("bk_archive_entry_name", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     /** Critical: the output may be a heap array, pinned for the call. */
-    static final MethodHandle ARCHIVE_READ = critical("bk_archive_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
+    static final MethodHandle ARCHIVE_READ = critical("bk_archive_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_NEW = fn("bk_extract_options_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_FREE = fn("bk_extract_options_free", FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_THREADS = fn("bk_extract_options_set_threads", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));

@@ -79,7 +79,9 @@ final class PanamaArchive extends AssetArchive {
     @Override
     protected int nativeRead(int index, byte[] out) {
         try {
-            return (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, MemorySegment.ofArray(out), (long) out.length);
+            // The written count is the entry's size, which the caller sized `out` to: not read back.
+            return (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, MemorySegment.ofArray(out), (long) out.length,
+                    MemorySegment.ofArray(new long[1]));
         } catch (Throwable t) {
             throw PanamaBuffer.rethrow(t);
         }

@@ -1,0 +1,182 @@
+//! One entry of an [`AssetArchive`](crate::AssetArchive) as a stream, in bounded memory: stored
+//! bytes straight from the archive, deflated ones through strided-inflate's chunked decoder.
+
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use strided_inflate::{ChunkedInflater, Format};
+
+use crate::Error;
+use crate::archive::{Entry, Method};
+use crate::entry_data::stored_span;
+
+/// Output the decoder hands out at a time: its memory is this plus 32 KiB of history.
+const CHUNK: usize = 64 << 10;
+
+/// An entry's bytes as an [`io::Read`], from
+/// [`AssetArchive::reader`](crate::AssetArchive::reader). Holds about 100 KiB (a 64 KiB chunk and
+/// deflate's 32 KiB window) whatever the entry's size.
+///
+/// Bytes go out as they are inflated, before the stream's end and its CRC-32 can be checked. The
+/// checks run when the entry's last byte has been handed out: a stream that ends early or late,
+/// runs past the entry's size or fails its CRC makes the next `read` (the one that would return 0)
+/// fail with [`io::ErrorKind::InvalidData`], whose source is the [`Error`]. A caller that must not
+/// act on unchecked bytes reads the entry whole ([`AssetArchive::read`](crate::AssetArchive::read)).
+///
+/// ```
+/// use std::io::Read;
+/// # let zip = asset_extract::fuzzing::stored_zip(&[("notes.txt".to_string(), b"hello".to_vec())]);
+/// let archive = asset_extract::AssetArchive::from_bytes(zip)?;
+/// let mut text = String::new();
+/// archive.reader(archive.find("notes.txt").unwrap())?.read_to_string(&mut text)?;
+/// assert_eq!(text, "hello");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct EntryReader<'a> {
+    entry: &'a Entry,
+    source: Source<'a>,
+    crc: crc32fast::Hasher,
+    produced: u64,
+    /// Set once the end has been checked: every later read returns 0.
+    verified: bool,
+    /// Set once a read has failed: every later read fails too.
+    failed: bool,
+    /// The archive's "CRC checked" flag for this entry, set once it has matched.
+    crc_checked: &'a AtomicBool,
+}
+
+enum Source<'a> {
+    Stored { rest: &'a [u8] },
+    Deflate { inflater: Box<ChunkedInflater<'a>>, compressed: usize, handed: usize, ended: bool },
+}
+
+impl std::fmt::Debug for EntryReader<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("EntryReader")
+            .field("entry", &self.entry.path)
+            .field("produced", &self.produced)
+            .field("verified", &self.verified)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> EntryReader<'a> {
+    pub(crate) fn new(data: &'a [u8], entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
+        let span = stored_span(data, entry);
+        let source = match entry.method {
+            Method::Stored => Source::Stored { rest: span },
+            Method::Deflate => {
+                let mut inflater = Box::new(ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
+                inflater.start(span);
+                Source::Deflate { inflater, compressed: span.len(), handed: 0, ended: false }
+            }
+        };
+        EntryReader {
+            entry,
+            source,
+            crc: crc32fast::Hasher::new(),
+            produced: 0,
+            verified: false,
+            failed: false,
+            crc_checked,
+        }
+    }
+
+    /// The entry being read.
+    pub fn entry(&self) -> &'a Entry {
+        self.entry
+    }
+
+    /// Copies the next bytes into `buf`; `Ok(0)` once nothing is left to hand out.
+    fn next_bytes(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
+        let path = &self.entry.path;
+        match &mut self.source {
+            Source::Stored { rest } => {
+                let n = buf.len().min(rest.len());
+                buf[..n].copy_from_slice(&rest[..n]);
+                *rest = &rest[n..];
+                Ok(n)
+            }
+            Source::Deflate { inflater, compressed, handed, ended } => loop {
+                let chunk = inflater.last_chunk();
+                if *handed < chunk.len() {
+                    let n = buf.len().min(chunk.len() - *handed);
+                    buf[..n].copy_from_slice(&chunk[*handed..*handed + n]);
+                    *handed += n;
+                    return Ok(n);
+                }
+                if *ended {
+                    return Ok(0);
+                }
+                match inflater.next_chunk() {
+                    Ok(Some(_)) => *handed = 0,
+                    Ok(None) => {
+                        *ended = true;
+                        if inflater.consumed() != *compressed {
+                            return Err(Error::malformed_entry(
+                                "the deflate stream does not end at its compressed size",
+                                path,
+                            ));
+                        }
+                    }
+                    Err(source) => return Err(Error::Data { entry: path.clone(), source }),
+                }
+            },
+        }
+    }
+
+    /// Checks the whole entry once its last byte is out.
+    fn verify(&mut self) -> Result<(), Error> {
+        let e = self.entry;
+        if self.produced != e.size {
+            return Err(Error::malformed_entry(
+                format!("{} bytes, not the {} its header says", self.produced, e.size),
+                &e.path,
+            ));
+        }
+        if self.crc.clone().finalize() != e.crc32 {
+            return Err(Error::Crc { entry: e.path.clone() });
+        }
+        self.verified = true;
+        self.crc_checked.store(true, Ordering::Release);
+        Ok(())
+    }
+}
+
+impl EntryReader<'_> {
+    /// Copies the entry's next bytes into `buf` and returns how many; `Ok(0)` at the end, once
+    /// the checks have passed. The same as [`io::Read::read`], with the error as an [`Error`].
+    pub fn read_checked(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
+        if self.failed {
+            return Err(Error::malformed_entry("an earlier read of this entry failed", &self.entry.path));
+        }
+        if self.verified || buf.is_empty() {
+            return Ok(0);
+        }
+        let outcome = self.step(buf);
+        self.failed = outcome.is_err();
+        outcome
+    }
+
+    fn step(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
+        let n = self.next_bytes(buf)?;
+        self.produced += n as u64;
+        if self.produced > self.entry.size {
+            return Err(Error::malformed_entry(
+                format!("inflates past its size of {} bytes", self.entry.size),
+                &self.entry.path,
+            ));
+        }
+        self.crc.update(&buf[..n]);
+        if n == 0 {
+            self.verify()?;
+        }
+        Ok(n)
+    }
+}
+
+impl io::Read for EntryReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        self.read_checked(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+}

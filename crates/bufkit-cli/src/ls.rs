@@ -1,0 +1,62 @@
+//! `bufkit ls`: an archive's entries, after the same validation as extraction, like `unzip -lv`.
+
+use std::io::Write;
+use std::path::Path;
+
+use asset_extract::{AssetArchive, Entry, Holding, Kind, Method};
+
+pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String> {
+    let opened = AssetArchive::open(archive, Holding::Read).map_err(|e| format!("{}: {e}", archive.display()))?;
+    let selected: Vec<&Entry> = if patterns.is_empty() {
+        opened.entries().iter().collect()
+    } else {
+        let mut indexes: Vec<usize> = patterns.iter().flat_map(|p| opened.list_matching(p)).collect();
+        indexes.sort_unstable();
+        indexes.dedup();
+        indexes.into_iter().map(|i| &opened.entries()[i]).collect()
+    };
+    let text = if json { as_json(&selected) } else { as_table(&selected) };
+    let mut out = std::io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()), // `| head` is fine
+        other => other.map_err(|e| format!("writing: {e}")),
+    }
+}
+
+fn method(e: &Entry) -> &'static str {
+    match (e.kind, e.method) {
+        (Kind::Directory, _) => "dir",
+        (_, Method::Stored) => "stored",
+        (_, Method::Deflate) => "deflate",
+    }
+}
+
+fn as_table(entries: &[&Entry]) -> String {
+    let mut text = format!("{:>12} {:>12} {:<7} {:>8}  {}\n", "size", "compressed", "method", "crc32", "name");
+    let (mut size, mut compressed) = (0u64, 0u64);
+    for e in entries {
+        size += e.size;
+        compressed += e.compressed_size;
+        let name = if e.kind == Kind::Directory { format!("{}/", e.path) } else { e.path.clone() };
+        text += &format!("{:>12} {:>12} {:<7} {:08x}  {name}\n", e.size, e.compressed_size, method(e), e.crc32);
+    }
+    text += &format!("{size:>12} {compressed:>12} {:<7} {:>8}  {} entries\n", "", "", entries.len());
+    text
+}
+
+fn as_json(entries: &[&Entry]) -> String {
+    let rows: Vec<serde_json::Value> = entries
+        .iter()
+        .map(|e| {
+            serde_json::json!({
+                "name": e.path,
+                "kind": if e.kind == Kind::Directory { "directory" } else { "file" },
+                "size": e.size,
+                "compressed_size": e.compressed_size,
+                "method": method(e),
+                "crc32": e.crc32,
+            })
+        })
+        .collect();
+    serde_json::to_string_pretty(&rows).expect("plain values") + "\n"
+}

@@ -1,0 +1,42 @@
+//! `bufkit ls`: every entry with its metadata, or those a pattern selects; a hostile archive is
+//! refused with the reason. Works in a temporary directory of its own.
+
+use std::process::Command;
+
+fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
+    asset_extract::fuzzing::stored_zip(&files)
+}
+
+fn ls(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bufkit")).arg("ls").args(args).output().unwrap();
+    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn entries_are_listed_as_a_table_and_as_json() {
+    let work = std::env::temp_dir().join(format!("bufkit-ls-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let good = work.join("app.apk");
+    std::fs::write(&good, zip(&[("assets/a.js", b"hello"), ("assets/b.css", b"body{}"), ("readme", b"r")])).unwrap();
+    let good = good.to_str().unwrap();
+
+    let (ok, table, _) = ls(&[good]);
+    assert!(ok);
+    assert!(table.contains("5            5 stored  3610a686  assets/a.js"), "{table}");
+    assert!(table.trim_end().ends_with("3 entries"), "{table}");
+
+    let (ok, json, _) = ls(&["--json", good, "assets/*.js"]);
+    assert!(ok);
+    let rows: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(rows.as_array().unwrap().len(), 1);
+    assert_eq!(rows[0]["name"], "assets/a.js");
+    assert_eq!((rows[0]["size"].as_u64(), rows[0]["crc32"].as_u64()), (Some(5), Some(0x3610a686)));
+
+    let evil = work.join("evil.zip");
+    std::fs::write(&evil, zip(&[("../escape", b"x")])).unwrap();
+    let (ok, out, err) = ls(&[evil.to_str().unwrap()]);
+    assert!(!ok && out.is_empty(), "{out}");
+    assert!(err.contains("../escape"), "{err}");
+    std::fs::remove_dir_all(work).unwrap();
+}
