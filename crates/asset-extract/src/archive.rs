@@ -76,10 +76,8 @@ fn find_end(data: &[u8]) -> Result<(Directory, u64), Error> {
     }
     let lowest = data.len().saturating_sub(22 + 0xffff);
     let mut found = None;
-    for pos in (lowest..=data.len() - 22).rev() {
-        if u32_at(data, pos) == Some(EOCD_SIG)
-            && pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) == data.len()
-        {
+    for pos in end_signatures(data, lowest) {
+        if pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) == data.len() {
             if found.is_some() {
                 return Err(Error::malformed("more than one end record fits the file: one hides in the comment"));
             }
@@ -110,6 +108,18 @@ fn find_end(data: &[u8]) -> Result<(Directory, u64), Error> {
     Ok((dir, appended))
 }
 
+/// Where an end record's signature appears in `data[lowest..]` with a whole record's 22 bytes
+/// after it, last first. Every open scans up to 64 KiB for them: memchr's forward search is
+/// SIMD-accelerated, its reverse one is not, so find them forwards and hand them out backwards.
+fn end_signatures(data: &[u8], lowest: usize) -> impl Iterator<Item = usize> {
+    const EOCD_BYTES: [u8; 4] = EOCD_SIG.to_le_bytes();
+    let found: Vec<usize> = memchr::memmem::find_iter(&data[lowest..], &EOCD_BYTES)
+        .map(|at| lowest + at)
+        .filter(|&pos| pos + 22 <= data.len())
+        .collect();
+    found.into_iter().rev()
+}
+
 /// How far back from the end of the file an end record followed by appended data is looked for.
 const APPENDED_SEARCH: usize = 1 << 20;
 
@@ -119,10 +129,8 @@ const APPENDED_SEARCH: usize = 1 << 20;
 fn end_before_appended_data(data: &[u8]) -> Result<usize, Error> {
     let lowest = data.len().saturating_sub(22 + APPENDED_SEARCH);
     let mut found = None;
-    for pos in (lowest..=data.len() - 22).rev() {
-        if u32_at(data, pos) != Some(EOCD_SIG)
-            || pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) > data.len()
-        {
+    for pos in end_signatures(data, lowest) {
+        if pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) > data.len() {
             continue;
         }
         let size = u32_at(data, pos + 12).map_or(0, |v| v as usize);
