@@ -57,6 +57,17 @@ fn truncated(what: &str) -> Error {
     Error::malformed(format!("{what} runs past the end of the archive"))
 }
 
+/// An entry's stored name, shown (lossily decoded) only when an error names it: decoding every
+/// name up front cost a UTF-8 pass per entry on every open.
+#[derive(Clone, Copy)]
+struct Shown<'a>(&'a [u8]);
+
+impl Shown<'_> {
+    fn text(self) -> String {
+        String::from_utf8_lossy(self.0).into_owned()
+    }
+}
+
 /// The central directory's location and size, from the end records.
 struct Directory {
     offset: u64,
@@ -189,7 +200,7 @@ fn zip64_extra(
     size: &mut u64,
     csize: &mut u64,
     offset: Option<&mut u64>,
-    name: &str,
+    name: Shown<'_>,
 ) -> Result<(), Error> {
     let needs = [*size == 0xffff_ffff, *csize == 0xffff_ffff, offset.as_ref().is_some_and(|o| **o == 0xffff_ffff)];
     if !needs.contains(&true) {
@@ -200,15 +211,15 @@ fn zip64_extra(
         let (id, len) = (u16_at(extra, at).expect("checked"), usize::from(u16_at(extra, at + 2).expect("checked")));
         let body = extra
             .get(at + 4..at + 4 + len)
-            .ok_or_else(|| Error::malformed_entry("extra field runs past its end", name))?;
+            .ok_or_else(|| Error::malformed_entry("extra field runs past its end", &name.text()))?;
         if id == 1 {
             let mut next = 0;
             let mut take = |need: bool| -> Result<Option<u64>, Error> {
                 if !need {
                     return Ok(None);
                 }
-                let v =
-                    u64_at(body, next).ok_or_else(|| Error::malformed_entry("ZIP64 extra field is truncated", name))?;
+                let v = u64_at(body, next)
+                    .ok_or_else(|| Error::malformed_entry("ZIP64 extra field is truncated", &name.text()))?;
                 next += 8;
                 Ok(Some(v))
             };
@@ -225,7 +236,7 @@ fn zip64_extra(
         }
         at += 4 + len;
     }
-    Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", name))
+    Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", &name.text()))
 }
 
 /// Whether an extra field area is made of whole (id, length, data) records that end exactly where
@@ -326,31 +337,29 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
         }
         let raw_name = &data[at + 46..at + 46 + name_len];
         let extra = &data[at + 46 + name_len..at + 46 + name_len + extra_len];
-        // Borrowed when the name is UTF-8 (nearly always): no allocation unless there is an error.
-        let display = String::from_utf8_lossy(raw_name);
+        let display = Shown(raw_name);
         if !extra_fields_fit(extra) {
             return Err(Error::malformed_entry(
                 "central directory extra field disagrees with its own length",
-                &display,
+                &display.text(),
             ));
         }
         let (mut size, mut csize, mut offset) = (u64::from(f32(24)), u64::from(f32(20)), u64::from(f32(42)));
-        zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), &display)?;
+        zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), display)?;
         let offset =
-            offset.checked_add(prepended).ok_or_else(|| Error::malformed_entry("offset overflows", &display))?;
+            offset.checked_add(prepended).ok_or_else(|| Error::malformed_entry("offset overflows", &display.text()))?;
         if f16(34) != 0 {
-            return Err(Error::malformed_entry("entry on another disk", &display));
+            return Err(Error::malformed_entry("entry on another disk", &display.text()));
         }
         if flags & 0x41 != 0 {
-            return Err(Error::Encrypted { entry: display.into_owned() });
+            return Err(Error::Encrypted { entry: display.text() });
         }
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
         if names::is_symlink(unix_mode) {
             let method = if f16(10) == 8 { Method::Deflate } else { Method::Stored };
-            let (_, span_end) =
-                local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, &display)?;
+            let (_, span_end) = local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?;
             spans.push((offset, span_end, usize::MAX));
-            symlinks.push(display.into_owned());
+            symlinks.push(display.text());
             at += total;
             continue;
         }
@@ -358,19 +367,19 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
         let method = match method {
             0 => Method::Stored,
             8 => Method::Deflate,
-            m => return Err(Error::UnsupportedMethod { entry: display.into_owned(), method: m }),
+            m => return Err(Error::UnsupportedMethod { entry: display.text(), method: m }),
         };
         if method == Method::Stored && csize != size {
-            return Err(Error::malformed_entry("stored entry whose sizes differ", &display));
+            return Err(Error::malformed_entry("stored entry whose sizes differ", &display.text()));
         }
         // A declared size beyond what deflate can reach is a lie, refused before anything is
         // allocated for it.
         let ceiling = strided_inflate::max_inflated_len(usize::try_from(csize).unwrap_or(usize::MAX)) as u64;
         if method == Method::Deflate && size > ceiling {
-            return Err(Error::malformed_entry("declared size larger than its data can inflate to", &display));
+            return Err(Error::malformed_entry("declared size larger than its data can inflate to", &display.text()));
         }
         let (data_offset, span_end) =
-            local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, &display)?;
+            local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?;
         spans.push((offset, span_end, entries.len()));
         entries.push(Entry { path, kind, mode, method, crc32: f32(16), compressed_size: csize, size, data_offset });
         at += total;
@@ -402,9 +411,9 @@ fn local_data(
     crc: u32,
     csize: u64,
     size: u64,
-    display: &str,
+    display: Shown<'_>,
 ) -> Result<(u64, u64), Error> {
-    let bad = |reason: &str| Error::malformed_entry(reason, display);
+    let bad = |reason: &str| Error::malformed_entry(reason, &display.text());
     if offset >= dir.offset {
         return Err(bad("local header is not before the central directory"));
     }

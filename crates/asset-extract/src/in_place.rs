@@ -2,7 +2,6 @@
 //! parser, then any entry read by name without extracting anything.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::fs::File;
 use std::mem::MaybeUninit;
 use std::path::Path;
@@ -16,6 +15,7 @@ use crate::archive::{Entry, Method, read_archive};
 use crate::entry_data::{read_entry_uninit, stored_span};
 use crate::entry_reader::EntryReader;
 use crate::extract::{Snapshot, snapshot};
+use crate::name_index::NameIndex;
 use crate::names::Kind;
 
 /// How an [`AssetArchive`] holds the archive's bytes.
@@ -55,7 +55,7 @@ pub enum Holding {
 pub struct AssetArchive {
     data: Bytes,
     entries: Vec<Entry>,
-    by_name: HashMap<String, usize, foldhash::fast::RandomState>,
+    by_name: NameIndex,
     crc_checked: Vec<AtomicBool>,
 }
 
@@ -109,13 +109,10 @@ impl AssetArchive {
 
     fn validated(data: Bytes) -> Result<AssetArchive, Error> {
         let layout = read_archive(&data)?;
-        let mut by_name =
-            HashMap::with_capacity_and_hasher(layout.entries.len(), foldhash::fast::RandomState::default());
-        for (i, e) in layout.entries.iter().enumerate() {
-            if by_name.insert(e.path.clone(), i).is_some() {
-                return Err(Error::UnsafeName { entry: e.path.clone(), reason: "a second entry with this name" });
-            }
-        }
+        let by_name = NameIndex::build(&layout.entries).map_err(|i| Error::UnsafeName {
+            entry: layout.entries[i].path.clone(),
+            reason: "a second entry with this name",
+        })?;
         let crc_checked = layout.entries.iter().map(|_| AtomicBool::new(false)).collect();
         Ok(AssetArchive { data, entries: layout.entries, by_name, crc_checked })
     }
@@ -142,7 +139,7 @@ impl AssetArchive {
 
     /// The index of the entry named `name`, in O(1).
     pub fn find(&self, name: &str) -> Option<usize> {
-        self.by_name.get(name).copied()
+        self.by_name.find(&self.entries, name)
     }
 
     /// The indexes of the entries whose names start with `prefix`, in archive order.

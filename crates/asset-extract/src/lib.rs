@@ -43,6 +43,7 @@ pub mod fuzzing;
 mod in_place;
 mod manifest;
 mod merge;
+mod name_index;
 mod names;
 mod remove;
 mod staging;

@@ -59,20 +59,24 @@ pub(crate) fn is_symlink(unix_mode: Option<u32>) -> bool {
 }
 
 pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> Result<(String, Kind, u32), Error> {
-    let shown = String::from_utf8_lossy(raw);
-    let unsafe_name = |reason| Error::UnsafeName { entry: shown.to_string(), reason };
+    // The stored name as shown in errors, decoded only when one is returned.
+    let shown = || String::from_utf8_lossy(raw).into_owned();
+    let unsafe_name = |reason| Error::UnsafeName { entry: shown(), reason };
     let decoded = decode(raw, utf8_flag, host).ok_or_else(|| unsafe_name("not valid UTF-8 despite the UTF-8 flag"))?;
     let name: &str = &decoded;
     if name.is_empty() {
         return Err(unsafe_name("empty name"));
     }
-    if name.contains('\0') {
+    // One pass over the bytes for what the checks below look for anywhere in the name.
+    let (has_nul, has_backslash) =
+        name.bytes().fold((false, false), |(nul, backslash), b| (nul | (b == 0), backslash | (b == b'\\')));
+    if has_nul {
         return Err(unsafe_name("contains NUL"));
     }
     if name.trim_end_matches('/') == crate::manifest::NAME {
         return Err(unsafe_name("reserved for bufkit's incremental manifest"));
     }
-    if name.contains('\\') {
+    if has_backslash {
         return Err(unsafe_name("contains a backslash"));
     }
     if name.starts_with('/') {
@@ -87,19 +91,19 @@ pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> R
     }
     let is_dir_name = name.ends_with('/');
     let trimmed = name.trim_end_matches('/');
-    for component in trimmed.split('/') {
+    for component in trimmed.as_bytes().split(|&b| b == b'/') {
         match component {
-            "" => return Err(unsafe_name("empty path component")),
-            "." | ".." => return Err(unsafe_name("`.` or `..` component")),
+            b"" => return Err(unsafe_name("empty path component")),
+            b"." | b".." => return Err(unsafe_name("`.` or `..` component")),
             c if c.len() > MAX_COMPONENT => return Err(unsafe_name("a component longer than the system allows")),
             _ => {}
         }
     }
     let kind_bits = unix_mode.map(|m| m & 0o170_000).unwrap_or(0);
     let kind = match kind_bits {
-        0o120_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "symlink" }),
-        0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "device" }),
-        0o140_000 => return Err(Error::UnsupportedKind { entry: shown.into_owned(), kind: "socket" }),
+        0o120_000 => return Err(Error::UnsupportedKind { entry: shown(), kind: "symlink" }),
+        0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown(), kind: "device" }),
+        0o140_000 => return Err(Error::UnsupportedKind { entry: shown(), kind: "socket" }),
         0o040_000 => Kind::Directory,
         // A trailing slash makes a directory whatever else the mode says.
         _ if is_dir_name => Kind::Directory,
