@@ -564,20 +564,68 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *e
   return out;
 }
 
-/* The entry is inflated straight into the pinned array: no copy. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                 jbyteArray out) {
-  jsize len;
+/* The entry is inflated straight into the pinned array, at out[offset..offset+len): no copy.
+   Returns the bytes written (the entry's size), or -status. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                  jbyteArray out, jint offset, jint len) {
   size_t written = 0;
   jbyte *dst;
   bk_status status;
   (void)cls;
-  if (index < 0) return BK_STATUS_OUT_OF_RANGE;
-  if (!out) return BK_STATUS_NULL_POINTER;
-  len = (*env)->GetArrayLength(env, out);
-  dst = len ? (*env)->GetPrimitiveArrayCritical(env, out, NULL) : NULL;
-  if (len && !dst) return BK_STATUS_ALLOC_FAILED;
-  status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst, (size_t)len, &written);
-  if (dst) (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
-  return (jint)status;
+  if (index < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (!out) return -(jlong)BK_STATUS_NULL_POINTER;
+  if (offset < 0 || len < 0 || offset > (*env)->GetArrayLength(env, out) - len) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (!dst) return -(jlong)BK_STATUS_ALLOC_FAILED;
+  status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst + offset, (size_t)len, &written);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+  return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
+}
+
+/* Into a direct buffer's memory at [position, position+len). Returns written, or -status. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                        jobject buffer, jint position, jint len) {
+  size_t written = 0;
+  uint8_t *base;
+  bk_status status;
+  (void)cls;
+  if (index < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (!buffer) return -(jlong)BK_STATUS_NULL_POINTER;
+  base = (*env)->GetDirectBufferAddress(env, buffer);
+  if (!base) return -(jlong)BK_STATUS_INVALID_ARGUMENT;
+  if (position < 0 || len < 0 || (jlong)position + len > (*env)->GetDirectBufferCapacity(env, buffer))
+    return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  status = bk_archive_read(ARCHIVE(handle), (size_t)index, base + position, (size_t)len, &written);
+  return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
+}
+
+/* Streaming readers: the reader's address, or -status. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *env, jclass cls, jlong handle, jint index) {
+  bk_archive_reader *reader = NULL;
+  bk_status status;
+  (void)env, (void)cls;
+  if (index < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  status = bk_archive_reader_open(ARCHIVE(handle), (size_t)index, &reader);
+  return status == BK_STATUS_OK ? (jlong)(intptr_t)reader : -(jlong)status;
+}
+
+/* The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader,
+                                                                        jbyteArray out, jint offset, jint len) {
+  size_t n = 0;
+  jbyte *dst;
+  bk_status status;
+  (void)cls;
+  if (!out) return -(jlong)BK_STATUS_NULL_POINTER;
+  if (offset < 0 || len < 0 || offset > (*env)->GetArrayLength(env, out) - len) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (!dst) return -(jlong)BK_STATUS_ALLOC_FAILED;
+  status = bk_archive_reader_read((bk_archive_reader *)(intptr_t)reader, (uint8_t *)dst + offset, (size_t)len, &n);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+  return status == BK_STATUS_OK ? (jlong)n : -(jlong)status;
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderFree(JNIEnv *env, jclass cls, jlong reader) {
+  (void)env, (void)cls;
+  bk_archive_reader_free((bk_archive_reader *)(intptr_t)reader);
 }

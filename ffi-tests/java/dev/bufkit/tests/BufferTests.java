@@ -74,6 +74,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
         tests.add(new Object[] {"extract: progress at an interval", (Test) BufferTests::extractProgressAtAnInterval});
         tests.add(new Object[] {"archive: entries read in place", (Test) BufferTests::archiveInPlace});
+        tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) BufferTests::archiveBuffersAndStreams});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
 
         if (front.equals("panama")) {
@@ -581,6 +582,90 @@ public final class BufferTests {
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
+    }
+
+    /** Reads by name, into heap and direct buffers at their position, and as streams in any stride;
+     *  a stream outlives its archive; a wrong CRC surfaces at the stream's end. */
+    static void archiveBuffersAndStreams() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive-io");
+        byte[] js = pattern(300_000);
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {js, "hi".getBytes()});
+        for (boolean mapped : new boolean[] {false, true}) {
+            dev.bufkit.AssetArchive a = bufkit.openArchive(apk, mapped);
+            java.io.InputStream outliving;
+            try {
+                check(Arrays.equals(a.readAllBytes("assets/app.js"), js), "readAllBytes");
+                BufkitException none = expect(BufkitException.class, () -> a.readAllBytes("missing.js"));
+                check(none.status() == Status.NOT_FOUND, "missing: " + none.status());
+                for (java.nio.ByteBuffer dst : new java.nio.ByteBuffer[] {
+                        java.nio.ByteBuffer.allocate(300_010), java.nio.ByteBuffer.allocateDirect(300_010),
+                        java.nio.ByteBuffer.allocate(300_020).position(7).slice()}) {
+                    dst.position(5);
+                    check(a.read("assets/app.js", dst) == 300_000, "written");
+                    check(dst.position() == 300_005, "position advanced: " + dst.position());
+                    byte[] back = new byte[300_000];
+                    dst.position(5);
+                    dst.get(back);
+                    check(Arrays.equals(back, js), "bytes in the buffer (direct " + dst.isDirect() + ")");
+                    dst.position(dst.capacity() - 100);
+                    BufkitException small = expect(BufkitException.class, () -> a.read("assets/app.js", dst));
+                    check(small.status() == Status.SIZE_MISMATCH && dst.position() == dst.capacity() - 100, "too small: " + small.status());
+                }
+                expect(java.nio.ReadOnlyBufferException.class, () -> a.read("readme.txt", java.nio.ByteBuffer.allocate(8).asReadOnlyBuffer()));
+                for (int stride : new int[] {1, 7, 4096, 1 << 20}) {
+                    if (stride == 1 && mapped) continue; // slow, and the same path
+                    try (java.io.InputStream in = a.open("assets/app.js")) {
+                        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                        byte[] buf = new byte[stride];
+                        for (int n; (n = stride == 1 ? single(in, buf) : in.read(buf)) > 0; ) out.write(buf, 0, n);
+                        check(Arrays.equals(out.toByteArray(), js), "streamed in strides of " + stride);
+                        check(in.read() == -1, "stays at its end");
+                    }
+                }
+                outliving = a.open("readme.txt");
+            } finally {
+                a.close();
+            }
+            check(Arrays.equals(outliving.readAllBytes(), "hi".getBytes()), "a stream outlives its archive");
+            outliving.close();
+            expect(java.io.IOException.class, () -> outliving.read());
+        }
+        // The same wrong CRC in both headers: the stream hands out the bytes, then its end throws.
+        byte[] zip = java.nio.file.Files.readAllBytes(apk);
+        int patched = 0;
+        byte[] name = "readme.txt".getBytes();
+        for (int at = 46; at + name.length <= zip.length; at++) {
+            if (!Arrays.equals(Arrays.copyOfRange(zip, at, at + name.length), name)) continue;
+            if (zip[at - 30] == 'P' && zip[at - 29] == 'K' && zip[at - 28] == 3) {
+                // ZipOutputStream puts the CRC in a data descriptor after the data (PK 7 8, then the CRC).
+                int d = at + name.length;
+                while (!(zip[d] == 'P' && zip[d + 1] == 'K' && zip[d + 2] == 7 && zip[d + 3] == 8)) d++;
+                zip[d + 4] ^= (byte) 0xff;
+                patched++;
+            }
+            else if (zip[at - 46] == 'P' && zip[at - 45] == 'K' && zip[at - 44] == 1) { zip[at - 46 + 16] ^= (byte) 0xff; patched++; }
+        }
+        check(patched == 2, "patched " + patched);
+        java.nio.file.Path bad = dir.resolve("bad.apk");
+        java.nio.file.Files.write(bad, zip);
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(bad, false); java.io.InputStream in = a.open("readme.txt")) {
+            byte[] two = new byte[2];
+            check(in.read(two) == 2 && Arrays.equals(two, "hi".getBytes()), "the bytes come out");
+            java.io.IOException crc = expect(java.io.IOException.class, () -> in.read(two));
+            check(crc.getCause() instanceof BufkitException b && b.status() == Status.CRC_MISMATCH, "CRC at the end: " + crc.getCause());
+            BufkitException whole = expect(BufkitException.class, () -> a.readAllBytes("readme.txt"));
+            check(whole.status() == Status.CRC_MISMATCH, "a whole read: " + whole.status());
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    private static int single(java.io.InputStream in, byte[] buf) throws java.io.IOException {
+        int b = in.read();
+        if (b < 0) return -1;
+        buf[0] = (byte) b;
+        return 1;
     }
 
     static void extractValid() throws Exception {

@@ -1,7 +1,12 @@
 package dev.bufkit;
 
+import java.io.IOException;
+import java.io.InputStream;
 import java.lang.ref.Cleaner;
+import java.nio.ByteBuffer;
+import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
+import java.util.Objects;
 import java.util.OptionalInt;
 
 /**
@@ -41,8 +46,20 @@ public abstract class AssetArchive implements AutoCloseable {
     /** {@code bk_archive_entry_name}: the name's UTF-8 bytes, or null past the last entry. */
     protected abstract byte[] nativeName(int index);
 
-    /** {@code bk_archive_read} into all of {@code out}. */
-    protected abstract int nativeRead(int index, byte[] out);
+    /** {@code bk_archive_read} into {@code out[offset, offset + len)}: the bytes written, or minus the status. */
+    protected abstract long nativeRead(int index, byte[] out, int offset, int len);
+
+    /** {@code bk_archive_read} into a direct buffer at {@code [position, position + len)}: written, or minus the status. */
+    protected abstract long nativeReadDirect(int index, ByteBuffer direct, int position, int len);
+
+    /** {@code bk_archive_reader_open}: the reader's address, or minus the status. */
+    protected abstract long nativeReaderOpen(int index);
+
+    /** {@code bk_archive_reader_read} into {@code out[offset, offset + len)}: the count (0 at the end), or minus the status. */
+    protected abstract long nativeReaderRead(long reader, byte[] out, int offset, int len);
+
+    /** {@code bk_archive_reader_free}. */
+    protected abstract void nativeReaderFree(long reader);
 
     /** {@code bk_status_message}. */
     protected abstract String statusMessage(int code);
@@ -110,11 +127,117 @@ public abstract class AssetArchive implements AutoCloseable {
         byte[] out = new byte[(int) size];
         gate.enter();
         try {
-            check("bk_archive_read", nativeRead(index, out));
+            checkCount("bk_archive_read", nativeRead(index, out, 0, out.length));
         } finally {
             gate.leave();
         }
         return out;
+    }
+
+    /** The whole of the entry named {@code name}; {@link Status#NOT_FOUND} if there is none. */
+    public final byte[] readAllBytes(String name) {
+        return read(indexOf(name));
+    }
+
+    /**
+     * Reads the whole of entry {@code index} into {@code dst} at its position, inflated straight into
+     * its memory (direct) or its array (heap), with no copy through a temporary; advances the position
+     * by the entry's size and returns it. {@link Status#SIZE_MISMATCH} if fewer bytes remain, and then
+     * nothing is written.
+     */
+    public final int read(int index, ByteBuffer dst) {
+        if (dst.isReadOnly()) throw new ReadOnlyBufferException();
+        int position = dst.position(), len = dst.remaining();
+        gate.enter();
+        long written;
+        try {
+            if (dst.isDirect()) {
+                written = nativeReadDirect(index, dst, position, len);
+            } else {
+                written = nativeRead(index, dst.array(), dst.arrayOffset() + position, len);
+            }
+        } finally {
+            gate.leave();
+        }
+        checkCount("bk_archive_read", written);
+        dst.position(position + (int) written);
+        return (int) written;
+    }
+
+    /** {@link #read(int, ByteBuffer)} of the entry named {@code name}. */
+    public final int read(String name, ByteBuffer dst) {
+        return read(indexOf(name), dst);
+    }
+
+    /**
+     * Entry {@code index} as a stream in bounded memory (about 100 KiB, whatever its size). Bytes come
+     * out as they are inflated; the entry's checks (its CRC-32, its sizes) run when its last byte is
+     * out: a failure makes the read that would return -1 throw an {@link IOException} instead (its
+     * cause the {@link BufkitException}), and every read after it. Read the entry whole when unchecked
+     * bytes must not be acted on. The stream keeps what it reads alive: it may outlive this archive.
+     * Not for use by two threads at once (like any stream), but never unsafe if it is.
+     */
+    public final InputStream open(int index) {
+        gate.enter();
+        long reader;
+        try {
+            reader = nativeReaderOpen(index);
+        } finally {
+            gate.leave();
+        }
+        checkCount("bk_archive_reader_open", reader);
+        return new EntryStream(this, reader);
+    }
+
+    /** {@link #open(int)} of the entry named {@code name}. */
+    public final InputStream open(String name) {
+        return open(indexOf(name));
+    }
+
+    private int indexOf(String name) {
+        OptionalInt index = find(name);
+        if (index.isEmpty()) throw new BufkitException("bk_archive_find", Status.NOT_FOUND.code, "no entry named " + name);
+        return index.getAsInt();
+    }
+
+    /** One entry through {@code bk_archive_reader_*}. */
+    private static final class EntryStream extends InputStream {
+        private final AssetArchive archive; // for its native methods and messages
+        private final Cleaner.Cleanable cleanable;
+        private long reader;
+        private final byte[] one = new byte[1];
+
+        EntryStream(AssetArchive archive, long reader) {
+            this.archive = archive;
+            this.reader = reader;
+            long address = reader;
+            this.cleanable = CLEANER.register(this, () -> archive.nativeReaderFree(address));
+        }
+
+        @Override
+        public synchronized int read() throws IOException {
+            return read(one, 0, 1) == 1 ? one[0] & 0xff : -1;
+        }
+
+        @Override
+        public synchronized int read(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (reader == 0) throw new IOException("stream closed");
+            if (len == 0) return 0;
+            long n = archive.nativeReaderRead(reader, b, off, len);
+            if (n < 0) {
+                int code = (int) -n;
+                throw new IOException(new BufkitException("bk_archive_reader_read", code, archive.statusMessage(code)));
+            }
+            return n == 0 ? -1 : (int) n;
+        }
+
+        @Override
+        public synchronized void close() {
+            if (reader == 0) return;
+            reader = 0;
+            cleanable.clean();
+        }
     }
 
     /** Frees the archive; later calls throw {@link IllegalStateException}. Waits for reads in progress. */
@@ -123,6 +246,13 @@ public abstract class AssetArchive implements AutoCloseable {
         if (gate.isClosed()) return;
         gate.close();
         cleanable.clean();
+    }
+
+    private void checkCount(String function, long countOrStatus) {
+        if (countOrStatus < 0) {
+            int code = (int) -countOrStatus;
+            throw new BufkitException(function, code, statusMessage(code));
+        }
     }
 
     private void check(String function, int code) {

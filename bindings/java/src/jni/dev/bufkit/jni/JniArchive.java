@@ -1,6 +1,7 @@
 package dev.bufkit.jni;
 
 import dev.bufkit.AssetArchive;
+import java.nio.ByteBuffer;
 
 /** The JNI front's {@link AssetArchive}: each call is one native method over bufkit.h. */
 final class JniArchive extends AssetArchive {
@@ -32,8 +33,28 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeRead(int index, byte[] out) {
-        return JniNative.archiveRead(handle, index, out);
+    protected long nativeRead(int index, byte[] out, int offset, int len) {
+        return JniNative.archiveRead(handle, index, out, offset, len);
+    }
+
+    @Override
+    protected long nativeReadDirect(int index, ByteBuffer direct, int position, int len) {
+        return JniNative.archiveReadDirect(handle, index, direct, position, len);
+    }
+
+    @Override
+    protected long nativeReaderOpen(int index) {
+        return JniNative.archiveReaderOpen(handle, index);
+    }
+
+    @Override
+    protected long nativeReaderRead(long reader, byte[] out, int offset, int len) {
+        return JniNative.archiveReaderRead(reader, out, offset, len);
+    }
+
+    @Override
+    protected void nativeReaderFree(long reader) {
+        JniNative.archiveReaderFree(reader);
     }
 
     @Override

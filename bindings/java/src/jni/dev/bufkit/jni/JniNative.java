@@ -82,8 +82,20 @@ final class JniNative {
     /** bk_archive_entry_name: UTF-8 bytes, or null. */
     static native byte[] archiveName(long handle, int index);
 
-    /** bk_archive_read into all of {@code out}. */
-    static native int archiveRead(long handle, int index, byte[] out);
+    /** bk_archive_read into {@code out[offset, offset + len)}: the bytes written, or -status. */
+    static native long archiveRead(long handle, int index, byte[] out, int offset, int len);
+
+    /** bk_archive_read into a direct buffer at {@code [position, position + len)}: written, or -status. */
+    static native long archiveReadDirect(long handle, int index, java.nio.ByteBuffer direct, int position, int len);
+
+    /** bk_archive_reader_open: the reader's address, or -status. */
+    static native long archiveReaderOpen(long handle, int index);
+
+    /** bk_archive_reader_read into {@code out[offset, offset + len)}: the count (0 at the end), or -status. */
+    static native long archiveReaderRead(long reader, byte[] out, int offset, int len);
+
+    /** bk_archive_reader_free. */
+    static native void archiveReaderFree(long reader);
 
     /** bk_cancel_new: the handle, or 0 on failure. */
     static native long cancelNew();

@@ -69,6 +69,10 @@ final class BufkitLibrary {
     static final MethodHandle ARCHIVE_ENTRY_NAME = fn("bk_archive_entry_name", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     /** Critical: the output may be a heap array, pinned for the call. */
     static final MethodHandle ARCHIVE_READ = critical("bk_archive_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_READER_OPEN = fn("bk_archive_reader_open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    /** Critical: reads at most one 64 KiB chunk of inflating per call; the output may be a heap array. */
+    static final MethodHandle ARCHIVE_READER_READ = critical("bk_archive_reader_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_READER_FREE = fn("bk_archive_reader_free", FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_NEW = fn("bk_extract_options_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_FREE = fn("bk_extract_options_free", FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_THREADS = fn("bk_extract_options_set_threads", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));

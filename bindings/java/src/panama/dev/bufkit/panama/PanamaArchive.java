@@ -4,6 +4,7 @@ import dev.bufkit.AssetArchive;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 
 /** The Panama front's {@link AssetArchive}: downcalls straight into bufkit.h; reads go into the heap array, pinned. */
 final class PanamaArchive extends AssetArchive {
@@ -77,11 +78,52 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeRead(int index, byte[] out) {
+    protected long nativeRead(int index, byte[] out, int offset, int len) {
+        return read(index, MemorySegment.ofArray(out).asSlice(offset, len));
+    }
+
+    @Override
+    protected long nativeReadDirect(int index, ByteBuffer direct, int position, int len) {
+        return read(index, MemorySegment.ofBuffer(direct.duplicate().position(position)).asSlice(0, len));
+    }
+
+    private long read(int index, MemorySegment dst) {
+        long[] written = new long[1];
         try {
-            // The written count is the entry's size, which the caller sized `out` to: not read back.
-            return (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, MemorySegment.ofArray(out), (long) out.length,
-                    MemorySegment.ofArray(new long[1]));
+            int status = (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, dst, dst.byteSize(), MemorySegment.ofArray(written));
+            return status == 0 ? written[0] : -(long) status;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected long nativeReaderOpen(int index) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            int status = (int) BufkitLibrary.ARCHIVE_READER_OPEN.invokeExact(handle, (long) index, out);
+            return status == 0 ? out.get(ValueLayout.ADDRESS, 0).address() : -(long) status;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected long nativeReaderRead(long reader, byte[] out, int offset, int len) {
+        long[] n = new long[1];
+        try {
+            int status = (int) BufkitLibrary.ARCHIVE_READER_READ.invokeExact(MemorySegment.ofAddress(reader),
+                    MemorySegment.ofArray(out).asSlice(offset, len), (long) len, MemorySegment.ofArray(n));
+            return status == 0 ? n[0] : -(long) status;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
+    protected void nativeReaderFree(long reader) {
+        try {
+            BufkitLibrary.ARCHIVE_READER_FREE.invokeExact(MemorySegment.ofAddress(reader));
         } catch (Throwable t) {
             throw PanamaBuffer.rethrow(t);
         }
