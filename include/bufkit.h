@@ -748,6 +748,24 @@ bk_status bk_archive_find(const struct bk_archive *archive,
                           size_t *index_out);
 
 /*
+ Lists the entries whose names match `pattern[0..pattern_len)` (UTF-8; `*` any run of
+ characters, `/` included; `?` one character; a pattern ending in `/` a directory and everything
+ under it; the patterns of extraction's "only"), or every entry when `pattern` is NULL. Stores
+ the first `capacity` of their indexes, in archive order, in `indexes_out` (NULL only with
+ capacity 0) and how many match in all in `*count_out`: call again with room for that many.
+
+ # Safety
+ `archive` is live; `pattern` is NULL or readable for `pattern_len` bytes; `indexes_out` is
+ writable for `capacity` elements; `count_out` is valid for one write.
+ */
+bk_status bk_archive_list(const struct bk_archive *archive,
+                          const char *pattern,
+                          size_t pattern_len,
+                          size_t *indexes_out,
+                          size_t capacity,
+                          size_t *count_out);
+
+/*
  Fills `*entry_out` with entry `index`'s metadata (`BK_STATUS_OUT_OF_RANGE` past the last).
 
  # Safety

@@ -202,6 +202,28 @@ static void test_a_reader_reports_a_bad_crc_at_the_end(void) {
   bk_archive_free(archive);
 }
 
+/* Listing: every entry with NULL, or those a pattern matches; two calls size the output. */
+static void test_listing(void) {
+  bk_archive *archive = open_bytes("list.zip", zip_good, sizeof zip_good);
+  size_t indexes[8], count = 99;
+  const char *name;
+  size_t len;
+  CHECK_STATUS(bk_archive_list(archive, NULL, 0, NULL, 0, &count), BK_STATUS_OK);
+  CHECK(count == 3);
+  CHECK_STATUS(bk_archive_list(archive, "*.js", 4, indexes, 8, &count), BK_STATUS_OK);
+  CHECK(count == 1);
+  CHECK_STATUS(bk_archive_entry_name(archive, indexes[0], &name, &len), BK_STATUS_OK);
+  CHECK(len == 13 && memcmp(name, "assets/app.js", 13) == 0);
+  CHECK_STATUS(bk_archive_list(archive, "assets/", 7, indexes, 1, &count), BK_STATUS_OK);
+  CHECK(count == 2); /* the directory and its file; room for one */
+  CHECK_STATUS(bk_archive_list(archive, "nothing*", 8, indexes, 8, &count), BK_STATUS_OK);
+  CHECK(count == 0);
+  CHECK_STATUS(bk_archive_list(archive, "\xff", 1, indexes, 8, &count), BK_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(bk_archive_list(archive, NULL, 0, NULL, 8, &count), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_archive_list(archive, NULL, 0, indexes, 8, NULL), BK_STATUS_NULL_POINTER);
+  bk_archive_free(archive);
+}
+
 int main(void) {
   char cmd[128];
   int rc;
@@ -211,6 +233,7 @@ int main(void) {
   RUN(test_bad_input_is_refused);
   RUN(test_pooled_reads);
   RUN(test_readers);
+  RUN(test_listing);
   RUN(test_a_reader_reports_a_bad_crc_at_the_end);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

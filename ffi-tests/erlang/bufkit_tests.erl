@@ -326,6 +326,28 @@ archive_read_in_place_test() ->
     ?assertEqual({error, io_error}, bufkit:archive_open("/nonexistent.apk")),
     os:cmd("rm -rf " ++ Dir).
 
+%% Listing by pattern; stored entries read as binaries over the archive's own bytes, which keep
+%% the archive alive after the last reference to its handle is gone.
+archive_list_and_stored_binaries_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "stored.apk"),
+    Png = binary:copy(<<137, "PNG", 1, 2, 3>>, 1000),
+    {ok, _} = zip:create(Zip, [{"assets/app.js", <<"let a;">>}, {"assets/ui/b.js", <<"let b;">>},
+                               {"res/logo.png", Png}], [{uncompress, all}]),
+    Bins = [begin
+                {ok, A} = bufkit:archive_open(Zip, #{holding => Holding}),
+                ?assertEqual([<<"assets/app.js">>, <<"assets/ui/b.js">>, <<"res/logo.png">>], bufkit:archive_list(A)),
+                ?assertEqual([<<"assets/app.js">>, <<"assets/ui/b.js">>], bufkit:archive_list(A, "assets/*.js")),
+                ?assertEqual([<<"res/logo.png">>], bufkit:archive_list(A, [<<"*.p">>, "ng"])),
+                ?assertEqual([], bufkit:archive_list(A, "nothing*")),
+                {ok, Bin} = bufkit:archive_read(A, "res/logo.png"),
+                ?assertEqual(Png, Bin),
+                Bin
+            end || Holding <- [read, map]],
+    erlang:garbage_collect(),
+    [?assertEqual(Png, B) || B <- Bins],   % the handles are gone; the binaries still hold the archive
+    os:cmd("rm -rf " ++ Dir).
+
 %% Progress is rate-limited by default (a message per entry flooded the mailbox): at most one per
 %% 50 ms, and always the last one, which nothing follows.
 extract_progress_is_rate_limited_test() ->

@@ -893,13 +893,57 @@ static ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_
   return list;
 }
 
+/* archive_list(Archive, Pattern | all) -> [Name] of the entries matching (bk_archive_list's
+ * patterns), in archive order. */
+static ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifBinary pattern;
+  const char *p = NULL;
+  size_t p_len = 0, count = 0, *indexes;
+  bk_status status;
+  ERL_NIF_TERM list;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res)) return enif_make_badarg(env);
+  if (enif_inspect_binary(env, argv[1], &pattern)) p = (const char *)pattern.data, p_len = pattern.size;
+  else if (!enif_is_identical(argv[1], enif_make_atom(env, "all"))) return enif_make_badarg(env);
+  status = bk_archive_list(res->archive, p ? p : NULL, p_len, NULL, 0, &count);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  if (!(indexes = enif_alloc((count ? count : 1) * sizeof *indexes))) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  status = bk_archive_list(res->archive, p, p_len, indexes, count, &count);
+  list = enif_make_list(env, 0);
+  for (size_t i = count; status == BK_STATUS_OK && i-- > 0;) {
+    const char *name;
+    size_t len;
+    ERL_NIF_TERM bin;
+    unsigned char *dst;
+    if (bk_archive_entry_name(res->archive, indexes[i], &name, &len) != BK_STATUS_OK || !(dst = enif_make_new_binary(env, len, &bin))) {
+      status = BK_STATUS_ALLOC_FAILED;
+      break;
+    }
+    memcpy(dst, name, len);
+    list = enif_make_list_cell(env, bin, list);
+  }
+  enif_free(indexes);
+  return status == BK_STATUS_OK ? list : error_term(env, status);
+}
+
 static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t index) {
   bk_archive_entry info;
   size_t written = 0;
   ErlNifBinary out;
+  const uint8_t *view;
+  size_t view_len;
   bk_status status = bk_archive_entry_info(res->archive, index, &info);
   if (status != BK_STATUS_OK) return error_term(env, status);
   if (info.is_directory) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  /* A stored entry: a binary over the archive's own bytes, no copy, that keeps the archive alive
+     while it lives (its CRC is checked on the first view). */
+  if (info.method == 0) {
+    status = bk_archive_view(res->archive, index, &view, &view_len);
+    if (status == BK_STATUS_OK)
+      return enif_make_tuple2(env, atom_ok, enif_make_resource_binary(env, res, view, view_len));
+    if (status != BK_STATUS_INVALID_ARGUMENT) return error_term(env, status);
+  }
   if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
   status = bk_archive_read(res->archive, index, out.data, out.size, &written);
   if (status != BK_STATUS_OK) {
@@ -958,6 +1002,7 @@ static ErlNifFunc nif_funcs[] = {
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_open", 2, archive_open_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_find", 2, archive_find_nif, 0},
+    {"archive_list", 2, archive_list_nif, 0},
     {"archive_entries", 1, archive_entries_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"archive_read", 2, archive_read_nif, 0},
 };

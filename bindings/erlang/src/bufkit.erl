@@ -20,7 +20,8 @@
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1, lease_write/3, lease_read/3, lease_view/1,
          inflate_at/3, inflate_batch/2, extract/3,
-         archive_open/1, archive_open/2, archive_entries/1, archive_find/2, archive_read/2]).
+         archive_open/1, archive_open/2, archive_entries/1, archive_find/2, archive_read/2,
+         archive_list/1, archive_list/2]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0]).
 
@@ -240,6 +241,17 @@ archive_open(Path, Options) when is_map(Options) ->
     end;
 archive_open(_, _) -> {error, invalid_argument}.
 
+%% @doc Every entry's name, in archive order (as extraction writes them: `/'-separated, a
+%% directory without its trailing `/').
+-spec archive_list(archive()) -> [binary()].
+archive_list(Archive) -> bufkit_nif:archive_list(Archive, all).
+
+%% @doc The names of the entries matching `Pattern', in archive order: `*' any run of characters
+%% (`/' included), `?' one character, and a pattern ending in `/' a directory and everything under
+%% it (the patterns of extraction's `only').
+-spec archive_list(archive(), iodata()) -> [binary()] | {error, reason()}.
+archive_list(Archive, Pattern) -> bufkit_nif:archive_list(Archive, iolist_to_binary(Pattern)).
+
 %% @doc Every entry as `{Name, Size, file | directory}', in archive order (names as extraction
 %% writes them: `/'-separated, a directory without its trailing `/').
 -spec archive_entries(archive()) -> [{binary(), non_neg_integer(), file | directory}].
@@ -250,7 +262,9 @@ archive_entries(Archive) -> bufkit_nif:archive_entries(Archive).
 archive_find(Archive, Name) -> bufkit_nif:archive_find(Archive, iolist_to_binary(Name)).
 
 %% @doc The whole entry (by index or by name) as a binary, inflated straight into it; its CRC-32
-%% is checked the first time it is read. Large entries are read on a dirty scheduler.
+%% is checked the first time it is read. Large entries are read on a dirty scheduler. A stored
+%% entry comes back without a copy: a binary over the archive's own bytes, which keeps the archive
+%% in memory while it lives (in the `map' holding, the file must then stay unchanged as long).
 -spec archive_read(archive(), non_neg_integer() | iodata()) -> {ok, binary()} | {error, reason()}.
 archive_read(Archive, Index) when is_integer(Index), Index >= 0 -> bufkit_nif:archive_read(Archive, Index);
 archive_read(Archive, Name) ->

@@ -157,6 +157,51 @@ pub unsafe extern "C" fn bk_archive_find(
     })
 }
 
+/// Lists the entries whose names match `pattern[0..pattern_len)` (UTF-8; `*` any run of
+/// characters, `/` included; `?` one character; a pattern ending in `/` a directory and everything
+/// under it; the patterns of extraction's "only"), or every entry when `pattern` is NULL. Stores
+/// the first `capacity` of their indexes, in archive order, in `indexes_out` (NULL only with
+/// capacity 0) and how many match in all in `*count_out`: call again with room for that many.
+///
+/// # Safety
+/// `archive` is live; `pattern` is NULL or readable for `pattern_len` bytes; `indexes_out` is
+/// writable for `capacity` elements; `count_out` is valid for one write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_list(
+    archive: *const bk_archive,
+    pattern: *const c_char,
+    pattern_len: usize,
+    indexes_out: *mut usize,
+    capacity: usize,
+    count_out: *mut usize,
+) -> bk_status {
+    boundary(|| {
+        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+        unsafe { write_out(count_out, 0) }?;
+        // SAFETY: per this function's contract.
+        let archive = unsafe { checked_ref(archive) }?;
+        let matching: Vec<usize> = if pattern.is_null() {
+            (0..archive.inner.len()).collect()
+        } else {
+            // SAFETY: per this function's contract.
+            let pattern = unsafe { checked_slice(pattern.cast(), pattern_len) }?;
+            let pattern = std::str::from_utf8(pattern).map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+            archive.inner.list_matching(pattern)
+        };
+        if capacity > 0 {
+            if indexes_out.is_null() {
+                return Err(bk_status::BK_STATUS_NULL_POINTER);
+            }
+            let n = capacity.min(matching.len());
+            // SAFETY: indexes_out is non-null and writable for `capacity` >= n elements per the
+            // contract; `matching` is a distinct allocation.
+            unsafe { std::ptr::copy_nonoverlapping(matching.as_ptr(), indexes_out, n) };
+        }
+        // SAFETY: as above.
+        unsafe { write_out(count_out, matching.len()) }
+    })
+}
+
 /// Fills `*entry_out` with entry `index`'s metadata (`BK_STATUS_OUT_OF_RANGE` past the last).
 ///
 /// # Safety
