@@ -23,7 +23,7 @@ struct Row {
 }
 
 /// A built-in APK-like archive: 200 JavaScript-like files of 0.3–120 KB in a few directories.
-fn built_in_archive() -> Vec<u8> {
+pub(super) fn built_in_archive() -> Vec<u8> {
     let mut seed = 0x1234_5678u32;
     let mut next = || {
         seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);

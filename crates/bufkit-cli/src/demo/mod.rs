@@ -1,5 +1,6 @@
 //! The stories behind bufkit, run side by side on built-in data.
 
+mod assets;
 mod extract;
 mod growth;
 mod inflate;
@@ -18,6 +19,9 @@ pub enum Story {
     Inflate,
     /// A mobile runtime's first start: ~200 assets out of an APK, fresh buffers vs pooled vs bufkit.
     Extract,
+    /// The same first start without extracting: the assets read in place, against extracting
+    /// then reading the files, and against a new inflater and buffer per read.
+    Assets,
 }
 
 /// Options shared by every story.
@@ -39,6 +43,7 @@ pub fn run(story: Option<Story>, options: &Options) -> Result<(), String> {
             Story::Pool => pool::run(options)?,
             Story::Inflate => inflate::run(options)?,
             Story::Extract => extract::run(options)?,
+            Story::Assets => assets::run(options)?,
         }
     }
     Ok(())
