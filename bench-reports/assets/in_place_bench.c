@@ -34,7 +34,9 @@ static void die(const char *what, int code) {
   exit(1);
 }
 
+#ifndef ROUNDS
 #define ROUNDS 21
+#endif
 
 int main(int argc, char **argv) {
   if (argc != 3) {

@@ -13,10 +13,9 @@ use std::path::Path;
 use crate::Entry;
 use crate::Error;
 use crate::at;
+use crate::names::MANIFEST_NAME as NAME;
 use crate::tree::Tree;
 
-/// File name of the manifest inside the destination.
-pub(crate) const NAME: &str = ".bufkit-manifest";
 const MAGIC: &[u8] = b"bufkit-manifest 1\n";
 
 /// path -> (crc32, size, mode)

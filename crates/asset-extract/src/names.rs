@@ -14,6 +14,10 @@ pub enum Kind {
     Directory,
 }
 
+/// The name of bufkit's incremental manifest in an extracted tree, reserved: no entry may take it.
+/// Here rather than in `manifest` so that name checking depends on nothing else in the crate.
+pub(crate) const MANIFEST_NAME: &str = ".bufkit-manifest";
+
 /// Longest name accepted, and longest single component (Linux's PATH_MAX and NAME_MAX).
 const MAX_PATH: usize = 4096;
 const MAX_COMPONENT: usize = 255;
@@ -73,7 +77,7 @@ pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> R
     if has_nul {
         return Err(unsafe_name("contains NUL"));
     }
-    if name.trim_end_matches('/') == crate::manifest::NAME {
+    if name.trim_end_matches('/') == MANIFEST_NAME {
         return Err(unsafe_name("reserved for bufkit's incremental manifest"));
     }
     if has_backslash {

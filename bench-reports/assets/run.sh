@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Assets in place, measured from C: bufkit's bk_archive_* against libzip on an APK-shaped archive
+# (make-apk.py) and, when present, the JDK's src.zip. One JSON line per archive (medians of the
+# rounds, alternating libraries within each round).
+# Usage: bench-reports/assets/run.sh [ROUNDS]   (needs gcc, python3, libzip-dev)
+set -euo pipefail
+rounds=${1:-21}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${BENCH_WORK:-/tmp/bufkit-assets-bench}
+mkdir -p "$work"
+cd "$root"
+cargo build --release -q -p bufkit-ffi
+gcc -O2 -std=c11 -DROUNDS="$rounds" -Iinclude bench-reports/assets/in_place_bench.c -o "$work/in_place_bench" \
+  target/release/libbufkit.a -lzip -lpthread -ldl -lm
+python3 bench-reports/assets/make-apk.py "$work/app.apk"
+"$work/in_place_bench" "$work/app.apk" apk-222
+for src in /usr/lib/jvm/*/lib/src.zip; do
+  [[ -f $src ]] || continue
+  "$work/in_place_bench" "$(readlink -f "$src")" "src.zip-$(basename "$(dirname "$(dirname "$src")")")"
+  break
+done
