@@ -1,0 +1,93 @@
+import dev.bufkit.AssetArchive;
+import dev.bufkit.Bufkit;
+import java.io.InputStream;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Enumeration;
+import java.util.List;
+import java.util.zip.ZipEntry;
+import java.util.zip.ZipFile;
+
+/**
+ * Assets in place from Java: bufkit's AssetArchive against java.util.zip.ZipFile, the way a JVM
+ * program reads its resources, on one archive, in one process, alternating within each round.
+ * Prints one JSON line of medians. Usage: InPlaceBench FRONT ARCHIVE ROUNDS
+ */
+public final class InPlaceBench {
+    static long sink;
+
+    public static void main(String[] args) throws Exception {
+        String front = args[0];
+        Path path = Path.of(args[1]);
+        int rounds = Integer.parseInt(args[2]);
+        Bufkit bufkit = Bufkit.load();
+        List<String> names = new ArrayList<>();
+        long biggest = 0;
+        try (ZipFile z = new ZipFile(path.toFile())) {
+            for (Enumeration<? extends ZipEntry> e = z.entries(); e.hasMoreElements(); ) {
+                ZipEntry entry = e.nextElement();
+                if (!entry.isDirectory()) {
+                    names.add(entry.getName());
+                    biggest = Math.max(biggest, entry.getSize());
+                }
+            }
+        }
+        ByteBuffer direct = ByteBuffer.allocateDirect((int) biggest);
+        String[] keys = {"zipfile_open_us", "bufkit_open_read_us", "bufkit_open_map_us", "zipfile_lookup_ns", "bufkit_find_ns",
+                "zipfile_read_all_ms", "bufkit_read_all_ms", "bufkit_read_all_direct_ms"};
+        double[][] t = new double[keys.length][rounds];
+        for (int warm = 0; warm < 3; warm++) round(bufkit, path, names, direct, new double[keys.length][1], 0);
+        for (int r = 0; r < rounds; r++) round(bufkit, path, names, direct, t, r);
+        StringBuilder json = new StringBuilder("{\"front\":\"" + front + "\",\"java\":\"" + System.getProperty("java.version")
+                + "\",\"archive\":\"" + path.getFileName() + "\",\"files\":" + names.size());
+        for (int k = 0; k < keys.length; k++) {
+            Arrays.sort(t[k]);
+            json.append(String.format(",\"%s\":%.2f", keys[k], t[k][rounds / 2]));
+        }
+        System.out.println(json.append('}'));
+    }
+
+    static void round(Bufkit bufkit, Path path, List<String> names, ByteBuffer direct, double[][] t, int r) throws Exception {
+        long t0 = System.nanoTime();
+        ZipFile z = new ZipFile(path.toFile());
+        t[0][r] = (System.nanoTime() - t0) / 1e3;
+        t0 = System.nanoTime();
+        AssetArchive a = bufkit.openArchive(path, false);
+        t[1][r] = (System.nanoTime() - t0) / 1e3;
+        a.close();
+        t0 = System.nanoTime();
+        a = bufkit.openArchive(path, true);
+        t[2][r] = (System.nanoTime() - t0) / 1e3;
+        a.close();
+        a = bufkit.openArchive(path, false); // fresh: every CRC checked on this pass, as ZipFile checks every read
+        try {
+            t0 = System.nanoTime();
+            for (int k = 0; k < 10; k++) for (String n : names) sink += z.getEntry(n).getSize();
+            t[3][r] = (System.nanoTime() - t0) / (10.0 * names.size());
+            t0 = System.nanoTime();
+            for (int k = 0; k < 10; k++) for (String n : names) sink += a.find(n).getAsInt();
+            t[4][r] = (System.nanoTime() - t0) / (10.0 * names.size());
+            t0 = System.nanoTime();
+            for (String n : names) {
+                try (InputStream in = z.getInputStream(z.getEntry(n))) {
+                    sink += in.readAllBytes().length;
+                }
+            }
+            t[5][r] = (System.nanoTime() - t0) / 1e6;
+            t0 = System.nanoTime();
+            for (String n : names) sink += a.readAllBytes(n).length;
+            t[6][r] = (System.nanoTime() - t0) / 1e6;
+            t0 = System.nanoTime();
+            for (String n : names) {
+                direct.clear();
+                sink += a.read(n, direct);
+            }
+            t[7][r] = (System.nanoTime() - t0) / 1e6;
+        } finally {
+            a.close();
+            z.close();
+        }
+    }
+}
