@@ -302,6 +302,54 @@ fn prepended_bytes(data: &[u8], dir: &Directory) -> Result<u64, Error> {
 
 /// Like [`read_entries`], also saying how many bytes were prepended.
 pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
+    parse(data, false).map(|(layout, _)| layout)
+}
+
+/// Where an entry's local header is and what it must agree with, for a check made later (the
+/// first time the entry is read) instead of at open: see [`read_central`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalRef {
+    /// Where the local header starts.
+    header_offset: u64,
+    /// Where the entry's name lies in the archive (in its central directory record).
+    name_at: usize,
+    name_len: usize,
+    flags: u16,
+    /// Where the next entry's local header (or the central directory) starts: the entry, its data
+    /// descriptor included, must end by there.
+    limit: u64,
+}
+
+/// Like [`read_archive`], touching only the end records and the central directory: every check
+/// of the central directory is made, and entries whose smallest possible extents overlap are
+/// refused; each entry's local header is left to [`check_local`], with what it needs. The
+/// entries' `data_offset` is 0 until then. Opening an archive this way costs what its central
+/// directory costs, not a page fault and a cache miss per entry.
+pub(crate) fn read_central(data: &[u8]) -> Result<(Layout, Vec<LocalRef>), Error> {
+    parse(data, true)
+}
+
+/// Checks entry `e`'s local header as [`read_archive`] does (against its central record, and its
+/// extent against the next entry's) and returns where its data starts.
+pub(crate) fn check_local(data: &[u8], local: &LocalRef, e: &Entry) -> Result<u64, Error> {
+    let name = data.get(local.name_at..local.name_at + local.name_len).expect("validated at open");
+    let limit = Directory { offset: local.limit, size: 0, entries: 0, end: 0 };
+    let (data_offset, _) = local_data(
+        data,
+        local.header_offset,
+        &limit,
+        name,
+        e.method,
+        local.flags,
+        e.crc32,
+        e.compressed_size,
+        e.size,
+        Shown(name),
+    )?;
+    Ok(data_offset)
+}
+
+fn parse(data: &[u8], defer_local: bool) -> Result<(Layout, Vec<LocalRef>), Error> {
     let (mut dir, appended) = find_end(data)?;
     let prepended = prepended_bytes(data, &dir)?;
     dir.offset += prepended;
@@ -321,6 +369,7 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
     let mut entries = Vec::with_capacity(dir.entries as usize);
     let mut symlinks = Vec::new();
     let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(dir.entries as usize);
+    let mut locals: Vec<LocalRef> = Vec::with_capacity(if defer_local { dir.entries as usize } else { 0 });
     let mut at = dir.offset as usize;
     for _ in 0..dir.entries {
         let header = data.get(at..at + 46).ok_or_else(|| truncated("a central directory entry"))?;
@@ -357,7 +406,11 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
         if names::is_symlink(unix_mode) {
             let method = if f16(10) == 8 { Method::Deflate } else { Method::Stored };
-            let (_, span_end) = local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?;
+            let span_end = if defer_local {
+                smallest_end(offset, name_len, csize, display)?
+            } else {
+                local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?.1
+            };
             spans.push((offset, span_end, usize::MAX));
             symlinks.push(display.text());
             at += total;
@@ -378,8 +431,18 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
         if method == Method::Deflate && size > ceiling {
             return Err(Error::malformed_entry("declared size larger than its data can inflate to", &display.text()));
         }
-        let (data_offset, span_end) =
-            local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?;
+        let (data_offset, span_end) = if defer_local {
+            if offset >= dir.offset {
+                return Err(Error::malformed_entry(
+                    "local header is not before the central directory",
+                    &display.text(),
+                ));
+            }
+            locals.push(LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, limit: dir.offset });
+            (0, smallest_end(offset, name_len, csize, display)?)
+        } else {
+            local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?
+        };
         spans.push((offset, span_end, entries.len()));
         entries.push(Entry { path, kind, mode, method, crc32: f32(16), compressed_size: csize, size, data_offset });
         at += total;
@@ -395,7 +458,25 @@ pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
             return Err(Error::malformed_entry("entries overlap (shared data)", name));
         }
     }
-    Ok(Layout { entries, prepended, appended, symlinks })
+    if defer_local {
+        // Each entry must end by the next one's local header (or the central directory): the
+        // exact check, once its local header gives its exact extent.
+        for (k, &(_, _, index)) in spans.iter().enumerate() {
+            if index != usize::MAX {
+                locals[index].limit = spans.get(k + 1).map_or(dir.offset, |next| next.0);
+            }
+        }
+    }
+    Ok((Layout { entries, prepended, appended, symlinks }, locals))
+}
+
+/// The least an entry at `offset` can occupy: a local header with no extra field, the same name
+/// as in the central directory, and its data.
+fn smallest_end(offset: u64, name_len: usize, csize: u64, display: Shown<'_>) -> Result<u64, Error> {
+    offset
+        .checked_add(30 + name_len as u64)
+        .and_then(|v| v.checked_add(csize))
+        .ok_or_else(|| Error::malformed_entry("size overflows", &display.text()))
 }
 
 /// Checks the local header at `offset` against the central directory and returns where the data

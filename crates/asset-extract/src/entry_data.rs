@@ -13,11 +13,11 @@ pub(crate) fn stored_span<'a>(data: &'a [u8], e: &Entry) -> &'a [u8] {
     &data[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize]
 }
 
-/// Fills `out` (exactly the entry's size) with its bytes: inflated with `decoder` (raw deflate)
-/// or copied, then checked against the stream's end and the CRC-32 when `check_crc`. On error
-/// `out` is zeroed.
+/// Fills `out` (exactly the entry's size) with its bytes from `src` (its data as stored, see
+/// [`stored_span`]): inflated with `decoder` (raw deflate) or copied, then checked against the
+/// stream's end and the CRC-32 when `check_crc`. On error `out` is zeroed.
 pub(crate) fn read_entry(
-    data: &[u8],
+    src: &[u8],
     e: &Entry,
     decoder: &mut Decoder,
     out: &mut [u8],
@@ -25,20 +25,20 @@ pub(crate) fn read_entry(
 ) -> Result<(), Error> {
     // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_entry_uninit writes only initialised bytes.
     let uninit = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
-    read_entry_uninit(data, e, decoder, uninit, check_crc).map(|_| ())
+    read_entry_uninit(src, e, decoder, uninit, check_crc).map(|_| ())
 }
 
 /// Like [`read_entry`], into memory that may be uninitialised (a C caller's): on return every
 /// byte of `out` is initialised (the entry, or zeros on error), and handed back as such.
 pub(crate) fn read_entry_uninit<'o>(
-    data: &[u8],
+    src: &[u8],
     e: &Entry,
     decoder: &mut Decoder,
     out: &'o mut [MaybeUninit<u8>],
     check_crc: bool,
 ) -> Result<&'o mut [u8], Error> {
-    let src = stored_span(data, e);
     debug_assert_eq!(out.len() as u64, e.size);
+    debug_assert_eq!(src.len() as u64, e.compressed_size);
     let result = match e.method {
         Method::Stored => {
             // SAFETY: both are valid for src.len() == out.len() bytes and cannot overlap (a

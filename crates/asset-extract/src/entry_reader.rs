@@ -8,7 +8,6 @@ use strided_inflate::{ChunkedInflater, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method};
-use crate::entry_data::stored_span;
 
 /// Output the decoder hands out at a time: its memory is this plus 32 KiB of history.
 const CHUNK: usize = 64 << 10;
@@ -61,8 +60,8 @@ impl std::fmt::Debug for EntryReader<'_> {
 }
 
 impl<'a> EntryReader<'a> {
-    pub(crate) fn new(data: &'a [u8], entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
-        let span = stored_span(data, entry);
+    /// A reader of `entry`, whose data as stored is `span`.
+    pub(crate) fn new(span: &'a [u8], entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
         let source = match entry.method {
             Method::Stored => Source::Stored { rest: span },
             Method::Deflate => {

@@ -518,7 +518,7 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
             return Err(Error::Cancelled);
         }
         let mut bytes = vec![0u8; e.size as usize];
-        crate::entry_data::read_entry(data, e, &mut decoder, &mut bytes, true)?;
+        crate::entry_data::read_entry(crate::entry_data::stored_span(data, e), e, &mut decoder, &mut bytes, true)?;
         if let Some(progress) = options.progress {
             progress(Progress {
                 entries_done: done as u64 + 1,

@@ -7,18 +7,73 @@ use crate::{Kind, Options, extract_to_memory, read_archive};
 /// data lies inside the input and its name is a safe relative path; an extracted file has its
 /// declared size and CRC-32.
 pub fn parse(data: &[u8]) {
-    let Ok(layout) = read_archive(data) else { return };
+    let Ok(layout) = read_archive(data) else {
+        deferred_checks_agree(data);
+        return;
+    };
     for e in &layout.entries {
         assert!(e.data_offset.checked_add(e.compressed_size).is_some_and(|end| end <= data.len() as u64));
         assert!(!e.path.is_empty() && !e.path.starts_with('/') && !e.path.contains('\0') && !e.path.contains('\\'));
         assert!(e.path.split('/').all(|c| !c.is_empty() && c != "." && c != ".."), "unsafe path {:?}", e.path);
     }
+    deferred_checks_agree(data);
     if let Ok(files) = extract_to_memory(data, &Options::default()) {
         let expected: Vec<_> = layout.entries.iter().filter(|e| e.kind == Kind::File).collect();
         assert_eq!(files.len(), expected.len());
         for ((path, bytes), e) in files.iter().zip(expected) {
             assert_eq!((path, bytes.len() as u64), (&e.path, e.size));
             assert_eq!(crc32fast::hash(bytes), e.crc32);
+        }
+    }
+}
+
+/// Opening in place checks each local header only when its entry is first read: the two halves
+/// together must refuse exactly what the strict parser refuses, and agree on where every entry's
+/// data lies. (A symlink's local header is never read in place, so archives with symlinks are
+/// only checked one way.) Where the archive opens in place, every file reads as extraction
+/// reads it.
+fn deferred_checks_agree(data: &[u8]) {
+    let full = read_archive(data);
+    let deferred = crate::archive::read_central(data).and_then(|(layout, locals)| {
+        let offsets = layout
+            .entries
+            .iter()
+            .zip(&locals)
+            .map(|(e, local)| crate::archive::check_local(data, local, e))
+            .collect::<Result<Vec<u64>, _>>()?;
+        Ok((layout, offsets))
+    });
+    match (&full, &deferred) {
+        (Ok(layout), Ok((central, offsets))) => {
+            assert_eq!(layout.entries.len(), central.entries.len());
+            for ((e, c), &offset) in layout.entries.iter().zip(&central.entries).zip(offsets) {
+                assert_eq!((&e.path, e.size, e.crc32, e.data_offset), (&c.path, c.size, c.crc32, offset));
+            }
+        }
+        (Ok(_), Err(e)) => panic!("the deferred checks refuse what the strict parser accepts: {e}"),
+        (Err(e), Ok((central, _))) => {
+            assert!(!central.symlinks.is_empty(), "the deferred checks accept what the strict parser refuses: {e}")
+        }
+        (Err(_), Err(_)) => {}
+    }
+    let (Ok(layout), Ok(archive)) = (full, crate::AssetArchive::from_bytes(data.to_vec())) else { return };
+    let mut decoder = strided_inflate::Decoder::new(strided_inflate::Format::Raw).expect("a decoder");
+    for (i, e) in layout.entries.iter().enumerate() {
+        if e.kind != Kind::File || e.size > 1 << 24 {
+            continue;
+        }
+        let mut expected = vec![0u8; e.size as usize];
+        let want = crate::entry_data::read_entry(
+            crate::entry_data::stored_span(data, e),
+            e,
+            &mut decoder,
+            &mut expected,
+            true,
+        );
+        match (want, archive.read(i)) {
+            (Ok(()), Ok(bytes)) => assert!(bytes == expected, "{}: in place reads other bytes", e.path),
+            (Err(_), Err(_)) => {}
+            (want, got) => panic!("{}: extraction says {want:?}, in place {:?}", e.path, got.map(|b| b.len())),
         }
     }
 }

@@ -5,14 +5,14 @@ use std::cell::RefCell;
 use std::fs::File;
 use std::mem::MaybeUninit;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Method, read_archive};
-use crate::entry_data::{read_entry_uninit, stored_span};
+use crate::archive::{Entry, LocalRef, Method, check_local, read_central};
+use crate::entry_data::read_entry_uninit;
 use crate::entry_reader::EntryReader;
 use crate::extract::{Snapshot, snapshot};
 use crate::name_index::NameIndex;
@@ -35,8 +35,13 @@ pub enum Holding {
 /// at once. Entries are looked up by the name extraction would write them under (`/`-separated,
 /// directories without their trailing `/`).
 ///
-/// Each entry's CRC-32 is checked the first time it is read whole (later reads of the same entry
-/// skip it); a read that fails its CRC leaves the output zeroed and returns [`Error::Crc`].
+/// Opening validates the end records and the whole central directory (every name by extraction's
+/// rules, sizes, methods, flags, extra fields, entries that would overlap) and builds the index;
+/// it reads nothing else, so it costs what the central directory costs. Each entry's local header
+/// is checked against its central record the first time the entry is read or viewed (a
+/// disagreement is [`Error::Malformed`] for that entry), and its CRC-32 the first time it is read
+/// whole; later reads skip both. A read that fails its CRC leaves the output zeroed and returns
+/// [`Error::Crc`].
 ///
 /// ```no_run
 /// use asset_extract::{AssetArchive, Holding};
@@ -54,9 +59,15 @@ pub enum Holding {
 /// ```
 pub struct AssetArchive {
     data: Bytes,
+    /// As the central directory says; `data_offset` is not used (see `data_offsets`).
     entries: Vec<Entry>,
     by_name: NameIndex,
     crc_checked: Vec<AtomicBool>,
+    /// Each entry's local header, checked on first use.
+    locals: Vec<LocalRef>,
+    /// Where each entry's data starts once its local header has been checked; 0 before (a local
+    /// header takes at least 30 bytes, so no data starts at 0).
+    data_offsets: Vec<AtomicU64>,
 }
 
 /// The archive's bytes: read (or handed over) into memory, or mapped.
@@ -108,13 +119,14 @@ impl AssetArchive {
     }
 
     fn validated(data: Bytes) -> Result<AssetArchive, Error> {
-        let layout = read_archive(&data)?;
+        let (layout, locals) = read_central(&data)?;
         let by_name = NameIndex::build(&layout.entries).map_err(|i| Error::UnsafeName {
             entry: layout.entries[i].path.clone(),
             reason: "a second entry with this name",
         })?;
         let crc_checked = layout.entries.iter().map(|_| AtomicBool::new(false)).collect();
-        Ok(AssetArchive { data, entries: layout.entries, by_name, crc_checked })
+        let data_offsets = layout.entries.iter().map(|_| AtomicU64::new(0)).collect();
+        Ok(AssetArchive { data, entries: layout.entries, by_name, crc_checked, locals, data_offsets })
     }
 
     /// Number of entries (files and directories), in archive order.
@@ -127,12 +139,13 @@ impl AssetArchive {
         self.entries.is_empty()
     }
 
-    /// The entry at `index` (archive order).
+    /// The entry at `index` (archive order), as its central directory record says. Its
+    /// `data_offset` reads 0 here: reading the entry locates its data.
     pub fn entry(&self, index: usize) -> Option<&Entry> {
         self.entries.get(index)
     }
 
-    /// Every entry, in archive order.
+    /// Every entry, in archive order (`data_offset` reads 0, as for [`entry`](Self::entry)).
     pub fn entries(&self) -> &[Entry] {
         &self.entries
     }
@@ -165,6 +178,7 @@ impl AssetArchive {
                 &e.path,
             ));
         }
+        let src = self.data_span(index, e)?;
         let check = !self.crc_checked[index].load(Ordering::Acquire);
         let out = DECODER.with(|slot| {
             let mut slot = slot.borrow_mut();
@@ -173,7 +187,7 @@ impl AssetArchive {
                 None => slot
                     .insert(Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?),
             };
-            read_entry_uninit(&self.data, e, decoder, out, check)
+            read_entry_uninit(src, e, decoder, out, check)
         })?;
         if check {
             self.crc_checked[index].store(true, Ordering::Release);
@@ -225,7 +239,7 @@ impl AssetArchive {
         if e.method != Method::Stored {
             return Ok(None);
         }
-        let bytes = stored_span(&self.data, e);
+        let bytes = self.data_span(index, e)?;
         if !self.crc_checked[index].load(Ordering::Acquire) {
             if crc32fast::hash(bytes) != e.crc32 {
                 return Err(Error::Crc { entry: e.path.clone() });
@@ -239,7 +253,7 @@ impl AssetArchive {
     /// [`EntryReader`] for when its checks run.
     pub fn reader(&self, index: usize) -> Result<EntryReader<'_>, Error> {
         let e = self.file_entry(index)?;
-        Ok(EntryReader::new(&self.data, e, &self.crc_checked[index]))
+        Ok(EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index]))
     }
 
     /// The indexes of the entries whose names match `pattern`, in archive order: `*` any run of
@@ -247,6 +261,17 @@ impl AssetArchive {
     /// everything under it; the same patterns as extraction's `--only`.
     pub fn list_matching(&self, pattern: &str) -> Vec<usize> {
         (0..self.entries.len()).filter(|&i| crate::extract::matches(pattern, &self.entries[i].path)).collect()
+    }
+
+    /// Entry `index`'s data as stored, its local header checked on first use.
+    fn data_span(&self, index: usize, e: &Entry) -> Result<&[u8], Error> {
+        let mut offset = self.data_offsets[index].load(Ordering::Acquire);
+        if offset == 0 {
+            offset = check_local(&self.data, &self.locals[index], e)?;
+            self.data_offsets[index].store(offset, Ordering::Release);
+        }
+        // Checked by check_local: the data lies before the next entry, inside the archive.
+        Ok(&self.data[offset as usize..(offset + e.compressed_size) as usize])
     }
 
     fn file_entry(&self, index: usize) -> Result<&Entry, Error> {

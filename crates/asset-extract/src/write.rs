@@ -62,7 +62,7 @@ pub(crate) fn write_file<'a, 'pool>(
                 .acquire(size.max(1))
                 .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
             let out = &mut lease[..size];
-            crate::entry_data::read_entry(data, e, &mut inflaters.whole, out, true)?;
+            crate::entry_data::read_entry(crate::entry_data::stored_span(data, e), e, &mut inflaters.whole, out, true)?;
             write(&mut file, out)?;
         }
         Method::Deflate => {

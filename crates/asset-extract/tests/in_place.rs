@@ -161,3 +161,29 @@ fn pooled_reads_reuse_the_pool_buffers() {
     assert_eq!(stats.returns(), stats.hits() + stats.misses(), "every lease came back");
     assert!(stats.hits() >= 4 * 2, "later rounds reuse the buffers: {stats:?}");
 }
+
+/// Opening checks the central directory only; an entry's local header is checked the first time
+/// the entry is read, viewed or streamed. One bad local header refuses that entry, every time, and
+/// no other.
+#[test]
+fn a_bad_local_header_refuses_its_entry_on_first_use() {
+    let specs = [Spec::file("a.js", b"let a = 1;"), Spec::stored("b.png", b"PNG bytes"), Spec::file("c.js", b"let c;")];
+    for (what, at_of) in [
+        ("its name", (|l: &zipwriter::Layout| l.local[1] + 30) as fn(&zipwriter::Layout) -> usize),
+        ("its extra length, which makes it run into the next entry", |l| l.local[1] + 28),
+        ("its signature", |l| l.local[1]),
+    ] {
+        let (mut zip, layout) = build(&specs, b"");
+        zip[at_of(&layout)] ^= 0x41;
+        let archive = AssetArchive::from_bytes(zip.clone()).unwrap_or_else(|e| panic!("{what}: refused at open: {e}"));
+        let b = archive.find("b.png").unwrap();
+        for _ in 0..2 {
+            assert!(matches!(archive.read(b), Err(Error::Malformed { .. })), "{what}: read");
+            assert!(matches!(archive.view(b), Err(Error::Malformed { .. })), "{what}: view");
+            assert!(archive.reader(b).is_err(), "{what}: reader");
+        }
+        assert_eq!(archive.read(archive.find("a.js").unwrap()).unwrap(), b"let a = 1;");
+        assert_eq!(archive.read(archive.find("c.js").unwrap()).unwrap(), b"let c;");
+        assert!(asset_extract::read_entries(&zip).is_err(), "{what}: extraction refuses the whole archive at once");
+    }
+}
