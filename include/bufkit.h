@@ -279,8 +279,10 @@ enum bk_archive_holding
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   Read into memory at open (the default): the file may change or vanish afterwards without
-   effect; nothing can crash the host.
+   Read with `pread` (the default): at open the end records and the central directory; an
+   entry's local header and data when it is read, its CRC-32 checked on every read. The file
+   may change or vanish meanwhile: reads then fail with a status, nothing can crash the host.
+   No views (`bk_archive_view` says `BK_STATUS_INVALID_ARGUMENT`).
    */
   BK_ARCHIVE_READ = 0,
   /*
@@ -707,8 +709,10 @@ extern "C" {
 bk_status bk_archive_options_default(struct bk_archive_options *options_out);
 
 /*
- Opens the archive at `path` (NUL-terminated UTF-8), validates all of it with the extraction's
- strict parser, and stores the handle in `*archive_out` (NULL on failure). Errors are those of
+ Opens the archive at `path` (NUL-terminated UTF-8), validates its end records and central
+ directory with the extraction's strict rules (reading nothing else), and stores the handle in
+ `*archive_out` (NULL on failure). Each entry's local header is checked the first time the entry
+ is read: a disagreement is `BK_STATUS_ARCHIVE_MALFORMED` for that entry. Errors are those of
  `bk_extract` (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`, `BK_STATUS_IO_ERROR`...).
 
  # Safety
@@ -830,8 +834,9 @@ bk_status bk_archive_read_pooled(const struct bk_archive *archive,
 
 /*
  For a stored entry, its bytes where they lie in the archive, no copy: `*data_out` and
- `*len_out`, valid until `bk_archive_free` (the CRC-32 is checked on the first view). A
- deflated entry or a directory is `BK_STATUS_INVALID_ARGUMENT`: read it with `bk_archive_read`.
+ `*len_out`, valid until `bk_archive_free` (the CRC-32 is checked on the first view). Only
+ in the `BK_ARCHIVE_MAP` holding: otherwise, and for a deflated entry or a directory,
+ `BK_STATUS_INVALID_ARGUMENT`: read it with `bk_archive_read`.
 
  # Safety
  `archive` is live; `data_out` and `len_out` are valid for one write each.

@@ -225,14 +225,16 @@ extract(_, _, _) ->
 filename_binary(Name) when is_binary(Name) -> Name;
 filename_binary(Name) -> unicode:characters_to_binary(filename:flatten(Name)).
 
-%% @doc Opens a zip/APK/JAR to read its entries in place: validated once, here, with the same
-%% strict rules as extraction (on a dirty I/O scheduler). Any process may read from the archive.
+%% @doc Opens a zip/APK/JAR to read its entries in place: its central directory validated once,
+%% here, with the same strict rules as extraction (on a dirty I/O scheduler); each entry's local
+%% header when the entry is first read. Any process may read from the archive.
 -spec archive_open(file:filename_all()) -> {ok, archive()} | {error, reason()}.
 archive_open(Path) -> archive_open(Path, #{}).
 
-%% @doc As `archive_open/1'. Options: `holding' (`read', the default: the archive is read into
-%% memory and a file changed afterwards has no effect; `map': memory-mapped, and the file must not
-%% change while the archive is open, as for an installed APK).
+%% @doc As `archive_open/1'. Options: `holding' (`read', the default: entries are read from the
+%% file as they are asked for, each read checking its CRC, so a file changed afterwards gives
+%% `{error, _}', never a crash; `map': memory-mapped, stored entries shared without a copy, and
+%% the file must not change while the archive is open, as for an installed APK).
 -spec archive_open(file:filename_all(), #{holding => read | map}) -> {ok, archive()} | {error, reason()}.
 archive_open(Path, Options) when is_map(Options) ->
     case maps:keys(maps:without([holding], Options)) of

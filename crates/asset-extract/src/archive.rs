@@ -53,6 +53,65 @@ fn u64_at(b: &[u8], at: usize) -> Option<u64> {
     b.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
 }
 
+/// The archive's bytes as the parser sees them: the whole file in memory, or parts of it (read
+/// with `pread`) at their offsets in a file of `len` bytes. What lies outside the parts reads as
+/// absent, as past the end of a file does, so a parse over too little fails rather than guesses;
+/// the caller then gives it more.
+#[derive(Clone, Copy)]
+pub(crate) struct Window<'a> {
+    /// (file offset, bytes) of each part held.
+    parts: [(usize, &'a [u8]); 2],
+    len: usize,
+}
+
+impl<'a> Window<'a> {
+    /// All of a file held in memory.
+    pub(crate) fn whole(bytes: &'a [u8]) -> Window<'a> {
+        Window { parts: [(0, bytes), (0, &[])], len: bytes.len() }
+    }
+
+    /// The last `tail.len()` bytes of a file of `len` bytes.
+    pub(crate) fn tail(tail: &'a [u8], len: usize) -> Window<'a> {
+        Window { parts: [(len - tail.len(), tail), (0, &[])], len }
+    }
+
+    /// Two parts of a file of `len` bytes, at their offsets.
+    pub(crate) fn parts(first: (usize, &'a [u8]), second: (usize, &'a [u8]), len: usize) -> Window<'a> {
+        Window { parts: [first, second], len }
+    }
+
+    /// The file's length.
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    /// The bytes at `range` of the file, if one part holds them all.
+    pub(crate) fn get(&self, range: std::ops::Range<usize>) -> Option<&'a [u8]> {
+        self.parts.iter().find_map(|&(base, bytes)| {
+            let start = range.start.checked_sub(base)?;
+            let end = range.end.checked_sub(base)?;
+            bytes.get(start..end)
+        })
+    }
+
+    /// From `at` to the end of the part that holds it.
+    fn from(&self, at: usize) -> Option<&'a [u8]> {
+        self.parts.iter().find_map(|&(base, bytes)| bytes.get(at.checked_sub(base)?..))
+    }
+
+    fn u16(&self, at: usize) -> Option<u16> {
+        self.get(at..at + 2).map(|s| u16::from_le_bytes([s[0], s[1]]))
+    }
+
+    fn u32(&self, at: usize) -> Option<u32> {
+        self.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
+    }
+
+    fn u64(&self, at: usize) -> Option<u64> {
+        self.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
+    }
+}
+
 fn truncated(what: &str) -> Error {
     Error::malformed(format!("{what} runs past the end of the archive"))
 }
@@ -81,14 +140,14 @@ struct Directory {
 /// A record whose comment reaches exactly the end of the file counts, and there must be exactly
 /// one: a second record hidden in the comment is refused rather than guessed between. Failing
 /// that, data appended after the archive is read past when exactly one record fits.
-fn find_end(data: &[u8]) -> Result<(Directory, u64), Error> {
+fn find_end(data: &Window<'_>) -> Result<(Directory, u64), Error> {
     if data.len() < 22 {
         return Err(Error::malformed("too short for an end of central directory record"));
     }
     let lowest = data.len().saturating_sub(22 + 0xffff);
     let mut found = None;
     for pos in end_signatures(data, lowest) {
-        if pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) == data.len() {
+        if pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0)) == data.len() {
             if found.is_some() {
                 return Err(Error::malformed("more than one end record fits the file: one hides in the comment"));
             }
@@ -99,15 +158,15 @@ fn find_end(data: &[u8]) -> Result<(Directory, u64), Error> {
         Some(pos) => pos,
         None => end_before_appended_data(data)?,
     };
-    let field = |at| u16_at(data, pos + at).expect("inside the record");
+    let field = |at| data.u16(pos + at).expect("inside the record");
     let appended = (data.len() - (pos + 22 + usize::from(field(20)))) as u64;
     if field(4) != 0 || field(6) != 0 {
         return Err(Error::malformed("multi-disk archives are not supported"));
     }
     let mut dir = Directory {
         entries: u64::from(field(10)),
-        size: u64::from(u32_at(data, pos + 12).expect("inside")),
-        offset: u64::from(u32_at(data, pos + 16).expect("inside")),
+        size: u64::from(data.u32(pos + 12).expect("inside")),
+        offset: u64::from(data.u32(pos + 16).expect("inside")),
         end: pos as u64,
     };
     if field(8) != field(10) {
@@ -122,9 +181,9 @@ fn find_end(data: &[u8]) -> Result<(Directory, u64), Error> {
 /// Where an end record's signature appears in `data[lowest..]` with a whole record's 22 bytes
 /// after it, last first. Every open scans up to 64 KiB for them: memchr's forward search is
 /// SIMD-accelerated, its reverse one is not, so find them forwards and hand them out backwards.
-fn end_signatures(data: &[u8], lowest: usize) -> impl Iterator<Item = usize> {
+fn end_signatures(data: &Window<'_>, lowest: usize) -> impl Iterator<Item = usize> {
     const EOCD_BYTES: [u8; 4] = EOCD_SIG.to_le_bytes();
-    let found: Vec<usize> = memchr::memmem::find_iter(&data[lowest..], &EOCD_BYTES)
+    let found: Vec<usize> = memchr::memmem::find_iter(data.from(lowest).unwrap_or(&[]), &EOCD_BYTES)
         .map(|at| lowest + at)
         .filter(|&pos| pos + 22 <= data.len())
         .collect();
@@ -137,22 +196,22 @@ const APPENDED_SEARCH: usize = 1 << 20;
 /// When no end record fits the end of the file: the one end record, followed by other data, whose
 /// central directory (as its own fields say, or ZIP64's) ends right where the end records begin and
 /// starts with a central directory signature. More than one such record could be read: refused.
-fn end_before_appended_data(data: &[u8]) -> Result<usize, Error> {
+fn end_before_appended_data(data: &Window<'_>) -> Result<usize, Error> {
     let lowest = data.len().saturating_sub(22 + APPENDED_SEARCH);
     let mut found = None;
     for pos in end_signatures(data, lowest) {
-        if pos + 22 + usize::from(u16_at(data, pos + 20).unwrap_or(0)) > data.len() {
+        if pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0)) > data.len() {
             continue;
         }
-        let size = u32_at(data, pos + 12).map_or(0, |v| v as usize);
+        let size = data.u32(pos + 12).map_or(0, |v| v as usize);
         // The end records start at the ZIP64 record when there is a locator before this one.
-        let records = match pos.checked_sub(20).filter(|&l| u32_at(data, l) == Some(ZIP64_LOCATOR_SIG)) {
+        let records = match pos.checked_sub(20).filter(|&l| data.u32(l) == Some(ZIP64_LOCATOR_SIG)) {
             Some(locator) => locator.saturating_sub(56),
             None => pos,
         };
-        let zip64_size = (records != pos).then(|| u64_at(data, records + 40).map_or(0, |v| v as usize));
+        let zip64_size = (records != pos).then(|| data.u64(records + 40).map_or(0, |v| v as usize));
         let cd = records.checked_sub(zip64_size.unwrap_or(size));
-        if cd.is_some_and(|cd| u32_at(data, cd) == Some(CENTRAL_SIG)) {
+        if cd.is_some_and(|cd| data.u32(cd) == Some(CENTRAL_SIG)) {
             if found.is_some() {
                 return Err(Error::malformed("data follows the archive and more than one end record could be read"));
             }
@@ -163,32 +222,32 @@ fn end_before_appended_data(data: &[u8]) -> Result<usize, Error> {
 }
 
 /// Reads the ZIP64 end record through its locator, which must sit just before the end record.
-fn zip64_end(data: &[u8], eocd: usize) -> Result<Directory, Error> {
+fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
     let at = eocd.checked_sub(20).ok_or_else(|| Error::malformed("ZIP64 fields but no room for a ZIP64 locator"))?;
-    if u32_at(data, at) != Some(ZIP64_LOCATOR_SIG) {
+    if data.u32(at) != Some(ZIP64_LOCATOR_SIG) {
         return Err(Error::malformed("ZIP64 fields but no ZIP64 locator"));
     }
-    let mut record = u64_at(data, at + 8).expect("inside");
+    let mut record = data.u64(at + 8).expect("inside");
     if record > at as u64 || (at as u64) - record < 56 {
         return Err(Error::malformed("the ZIP64 locator points past itself or past the end"));
     }
     // With data prepended, the locator's offset is relative to the start of the zip part: the
     // record then sits right before the locator (its usual place), shifted like everything else.
-    if u32_at(data, record as usize) != Some(ZIP64_EOCD_SIG) && u32_at(data, at - 56) == Some(ZIP64_EOCD_SIG) {
+    if data.u32(record as usize) != Some(ZIP64_EOCD_SIG) && data.u32(at - 56) == Some(ZIP64_EOCD_SIG) {
         record = (at - 56) as u64;
     }
     let r = record as usize;
-    if u32_at(data, r) != Some(ZIP64_EOCD_SIG) {
+    if data.u32(r) != Some(ZIP64_EOCD_SIG) {
         return Err(Error::malformed("no ZIP64 end record where the locator points"));
     }
-    let entries = u64_at(data, r + 32).expect("inside");
-    if u64_at(data, r + 24) != Some(entries) {
+    let entries = data.u64(r + 32).expect("inside");
+    if data.u64(r + 24) != Some(entries) {
         return Err(Error::malformed("ZIP64 entry counts disagree"));
     }
     Ok(Directory {
         entries,
-        size: u64_at(data, r + 40).expect("inside"),
-        offset: u64_at(data, r + 48).expect("inside"),
+        size: data.u64(r + 40).expect("inside"),
+        offset: data.u64(r + 48).expect("inside"),
         end: record,
     })
 }
@@ -289,20 +348,20 @@ pub struct Layout {
 /// How far the zip part starts into `data`: 0 when the central directory is where the end
 /// record says; else, when the directory sits where it must (just before the end records) and
 /// the end record's offset is short of it, the difference, which then shifts every offset.
-fn prepended_bytes(data: &[u8], dir: &Directory) -> Result<u64, Error> {
-    if dir.entries == 0 || u32_at(data, dir.offset as usize) == Some(CENTRAL_SIG) {
+fn prepended_bytes(data: &Window<'_>, dir: &Directory) -> Result<u64, Error> {
+    if dir.entries == 0 || data.u32(dir.offset as usize) == Some(CENTRAL_SIG) {
         return Ok(0);
     }
     let shifted = dir.end.checked_sub(dir.size).filter(|&at| at > dir.offset);
     match shifted {
-        Some(at) if u32_at(data, at as usize) == Some(CENTRAL_SIG) => Ok(at - dir.offset),
+        Some(at) if data.u32(at as usize) == Some(CENTRAL_SIG) => Ok(at - dir.offset),
         _ => Err(Error::malformed("no central directory where the end record says, nor just before the end records")),
     }
 }
 
 /// Like [`read_entries`], also saying how many bytes were prepended.
 pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
-    parse(data, false).map(|(layout, _)| layout)
+    parse(&Window::whole(data), false).map(|(layout, _)| layout)
 }
 
 /// Where an entry's local header is and what it must agree with, for a check made later (the
@@ -320,19 +379,52 @@ pub(crate) struct LocalRef {
     limit: u64,
 }
 
+impl LocalRef {
+    /// Where the local header starts.
+    pub(crate) fn header_offset(&self) -> u64 {
+        self.header_offset
+    }
+
+    /// Where the entry must end by.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The name's length in the central directory (the local one must be the same).
+    pub(crate) fn name_len(&self) -> usize {
+        self.name_len
+    }
+
+    /// Whether a data descriptor follows the data.
+    pub(crate) fn has_descriptor(&self) -> bool {
+        self.flags & 0x08 != 0
+    }
+}
+
+/// The lowest offset a parse of the central directory reads, as the end records in `data` say
+/// (`None` when they cannot be read from it): where to read from when `data` holds too little.
+pub(crate) fn central_start(data: &Window<'_>) -> Option<u64> {
+    let (dir, _) = find_end(data).ok()?;
+    Some(dir.offset.min(dir.end.saturating_sub(dir.size)))
+}
+
 /// Like [`read_archive`], touching only the end records and the central directory: every check
 /// of the central directory is made, and entries whose smallest possible extents overlap are
 /// refused; each entry's local header is left to [`check_local`], with what it needs. The
 /// entries' `data_offset` is 0 until then. Opening an archive this way costs what its central
 /// directory costs, not a page fault and a cache miss per entry.
-pub(crate) fn read_central(data: &[u8]) -> Result<(Layout, Vec<LocalRef>), Error> {
+pub(crate) fn read_central(data: &Window<'_>) -> Result<(Layout, Vec<LocalRef>), Error> {
     parse(data, true)
 }
 
-/// Checks entry `e`'s local header as [`read_archive`] does (against its central record, and its
-/// extent against the next entry's) and returns where its data starts.
-pub(crate) fn check_local(data: &[u8], local: &LocalRef, e: &Entry) -> Result<u64, Error> {
-    let name = data.get(local.name_at..local.name_at + local.name_len).expect("validated at open");
+/// Checks entry `e`'s local header in `data` as [`read_archive`] does (against its central
+/// record, whose name `central` holds, and its extent against the next entry's) and returns where
+/// its data starts. `data` needs only the local header and, for an entry with a data descriptor,
+/// the descriptor (see [`LocalRef::descriptor_at`]).
+pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &LocalRef, e: &Entry) -> Result<u64, Error> {
+    let name = central
+        .get(local.name_at..local.name_at + local.name_len)
+        .ok_or_else(|| Error::malformed_entry("central name not held", &e.path))?;
     let limit = Directory { offset: local.limit, size: 0, entries: 0, end: 0 };
     let (data_offset, _) = local_data(
         data,
@@ -349,7 +441,7 @@ pub(crate) fn check_local(data: &[u8], local: &LocalRef, e: &Entry) -> Result<u6
     Ok(data_offset)
 }
 
-fn parse(data: &[u8], defer_local: bool) -> Result<(Layout, Vec<LocalRef>), Error> {
+fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Vec<LocalRef>), Error> {
     let (mut dir, appended) = find_end(data)?;
     let prepended = prepended_bytes(data, &dir)?;
     dir.offset += prepended;
@@ -384,8 +476,10 @@ fn parse(data: &[u8], defer_local: bool) -> Result<(Layout, Vec<LocalRef>), Erro
         if at as u64 + total as u64 > cd_end {
             return Err(truncated("a central directory entry"));
         }
-        let raw_name = &data[at + 46..at + 46 + name_len];
-        let extra = &data[at + 46 + name_len..at + 46 + name_len + extra_len];
+        let raw_name = data.get(at + 46..at + 46 + name_len).ok_or_else(|| truncated("a central directory entry"))?;
+        let extra = data
+            .get(at + 46 + name_len..at + 46 + name_len + extra_len)
+            .ok_or_else(|| truncated("a central directory entry"))?;
         let display = Shown(raw_name);
         if !extra_fields_fit(extra) {
             return Err(Error::malformed_entry(
@@ -483,7 +577,7 @@ fn smallest_end(offset: u64, name_len: usize, csize: u64, display: Shown<'_>) ->
 /// starts and where the entry (data descriptor included) ends.
 #[allow(clippy::too_many_arguments)]
 fn local_data(
-    data: &[u8],
+    data: &Window<'_>,
     offset: u64,
     dir: &Directory,
     name: &[u8],
@@ -537,16 +631,16 @@ fn local_data(
     }
     // Data descriptor: optional signature, CRC, then 4- or 8-byte sizes (8 for ZIP64 entries).
     let mut d = data_end as usize;
-    if u32_at(data, d) == Some(DESCRIPTOR_SIG) {
+    if data.u32(d) == Some(DESCRIPTOR_SIG) {
         d += 4;
     }
     // 8-byte sizes when the local header carries a ZIP64 extra field (as streaming writers put
     // there for entries of unknown size), whatever the sizes turn out to be.
     let wide = csize >= 0xffff_ffff || size >= 0xffff_ffff || has_zip64_extra(extra);
     let (dcrc, dcsize, dsize, end) = if wide {
-        (u32_at(data, d), u64_at(data, d + 4), u64_at(data, d + 12), d + 20)
+        (data.u32(d), data.u64(d + 4), data.u64(d + 12), d + 20)
     } else {
-        (u32_at(data, d), u32_at(data, d + 4).map(u64::from), u32_at(data, d + 8).map(u64::from), d + 12)
+        (data.u32(d), data.u32(d + 4).map(u64::from), data.u32(d + 8).map(u64::from), d + 12)
     };
     match (dcrc, dcsize, dsize) {
         (Some(c), Some(cs), Some(s)) if c == crc && cs == csize && s == size && end as u64 <= dir.offset => {

@@ -1,7 +1,12 @@
 //! One entry of an [`AssetArchive`](crate::AssetArchive) as a stream, in bounded memory: stored
 //! bytes straight from the archive, deflated ones through strided-inflate's chunked decoder.
 
+use std::fs::File;
 use std::io;
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+
+use flate2::{Decompress, FlushDecompress, Status};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use strided_inflate::{ChunkedInflater, Format};
@@ -45,8 +50,32 @@ pub struct EntryReader<'a> {
 }
 
 enum Source<'a> {
-    Stored { rest: &'a [u8] },
-    Deflate { inflater: Box<ChunkedInflater<'a>>, compressed: usize, handed: usize, ended: bool },
+    Stored {
+        rest: &'a [u8],
+    },
+    Deflate {
+        inflater: Box<ChunkedInflater<'a>>,
+        compressed: usize,
+        handed: usize,
+        ended: bool,
+    },
+    /// Read from the file as the caller reads: `pos..end` of it are still to come.
+    FileStored {
+        file: &'a File,
+        pos: u64,
+        end: u64,
+    },
+    /// Read from the file in `CHUNK`s and inflated by a streaming decoder into the caller's buffer.
+    FileDeflate {
+        file: &'a File,
+        pos: u64,
+        end: u64,
+        input: Box<[u8]>,
+        at: usize,
+        held: usize,
+        d: Box<Decompress>,
+        ended: bool,
+    },
 }
 
 impl std::fmt::Debug for EntryReader<'_> {
@@ -69,6 +98,34 @@ impl<'a> EntryReader<'a> {
                 inflater.start(span);
                 Source::Deflate { inflater, compressed: span.len(), handed: 0, ended: false }
             }
+        };
+        EntryReader {
+            entry,
+            source,
+            crc: crc32fast::Hasher::new(),
+            produced: 0,
+            verified: false,
+            failed: false,
+            crc_checked,
+        }
+    }
+
+    /// A reader of `entry` whose data starts at `offset` of `file`: memory stays at one chunk of
+    /// input and the decoder's window, however large the entry.
+    pub(crate) fn from_file(file: &'a File, offset: u64, entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
+        let end = offset + entry.compressed_size;
+        let source = match entry.method {
+            Method::Stored => Source::FileStored { file, pos: offset, end },
+            Method::Deflate => Source::FileDeflate {
+                file,
+                pos: offset,
+                end,
+                input: vec![0u8; CHUNK].into_boxed_slice(),
+                at: 0,
+                held: 0,
+                d: Box::new(Decompress::new(false)),
+                ended: false,
+            },
         };
         EntryReader {
             entry,
@@ -119,6 +176,44 @@ impl<'a> EntryReader<'a> {
                         }
                     }
                     Err(source) => return Err(Error::Data { entry: path.clone(), source }),
+                }
+            },
+            Source::FileStored { file, pos, end } => {
+                let n = buf.len().min((*end - *pos) as usize);
+                let got = read_some(file, &mut buf[..n], *pos, path)?;
+                *pos += got as u64;
+                Ok(got)
+            }
+            Source::FileDeflate { file, pos, end, input, at, held, d, ended } => loop {
+                if *ended {
+                    return Ok(0);
+                }
+                if *at == *held && *pos < *end {
+                    let n = input.len().min((*end - *pos) as usize);
+                    *held = read_some(file, &mut input[..n], *pos, path)?;
+                    *pos += *held as u64;
+                    *at = 0;
+                }
+                let (in_before, out_before) = (d.total_in(), d.total_out());
+                let status = d
+                    .decompress(&input[*at..*held], buf, FlushDecompress::None)
+                    .map_err(|e| Error::malformed_entry(format!("corrupt deflate data: {e}"), path))?;
+                *at += (d.total_in() - in_before) as usize;
+                let made = (d.total_out() - out_before) as usize;
+                if status == Status::StreamEnd {
+                    *ended = true;
+                    if *at != *held || *pos != *end {
+                        return Err(Error::malformed_entry("the deflate stream ends before its compressed size", path));
+                    }
+                }
+                if made > 0 {
+                    return Ok(made);
+                }
+                if !*ended && *at == *held && *pos == *end {
+                    return Err(Error::malformed_entry("the deflate stream runs past its compressed size", path));
+                }
+                if !*ended && d.total_in() == in_before {
+                    return Err(Error::malformed_entry("the deflate stream stopped making progress", path));
                 }
             },
         }
@@ -177,5 +272,19 @@ impl EntryReader<'_> {
 impl io::Read for EntryReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         self.read_checked(buf).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
+    }
+}
+
+/// Some bytes of `file` at `pos` into `buf` (not empty); the file ending first means it changed.
+fn read_some(file: &File, buf: &mut [u8], pos: u64, entry: &str) -> Result<usize, Error> {
+    loop {
+        match file.read_at(buf, pos) {
+            Ok(0) if !buf.is_empty() => {
+                return Err(Error::malformed_entry("the archive shrank since it was opened", entry));
+            }
+            Ok(n) => return Ok(n),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(Error::io("reading", Path::new(entry), e)),
+        }
     }
 }

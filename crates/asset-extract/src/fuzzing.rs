@@ -34,12 +34,13 @@ pub fn parse(data: &[u8]) {
 /// reads it.
 fn deferred_checks_agree(data: &[u8]) {
     let full = read_archive(data);
-    let deferred = crate::archive::read_central(data).and_then(|(layout, locals)| {
+    let window = crate::archive::Window::whole(data);
+    let deferred = crate::archive::read_central(&window).and_then(|(layout, locals)| {
         let offsets = layout
             .entries
             .iter()
             .zip(&locals)
-            .map(|(e, local)| crate::archive::check_local(data, local, e))
+            .map(|(e, local)| crate::archive::check_local(&window, &window, local, e))
             .collect::<Result<Vec<u64>, _>>()?;
         Ok((layout, offsets))
     });

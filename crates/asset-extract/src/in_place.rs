@@ -11,18 +11,21 @@ use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, LocalRef, Method, check_local, read_central};
+use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central};
 use crate::entry_data::read_entry_uninit;
 use crate::entry_reader::EntryReader;
-use crate::extract::{Snapshot, snapshot};
 use crate::name_index::NameIndex;
 use crate::names::Kind;
+use crate::pread::PreadFile;
 
 /// How an [`AssetArchive`] holds the archive's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Holding {
-    /// Read into memory at open (the default): the file may change or vanish afterwards without
-    /// effect, and nothing can crash the host.
+    /// Read with `pread` (the default): at open only the end records and the central directory
+    /// are read; each entry's local header and data when it is read, and its CRC-32 checked on
+    /// every read. The file may change or vanish meanwhile: a read then fails with an error
+    /// ([`Error::Malformed`], [`Error::Crc`], [`Error::Io`]) and nothing can crash the host.
+    /// Memory: the central directory. No views: [`AssetArchive::view`] gives `None`.
     #[default]
     Read,
     /// Memory-mapped: nothing is read at open beyond what validation touches, and stored entries
@@ -40,19 +43,20 @@ pub enum Holding {
 /// it reads nothing else, so it costs what the central directory costs. Each entry's local header
 /// is checked against its central record the first time the entry is read or viewed (a
 /// disagreement is [`Error::Malformed`] for that entry), and its CRC-32 the first time it is read
-/// whole; later reads skip both. A read that fails its CRC leaves the output zeroed and returns
+/// whole (on every read in the [`Holding::Read`] holding, where the file may change); later reads
+/// skip both. A read that fails its CRC leaves the output zeroed and returns
 /// [`Error::Crc`].
 ///
 /// ```no_run
 /// use asset_extract::{AssetArchive, Holding};
 ///
-/// let apk = AssetArchive::open("app.apk".as_ref(), Holding::Read)?; // validated once, here
+/// let apk = AssetArchive::open("app.apk".as_ref(), Holding::Map)?; // its directory validated, here
 /// for index in apk.list("assets/") {
-///     let js = apk.read(index)?; // inflated, CRC-checked the first time
+///     let js = apk.read(index)?; // inflated, local header and CRC checked the first time
 ///     println!("{}: {} bytes", apk.entries()[index].path, js.len());
 /// }
 /// if let Some(index) = apk.find("resources.arsc") {
-///     let table = apk.view(index)?; // a stored entry: its bytes in place, no copy
+///     let table = apk.view(index)?; // a stored entry, mapped: its bytes in place, no copy
 ///     println!("{:?} bytes", table.map(<[u8]>::len));
 /// }
 /// # Ok::<(), asset_extract::Error>(())
@@ -70,19 +74,28 @@ pub struct AssetArchive {
     data_offsets: Vec<AtomicU64>,
 }
 
-/// The archive's bytes: read (or handed over) into memory, or mapped.
+/// The archive's bytes: handed over in memory, mapped, or read from the file as needed.
 enum Bytes {
-    Read(Snapshot),
+    Memory(Vec<u8>),
     Mapped(memmap2::Mmap),
+    Pread(PreadFile),
 }
 
-impl std::ops::Deref for Bytes {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
+impl Bytes {
+    /// All of the archive, when it is in memory or mapped.
+    fn all(&self) -> Option<&[u8]> {
         match self {
-            Bytes::Read(s) => s,
-            Bytes::Mapped(m) => m,
+            Bytes::Memory(v) => Some(v),
+            Bytes::Mapped(m) => Some(m),
+            Bytes::Pread(_) => None,
+        }
+    }
+
+    /// What the parser sees: all of it, or the end read at open.
+    fn window(&self) -> Window<'_> {
+        match self {
+            Bytes::Pread(p) => p.window(),
+            _ => Window::whole(self.all().expect("in memory")),
         }
     }
 }
@@ -90,7 +103,12 @@ impl std::ops::Deref for Bytes {
 std::thread_local! {
     /// Each thread's raw-deflate decoder: a read allocates nothing.
     static DECODER: RefCell<Option<Decoder>> = const { RefCell::new(None) };
+    /// Each thread's buffer for deflated bytes read from the file.
+    static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
+
+/// The scratch buffer a thread keeps between reads; a larger one is freed after its read.
+const SCRATCH_KEPT: usize = 4 << 20;
 
 impl AssetArchive {
     /// Opens and validates the archive at `path`, held as `holding` says.
@@ -100,26 +118,29 @@ impl AssetArchive {
         if meta.is_dir() {
             return Err(Error::io("reading the archive", path, std::io::ErrorKind::IsADirectory.into()));
         }
-        let data = match holding {
-            Holding::Read => Bytes::Read(snapshot(file, meta.len(), path)?),
+        match holding {
+            Holding::Read => {
+                let (file, layout, locals) = PreadFile::open(file, meta.len(), path)?;
+                AssetArchive::indexed(Bytes::Pread(file), layout, locals)
+            }
             Holding::Map => {
                 // SAFETY: read-only and private; the caller chose mapping and its contract
                 // (documented on Holding::Map): the file is not truncated or rewritten while the
                 // archive is open.
                 let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", path, e))?;
-                Bytes::Mapped(map)
+                let (layout, locals) = read_central(&Window::whole(&map))?;
+                AssetArchive::indexed(Bytes::Mapped(map), layout, locals)
             }
-        };
-        AssetArchive::validated(data)
+        }
     }
 
     /// Validates an archive the caller hands over in memory.
     pub fn from_bytes(data: Vec<u8>) -> Result<AssetArchive, Error> {
-        AssetArchive::validated(Bytes::Read(Snapshot::Heap(data)))
+        let (layout, locals) = read_central(&Window::whole(&data))?;
+        AssetArchive::indexed(Bytes::Memory(data), layout, locals)
     }
 
-    fn validated(data: Bytes) -> Result<AssetArchive, Error> {
-        let (layout, locals) = read_central(&data)?;
+    fn indexed(data: Bytes, layout: Layout, locals: Vec<LocalRef>) -> Result<AssetArchive, Error> {
         let by_name = NameIndex::build(&layout.entries).map_err(|i| Error::UnsafeName {
             entry: layout.entries[i].path.clone(),
             reason: "a second entry with this name",
@@ -178,9 +199,63 @@ impl AssetArchive {
                 &e.path,
             ));
         }
-        let src = self.data_span(index, e)?;
+        let offset = self.data_offset(index, e)?;
         let check = !self.crc_checked[index].load(Ordering::Acquire);
-        let out = DECODER.with(|slot| {
+        let out = match &self.data {
+            // From the file: stored bytes straight into `out`, deflated ones through a scratch
+            // buffer; the CRC checked every time, since the file may have changed.
+            Bytes::Pread(file) => match e.method {
+                Method::Stored => {
+                    let filled = file.read_exact_at(offset, out, &e.path);
+                    if let Err(err) = filled {
+                        out.fill(MaybeUninit::new(0));
+                        return Err(err);
+                    }
+                    // SAFETY: read_exact_at filled every byte.
+                    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
+                    if crc32fast::hash(out) != e.crc32 {
+                        out.fill(0);
+                        return Err(Error::Crc { entry: e.path.clone() });
+                    }
+                    out
+                }
+                Method::Deflate => SCRATCH.with(|scratch| {
+                    let mut scratch = scratch.borrow_mut();
+                    let csize = usize::try_from(e.compressed_size)
+                        .map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
+                    scratch.clear();
+                    scratch
+                        .try_reserve_exact(csize)
+                        .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+                    file.read_exact_at(offset, &mut scratch.spare_capacity_mut()[..csize], &e.path)?;
+                    // SAFETY: read_exact_at initialised the first csize bytes of the spare capacity.
+                    unsafe { scratch.set_len(csize) };
+                    let out = self.inflate(&scratch, e, out, true);
+                    if scratch.capacity() > SCRATCH_KEPT {
+                        *scratch = Vec::new();
+                    }
+                    out
+                })?,
+            },
+            _ => {
+                let all = self.data.all().expect("in memory");
+                self.inflate(&all[offset as usize..(offset + e.compressed_size) as usize], e, out, check)?
+            }
+        };
+        if check {
+            self.crc_checked[index].store(true, Ordering::Release);
+        }
+        Ok(out)
+    }
+
+    fn inflate<'o>(
+        &self,
+        src: &[u8],
+        e: &Entry,
+        out: &'o mut [MaybeUninit<u8>],
+        check: bool,
+    ) -> Result<&'o mut [u8], Error> {
+        DECODER.with(|slot| {
             let mut slot = slot.borrow_mut();
             let decoder = match slot.as_mut() {
                 Some(d) => d,
@@ -188,11 +263,7 @@ impl AssetArchive {
                     .insert(Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?),
             };
             read_entry_uninit(src, e, decoder, out, check)
-        })?;
-        if check {
-            self.crc_checked[index].store(true, Ordering::Release);
-        }
-        Ok(out)
+        })
     }
 
     /// The whole entry at `index` in a new vector.
@@ -236,7 +307,7 @@ impl AssetArchive {
     /// entry: read it instead). Its CRC-32 is checked on the first view.
     pub fn view(&self, index: usize) -> Result<Option<&[u8]>, Error> {
         let e = self.file_entry(index)?;
-        if e.method != Method::Stored {
+        if e.method != Method::Stored || self.data.all().is_none() {
             return Ok(None);
         }
         let bytes = self.data_span(index, e)?;
@@ -253,7 +324,11 @@ impl AssetArchive {
     /// [`EntryReader`] for when its checks run.
     pub fn reader(&self, index: usize) -> Result<EntryReader<'_>, Error> {
         let e = self.file_entry(index)?;
-        Ok(EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index]))
+        let offset = self.data_offset(index, e)?;
+        Ok(match &self.data {
+            Bytes::Pread(file) => EntryReader::from_file(file.file(), offset, e, &self.crc_checked[index]),
+            _ => EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index]),
+        })
     }
 
     /// The indexes of the entries whose names match `pattern`, in archive order: `*` any run of
@@ -263,15 +338,26 @@ impl AssetArchive {
         (0..self.entries.len()).filter(|&i| crate::extract::matches(pattern, &self.entries[i].path)).collect()
     }
 
-    /// Entry `index`'s data as stored, its local header checked on first use.
-    fn data_span(&self, index: usize, e: &Entry) -> Result<&[u8], Error> {
-        let mut offset = self.data_offsets[index].load(Ordering::Acquire);
-        if offset == 0 {
-            offset = check_local(&self.data, &self.locals[index], e)?;
-            self.data_offsets[index].store(offset, Ordering::Release);
+    /// Where entry `index`'s data starts, its local header checked on first use.
+    fn data_offset(&self, index: usize, e: &Entry) -> Result<u64, Error> {
+        let offset = self.data_offsets[index].load(Ordering::Acquire);
+        if offset != 0 {
+            return Ok(offset);
         }
+        let offset = match &self.data {
+            Bytes::Pread(file) => file.check_local(&self.locals[index], e)?,
+            _ => check_local(&self.data.window(), &self.data.window(), &self.locals[index], e)?,
+        };
+        self.data_offsets[index].store(offset, Ordering::Release);
+        Ok(offset)
+    }
+
+    /// Entry `index`'s data as stored, when the archive is in memory or mapped.
+    fn data_span(&self, index: usize, e: &Entry) -> Result<&[u8], Error> {
+        let offset = self.data_offset(index, e)?;
+        let all = self.data.all().expect("in memory or mapped");
         // Checked by check_local: the data lies before the next entry, inside the archive.
-        Ok(&self.data[offset as usize..(offset + e.compressed_size) as usize])
+        Ok(&all[offset as usize..(offset + e.compressed_size) as usize])
     }
 
     fn file_entry(&self, index: usize) -> Result<&Entry, Error> {

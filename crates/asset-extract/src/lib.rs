@@ -45,6 +45,7 @@ mod manifest;
 mod merge;
 mod name_index;
 mod names;
+mod pread;
 mod remove;
 mod staging;
 mod tree;

@@ -40,9 +40,11 @@ public interface Bufkit {
     ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions options);
 
     /**
-     * Opens the zip/APK/JAR at {@code path} to read entries in place, validating all of it now.
-     * {@code mapped}: memory-map it instead of reading it in (then the file must not change while
-     * the archive is open, as for an installed APK). Throws {@link BufkitException} naming the
+     * Opens the zip/APK/JAR at {@code path} to read entries in place, validating its central
+     * directory now and each entry's local header when the entry is first read. By default entries
+     * are read from the file as asked for, each read checking its CRC: a file changed meanwhile
+     * gives an exception, never a crash. {@code mapped}: memory-map it instead (then the file must
+     * not change while the archive is open, as for an installed APK). Throws {@link BufkitException} naming the
      * status ({@link Status#ARCHIVE_MALFORMED}, {@link Status#UNSAFE_NAME}, {@link Status#IO_ERROR}...).
      */
     AssetArchive openArchive(java.nio.file.Path path, boolean mapped);
