@@ -300,6 +300,35 @@ typedef uint32_t bk_archive_holding;
 #endif // __cplusplus
 
 /*
+ When `bk_archive_open` checks each entry's local header against its central directory record.
+ */
+enum bk_archive_local_headers
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   At open (the default): an archive `bk_extract` refuses is refused at open, with the same
+   status. Costs a look at every entry's local header.
+   */
+  BK_LOCAL_HEADERS_AT_OPEN = 0,
+  /*
+   When each entry is first read: opening reads only the end records and the central
+   directory (still all checked); an entry whose local header disagrees fails its reads with
+   `BK_STATUS_ARCHIVE_MALFORMED`. For archives a program trusts to be whole, such as its own
+   installed APK, opened at every start.
+   */
+  BK_LOCAL_HEADERS_ON_FIRST_READ = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_archive_local_headers bk_archive_local_headers;
+#else
+typedef uint32_t bk_archive_local_headers;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
  name to entry. Thread-safe: any number of threads may find and read at once. Freed by
  `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
@@ -391,6 +420,10 @@ typedef struct bk_archive_options {
    A `bk_archive_holding` value (default `BK_ARCHIVE_READ`).
    */
   uint32_t holding;
+  /*
+   A `bk_archive_local_headers` value (default `BK_LOCAL_HEADERS_AT_OPEN`).
+   */
+  uint32_t local_headers;
 } bk_archive_options;
 
 /*

@@ -78,7 +78,7 @@ static void test_entries_are_found_and_read(void) {
 static void test_bad_input_is_refused(void) {
   char path[128];
   bk_archive *archive = (bk_archive *)&path;
-  bk_archive_options options = {7};
+  bk_archive_options options = {7, 0};
   size_t index;
   snprintf(path, sizeof path, "%s/evil.zip", workdir);
   write_file(path, zip_evil, sizeof zip_evil);
@@ -224,6 +224,45 @@ static void test_listing(void) {
   bk_archive_free(archive);
 }
 
+/* A local header that disagrees with its central record: refused at open by default, as
+   bk_extract refuses it; with BK_LOCAL_HEADERS_ON_FIRST_READ, the archive opens and that entry's
+   reads fail, every time, and no other's. */
+static void test_local_headers_at_open_or_on_first_read(void) {
+  unsigned char zip[sizeof zip_good];
+  char path[128];
+  bk_archive *archive = NULL;
+  bk_archive_options options;
+  size_t index = 0, written = 0;
+  unsigned char out[3100];
+  memcpy(zip, zip_good, sizeof zip);
+  for (size_t at = 30; at + 10 <= sizeof zip; at++) {
+    if (memcmp(zip + at, "readme.txt", 10) == 0 && memcmp(zip + at - 30, "PK\x03\x04", 4) == 0) {
+      zip[at] = 'R'; /* the local name only */
+      break;
+    }
+  }
+  snprintf(path, sizeof path, "%s/local.zip", workdir);
+  write_file(path, zip, sizeof zip);
+  for (int holding = 0; holding < 2; holding++) {
+    CHECK_STATUS(bk_archive_options_default(&options), BK_STATUS_OK);
+    CHECK(options.local_headers == BK_LOCAL_HEADERS_AT_OPEN);
+    options.holding = holding ? BK_ARCHIVE_MAP : BK_ARCHIVE_READ;
+    CHECK_STATUS(bk_archive_open(path, &options, &archive), BK_STATUS_ARCHIVE_MALFORMED);
+    CHECK(archive == NULL);
+    options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
+    CHECK_STATUS(bk_archive_open(path, &options, &archive), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_find(archive, "readme.txt", 10, &index), BK_STATUS_OK);
+    for (int twice = 0; twice < 2; twice++)
+      CHECK_STATUS(bk_archive_read(archive, index, out, sizeof out, &written), BK_STATUS_ARCHIVE_MALFORMED);
+    CHECK_STATUS(bk_archive_find(archive, "assets/app.js", 13, &index), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_read(archive, index, out, sizeof out, &written), BK_STATUS_OK);
+    CHECK(written == 3100);
+    bk_archive_free(archive);
+    options.local_headers = 9;
+    CHECK_STATUS(bk_archive_open(path, &options, &archive), BK_STATUS_INVALID_ARGUMENT);
+  }
+}
+
 int main(void) {
   char cmd[128];
   int rc;
@@ -234,6 +273,7 @@ int main(void) {
   RUN(test_pooled_reads);
   RUN(test_readers);
   RUN(test_listing);
+  RUN(test_local_headers_at_open_or_on_first_read);
   RUN(test_a_reader_reports_a_bad_crc_at_the_end);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

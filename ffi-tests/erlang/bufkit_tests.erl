@@ -327,6 +327,28 @@ archive_read_in_place_test() ->
     ?assertEqual({error, io_error}, bufkit:archive_open("/nonexistent.apk")),
     os:cmd("rm -rf " ++ Dir).
 
+%% A local header that disagrees with its central record: refused at open by default, with
+%% extraction's reason; with `local_headers => on_first_read', the archive opens and only that
+%% entry's reads fail.
+archive_local_headers_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "local.apk"),
+    {ok, _} = zip:create(Zip, [{"a.js", <<"let a;">>}, {"readme.txt", <<"hi">>}]),
+    {ok, Bytes} = file:read_file(Zip),
+    {At, _} = binary:match(Bytes, <<"readme.txt">>),   % the local header's name comes first
+    <<Before:At/binary, _, After/binary>> = Bytes,
+    ok = file:write_file(Zip, <<Before/binary, $R, After/binary>>),
+    ?assertMatch({error, {archive_malformed, _}}, bufkit:extract(Zip, filename:join(Dir, "out"), #{})),
+    [begin
+         ?assertEqual({error, archive_malformed}, bufkit:archive_open(Zip, #{holding => H})),
+         {ok, A} = bufkit:archive_open(Zip, #{holding => H, local_headers => on_first_read}),
+         ?assertEqual({error, archive_malformed}, bufkit:archive_read(A, "readme.txt")),
+         ?assertEqual({error, archive_malformed}, bufkit:archive_read(A, "readme.txt")),
+         ?assertEqual({ok, <<"let a;">>}, bufkit:archive_read(A, "a.js"))
+     end || H <- [read, map]],
+    ?assertEqual({error, invalid_argument}, bufkit:archive_open(Zip, #{local_headers => sometimes})),
+    os:cmd("rm -rf " ++ Dir).
+
 %% Listing by pattern; stored entries read as binaries over the archive's own bytes, which keep
 %% the archive alive after the last reference to its handle is gone.
 archive_list_and_stored_binaries_test() ->

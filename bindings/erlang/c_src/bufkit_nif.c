@@ -824,21 +824,24 @@ done:
   return result;
 }
 
-/* archive_open(Path, Holding): Holding is read | map. Reads and validates the whole archive:
- * registered on a dirty I/O scheduler. */
+/* archive_open(Path, Holding, LocalHeaders): Holding is read | map, LocalHeaders at_open |
+ * on_first_read. Reads and validates the archive: registered on a dirty I/O scheduler. */
 static ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary path;
-  char holding[8], *cpath;
+  char holding[8], local_headers[16], *cpath;
   bk_archive_options options;
   bk_archive *archive = NULL;
   archive_res *res;
   bk_status status;
   (void)argc;
-  if (!enif_inspect_binary(env, argv[0], &path) || !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1))
-    return enif_make_badarg(env);
+  if (!enif_inspect_binary(env, argv[0], &path) || !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1) ||
+      !enif_get_atom(env, argv[2], local_headers, sizeof local_headers, ERL_NIF_LATIN1))
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   bk_archive_options_default(&options);
   if (strcmp(holding, "map") == 0) options.holding = BK_ARCHIVE_MAP;
   else if (strcmp(holding, "read") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (strcmp(local_headers, "on_first_read") == 0) options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
+  else if (strcmp(local_headers, "at_open") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   if (memchr(path.data, 0, path.size) || !(cpath = enif_alloc(path.size + 1))) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   memcpy(cpath, path.data, path.size);
   cpath[path.size] = 0;
@@ -1000,7 +1003,7 @@ static ErlNifFunc nif_funcs[] = {
     {"inflate_at", 3, inflate_at_nif, 0},
     {"inflate_batch", 2, inflate_batch_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
-    {"archive_open", 2, archive_open_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"archive_open", 3, archive_open_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_find", 2, archive_find_nif, 0},
     {"archive_list", 2, archive_list_nif, 0},
     {"archive_entries", 1, archive_entries_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},

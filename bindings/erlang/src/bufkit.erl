@@ -234,11 +234,17 @@ archive_open(Path) -> archive_open(Path, #{}).
 %% @doc As `archive_open/1'. Options: `holding' (`read', the default: entries are read from the
 %% file as they are asked for, each read checking its CRC, so a file changed afterwards gives
 %% `{error, _}', never a crash; `map': memory-mapped, stored entries shared without a copy, and
-%% the file must not change while the archive is open, as for an installed APK).
--spec archive_open(file:filename_all(), #{holding => read | map}) -> {ok, archive()} | {error, reason()}.
+%% the file must not change while the archive is open, as for an installed APK); `local_headers'
+%% (`at_open', the default: every entry's local header is checked now, so an archive extraction
+%% refuses is refused here with the same reason; `on_first_read': opening reads only the central
+%% directory, and an entry whose local header disagrees fails its reads with
+%% `{error, archive_malformed}', for archives the program trusts, such as its own, opened often).
+-spec archive_open(file:filename_all(), #{holding => read | map, local_headers => at_open | on_first_read}) ->
+    {ok, archive()} | {error, reason()}.
 archive_open(Path, Options) when is_map(Options) ->
-    case maps:keys(maps:without([holding], Options)) of
-        [] -> bufkit_nif:archive_open(filename_binary(Path), maps:get(holding, Options, read));
+    case maps:keys(maps:without([holding, local_headers], Options)) of
+        [] -> bufkit_nif:archive_open(filename_binary(Path), maps:get(holding, Options, read),
+                                      maps:get(local_headers, Options, at_open));
         _ -> {error, invalid_argument}
     end;
 archive_open(_, _) -> {error, invalid_argument}.

@@ -491,7 +491,7 @@ done:
 #define ARCHIVE(h) ((bk_archive *)(intptr_t)(h))
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
-                                                                 jlongArray handle_out) {
+                                                                 jint local_headers, jlongArray handle_out) {
   bk_archive_options options;
   bk_archive *archive = NULL;
   const char *cpath;
@@ -501,6 +501,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jc
   if (!path) return BK_STATUS_NULL_POINTER;
   bk_archive_options_default(&options);
   options.holding = (uint32_t)holding;
+  options.local_headers = (uint32_t)local_headers;
   cpath = (*env)->GetStringUTFChars(env, path, NULL);
   if (!cpath) return BK_STATUS_ALLOC_FAILED;
   status = bk_archive_open(cpath, &options, &archive);

@@ -413,7 +413,7 @@ pub(crate) fn central_start(data: &Window<'_>) -> Option<u64> {
 /// refused; each entry's local header is left to [`check_local`], with what it needs. The
 /// entries' `data_offset` is 0 until then. Opening an archive this way costs what its central
 /// directory costs, not a page fault and a cache miss per entry.
-pub(crate) fn read_central(data: &Window<'_>) -> Result<(Layout, Vec<LocalRef>), Error> {
+pub(crate) fn read_central(data: &Window<'_>) -> Result<(Layout, Locals), Error> {
     parse(data, true)
 }
 
@@ -441,7 +441,20 @@ pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &Local
     Ok(data_offset)
 }
 
-fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Vec<LocalRef>), Error> {
+/// In a span's slot: entry `i` is `i`; the `k`-th symlink is `SYMLINK - k` (from
+/// `SYMLINK_BASE` up: far above any entry count the parser lets through).
+const SYMLINK: usize = usize::MAX;
+const SYMLINK_BASE: usize = usize::MAX / 2;
+
+/// The local headers [`read_central`] leaves to check: each entry's, and each symlink's (never
+/// read in place, checked only by those who check every local header at open).
+#[derive(Debug, Default)]
+pub(crate) struct Locals {
+    pub(crate) entries: Vec<LocalRef>,
+    pub(crate) symlinks: Vec<(LocalRef, Entry)>,
+}
+
+fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error> {
     let (mut dir, appended) = find_end(data)?;
     let prepended = prepended_bytes(data, &dir)?;
     dir.offset += prepended;
@@ -462,6 +475,7 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Vec<LocalRef>)
     let mut symlinks = Vec::new();
     let mut spans: Vec<(u64, u64, usize)> = Vec::with_capacity(dir.entries as usize);
     let mut locals: Vec<LocalRef> = Vec::with_capacity(if defer_local { dir.entries as usize } else { 0 });
+    let mut symlink_locals: Vec<(LocalRef, Entry)> = Vec::new();
     let mut at = dir.offset as usize;
     for _ in 0..dir.entries {
         let header = data.get(at..at + 46).ok_or_else(|| truncated("a central directory entry"))?;
@@ -501,11 +515,29 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Vec<LocalRef>)
         if names::is_symlink(unix_mode) {
             let method = if f16(10) == 8 { Method::Deflate } else { Method::Stored };
             let span_end = if defer_local {
+                if offset >= dir.offset {
+                    return Err(Error::malformed_entry(
+                        "local header is not before the central directory",
+                        &display.text(),
+                    ));
+                }
+                let local = LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, limit: dir.offset };
+                let entry = Entry {
+                    path: display.text(),
+                    kind: Kind::File,
+                    mode: 0,
+                    method,
+                    crc32: f32(16),
+                    compressed_size: csize,
+                    size,
+                    data_offset: 0,
+                };
+                symlink_locals.push((local, entry));
                 smallest_end(offset, name_len, csize, display)?
             } else {
                 local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?.1
             };
-            spans.push((offset, span_end, usize::MAX));
+            spans.push((offset, span_end, SYMLINK - (symlinks.len())));
             symlinks.push(display.text());
             at += total;
             continue;
@@ -556,12 +588,14 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Vec<LocalRef>)
         // Each entry must end by the next one's local header (or the central directory): the
         // exact check, once its local header gives its exact extent.
         for (k, &(_, _, index)) in spans.iter().enumerate() {
-            if index != usize::MAX {
-                locals[index].limit = spans.get(k + 1).map_or(dir.offset, |next| next.0);
+            let limit = spans.get(k + 1).map_or(dir.offset, |next| next.0);
+            match index.checked_sub(SYMLINK_BASE) {
+                None => locals[index].limit = limit,
+                Some(_) => symlink_locals[SYMLINK - index].0.limit = limit,
             }
         }
     }
-    Ok((Layout { entries, prepended, appended, symlinks }, locals))
+    Ok((Layout { entries, prepended, appended, symlinks }, Locals { entries: locals, symlinks: symlink_locals }))
 }
 
 /// The least an entry at `offset` can occupy: a local header with no extra field, the same name

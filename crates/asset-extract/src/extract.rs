@@ -214,6 +214,12 @@ pub(crate) fn snapshot(mut file: File, len: u64, path: &Path) -> Result<Snapshot
     if file.read(&mut [0u8; 1]).map_err(fail)? != 0 {
         return Err(fail(std::io::Error::other("the archive grew while it was read")));
     }
+    // Nor one truncated meanwhile: a read racing a truncate can copy the zeros the kernel writes
+    // over the cut page's tail and still reach the old end (the C suite saw it once, as a CRC
+    // failure). The size changes before that page is zeroed, so this sees it.
+    if file.metadata().map_err(fail)?.len() != len {
+        return Err(fail(std::io::Error::other("the archive shrank while it was read")));
+    }
     Ok(snapshot)
 }
 

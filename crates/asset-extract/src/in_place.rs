@@ -11,7 +11,7 @@ use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central};
+use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_archive, read_central};
 use crate::entry_data::read_entry_uninit;
 use crate::entry_reader::EntryReader;
 use crate::name_index::NameIndex;
@@ -34,17 +34,31 @@ pub enum Holding {
     Map,
 }
 
+/// When an [`AssetArchive`] checks each entry's local header against its central directory
+/// record (name, method, flags, CRC and sizes, data descriptor, extent).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum LocalHeaders {
+    /// At open (the default): an archive that extraction refuses is refused at open, with the
+    /// same error. Opening costs a look at every entry's local header: in a mapped archive a cache
+    /// miss or page fault per entry, with [`Holding::Read`] a `pread` per entry.
+    #[default]
+    AtOpen,
+    /// The first time each entry is read, viewed or streamed: opening reads only the end records
+    /// and the central directory (all of which is still checked), and an entry whose local header
+    /// disagrees fails every read with [`Error::Malformed`]. For archives a program trusts to be
+    /// whole, such as its own installed APK, opened at every start.
+    OnFirstRead,
+}
+
 /// An archive opened for reading its entries in place. `Send + Sync`: any number of threads read
 /// at once. Entries are looked up by the name extraction would write them under (`/`-separated,
 /// directories without their trailing `/`).
 ///
-/// Opening validates the end records and the whole central directory (every name by extraction's
-/// rules, sizes, methods, flags, extra fields, entries that would overlap) and builds the index;
-/// it reads nothing else, so it costs what the central directory costs. Each entry's local header
-/// is checked against its central record the first time the entry is read or viewed (a
-/// disagreement is [`Error::Malformed`] for that entry), and its CRC-32 the first time it is read
-/// whole (on every read in the [`Holding::Read`] holding, where the file may change); later reads
-/// skip both. A read that fails its CRC leaves the output zeroed and returns
+/// Opening validates the archive with extraction's strict rules (the end records, every central
+/// directory record and name, entries that would overlap) and builds the index; each entry's
+/// local header is checked at open too, or on its first read ([`LocalHeaders`]). Its CRC-32 is
+/// checked the first time it is read whole (on every read in the [`Holding::Read`] holding, where
+/// the file may change). A read that fails its CRC leaves the output zeroed and returns
 /// [`Error::Crc`].
 ///
 /// ```no_run
@@ -63,14 +77,14 @@ pub enum Holding {
 /// ```
 pub struct AssetArchive {
     data: Bytes,
-    /// As the central directory says; `data_offset` is not used (see `data_offsets`).
+    /// As the central directory says; `data_offset` is not used (see `data_offsets`), and reads 0.
     entries: Vec<Entry>,
     by_name: NameIndex,
     crc_checked: Vec<AtomicBool>,
     /// Each entry's local header, checked on first use.
     locals: Vec<LocalRef>,
-    /// Where each entry's data starts once its local header has been checked; 0 before (a local
-    /// header takes at least 30 bytes, so no data starts at 0).
+    /// Where each entry's data starts once its local header has been checked (at open, or on its
+    /// first read); 0 before (a local header takes at least 30 bytes, so no data starts at 0).
     data_offsets: Vec<AtomicU64>,
 }
 
@@ -111,8 +125,15 @@ std::thread_local! {
 const SCRATCH_KEPT: usize = 4 << 20;
 
 impl AssetArchive {
-    /// Opens and validates the archive at `path`, held as `holding` says.
+    /// Opens and validates the archive at `path`, held as `holding` says, every local header
+    /// checked now ([`LocalHeaders::AtOpen`]).
     pub fn open(path: &Path, holding: Holding) -> Result<AssetArchive, Error> {
+        AssetArchive::open_with(path, holding, LocalHeaders::AtOpen)
+    }
+
+    /// Opens and validates the archive at `path`, held as `holding` says, its local headers
+    /// checked when `local_headers` says.
+    pub fn open_with(path: &Path, holding: Holding, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
         let file = File::open(path).map_err(|e| Error::io("opening", path, e))?;
         let meta = file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
         if meta.is_dir() {
@@ -120,24 +141,52 @@ impl AssetArchive {
         }
         match holding {
             Holding::Read => {
-                let (file, layout, locals) = PreadFile::open(file, meta.len(), path)?;
-                AssetArchive::indexed(Bytes::Pread(file), layout, locals)
+                let (file, layout, mut locals) = PreadFile::open(file, meta.len(), path)?;
+                let symlinks = std::mem::take(&mut locals.symlinks);
+                let archive = AssetArchive::indexed(Bytes::Pread(file), layout, locals.entries)?;
+                if local_headers == LocalHeaders::AtOpen {
+                    // As extraction does: every entry's local header, and every symlink's.
+                    for (index, e) in archive.entries.iter().enumerate() {
+                        archive.data_offset(index, e)?;
+                    }
+                    if let Bytes::Pread(file) = &archive.data {
+                        for (local, e) in &symlinks {
+                            file.check_local(local, e)?;
+                        }
+                    }
+                }
+                Ok(archive)
             }
             Holding::Map => {
                 // SAFETY: read-only and private; the caller chose mapping and its contract
                 // (documented on Holding::Map): the file is not truncated or rewritten while the
                 // archive is open.
                 let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", path, e))?;
-                let (layout, locals) = read_central(&Window::whole(&map))?;
-                AssetArchive::indexed(Bytes::Mapped(map), layout, locals)
+                AssetArchive::parsed(Bytes::Mapped(map), local_headers)
             }
         }
     }
 
-    /// Validates an archive the caller hands over in memory.
+    /// Validates an archive the caller hands over in memory, every local header checked now.
     pub fn from_bytes(data: Vec<u8>) -> Result<AssetArchive, Error> {
-        let (layout, locals) = read_central(&Window::whole(&data))?;
-        AssetArchive::indexed(Bytes::Memory(data), layout, locals)
+        AssetArchive::parsed(Bytes::Memory(data), LocalHeaders::AtOpen)
+    }
+
+    /// An archive in memory or mapped: at open, parsed as extraction parses it (the same checks,
+    /// the same errors); on first read, its central directory only.
+    fn parsed(data: Bytes, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
+        let all = data.all().expect("in memory or mapped");
+        if local_headers == LocalHeaders::OnFirstRead {
+            let (layout, locals) = read_central(&Window::whole(all))?;
+            return AssetArchive::indexed(data, layout, locals.entries);
+        }
+        let mut layout = read_archive(all)?;
+        let offsets: Vec<u64> = layout.entries.iter_mut().map(|e| std::mem::take(&mut e.data_offset)).collect();
+        let archive = AssetArchive::indexed(data, layout, Vec::new())?;
+        for (slot, offset) in archive.data_offsets.iter().zip(offsets) {
+            slot.store(offset, Ordering::Relaxed);
+        }
+        Ok(archive)
     }
 
     fn indexed(data: Bytes, layout: Layout, locals: Vec<LocalRef>) -> Result<AssetArchive, Error> {
@@ -345,11 +394,16 @@ impl AssetArchive {
             return Ok(offset);
         }
         let offset = match &self.data {
-            Bytes::Pread(file) => file.check_local(&self.locals[index], e)?,
-            _ => check_local(&self.data.window(), &self.data.window(), &self.locals[index], e)?,
+            Bytes::Pread(file) => file.check_local(self.local(index, e)?, e)?,
+            _ => check_local(&self.data.window(), &self.data.window(), self.local(index, e)?, e)?,
         };
         self.data_offsets[index].store(offset, Ordering::Release);
         Ok(offset)
+    }
+
+    /// What checking entry `index`'s local header needs (kept only when it was not checked at open).
+    fn local(&self, index: usize, e: &Entry) -> Result<&LocalRef, Error> {
+        self.locals.get(index).ok_or_else(|| Error::malformed_entry("its local header was not located", &e.path))
     }
 
     /// Entry `index`'s data as stored, when the archive is in memory or mapped.

@@ -56,7 +56,7 @@ pub use destination::Mode;
 pub use entry_reader::EntryReader;
 pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
-pub use in_place::{AssetArchive, Holding};
+pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
 
 /// The README's example, compiled and run as a doctest.

@@ -10,7 +10,7 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 
 use crate::Error;
-use crate::archive::{Entry, Layout, LocalRef, Window, check_local, read_central};
+use crate::archive::{Entry, Layout, LocalRef, Locals, Window, check_local, read_central};
 
 /// How much of the file's end the first read takes: an end record with the longest comment, and
 /// a ZIP64 locator and record before it, with room to spare. The central directory usually
@@ -32,7 +32,7 @@ impl PreadFile {
     /// when the first read did not hold it all (a central directory beyond 64 KiB, an end record
     /// before appended data, ZIP64 records elsewhere): at worst the whole file, so a parse over too
     /// little never refuses an archive the strict parser accepts.
-    pub(crate) fn open(file: File, len: u64, path: &Path) -> Result<(PreadFile, Layout, Vec<LocalRef>), Error> {
+    pub(crate) fn open(file: File, len: u64, path: &Path) -> Result<(PreadFile, Layout, Locals), Error> {
         let mut from = len.saturating_sub(FIRST_TAIL);
         loop {
             let tail = read_at(&file, from, len - from, path)?;

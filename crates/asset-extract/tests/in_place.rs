@@ -6,7 +6,7 @@ mod support;
 #[allow(dead_code)]
 mod zipwriter;
 
-use asset_extract::{AssetArchive, Error, Holding};
+use asset_extract::{AssetArchive, Error, Holding, LocalHeaders};
 use support::workdir;
 use zipwriter::{Spec, build};
 
@@ -226,11 +226,13 @@ fn pooled_reads_reuse_the_pool_buffers() {
     assert!(stats.hits() >= 4 * 2, "later rounds reuse the buffers: {stats:?}");
 }
 
-/// Opening checks the central directory only; an entry's local header is checked the first time
-/// the entry is read, viewed or streamed. One bad local header refuses that entry, every time, and
-/// no other.
+/// By default a bad local header refuses the archive at open, with extraction's error; with
+/// `LocalHeaders::OnFirstRead`, opening checks the central directory only, and one bad local
+/// header refuses that entry (read, viewed or streamed), every time, and no other.
 #[test]
-fn a_bad_local_header_refuses_its_entry_on_first_use() {
+fn a_bad_local_header_refuses_the_archive_or_its_entry() {
+    let dir = workdir("in-place-local");
+    let path = dir.join("bad.apk");
     let specs = [Spec::file("a.js", b"let a = 1;"), Spec::stored("b.png", b"PNG bytes"), Spec::file("c.js", b"let c;")];
     for (what, at_of) in [
         ("its name", (|l: &zipwriter::Layout| l.local[1] + 30) as fn(&zipwriter::Layout) -> usize),
@@ -239,17 +241,30 @@ fn a_bad_local_header_refuses_its_entry_on_first_use() {
     ] {
         let (mut zip, layout) = build(&specs, b"");
         zip[at_of(&layout)] ^= 0x41;
-        let archive = AssetArchive::from_bytes(zip.clone()).unwrap_or_else(|e| panic!("{what}: refused at open: {e}"));
-        let b = archive.find("b.png").unwrap();
-        for _ in 0..2 {
-            assert!(matches!(archive.read(b), Err(Error::Malformed { .. })), "{what}: read");
-            assert!(matches!(archive.view(b), Err(Error::Malformed { .. })), "{what}: view");
-            assert!(archive.reader(b).is_err(), "{what}: reader");
+        std::fs::write(&path, &zip).unwrap();
+        assert!(
+            matches!(asset_extract::read_entries(&zip), Err(Error::Malformed { .. })),
+            "{what}: extraction refuses it"
+        );
+        assert!(matches!(AssetArchive::from_bytes(zip.clone()), Err(Error::Malformed { .. })), "{what}: in memory");
+        for holding in [Holding::Read, Holding::Map] {
+            let refused = AssetArchive::open(&path, holding);
+            assert!(matches!(refused, Err(Error::Malformed { .. })), "{what}, {holding:?}: refused at open");
+            let archive = AssetArchive::open_with(&path, holding, LocalHeaders::OnFirstRead)
+                .unwrap_or_else(|e| panic!("{what}, {holding:?}: refused at open: {e}"));
+            let b = archive.find("b.png").unwrap();
+            for _ in 0..2 {
+                assert!(matches!(archive.read(b), Err(Error::Malformed { .. })), "{what}: read");
+                if holding == Holding::Map {
+                    assert!(matches!(archive.view(b), Err(Error::Malformed { .. })), "{what}: view");
+                }
+                assert!(archive.reader(b).is_err(), "{what}: reader");
+            }
+            assert_eq!(archive.read(archive.find("a.js").unwrap()).unwrap(), b"let a = 1;");
+            assert_eq!(archive.read(archive.find("c.js").unwrap()).unwrap(), b"let c;");
         }
-        assert_eq!(archive.read(archive.find("a.js").unwrap()).unwrap(), b"let a = 1;");
-        assert_eq!(archive.read(archive.find("c.js").unwrap()).unwrap(), b"let c;");
-        assert!(asset_extract::read_entries(&zip).is_err(), "{what}: extraction refuses the whole archive at once");
     }
+    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Every archive of the fuzz corpora (hostile, truncated, odd), opened from a file with `pread`
@@ -269,6 +284,12 @@ fn the_holdings_agree_on_the_fuzz_corpora() {
             let memory = AssetArchive::from_bytes(data.clone());
             for holding in [Holding::Read, Holding::Map] {
                 let file = AssetArchive::open(&path, holding);
+                if let (Ok(m), Ok(lazy)) = (&memory, AssetArchive::open_with(&path, holding, LocalHeaders::OnFirstRead))
+                {
+                    for i in 0..m.len() {
+                        assert_eq!(m.read(i).ok(), lazy.read(i).ok(), "{holding:?}, on first read: entry {i}");
+                    }
+                }
                 match (&memory, &file) {
                     (Ok(m), Ok(f)) => {
                         assert_eq!(m.entries(), f.entries(), "{holding:?}");

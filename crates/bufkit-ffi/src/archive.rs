@@ -4,7 +4,7 @@ use std::ffi::{CStr, c_char};
 use std::path::Path;
 use std::sync::Arc;
 
-use asset_extract::{AssetArchive, EntryReader, Holding, Kind, Method};
+use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, Method};
 
 use crate::extract::status_of;
 use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
@@ -34,12 +34,29 @@ pub enum bk_archive_holding {
     BK_ARCHIVE_MAP = 1,
 }
 
+/// When `bk_archive_open` checks each entry's local header against its central directory record.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[allow(non_camel_case_types)]
+pub enum bk_archive_local_headers {
+    /// At open (the default): an archive `bk_extract` refuses is refused at open, with the same
+    /// status. Costs a look at every entry's local header.
+    BK_LOCAL_HEADERS_AT_OPEN = 0,
+    /// When each entry is first read: opening reads only the end records and the central
+    /// directory (still all checked); an entry whose local header disagrees fails its reads with
+    /// `BK_STATUS_ARCHIVE_MALFORMED`. For archives a program trusts to be whole, such as its own
+    /// installed APK, opened at every start.
+    BK_LOCAL_HEADERS_ON_FIRST_READ = 1,
+}
+
 /// Options for `bk_archive_open`. Fill with `bk_archive_options_default`; NULL means the defaults.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct bk_archive_options {
     /// A `bk_archive_holding` value (default `BK_ARCHIVE_READ`).
     pub holding: u32,
+    /// A `bk_archive_local_headers` value (default `BK_LOCAL_HEADERS_AT_OPEN`).
+    pub local_headers: u32,
 }
 
 /// One entry's metadata, filled by `bk_archive_entry_info`.
@@ -66,7 +83,13 @@ pub struct bk_archive_entry {
 pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive_options) -> bk_status {
     // SAFETY: NULL-checked by write_out; otherwise writable per the contract.
     boundary(|| unsafe {
-        write_out(options_out, bk_archive_options { holding: bk_archive_holding::BK_ARCHIVE_READ as u32 })
+        write_out(
+            options_out,
+            bk_archive_options {
+                holding: bk_archive_holding::BK_ARCHIVE_READ as u32,
+                local_headers: bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32,
+            },
+        )
     })
 }
 
@@ -93,13 +116,18 @@ pub unsafe extern "C" fn bk_archive_open(
         // SAFETY: non-null and NUL-terminated per the contract.
         let path = unsafe { CStr::from_ptr(path) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
         // SAFETY: NULL or readable per the contract.
-        let holding =
-            match unsafe { options.as_ref() }.map_or(bk_archive_holding::BK_ARCHIVE_READ as u32, |o| o.holding) {
-                h if h == bk_archive_holding::BK_ARCHIVE_READ as u32 => Holding::Read,
-                h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
-                _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
-            };
-        let inner = AssetArchive::open(Path::new(path), holding).map_err(|e| status_of(&e))?;
+        let (holding, local_headers) = unsafe { options.as_ref() }.map_or((0, 0), |o| (o.holding, o.local_headers));
+        let holding = match holding {
+            h if h == bk_archive_holding::BK_ARCHIVE_READ as u32 => Holding::Read,
+            h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
+            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+        };
+        let local_headers = match local_headers {
+            l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32 => LocalHeaders::AtOpen,
+            l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_ON_FIRST_READ as u32 => LocalHeaders::OnFirstRead,
+            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+        };
+        let inner = AssetArchive::open_with(Path::new(path), holding, local_headers).map_err(|e| status_of(&e))?;
         // SAFETY: as above.
         unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner: Arc::new(inner) }))) }
     })

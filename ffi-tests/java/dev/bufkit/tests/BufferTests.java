@@ -648,6 +648,26 @@ public final class BufferTests {
         check(patched == 2, "patched " + patched);
         java.nio.file.Path bad = dir.resolve("bad.apk");
         java.nio.file.Files.write(bad, zip);
+        // A local name that disagrees with the central one: refused at open by default, or only
+        // that entry's reads fail when local headers are checked on first read.
+        byte[] misnamed = java.nio.file.Files.readAllBytes(apk);
+        for (int at = 30; at + name.length <= misnamed.length; at++) {
+            if (Arrays.equals(Arrays.copyOfRange(misnamed, at, at + name.length), name) && misnamed[at - 30] == 'P' && misnamed[at - 28] == 3) {
+                misnamed[at] = 'R';
+                break;
+            }
+        }
+        java.nio.file.Path local = dir.resolve("local.apk");
+        java.nio.file.Files.write(local, misnamed);
+        for (boolean mapped : new boolean[] {false, true}) {
+            BufkitException atOpen = expect(BufkitException.class, () -> bufkit.openArchive(local, mapped));
+            check(atOpen.status() == Status.ARCHIVE_MALFORMED, "refused at open: " + atOpen.status());
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(local, dev.bufkit.ArchiveOptions.defaults().withMapped(mapped).withLocalHeadersOnFirstRead(true))) {
+                BufkitException first = expect(BufkitException.class, () -> a.readAllBytes("readme.txt"));
+                check(first.status() == Status.ARCHIVE_MALFORMED, "on first read: " + first.status());
+                check(Arrays.equals(a.readAllBytes("assets/app.js"), js), "the other entry reads");
+            }
+        }
         try (dev.bufkit.AssetArchive a = bufkit.openArchive(bad, false); java.io.InputStream in = a.open("readme.txt")) {
             byte[] two = new byte[2];
             check(in.read(two) == 2 && Arrays.equals(two, "hi".getBytes()), "the bytes come out");

@@ -47,7 +47,12 @@ public interface Bufkit {
      * not change while the archive is open, as for an installed APK). Throws {@link BufkitException} naming the
      * status ({@link Status#ARCHIVE_MALFORMED}, {@link Status#UNSAFE_NAME}, {@link Status#IO_ERROR}...).
      */
-    AssetArchive openArchive(java.nio.file.Path path, boolean mapped);
+    default AssetArchive openArchive(java.nio.file.Path path, boolean mapped) {
+        return openArchive(path, ArchiveOptions.defaults().withMapped(mapped));
+    }
+
+    /** Opens the zip/APK/JAR at {@code path} to read entries in place, held and checked as {@code options} say. */
+    AssetArchive openArchive(java.nio.file.Path path, ArchiveOptions options);
 
     /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
     Status testPanic();

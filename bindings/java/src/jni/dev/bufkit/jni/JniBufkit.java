@@ -82,9 +82,9 @@ public final class JniBufkit implements Bufkit {
     }
 
     @Override
-    public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, boolean mapped) {
+    public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, dev.bufkit.ArchiveOptions options) {
         long[] handle = new long[1];
-        int status = JniNative.archiveOpen(path.toString(), mapped ? 1 : 0, handle);
+        int status = JniNative.archiveOpen(path.toString(), options.mapped() ? 1 : 0, options.localHeadersOnFirstRead() ? 1 : 0, handle);
         if (status != 0) throw new BufkitException("bk_archive_open", status, JniNative.statusMessage(status) + ": " + path);
         return new JniArchive(handle[0]);
     }

@@ -64,8 +64,8 @@ final class JniNative {
     /** Returns successes, or -status if the call itself failed. */
     static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
 
-    /** bk_archive_open (holding 0 read, 1 map): the handle into {@code handleOut[0]}. */
-    static native int archiveOpen(String path, int holding, long[] handleOut);
+    /** bk_archive_open (holding 0 read, 1 map; local headers 0 at open, 1 on first read): the handle into {@code handleOut[0]}. */
+    static native int archiveOpen(String path, int holding, int localHeaders, long[] handleOut);
 
     /** bk_archive_free. */
     static native void archiveFree(long handle);

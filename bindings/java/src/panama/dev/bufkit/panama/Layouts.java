@@ -85,7 +85,7 @@ public final class Layouts {
             .withName("bk_pool_class_stats");
 
     /** bk_archive_options (the archive calls are not in the Java fronts yet; the layout is here for them). */
-    public static final StructLayout ARCHIVE_OPTIONS = MemoryLayout.structLayout(JAVA_INT.withName("holding")).withName("bk_archive_options");
+    public static final StructLayout ARCHIVE_OPTIONS = MemoryLayout.structLayout(JAVA_INT.withName("holding"), JAVA_INT.withName("local_headers")).withName("bk_archive_options");
 
     /** bk_archive_entry. */
     public static final StructLayout ARCHIVE_ENTRY = MemoryLayout.structLayout(

@@ -181,11 +181,13 @@ public final class PanamaBufkit implements Bufkit {
     }
 
     @Override
-    public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, boolean mapped) {
+    public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, dev.bufkit.ArchiveOptions archiveOptions) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment options = arena.allocate(Layouts.ARCHIVE_OPTIONS);
             int status = (int) BufkitLibrary.ARCHIVE_OPTIONS_DEFAULT.invokeExact(options);
-            options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "holding"), mapped ? 1 : 0);
+            options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "holding"), archiveOptions.mapped() ? 1 : 0);
+            options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "local_headers"),
+                    archiveOptions.localHeadersOnFirstRead() ? 1 : 0);
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             if (status == 0) status = (int) BufkitLibrary.ARCHIVE_OPEN.invokeExact(arena.allocateFrom(path.toString()), options, out);
             if (status != 0) throw new BufkitException("bk_archive_open", status, PanamaBuffer.message(status) + ": " + path);
