@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *path = argv[1], *label = argv[2];
-  double t_open_read[ROUNDS], t_open_map[ROUNDS], t_open_libzip[ROUNDS];
+  double t_open_read[ROUNDS], t_open_map[ROUNDS], t_open_libzip[ROUNDS], t_open_read_lazy[ROUNDS], t_open_map_lazy[ROUNDS];
   double t_find[ROUNDS], t_locate[ROUNDS], t_view[ROUNDS], t_fread_stored[ROUNDS];
   double t_read_all[ROUNDS], t_read_all_libzip[ROUNDS];
   bk_archive_options options;
@@ -89,6 +89,21 @@ int main(int argc, char **argv) {
     t0 = now();
     if (bk_archive_open(path, &options, &a) != BK_STATUS_OK) die("bk_archive_open map", 0);
     t_open_map[r] = now() - t0;
+    bk_archive_free(a);
+    /* The same, each local header left to its entry's first read. */
+    options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
+    t0 = now();
+    if (bk_archive_open(path, &options, &a) != BK_STATUS_OK) die("bk_archive_open map lazy", 0);
+    t_open_map_lazy[r] = now() - t0;
+    bk_archive_free(a);
+    options.holding = BK_ARCHIVE_READ;
+    t0 = now();
+    if (bk_archive_open(path, &options, &a) != BK_STATUS_OK) die("bk_archive_open read lazy", 0);
+    t_open_read_lazy[r] = now() - t0;
+    bk_archive_free(a);
+    options.holding = BK_ARCHIVE_MAP;
+    options.local_headers = BK_LOCAL_HEADERS_AT_OPEN;
+    if (bk_archive_open(path, &options, &a) != BK_STATUS_OK) die("bk_archive_open map", 0);
     t0 = now();
     z = zip_open(path, ZIP_RDONLY, &err);
     if (!z) die("zip_open", err);
@@ -158,8 +173,10 @@ int main(int argc, char **argv) {
     zip_close(z);
   }
   printf("{\"archive\":\"%s\",\"entries\":%zu,\"files\":%zu,", label, count, files);
-  printf("\"open_read_us\":%.1f,\"open_map_us\":%.1f,\"open_libzip_us\":%.1f,", median(t_open_read, ROUNDS) * 1e6,
-         median(t_open_map, ROUNDS) * 1e6, median(t_open_libzip, ROUNDS) * 1e6);
+  printf("\"open_read_us\":%.1f,\"open_map_us\":%.1f,\"open_read_first_read_us\":%.1f,\"open_map_first_read_us\":%.1f,"
+         "\"open_libzip_us\":%.1f,",
+         median(t_open_read, ROUNDS) * 1e6, median(t_open_map, ROUNDS) * 1e6, median(t_open_read_lazy, ROUNDS) * 1e6,
+         median(t_open_map_lazy, ROUNDS) * 1e6, median(t_open_libzip, ROUNDS) * 1e6);
   printf("\"find_ns\":%.1f,\"libzip_locate_ns\":%.1f,", median(t_find, ROUNDS) * 1e9, median(t_locate, ROUNDS) * 1e9);
   if (stored != SIZE_MAX)
     printf("\"view_ns\":%.1f,\"libzip_read_stored_ns\":%.1f,", median(t_view, ROUNDS) * 1e9,

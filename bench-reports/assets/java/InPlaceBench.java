@@ -1,3 +1,4 @@
+import dev.bufkit.ArchiveOptions;
 import dev.bufkit.AssetArchive;
 import dev.bufkit.Bufkit;
 import java.io.InputStream;
@@ -36,7 +37,8 @@ public final class InPlaceBench {
         }
         ByteBuffer direct = ByteBuffer.allocateDirect((int) biggest);
         String[] keys = {"zipfile_open_us", "bufkit_open_read_us", "bufkit_open_map_us", "zipfile_lookup_ns", "bufkit_find_ns",
-                "zipfile_read_all_ms", "bufkit_read_all_ms", "bufkit_read_all_direct_ms"};
+                "zipfile_read_all_ms", "bufkit_read_all_ms", "bufkit_read_all_direct_ms", "bufkit_open_read_first_read_us",
+                "bufkit_open_map_first_read_us"};
         double[][] t = new double[keys.length][rounds];
         for (int warm = 0; warm < 3; warm++) round(bufkit, path, names, direct, new double[keys.length][1], 0);
         for (int r = 0; r < rounds; r++) round(bufkit, path, names, direct, t, r);
@@ -61,6 +63,12 @@ public final class InPlaceBench {
         a = bufkit.openArchive(path, true);
         t[2][r] = (System.nanoTime() - t0) / 1e3;
         a.close();
+        for (int lazy = 0; lazy < 2; lazy++) {
+            t0 = System.nanoTime();
+            a = bufkit.openArchive(path, ArchiveOptions.defaults().withMapped(lazy == 1).withLocalHeadersOnFirstRead(true));
+            t[8 + lazy][r] = (System.nanoTime() - t0) / 1e3;
+            a.close();
+        }
         a = bufkit.openArchive(path, false); // fresh: every CRC checked on this pass, as ZipFile checks every read
         try {
             t0 = System.nanoTime();
