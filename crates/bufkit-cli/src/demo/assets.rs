@@ -7,7 +7,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use asset_extract::{AssetArchive, Holding, Kind, Method, Options};
+use asset_extract::{AssetArchive, Holding, Kind, LocalHeaders, Method, Options};
 use buffer_pool::{BufferPool, PoolConfig};
 use flate2::read::DeflateDecoder;
 use serde::Serialize;
@@ -116,12 +116,13 @@ fn measure(apk: &Path, root: &Path) -> Result<(Rows, (u64, u64), usize), String>
         Ok(seen)
     })?;
     let pool = BufferPool::new(PoolConfig::default()).map_err(|e| e.to_string())?;
-    for (name, holding) in [
-        ("bufkit: open in place (read), read every asset", Holding::Read),
-        ("bufkit: open in place (mapped), read every asset", Holding::Map),
+    for (name, holding, local_headers) in [
+        ("bufkit: open in place (read), read every asset", Holding::Read, LocalHeaders::AtOpen),
+        ("bufkit: the same, local headers checked on first read", Holding::Read, LocalHeaders::OnFirstRead),
+        ("bufkit: open in place (mapped), read every asset", Holding::Map, LocalHeaders::AtOpen),
     ] {
         time(name, &mut |_| {
-            let archive = AssetArchive::open(apk, holding).map_err(err)?;
+            let archive = AssetArchive::open_with(apk, holding, local_headers).map_err(err)?;
             let mut seen = (0, 0);
             for index in (0..archive.len()).filter(|&i| archive.entries()[i].kind == Kind::File) {
                 let bytes = archive.read(index).map_err(err)?;
@@ -130,8 +131,8 @@ fn measure(apk: &Path, root: &Path) -> Result<(Rows, (u64, u64), usize), String>
             Ok(seen)
         })?;
     }
-    time("bufkit: open in place (mapped), read into pool leases", &mut |_| {
-        let archive = AssetArchive::open(apk, Holding::Map).map_err(err)?;
+    time("bufkit: mapped, local headers on first read, into pool leases", &mut |_| {
+        let archive = AssetArchive::open_with(apk, Holding::Map, LocalHeaders::OnFirstRead).map_err(err)?;
         let mut seen = (0, 0);
         for (index, e) in archive.entries().iter().enumerate().filter(|(_, e)| e.kind == Kind::File) {
             let lease = archive.read_pooled(index, &pool).map_err(err)?;
