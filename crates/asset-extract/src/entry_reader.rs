@@ -99,15 +99,7 @@ impl<'a> EntryReader<'a> {
                 Source::Deflate { inflater, compressed: span.len(), handed: 0, ended: false }
             }
         };
-        EntryReader {
-            entry,
-            source,
-            crc: crc32fast::Hasher::new(),
-            produced: 0,
-            verified: false,
-            failed: false,
-            crc_checked,
-        }
+        EntryReader::over(source, entry, crc_checked)
     }
 
     /// A reader of `entry` whose data starts at `offset` of `file`: memory stays at one chunk of
@@ -127,6 +119,10 @@ impl<'a> EntryReader<'a> {
                 ended: false,
             },
         };
+        EntryReader::over(source, entry, crc_checked)
+    }
+
+    fn over(source: Source<'a>, entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
         EntryReader {
             entry,
             source,

@@ -86,6 +86,7 @@ impl PreadFile {
     }
 
     /// Fills `out` with the bytes at `offset`: all of them, or an error saying the file changed.
+    /// Straight into `out`, which may be uninitialised (a caller's buffer), with no zeroing first.
     pub(crate) fn read_exact_at(&self, offset: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
         let mut done = 0;
         while done < out.len() {
