@@ -308,8 +308,9 @@ pub unsafe extern "C" fn bk_archive_entry_size(
 
 /// Reads the whole of entry `index` into `dst`, which must hold at least its size (else
 /// `BK_STATUS_SIZE_MISMATCH`, nothing written), and stores the entry's size in `*written_out`
-/// (0 on failure). Inflates a deflated entry; checks the CRC-32 the first time the entry is read
-/// (`BK_STATUS_CRC_MISMATCH`, and then those bytes of `dst` are zeroed). `dst` may be
+/// (0 on failure). Inflates a deflated entry; checks the CRC-32 the first time the entry is read,
+/// and on every read in the `BK_ARCHIVE_READ` holding (`BK_STATUS_CRC_MISMATCH`, and then those
+/// bytes of `dst` are zeroed). A local header not yet checked is checked first. `dst` may be
 /// uninitialised memory; bytes past the entry's size are not touched. A directory is
 /// `BK_STATUS_INVALID_ARGUMENT`.
 ///
