@@ -76,3 +76,37 @@ mod tests {
         assert_eq!(t, "policy  time\n------------\nlinear   1 s\nx       10 s\n");
     }
 }
+
+/// One strategy's best time, and its ratio to the strategy the demo compares against.
+#[derive(serde::Serialize)]
+struct Timed {
+    strategy: &'static str,
+    seconds: f64,
+    ratio_to_bufkit: f64,
+}
+
+/// Prints timed strategies as JSON, or as a heading and a table with a ratio column against
+/// `baseline` seconds (labelled `vs`).
+pub fn timed_strategies(
+    rows: Vec<(&'static str, f64)>,
+    baseline: f64,
+    json: bool,
+    heading: &str,
+    vs: &str,
+) -> Result<(), String> {
+    let rows: Vec<Timed> = rows
+        .into_iter()
+        .map(|(strategy, seconds)| Timed { strategy, seconds, ratio_to_bufkit: seconds / baseline })
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
+        return Ok(());
+    }
+    println!("{heading}\n");
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| vec![r.strategy.to_string(), duration(r.seconds), format!("{:.2}x", r.ratio_to_bufkit)])
+        .collect();
+    print!("{}", table(&["strategy", "time", vs], &cells));
+    Ok(())
+}

@@ -10,17 +10,9 @@ use std::time::Instant;
 use asset_extract::{AssetArchive, Holding, Kind, LocalHeaders, Method, Options};
 use buffer_pool::{BufferPool, PoolConfig};
 use flate2::read::DeflateDecoder;
-use serde::Serialize;
 
 use super::Options as DemoOptions;
 use crate::report;
-
-#[derive(Serialize)]
-struct Row {
-    strategy: &'static str,
-    seconds: f64,
-    ratio_to_bufkit: f64,
-}
 
 /// Sums a checksum over the bytes, so no strategy can skip reading them.
 fn touch(bytes: &[u8]) -> u64 {
@@ -39,26 +31,14 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
     let _ = fs::remove_dir_all(&root);
     let (rows, expected, files) = outcome?;
     let bufkit = rows.iter().find(|r| r.0.starts_with("bufkit: open in place")).map_or(1.0, |r| r.1);
-    let rows: Vec<Row> = rows
-        .into_iter()
-        .map(|(strategy, seconds)| Row { strategy, seconds, ratio_to_bufkit: seconds / bufkit })
-        .collect();
-    if options.json {
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
-        return Ok(());
-    }
-    println!(
-        "assets: first start reads {files} assets ({}) of a {} archive in {}, best of 5; every strategy reads every byte (checksum {})\n",
+    let heading = format!(
+        "assets: first start reads {files} assets ({}) of a {} archive in {}, best of 5; every strategy reads every byte (checksum {})",
         report::bytes(expected.1),
         report::bytes(zip.len() as u64),
         base.display(),
         expected.0
     );
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| vec![r.strategy.to_string(), report::duration(r.seconds), format!("{:.2}x", r.ratio_to_bufkit)])
-        .collect();
-    print!("{}", report::table(&["strategy", "time", "vs bufkit in place"], &cells));
+    report::timed_strategies(rows, bufkit, options.json, &heading, "vs bufkit in place")?;
     Ok(())
 }
 

@@ -10,17 +10,9 @@ use std::time::Instant;
 use asset_extract::{Entry, Kind, Method, Options, read_entries};
 use buffer_pool::{BufferPool, PoolConfig};
 use flate2::read::DeflateDecoder;
-use serde::Serialize;
 
 use super::Options as DemoOptions;
 use crate::report;
-
-#[derive(Serialize)]
-struct Row {
-    strategy: &'static str,
-    seconds: f64,
-    ratio_to_bufkit: f64,
-}
 
 /// A built-in APK-like archive: 200 JavaScript-like files of 0.3–120 KB in a few directories.
 pub(super) fn built_in_archive() -> Vec<u8> {
@@ -222,26 +214,14 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
     })?;
     let _ = fs::remove_dir_all(&root);
     let bufkit = rows.last().map_or(1.0, |r| r.1);
-    let rows: Vec<Row> = rows
-        .into_iter()
-        .map(|(strategy, seconds)| Row { strategy, seconds, ratio_to_bufkit: seconds / bufkit })
-        .collect();
-    if options.json {
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
-        return Ok(());
-    }
     let files = entries.iter().filter(|e| e.kind == Kind::File).count();
     let bytes: u64 = entries.iter().map(|e| e.size).sum();
-    println!(
-        "extract: {files} assets ({}, archive {}) to {}, best of {rounds}; bufkit verifies every CRC and replaces the destination all or nothing\n",
+    let heading = format!(
+        "extract: {files} assets ({}, archive {}) to {}, best of {rounds}; bufkit verifies every CRC and replaces the destination all or nothing",
         report::bytes(bytes),
         report::bytes(archive.len() as u64),
         base.display()
     );
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| vec![r.strategy.to_string(), report::duration(r.seconds), format!("{:.2}x", r.ratio_to_bufkit)])
-        .collect();
-    print!("{}", report::table(&["strategy", "time", "vs bufkit"], &cells));
+    report::timed_strategies(rows, bufkit, options.json, &heading, "vs bufkit")?;
     Ok(())
 }
