@@ -20,25 +20,31 @@ check() { # name, command...
   if "$@" >"$out/$name.log" 2>&1; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL $name (see $out/$name.log)" >&2; fi
 }
 
-# Builds and runs one variant of every test program; adds its own counts.
+# Builds and runs one test program; adds its own counts.
+program() { # source, variant name, runner-prefix (may be empty), compile flags...
+  local src=$1 name=$2 runner=$3; shift 3
+  local exe="$out/$(basename "$src" .c)-$name"
+  if ! gcc "${cflags[@]}" "$src" "$@" -o "$exe" >"$exe.build.log" 2>&1; then
+    failed=$((failed + 1)); echo "FAIL build $exe (see $exe.build.log)" >&2; return
+  fi
+  local line rc
+  $runner "$exe" >"$exe.out" 2>"$exe.log"
+  rc=$?
+  line=$(tail -n 1 "$exe.out")
+  if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+    passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+    if [[ $rc -ne 0 && ${BASH_REMATCH[2]} -eq 0 ]]; then failed=$((failed + 1)); echo "FAIL $exe exited $rc (see $exe.log)" >&2; fi
+  else
+    failed=$((failed + 1)); echo "FAIL $exe printed no summary, exit $rc (see $exe.log)" >&2
+  fi
+  [[ ${BASH_REMATCH[2]:-1} -eq 0 && $rc -eq 0 ]] || grep -E "FAIL|CHECK|ERROR|runtime error" "$exe.log" | head -20 >&2
+}
+
+# Builds and runs one variant of every test program.
 variant() { # name, runner-prefix (may be empty), compile flags...
   local name=$1 runner=$2; shift 2
   for src in "$root"/ffi-tests/c/test_*.c; do
-    local exe="$out/$(basename "$src" .c)-$name"
-    if ! gcc "${cflags[@]}" "$src" "$@" -o "$exe" >"$exe.build.log" 2>&1; then
-      failed=$((failed + 1)); echo "FAIL build $exe (see $exe.build.log)" >&2; continue
-    fi
-    local line rc
-    $runner "$exe" >"$exe.out" 2>"$exe.log"
-    rc=$?
-    line=$(tail -n 1 "$exe.out")
-    if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
-      passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
-      if [[ $rc -ne 0 && ${BASH_REMATCH[2]} -eq 0 ]]; then failed=$((failed + 1)); echo "FAIL $exe exited $rc (see $exe.log)" >&2; fi
-    else
-      failed=$((failed + 1)); echo "FAIL $exe printed no summary, exit $rc (see $exe.log)" >&2
-    fi
-    [[ ${BASH_REMATCH[2]:-1} -eq 0 && $rc -eq 0 ]] || grep -E "FAIL|CHECK|ERROR|runtime error" "$exe.log" | head -20 >&2
+    program "$src" "$name" "$runner" "$@"
   done
 }
 
@@ -55,6 +61,9 @@ variant shared "" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 variant static "" "$lib/libbufkit.a" "${static_libs[@]}"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 variant asan-static "" "${san[@]}" "$lib/libbufkit.a" "${static_libs[@]}"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 variant asan-shared "" "${san[@]}" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
+# Allocations counted by wrapping the allocator: only a static link routes libbufkit's through it.
+wrap=-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=posix_memalign,--wrap=aligned_alloc
+program "$root/ffi-tests/c/alloc/test_no_allocation.c" static "" "$wrap" "$lib/libbufkit.a" "${static_libs[@]}"
 variant valgrind "valgrind -q --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 
 echo "$passed passed, $failed failed"
