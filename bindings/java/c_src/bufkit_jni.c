@@ -527,17 +527,82 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, j
   return count > INT32_MAX ? INT32_MAX : (jint)count;
 }
 
+/* bk_archive_find of a Java byte[] name, copied onto the stack when short (as entry names are):
+   no allocation, and no pinning that would hold up the garbage collector. */
+static bk_status find_by_array(JNIEnv *env, jlong handle, jbyteArray name, size_t *index) {
+  char small[512];
+  char *bytes = small;
+  jsize len;
+  bk_status status;
+  if (!name) return BK_STATUS_NULL_POINTER;
+  len = (*env)->GetArrayLength(env, name);
+  if ((size_t)len > sizeof small && !(bytes = malloc((size_t)len))) return BK_STATUS_ALLOC_FAILED;
+  (*env)->GetByteArrayRegion(env, name, 0, len, (jbyte *)bytes);
+  status = bk_archive_find(ARCHIVE(handle), bytes, (size_t)len, index);
+  if (bytes != small) free(bytes);
+  return status;
+}
+
 JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle, jbyteArray name) {
   size_t index = 0;
   bk_status status;
-  jbyte *bytes;
   (void)cls;
-  if (!name) return -(jlong)BK_STATUS_NULL_POINTER;
-  bytes = (*env)->GetByteArrayElements(env, name, NULL);
-  if (!bytes) return -(jlong)BK_STATUS_ALLOC_FAILED;
-  status = bk_archive_find(ARCHIVE(handle), (const char *)bytes, (size_t)(*env)->GetArrayLength(env, name), &index);
-  (*env)->ReleaseByteArrayElements(env, name, bytes, JNI_ABORT);
+  status = find_by_array(env, handle, name, &index);
   return status == BK_STATUS_OK ? (jlong)index : -(jlong)status;
+}
+
+/* The entry named `name`, whole, in a new byte[] it is inflated straight into: one call for
+   find, size and read. NULL with the status in status_out[0] on failure. */
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle,
+                                                                          jbyteArray name, jintArray status_out) {
+  size_t index = 0, written = 0;
+  uint64_t size = 0;
+  jbyteArray out;
+  jbyte *dst;
+  jint code;
+  bk_status status;
+  (void)cls;
+  status = find_by_array(env, handle, name, &index);
+  if (status == BK_STATUS_OK) status = bk_archive_entry_size(ARCHIVE(handle), index, &size);
+  if (status == BK_STATUS_OK && size > (uint64_t)INT32_MAX - 8) status = BK_STATUS_LENGTH_OVERFLOW;
+  if (status != BK_STATUS_OK) goto failed;
+  out = (*env)->NewByteArray(env, (jsize)size);
+  if (!out) return NULL; /* OutOfMemoryError pending */
+  dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (!dst) {
+    status = BK_STATUS_ALLOC_FAILED;
+    goto failed;
+  }
+  status = bk_archive_read(ARCHIVE(handle), index, (uint8_t *)dst, (size_t)size, &written);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+  if (status == BK_STATUS_OK) return out;
+failed:
+  code = (jint)status;
+  if (status_out && (*env)->GetArrayLength(env, status_out) > 0) (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
+  return NULL;
+}
+
+/* A direct ByteBuffer over stored entry `index` in the mapping (bk_archive_view); the Java side
+   keeps the archive alive while it is reachable. NULL with the status in status_out[0]. */
+JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                    jintArray status_out) {
+  const uint8_t *data = NULL;
+  size_t len = 0;
+  jobject view = NULL;
+  jint code;
+  bk_status status;
+  (void)cls;
+  status = index < 0 ? BK_STATUS_OUT_OF_RANGE : bk_archive_view(ARCHIVE(handle), (size_t)index, &data, &len);
+  if (status == BK_STATUS_OK) {
+    /* Java writes nothing through it: the caller hands out only a read-only wrapper. */
+    view = (*env)->NewDirectByteBuffer(env, (void *)(uintptr_t)data, (jlong)len);
+    if (view) return view;
+    if ((*env)->ExceptionCheck(env)) return NULL;
+    status = BK_STATUS_ALLOC_FAILED;
+  }
+  code = (jint)status;
+  if (status_out && (*env)->GetArrayLength(env, status_out) > 0) (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
+  return NULL;
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index,

@@ -75,6 +75,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: progress at an interval", (Test) BufferTests::extractProgressAtAnInterval});
         tests.add(new Object[] {"archive: entries read in place", (Test) BufferTests::archiveInPlace});
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) BufferTests::archiveBuffersAndStreams});
+        tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) BufferTests::archiveViews});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
 
         if (front.equals("panama")) {
@@ -675,6 +676,75 @@ public final class BufferTests {
             check(crc.getCause() instanceof BufkitException b && b.status() == Status.CRC_MISMATCH, "CRC at the end: " + crc.getCause());
             BufkitException whole = expect(BufkitException.class, () -> a.readAllBytes("readme.txt"));
             check(whole.status() == Status.CRC_MISMATCH, "a whole read: " + whole.status());
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** A stored entry as a read-only view of the mapped file: no view when deflated or not mapped; a
+     *  view (or a slice of it) stays valid after close and garbage collection; a bad CRC is refused. */
+    static void archiveViews() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive-views");
+        byte[] icon = pattern(70_000);
+        java.nio.file.Path apk = dir.resolve("app.apk");
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(apk))) {
+            java.util.zip.ZipEntry stored = new java.util.zip.ZipEntry("res/icon.png");
+            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+            crc.update(icon);
+            stored.setMethod(java.util.zip.ZipEntry.STORED);
+            stored.setSize(icon.length);
+            stored.setCompressedSize(icon.length);
+            stored.setCrc(crc.getValue());
+            z.putNextEntry(stored);
+            z.write(icon);
+            z.closeEntry();
+            z.putNextEntry(new java.util.zip.ZipEntry("assets/app.js"));
+            z.write(pattern(1000));
+            z.closeEntry();
+        }
+        try (dev.bufkit.AssetArchive read = bufkit.openArchive(apk, false)) {
+            check(read.view("res/icon.png").isEmpty(), "no views when read with pread");
+        }
+        dev.bufkit.AssetArchive a = bufkit.openArchive(apk, true);
+        java.nio.ByteBuffer slice;
+        try {
+            java.nio.ByteBuffer view = a.view("res/icon.png").orElseThrow();
+            check(view.isReadOnly() && view.isDirect() && view.remaining() == icon.length, "a read-only direct view of the whole entry");
+            byte[] back = new byte[icon.length];
+            view.duplicate().get(back);
+            check(Arrays.equals(back, icon), "the view's bytes");
+            expect(java.nio.ReadOnlyBufferException.class, () -> view.put(0, (byte) 1));
+            check(a.view("assets/app.js").isEmpty(), "no view of a deflated entry");
+            BufkitException range = expect(BufkitException.class, () -> a.view(99));
+            check(range.status() == Status.OUT_OF_RANGE, "out of range: " + range.status());
+            slice = view.slice(60_000, 10_000); // only the slice is kept
+        } finally {
+            a.close();
+        }
+        expect(IllegalStateException.class, () -> a.view(0));
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        byte[] tail = new byte[10_000];
+        slice.get(tail);
+        check(Arrays.equals(tail, Arrays.copyOfRange(icon, 60_000, 70_000)), "a slice of a view outlives close and collection");
+        // A wrong CRC in both headers of the stored entry: its view is refused.
+        byte[] zip = java.nio.file.Files.readAllBytes(apk);
+        byte[] name = "res/icon.png".getBytes();
+        int patched = 0;
+        for (int at = 30; at + name.length <= zip.length; at++) {
+            if (!Arrays.equals(Arrays.copyOfRange(zip, at, at + name.length), name)) continue;
+            if (zip[at - 30] == 'P' && zip[at - 28] == 3) { zip[at - 30 + 14] ^= (byte) 0xff; patched++; }
+            else if (at >= 46 && zip[at - 46] == 'P' && zip[at - 44] == 1) { zip[at - 46 + 16] ^= (byte) 0xff; patched++; }
+        }
+        check(patched == 2, "patched " + patched);
+        java.nio.file.Path bad = dir.resolve("bad.apk");
+        java.nio.file.Files.write(bad, zip);
+        try (dev.bufkit.AssetArchive b = bufkit.openArchive(bad, true)) {
+            BufkitException crc = expect(BufkitException.class, () -> b.view("res/icon.png"));
+            check(crc.status() == Status.CRC_MISMATCH, "a bad CRC: " + crc.status());
         }
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.OptionalInt;
 
 /**
@@ -25,13 +26,41 @@ import java.util.OptionalInt;
 public abstract class AssetArchive implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
 
+    private final Holders holders;
     private final Cleaner.Cleanable cleanable;
     private final CallGate gate = new CallGate("archive");
 
-    /** Registers {@code free} ({@code bk_archive_free}) to run once: at close, or when unreachable. */
+    /**
+     * Registers {@code free} ({@code bk_archive_free}) to run once, when nothing holds the native
+     * archive any more: this object is closed or unreachable, and every {@link #view} of it is
+     * unreachable.
+     */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
     protected AssetArchive(Runnable free) {
-        this.cleanable = CLEANER.register(this, free);
+        this.holders = new Holders(free);
+        this.cleanable = CLEANER.register(this, holders::release);
+    }
+
+    /** Who still needs the native archive: this object until closed, and each live view. Never captures the archive. */
+    private static final class Holders {
+        private final Runnable free;
+        private int count = 1;
+
+        Holders(Runnable free) {
+            this.free = free;
+        }
+
+        synchronized void retain() {
+            count++;
+        }
+
+        void release() {
+            boolean last;
+            synchronized (this) {
+                last = --count == 0;
+            }
+            if (last) free.run();
+        }
     }
 
     /** {@code bk_archive_entry_count}. */
@@ -51,6 +80,47 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** {@code bk_archive_read} into a direct buffer at {@code [position, position + len)}: written, or minus the status. */
     protected abstract long nativeReadDirect(int index, ByteBuffer direct, int position, int len);
+
+    /**
+     * {@code bk_archive_find}, {@code bk_archive_entry_size} and {@code bk_archive_read} of the entry
+     * named {@code utf8Name} into a new array; on failure null, with the function that failed's
+     * status in {@code status[0]} (a front may do it in one native call).
+     */
+    protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+        long index = nativeFind(utf8Name);
+        if (index < 0) {
+            status[0] = (int) -index;
+            return null;
+        }
+        long[] info = new long[5];
+        int code = nativeInfo((int) index, info);
+        if (code == Status.OK.code && info[0] > Integer.MAX_VALUE - 8) code = Status.LENGTH_OVERFLOW.code;
+        if (code != Status.OK.code) {
+            status[0] = code;
+            return null;
+        }
+        byte[] out = new byte[(int) info[0]];
+        long written = nativeRead((int) index, out, 0, out.length);
+        if (written < 0) {
+            status[0] = (int) -written;
+            return null;
+        }
+        return out;
+    }
+
+    /**
+     * {@code bk_archive_view}: a direct buffer over stored entry {@code index}'s bytes in the mapped
+     * file (read-only or not: the caller wraps it read-only), arranged so that {@code whenUnreachable}
+     * runs once when it and every buffer derived from it are unreachable (and not before: the
+     * native archive is freed then); or null, with the status in {@code status[0]}
+     * ({@link Status#INVALID_ARGUMENT} for a deflated entry or an archive that is not mapped).
+     */
+    protected abstract ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable);
+
+    /** Runs {@code action} once {@code referent} is unreachable, on the archives' cleaner thread. */
+    protected static void runWhenUnreachable(Object referent, Runnable action) {
+        CLEANER.register(referent, action);
+    }
 
     /** {@code bk_archive_reader_open}: the reader's address, or minus the status. */
     protected abstract long nativeReaderOpen(int index);
@@ -136,7 +206,57 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** The whole of the entry named {@code name}; {@link Status#NOT_FOUND} if there is none. */
     public final byte[] readAllBytes(String name) {
-        return read(indexOf(name));
+        int[] status = new int[1];
+        byte[] out;
+        gate.enter();
+        try {
+            out = nativeReadAll(name.getBytes(StandardCharsets.UTF_8), status);
+        } finally {
+            gate.leave();
+        }
+        if (out == null) {
+            String message = status[0] == Status.NOT_FOUND.code ? "no entry named " + name : statusMessage(status[0]);
+            throw new BufkitException("bk_archive_read", status[0], message);
+        }
+        return out;
+    }
+
+    /**
+     * A read-only view of stored (uncompressed) entry {@code index} in the mapped file: no copy,
+     * its CRC-32 checked on the first view. Empty for a deflated entry or a directory, and when the
+     * archive is not {@link ArchiveOptions#mapped() mapped} (read those with {@link #read(int)}).
+     *
+     * <p>The view keeps the mapping alive: it stays valid while reachable, even after {@link #close()}
+     * (the native archive is freed once the archive is closed and no view is left, as the JDK unmaps
+     * a {@code MappedByteBuffer}). Its bytes are those of the file, which must not change while
+     * mapped: see {@link ArchiveOptions}. On the Panama front, {@code MemorySegment.ofBuffer(view)}
+     * gives the same bytes as a segment.
+     *
+     * <pre>{@code
+     * try (AssetArchive apk = Bufkit.load().openArchive(Path.of("app.apk"), true)) {
+     *     ByteBuffer icon = apk.view(apk.find("res/icon.png").orElseThrow()).orElseThrow();
+     * }
+     * }</pre>
+     */
+    public final Optional<ByteBuffer> view(int index) {
+        int[] status = new int[1];
+        ByteBuffer root;
+        gate.enter();
+        try {
+            holders.retain(); // inside the gate: not closed, so the count is above 1 and cannot reach 0 here
+            root = nativeView(index, status, holders::release);
+            if (root == null) holders.release();
+        } finally {
+            gate.leave();
+        }
+        if (root != null) return Optional.of(root.asReadOnlyBuffer());
+        if (status[0] == Status.INVALID_ARGUMENT.code) return Optional.empty();
+        throw new BufkitException("bk_archive_view", status[0], statusMessage(status[0]));
+    }
+
+    /** {@link #view(int)} of the entry named {@code name}; {@link Status#NOT_FOUND} if there is none. */
+    public final Optional<ByteBuffer> view(String name) {
+        return view(indexOf(name));
     }
 
     /**
@@ -240,7 +360,10 @@ public abstract class AssetArchive implements AutoCloseable {
         }
     }
 
-    /** Frees the archive; later calls throw {@link IllegalStateException}. Waits for reads in progress. */
+    /**
+     * Closes the archive; later calls throw {@link IllegalStateException}. Waits for reads in
+     * progress. Frees the native archive now, or when the last {@link #view} of it is unreachable.
+     */
     @Override
     public final synchronized void close() {
         if (gate.isClosed()) return;

@@ -43,6 +43,19 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
+    protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+        return JniNative.archiveReadAll(handle, utf8Name, status);
+    }
+
+    @Override
+    protected ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable) {
+        ByteBuffer root = JniNative.archiveView(handle, index, status);
+        // A JNI buffer has no attachment, so every buffer derived from it refers to it.
+        if (root != null) runWhenUnreachable(root, whenUnreachable);
+        return root;
+    }
+
+    @Override
     protected long nativeReaderOpen(int index) {
         return JniNative.archiveReaderOpen(handle, index);
     }

@@ -76,6 +76,12 @@ final class JniNative {
     /** bk_archive_find: the index, or -status. */
     static native long archiveFind(long handle, byte[] utf8Name);
 
+    /** find, entry size and read in one call: the entry in a new array, or null with the status in {@code status[0]}. */
+    static native byte[] archiveReadAll(long handle, byte[] utf8Name, int[] status);
+
+    /** bk_archive_view: a direct buffer over the stored entry, or null with the status in {@code status[0]}. */
+    static native java.nio.ByteBuffer archiveView(long handle, int index, int[] status);
+
     /** bk_archive_entry_info into {@code out[5]}: size, compressed size, CRC-32, method, directory. */
     static native int archiveInfo(long handle, int index, long[] out);
 

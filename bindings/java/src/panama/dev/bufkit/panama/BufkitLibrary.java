@@ -65,7 +65,9 @@ final class BufkitLibrary {
     static final MethodHandle ARCHIVE_FREE = fn("bk_archive_free", FunctionDescriptor.ofVoid(ADDRESS));
     static final MethodHandle ARCHIVE_ENTRY_COUNT = critical("bk_archive_entry_count", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_FIND = critical("bk_archive_find", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
-    static final MethodHandle ARCHIVE_ENTRY_INFO = fn("bk_archive_entry_info", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_ENTRY_INFO = critical("bk_archive_entry_info", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_ENTRY_SIZE = critical("bk_archive_entry_size", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_VIEW = critical("bk_archive_view", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_ENTRY_NAME = fn("bk_archive_entry_name", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     /** Critical: the output may be a heap array, pinned for the call. */
     static final MethodHandle ARCHIVE_READ = critical("bk_archive_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));

@@ -46,18 +46,70 @@ final class PanamaArchive extends AssetArchive {
         }
     }
 
+    /** bk_archive_entry's fields as indexes into the long[] it is read into (heap memory, pinned for the call). */
+    private static final int ENTRY_WORDS = (int) (Layouts.ARCHIVE_ENTRY.byteSize() / 8);
+    private static final long[] ENTRY_OFFSETS = java.util.stream.Stream.of("size", "compressed_size", "crc32", "method", "is_directory")
+            .mapToLong(field -> Layouts.offset(Layouts.ARCHIVE_ENTRY, field)).toArray();
+
     @Override
     protected int nativeInfo(int index, long[] out) {
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment info = arena.allocate(Layouts.ARCHIVE_ENTRY);
+        long[] words = new long[ENTRY_WORDS];
+        MemorySegment info = MemorySegment.ofArray(words);
+        try {
             int status = (int) BufkitLibrary.ARCHIVE_ENTRY_INFO.invokeExact(handle, (long) index, info);
             if (status != 0) return status;
-            String[] fields = {"size", "compressed_size", "crc32", "method", "is_directory"};
-            for (int i = 0; i < fields.length; i++) {
-                long at = Layouts.offset(Layouts.ARCHIVE_ENTRY, fields[i]);
-                out[i] = i < 2 ? info.get(ValueLayout.JAVA_LONG, at) : Integer.toUnsignedLong(info.get(ValueLayout.JAVA_INT, at));
+            for (int i = 0; i < ENTRY_OFFSETS.length; i++) {
+                out[i] = i < 2 ? info.get(ValueLayout.JAVA_LONG_UNALIGNED, ENTRY_OFFSETS[i])
+                        : Integer.toUnsignedLong(info.get(ValueLayout.JAVA_INT_UNALIGNED, ENTRY_OFFSETS[i]));
             }
             return 0;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    /** Find, size and read: three downcalls, no native memory allocated. */
+    @Override
+    protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+        long[] word = new long[1];
+        try {
+            int code = (int) BufkitLibrary.ARCHIVE_FIND.invokeExact(handle, MemorySegment.ofArray(utf8Name), (long) utf8Name.length,
+                    MemorySegment.ofArray(word));
+            long index = word[0];
+            if (code == 0) code = (int) BufkitLibrary.ARCHIVE_ENTRY_SIZE.invokeExact(handle, index, MemorySegment.ofArray(word));
+            if (code == 0 && word[0] > Integer.MAX_VALUE - 8) code = dev.bufkit.Status.LENGTH_OVERFLOW.code;
+            if (code != 0) {
+                status[0] = code;
+                return null;
+            }
+            byte[] out = new byte[(int) word[0]];
+            code = (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, index, MemorySegment.ofArray(out), (long) out.length,
+                    MemorySegment.ofArray(word));
+            if (code != 0) {
+                status[0] = code;
+                return null;
+            }
+            return out;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    /**
+     * The view's segment belongs to an automatic arena of its own, whose cleanup runs
+     * {@code whenUnreachable}: every buffer or segment derived from it refers to that arena's scope.
+     */
+    @Override
+    protected ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable) {
+        long[] data = new long[1], len = new long[1];
+        try {
+            int code = (int) BufkitLibrary.ARCHIVE_VIEW.invokeExact(handle, (long) index, MemorySegment.ofArray(data),
+                    MemorySegment.ofArray(len));
+            if (code != 0) {
+                status[0] = code;
+                return null;
+            }
+            return MemorySegment.ofAddress(data[0]).reinterpret(len[0], Arena.ofAuto(), unused -> whenUnreachable.run()).asByteBuffer();
         } catch (Throwable t) {
             throw PanamaBuffer.rethrow(t);
         }
