@@ -184,7 +184,7 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
     let _ = fs::remove_dir_all(&root);
     fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let pool = BufferPool::new(PoolConfig::default()).map_err(|e| e.to_string())?;
-    let mut rows: Vec<(&'static str, f64)> = Vec::new();
+    let mut rows: Vec<report::Strategy> = Vec::new();
     let rounds = 5;
     let mut time = |name: &'static str, run: &mut dyn FnMut(&Path) -> Result<(), String>| -> Result<(), String> {
         let mut best = f64::MAX;
@@ -195,7 +195,7 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
             best = best.min(start.elapsed().as_secs_f64());
             let _ = fs::remove_dir_all(&dest);
         }
-        rows.push((name, best));
+        rows.push(report::Strategy::timed(name, best));
         Ok(())
     };
     time("fresh 100 KB buffer + BufWriter per file (the original)", &mut |d| {
@@ -213,7 +213,7 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
         asset_extract::extract_bytes(&archive, d, &Options::default()).map(drop).map_err(|e| e.to_string())
     })?;
     let _ = fs::remove_dir_all(&root);
-    let bufkit = rows.last().map_or(1.0, |r| r.1);
+    let bufkit = rows.last().map_or(1.0, |r| r.seconds);
     let files = entries.iter().filter(|e| e.kind == Kind::File).count();
     let bytes: u64 = entries.iter().map(|e| e.size).sum();
     let heading = format!(
