@@ -33,16 +33,15 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
     fs::create_dir_all(&root).map_err(|e| format!("{}: {e}", root.display()))?;
     let apk = root.join("app.apk");
     fs::write(&apk, &zip).map_err(|e| format!("{}: {e}", apk.display()))?;
-    let outcome = measure(&apk, &root);
-    let outcome = outcome.and_then(|(mut rows, expected, files)| {
-        match java_zip_file(&apk, &root, expected) {
-            Ok(row) => rows.insert(2, row),
+    let outcome = measure(&apk, &root).map(|mut measured| {
+        match java_zip_file(&apk, &root, measured.expected) {
+            Ok(row) => measured.rows.insert(2, row),
             Err(why) => eprintln!("assets: no java.util.zip row: {why}"),
         }
-        Ok((rows, expected, files))
+        measured
     });
     let _ = fs::remove_dir_all(&root);
-    let (rows, expected, files) = outcome?;
+    let Measured { rows, expected, files } = outcome?;
     let bufkit = rows.iter().find(|r| r.name.starts_with("bufkit: open in place")).map_or(1.0, |r| r.seconds);
     let heading = format!(
         "assets: first start reads {files} assets ({}) of a {} archive in {}, best of 5; every strategy reads every byte (checksum {})",
@@ -55,8 +54,15 @@ pub fn run(options: &DemoOptions) -> Result<(), String> {
     Ok(())
 }
 
+/// The strategies' rows, the (checksum, bytes) each read, and the number of files.
+struct Measured {
+    rows: Vec<Strategy>,
+    expected: (u64, u64),
+    files: usize,
+}
+
 /// Each strategy, best of 5, checked to read the same bytes; allocations counted in the last round.
-fn measure(apk: &Path, root: &Path) -> Result<(Vec<Strategy>, (u64, u64), usize), String> {
+fn measure(apk: &Path, root: &Path) -> Result<Measured, String> {
     let err = |e: asset_extract::Error| e.to_string();
     let files =
         AssetArchive::open(apk, Holding::Map).map_err(err)?.entries().iter().filter(|e| e.kind == Kind::File).count();
@@ -153,7 +159,7 @@ fn measure(apk: &Path, root: &Path) -> Result<(Vec<Strategy>, (u64, u64), usize)
         }
         Ok(seen)
     })?;
-    Ok((rows, expected.unwrap_or_default(), files))
+    Ok(Measured { rows, expected: expected.unwrap_or_default(), files })
 }
 
 /// `java.util.zip.ZipFile` reading every asset, in a JVM (warm), when a JDK 11+ is found: checked
