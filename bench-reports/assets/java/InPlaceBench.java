@@ -18,6 +18,7 @@ import java.util.zip.ZipFile;
  */
 public final class InPlaceBench {
     static long sink;
+    static byte[] kept;
 
     public static void main(String[] args) throws Exception {
         String front = args[0];
@@ -38,7 +39,8 @@ public final class InPlaceBench {
         ByteBuffer direct = ByteBuffer.allocateDirect((int) biggest);
         String[] keys = {"zipfile_open_us", "bufkit_open_read_us", "bufkit_open_map_us", "zipfile_lookup_ns", "bufkit_find_ns",
                 "zipfile_read_all_ms", "bufkit_read_all_ms", "bufkit_read_all_direct_ms", "bufkit_open_read_first_read_us",
-                "bufkit_open_map_first_read_us", "bufkit_read_all_mapped_ms", "bufkit_view_stored_ns", "zipfile_read_stored_ns"};
+                "bufkit_open_map_first_read_us", "bufkit_read_all_mapped_ms", "bufkit_view_stored_ns", "zipfile_read_stored_ns", "bufkit_view_stored_again_ns",
+                "new_arrays_only_ms"};
         double[][] t = new double[keys.length][rounds];
         for (int warm = 0; warm < 3; warm++) round(bufkit, path, names, direct, new double[keys.length][1], 0);
         for (int r = 0; r < rounds; r++) round(bufkit, path, names, direct, t, r);
@@ -115,7 +117,19 @@ public final class InPlaceBench {
                     }
                 }
                 t[12][r] = (System.nanoTime() - t0) / (double) stored.size();
+                t0 = System.nanoTime();
+                for (int k = 0; k < 10; k++) for (String n : stored) sink += a.view(n).orElseThrow().remaining();
+                t[13][r] = (System.nanoTime() - t0) / (10.0 * stored.size());
             }
+            // The floor of any readAllBytes: allocating the same arrays, and nothing else.
+            long[] sizes = new long[names.size()];
+            for (int i = 0; i < sizes.length; i++) sizes[i] = z.getEntry(names.get(i)).getSize();
+            t0 = System.nanoTime();
+            for (long size : sizes) {
+                kept = new byte[(int) size]; // escapes: the JIT cannot drop the allocation
+                sink += kept.length;
+            }
+            t[14][r] = (System.nanoTime() - t0) / 1e6;
         } finally {
             a.close();
             z.close();

@@ -9,6 +9,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * A zip, APK or JAR opened to read its entries in place (bufkit.h's {@code bk_archive}): validated
@@ -243,15 +244,40 @@ public abstract class AssetArchive implements AutoCloseable {
         ByteBuffer root;
         gate.enter();
         try {
-            holders.retain(); // inside the gate: not closed, so the count is above 1 and cannot reach 0 here
-            root = nativeView(index, status, holders::release);
-            if (root == null) holders.release();
+            AtomicReferenceArray<ByteBuffer> roots = viewRoots();
+            root = index >= 0 && index < roots.length() ? roots.get(index) : null;
+            if (root == null) {
+                holders.retain(); // inside the gate: not closed, so the count is above 1 and cannot reach 0 here
+                root = nativeView(index, status, holders::release);
+                if (root == null) {
+                    holders.release();
+                } else if (!roots.compareAndSet(index, null, root)) {
+                    root = roots.get(index); // another thread's view won; this one is collected and released
+                }
+            }
         } finally {
             gate.leave();
         }
         if (root != null) return Optional.of(root.asReadOnlyBuffer());
         if (status[0] == Status.INVALID_ARGUMENT.code) return Optional.empty();
         throw new BufkitException("bk_archive_view", status[0], statusMessage(status[0]));
+    }
+
+    /**
+     * Each entry's view root, made on its first view and shared by later ones (so a view costs a
+     * lookup and a wrapper); dropped at close, after which the views handed out keep them alive.
+     */
+    private volatile AtomicReferenceArray<ByteBuffer> viewRoots;
+    private final Object viewRootsLock = new Object(); // not this: close() holds this while it waits for calls in progress
+
+    private AtomicReferenceArray<ByteBuffer> viewRoots() {
+        AtomicReferenceArray<ByteBuffer> roots = viewRoots;
+        if (roots == null) {
+            synchronized (viewRootsLock) {
+                if ((roots = viewRoots) == null) viewRoots = roots = new AtomicReferenceArray<>(nativeCount());
+            }
+        }
+        return roots;
     }
 
     /** {@link #view(int)} of the entry named {@code name}; {@link Status#NOT_FOUND} if there is none. */
@@ -368,6 +394,7 @@ public abstract class AssetArchive implements AutoCloseable {
     public final synchronized void close() {
         if (gate.isClosed()) return;
         gate.close();
+        viewRoots = null;
         cleanable.clean();
     }
 
