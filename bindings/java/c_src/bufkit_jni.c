@@ -121,25 +121,45 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferStats(JNIEnv *env, jc
   return store_longs(env, out, values, 5) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jbyteArray dst,
-                                                                   jlongArray copied_out) {
+/* bk_buffer_copy_out from `offset` into dst[0..length). */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jlong offset,
+                                                                   jbyteArray dst, jint length, jlongArray copied_out) {
   size_t copied = 0;
-  jsize length = (*env)->GetArrayLength(env, dst);
   jbyte *bytes;
   bk_status status;
   jlong n;
   (void)cls;
+  if (!dst || !copied_out) return BK_STATUS_NULL_POINTER;
+  if (offset < 0 || length < 0 || length > (*env)->GetArrayLength(env, dst)) return BK_STATUS_OUT_OF_RANGE;
   if (length == 0) {
-    status = bk_buffer_copy_out(HANDLE(handle), 0, NULL, 0, &copied);
+    status = bk_buffer_copy_out(HANDLE(handle), (size_t)offset, NULL, 0, &copied);
   } else {
     bytes = (*env)->GetPrimitiveArrayCritical(env, dst, NULL);
     if (!bytes) return BK_STATUS_ALLOC_FAILED;
-    status = bk_buffer_copy_out(HANDLE(handle), 0, (uint8_t *)bytes, (size_t)length, &copied);
+    status = bk_buffer_copy_out(HANDLE(handle), (size_t)offset, (uint8_t *)bytes, (size_t)length, &copied);
     (*env)->ReleasePrimitiveArrayCritical(env, dst, bytes, 0);
   }
   n = (jlong)copied;
   (*env)->SetLongArrayRegion(env, copied_out, 0, 1, &n);
   return (jint)status;
+}
+
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_bufferSegmentCount(JNIEnv *env, jclass cls, jlong handle) {
+  size_t count = 0;
+  bk_status status;
+  (void)env, (void)cls;
+  status = bk_buffer_segment_count(HANDLE(handle), &count);
+  return status == BK_STATUS_OK ? (jlong)count : -(jlong)status;
+}
+
+/* A direct ByteBuffer over segment `index`: valid until the buffer changes, which the Java side
+   prevents for as long as it uses it (GrowableBuffer.writeTo holds the buffer's lock). */
+JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_bufferSegment(JNIEnv *env, jclass cls, jlong handle, jint index) {
+  const uint8_t *data = NULL;
+  size_t len = 0;
+  (void)cls;
+  if (index < 0 || bk_buffer_segment(HANDLE(handle), (size_t)index, &data, &len) != BK_STATUS_OK) return NULL;
+  return (*env)->NewDirectByteBuffer(env, (void *)(uintptr_t)data, (jlong)len);
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferFlatten(JNIEnv *env, jclass cls, jlong handle) {

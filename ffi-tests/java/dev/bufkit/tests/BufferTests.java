@@ -73,6 +73,8 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
         tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
         tests.add(new Object[] {"extract: progress at an interval", (Test) BufferTests::extractProgressAtAnInterval});
+        tests.add(new Object[] {"buffer: an OutputStream view stages writes", (Test) BufferTests::outputStreamView});
+        tests.add(new Object[] {"buffer: writeTo channels and streams", (Test) BufferTests::writeToChannelsAndStreams});
         tests.add(new Object[] {"archive: entries read in place", (Test) BufferTests::archiveInPlace});
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) BufferTests::archiveBuffersAndStreams});
         tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) BufferTests::archiveViews});
@@ -146,6 +148,90 @@ public final class BufferTests {
                 check(Arrays.equals(buf.toByteArray(), expected), g + ": bytes differ");
                 check(buf.length() == expected.length, g + ": length");
             }
+        }
+    }
+
+    /** The OutputStream view stages small writes and appends them in one call; a failed append keeps them. */
+    static void outputStreamView() throws Exception {
+        byte[] expected = pattern(300_000);
+        for (Growth g : Growth.values()) {
+            try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(g).withChunkSize(4096))) {
+                java.io.OutputStream out = buf.outputStream(1000);
+                int at = 0;
+                for (int piece = 0; at < expected.length - 10; piece++) {
+                    int n = Math.min(piece % 7 == 6 ? 2500 : piece % 30, expected.length - 10 - at); // single bytes, pieces, some larger than the staging
+                    if (n == 1) out.write(expected[at]); else out.write(expected, at, n);
+                    at += n;
+                }
+                out.write(expected, at, 10); // staged
+                check(buf.length() < expected.length, g + ": staged bytes are not in the buffer before a flush");
+                out.close();
+                check(Arrays.equals(buf.toByteArray(), expected), g + ": bytes after close");
+                expect(java.io.IOException.class, () -> out.write(1));
+                out.close(); // twice: nothing
+                check(!buf.isClosed(), "closing the stream leaves the buffer open");
+            }
+        }
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withMaxCapacity(256))) {
+            java.io.OutputStream out = buf.outputStream(64);
+            out.write(pattern(200)); // larger than the staging: appended at once
+            out.write(new byte[60]); // staged
+            check(buf.length() == 200, "staged, not appended: " + buf.length());
+            java.io.IOException full = expect(java.io.IOException.class, out::flush);
+            check(full.getCause() instanceof BufkitException b && b.status() == Status.CAPACITY_EXCEEDED, "capacity: " + full.getCause());
+            check(buf.length() == 200, "the failed append took nothing: " + buf.length());
+            java.io.IOException again = expect(java.io.IOException.class, out::close);
+            check(again.getCause() instanceof BufkitException, "the staged bytes are still there, and still do not fit");
+            expect(IllegalArgumentException.class, () -> buf.outputStream(0));
+        }
+    }
+
+    /** writeTo a channel (no heap copy) and a stream, on every policy; short writes are looped; the channel view appends. */
+    static void writeToChannelsAndStreams() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-write-to");
+        byte[] expected = pattern(250_000);
+        for (Growth g : Growth.values()) {
+            try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(g).withChunkSize(4096))) {
+                for (int at = 0; at < expected.length; at += 25) buf.append(expected, at, Math.min(25, expected.length - at));
+                java.nio.file.Path file = dir.resolve(g + ".bin");
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file, java.nio.file.StandardOpenOption.CREATE,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    check(buf.writeTo(ch) == expected.length, g + ": written");
+                }
+                check(Arrays.equals(java.nio.file.Files.readAllBytes(file), expected), g + ": the file's bytes");
+                java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+                java.nio.channels.WritableByteChannel trickle = new java.nio.channels.WritableByteChannel() {
+                    public int write(java.nio.ByteBuffer src) {
+                        int n = Math.min(7, src.remaining());
+                        for (int i = 0; i < n; i++) sink.write(src.get());
+                        return n;
+                    }
+                    public boolean isOpen() { return true; }
+                    public void close() {}
+                };
+                check(buf.writeTo(trickle) == expected.length && Arrays.equals(sink.toByteArray(), expected), g + ": short writes looped");
+                java.io.ByteArrayOutputStream stream = new java.io.ByteArrayOutputStream();
+                check(buf.writeTo(stream) == expected.length && Arrays.equals(stream.toByteArray(), expected), g + ": to a stream");
+            }
+        }
+        try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+            java.nio.channels.WritableByteChannel ch = buf.channel();
+            check(ch.write(java.nio.ByteBuffer.wrap(pattern(1000))) == 1000, "heap source");
+            java.nio.ByteBuffer direct = java.nio.ByteBuffer.allocateDirect(500).put(pattern(500)).flip();
+            check(ch.write(direct) == 500 && !direct.hasRemaining(), "direct source");
+            byte[] both = new byte[1500];
+            System.arraycopy(pattern(1000), 0, both, 0, 1000);
+            System.arraycopy(pattern(500), 0, both, 1000, 500);
+            check(Arrays.equals(buf.toByteArray(), both), "the channel's bytes");
+            ch.close();
+            check(!ch.isOpen() && !buf.isClosed(), "closing the channel leaves the buffer open");
+            expect(java.nio.channels.ClosedChannelException.class, () -> ch.write(java.nio.ByteBuffer.allocate(1)));
+        }
+        GrowableBuffer closed = bufkit.newBuffer(BufferConfig.defaults());
+        closed.close();
+        expect(IllegalStateException.class, () -> closed.writeTo(new java.io.ByteArrayOutputStream()));
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
 

@@ -1,7 +1,11 @@
 package dev.bufkit;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.WritableByteChannel;
 import java.util.Objects;
 
 /**
@@ -11,6 +15,21 @@ import java.util.Objects;
  * progress to finish, so a buffer is never freed under a running call. After close every call
  * throws {@link IllegalStateException}. A buffer that is never closed is freed when it becomes
  * unreachable.
+ *
+ * <p>To fill one from code that writes to streams (an encoder, a serializer), use
+ * {@link #outputStream()}: small writes are staged in a Java array and go down in one native call
+ * per 64 KiB. To send the bytes out, {@link #writeTo(WritableByteChannel)} hands each native
+ * segment to the channel (a file, a socket) with no copy onto the Java heap.
+ *
+ * <pre>{@code
+ * try (GrowableBuffer buf = Bufkit.load().newBuffer(BufferConfig.defaults());
+ *      FileChannel file = FileChannel.open(path, CREATE, WRITE)) {
+ *     try (OutputStream out = buf.outputStream()) {
+ *         encoder.encodeTo(out);
+ *     }
+ *     buf.writeTo(file);
+ * }
+ * }</pre>
  */
 public abstract class GrowableBuffer implements AutoCloseable {
     private static final Cleaner CLEANER = Cleaner.create();
@@ -41,8 +60,26 @@ public abstract class GrowableBuffer implements AutoCloseable {
     /** {@code bk_buffer_get_stats} into {@code out[5]}: len, capacity, grows, moves, bytes copied. */
     protected abstract int nativeStats(long[] out);
 
-    /** {@code bk_buffer_copy_out} of the whole buffer into {@code dst}; {@code copied[0]} receives the count. */
-    protected abstract int nativeCopyOut(byte[] dst, long[] copied);
+    /** {@code bk_buffer_copy_out} from {@code offset} into {@code dst[0, length)}; {@code copied[0]} receives the count. */
+    protected abstract int nativeCopyOut(long offset, byte[] dst, int length, long[] copied);
+
+    /**
+     * Writes every segment ({@code bk_buffer_segment_count}, {@code bk_buffer_segment}) to
+     * {@code channel} as direct buffers over the native memory, each valid only during this call,
+     * with {@link #writeFully}; returns the bytes written, or minus the status of a failed call.
+     */
+    protected abstract long nativeWriteTo(WritableByteChannel channel) throws IOException;
+
+    /** Writes all of {@code src} to {@code channel}, looping on short writes; returns the count. */
+    protected static long writeFully(WritableByteChannel channel, ByteBuffer src) throws IOException {
+        long written = 0;
+        while (src.hasRemaining()) {
+            int n = channel.write(src);
+            if (n == 0 && !channel.isOpen()) throw new ClosedChannelException();
+            written += n;
+        }
+        return written;
+    }
 
     /** {@code bk_buffer_flatten}. */
     protected abstract int nativeFlatten();
@@ -118,9 +155,157 @@ public abstract class GrowableBuffer implements AutoCloseable {
         }
         byte[] out = new byte[(int) len];
         long[] copied = new long[1];
-        check("bk_buffer_copy_out", nativeCopyOut(out, copied));
+        check("bk_buffer_copy_out", nativeCopyOut(0, out, out.length, copied));
         if (copied[0] != len) throw new IllegalStateException("copied " + copied[0] + " of " + len + " bytes");
         return out;
+    }
+
+    /**
+     * Writes every byte to {@code channel} (a {@code FileChannel}, a {@code SocketChannel}...):
+     * each native segment goes out as a direct buffer over the buffer's own memory, so nothing is
+     * copied onto the Java heap. Loops on short writes; returns the bytes written. The buffer is
+     * unchanged. A failed write throws, and an unknown prefix may have been written.
+     */
+    public final synchronized long writeTo(WritableByteChannel channel) throws IOException {
+        Objects.requireNonNull(channel, "channel");
+        ensureOpen();
+        long written = nativeWriteTo(channel);
+        if (written < 0) check("bk_buffer_segment", (int) -written);
+        return written;
+    }
+
+    /**
+     * Writes every byte to {@code out}, through one 64 KiB array (a stream takes arrays; prefer
+     * {@link #writeTo(WritableByteChannel)}, which copies nothing). Returns the bytes written.
+     */
+    public final synchronized long writeTo(OutputStream out) throws IOException {
+        Objects.requireNonNull(out, "out");
+        ensureOpen();
+        byte[] chunk = new byte[64 << 10];
+        long[] copied = new long[1];
+        long offset = 0, len = stats().len();
+        while (offset < len) {
+            check("bk_buffer_copy_out", nativeCopyOut(offset, chunk, chunk.length, copied));
+            out.write(chunk, 0, (int) copied[0]);
+            offset += copied[0];
+        }
+        return offset;
+    }
+
+    /** {@link #outputStream(int)} staging 64 KiB. */
+    public final OutputStream outputStream() {
+        return outputStream(64 << 10);
+    }
+
+    /**
+     * An {@link OutputStream} that appends to this buffer. Writes are copied into a Java array of
+     * {@code stagingBytes}, which goes down in one native call when it fills, on {@link
+     * OutputStream#flush()} and on {@link OutputStream#close()}; a write at least that large goes
+     * down directly. So writing a few bytes at a time costs an array copy, not a native call. Flush
+     * (or close) the stream before reading the buffer: staged bytes are not in it yet. Closing the
+     * stream does not close the buffer. Not for use by two threads at once, like any stream; a
+     * failed append (the buffer's {@code maxCapacity}) throws an {@link IOException} whose cause
+     * is the {@link BufkitException}, and keeps the staged bytes.
+     */
+    public final OutputStream outputStream(int stagingBytes) {
+        if (stagingBytes < 1) throw new IllegalArgumentException("stagingBytes must be positive: " + stagingBytes);
+        return new StagedOutput(this, stagingBytes);
+    }
+
+    /** The stream of {@link #outputStream(int)}. */
+    private static final class StagedOutput extends OutputStream {
+        private final GrowableBuffer buffer;
+        private final byte[] staging;
+        private int staged;
+        private boolean closed;
+
+        StagedOutput(GrowableBuffer buffer, int stagingBytes) {
+            this.buffer = buffer;
+            this.staging = new byte[stagingBytes];
+        }
+
+        @Override
+        public void write(int b) throws IOException {
+            if (closed) throw new IOException("stream closed");
+            if (staged == staging.length) drain();
+            staging[staged++] = (byte) b;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) throws IOException {
+            Objects.checkFromIndexSize(off, len, b.length);
+            if (closed) throw new IOException("stream closed");
+            if (len > staging.length - staged) {
+                drain();
+                if (len >= staging.length) {
+                    append(b, off, len);
+                    return;
+                }
+            }
+            System.arraycopy(b, off, staging, staged, len);
+            staged += len;
+        }
+
+        @Override
+        public void flush() throws IOException {
+            drain();
+        }
+
+        @Override
+        public void close() throws IOException {
+            if (closed) return;
+            drain();
+            closed = true;
+        }
+
+        private void drain() throws IOException {
+            if (closed) throw new IOException("stream closed");
+            if (staged == 0) return;
+            append(staging, 0, staged);
+            staged = 0;
+        }
+
+        private void append(byte[] b, int off, int len) throws IOException {
+            if (closed) throw new IOException("stream closed");
+            try {
+                buffer.append(b, off, len);
+            } catch (BufkitException | IllegalStateException e) {
+                throw new IOException("appending to the buffer: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /**
+     * A {@link WritableByteChannel} that appends to this buffer: each {@code write} is one
+     * {@link #append(ByteBuffer)} of all the source's remaining bytes. Closing the channel does
+     * not close the buffer.
+     */
+    public final WritableByteChannel channel() {
+        return new WritableByteChannel() {
+            private volatile boolean open = true;
+
+            @Override
+            public int write(ByteBuffer src) throws IOException {
+                if (!open || isClosed()) throw new ClosedChannelException();
+                int n = src.remaining();
+                try {
+                    append(src);
+                } catch (BufkitException e) {
+                    throw new IOException("appending to the buffer: " + e.getMessage(), e);
+                }
+                return n;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return open && !isClosed();
+            }
+
+            @Override
+            public void close() {
+                open = false;
+            }
+        };
     }
 
     /** Makes a segmented buffer contiguous (one copy, counted in bytesCopied). */

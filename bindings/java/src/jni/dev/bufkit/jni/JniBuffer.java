@@ -1,7 +1,9 @@
 package dev.bufkit.jni;
 
 import dev.bufkit.GrowableBuffer;
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 
 /** A {@code bk_buffer} held by its address; every call goes through {@link JniNative}. */
 final class JniBuffer extends GrowableBuffer {
@@ -38,8 +40,22 @@ final class JniBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeCopyOut(byte[] dst, long[] copied) {
-        return JniNative.bufferCopyOut(handle, dst, copied);
+    protected int nativeCopyOut(long offset, byte[] dst, int length, long[] copied) {
+        return JniNative.bufferCopyOut(handle, offset, dst, length, copied);
+    }
+
+    @Override
+    protected long nativeWriteTo(WritableByteChannel channel) throws IOException {
+        long count = JniNative.bufferSegmentCount(handle), written = 0;
+        if (count < 0) return count;
+        for (int i = 0; i < count; i++) {
+            // A direct buffer over the segment: valid while the buffer does not change, which the
+            // caller's lock guarantees for the length of this call.
+            ByteBuffer segment = JniNative.bufferSegment(handle, i);
+            if (segment == null) return -dev.bufkit.Status.OUT_OF_RANGE.code;
+            written += writeFully(channel, segment);
+        }
+        return written;
     }
 
     @Override

@@ -34,7 +34,13 @@ final class JniNative {
 
     static native int bufferStats(long handle, long[] out);
 
-    static native int bufferCopyOut(long handle, byte[] dst, long[] copiedOut);
+    static native int bufferCopyOut(long handle, long offset, byte[] dst, int length, long[] copiedOut);
+
+    /** bk_buffer_segment_count: the count, or -status. */
+    static native long bufferSegmentCount(long handle);
+
+    /** bk_buffer_segment: a direct buffer over segment {@code index} (valid until the buffer changes), or null. */
+    static native ByteBuffer bufferSegment(long handle, int index);
 
     static native int bufferFlatten(long handle);
 

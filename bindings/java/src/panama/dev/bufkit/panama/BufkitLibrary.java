@@ -40,6 +40,8 @@ final class BufkitLibrary {
     static final MethodHandle BUFFER_GET_STATS = critical("bk_buffer_get_stats", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle BUFFER_COPY_OUT = critical("bk_buffer_copy_out",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle BUFFER_SEGMENT_COUNT = critical("bk_buffer_segment_count", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    static final MethodHandle BUFFER_SEGMENT = critical("bk_buffer_segment", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     static final MethodHandle BUFFER_FLATTEN = fn("bk_buffer_flatten", FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
     static final StructLayout POOL_CONFIG = Layouts.POOL_CONFIG;

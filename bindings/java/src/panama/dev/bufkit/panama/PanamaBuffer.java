@@ -1,8 +1,11 @@
 package dev.bufkit.panama;
 
 import dev.bufkit.GrowableBuffer;
+import java.io.IOException;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
+import java.nio.channels.WritableByteChannel;
 
 /** A {@code bk_buffer} held as its address; every call is one downcall. */
 final class PanamaBuffer extends GrowableBuffer {
@@ -82,12 +85,34 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeCopyOut(byte[] dst, long[] copied) {
+    protected int nativeCopyOut(long offset, byte[] dst, int length, long[] copied) {
         try {
-            return (int) BufkitLibrary.BUFFER_COPY_OUT.invokeExact(handle, 0L, MemorySegment.ofArray(dst), (long) dst.length, MemorySegment.ofArray(copied));
+            return (int) BufkitLibrary.BUFFER_COPY_OUT.invokeExact(handle, offset, MemorySegment.ofArray(dst).asSlice(0, length), (long) length,
+                    MemorySegment.ofArray(copied));
         } catch (Throwable t) {
             throw rethrow(t);
         }
+    }
+
+    /** Each segment as a buffer of a confined arena closed on return: unusable after this call. */
+    @Override
+    protected long nativeWriteTo(WritableByteChannel channel) throws IOException {
+        long[] count = new long[1], data = new long[1], len = new long[1];
+        long written = 0;
+        try (Arena arena = Arena.ofConfined()) {
+            int status = (int) BufkitLibrary.BUFFER_SEGMENT_COUNT.invokeExact(handle, MemorySegment.ofArray(count));
+            if (status != 0) return -status;
+            for (long i = 0; i < count[0]; i++) {
+                status = (int) BufkitLibrary.BUFFER_SEGMENT.invokeExact(handle, i, MemorySegment.ofArray(data), MemorySegment.ofArray(len));
+                if (status != 0) return -status;
+                written += writeFully(channel, MemorySegment.ofAddress(data[0]).reinterpret(len[0], arena, null).asByteBuffer());
+            }
+        } catch (IOException | RuntimeException | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        return written;
     }
 
     @Override
