@@ -967,6 +967,16 @@ bk_status bk_buffer_reserve(struct bk_buffer *buffer, size_t additional);
 bk_status bk_buffer_clear(struct bk_buffer *buffer);
 
 /*
+ Forgets the bytes past the first `len` (nothing, if it holds no more); keeps the capacity and
+ the counters. Undoes appends: a caller that appends a message in pieces and finds it malformed
+ halfway truncates back to the length it had before.
+
+ # Safety
+ `buffer` is a live buffer.
+ */
+bk_status bk_buffer_truncate(struct bk_buffer *buffer, size_t len);
+
+/*
  Stores the number of bytes held in `*len_out`.
 
  # Safety

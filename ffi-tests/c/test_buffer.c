@@ -229,6 +229,31 @@ static void test_clear_keeps_capacity(void) {
   bk_buffer_free(buffer);
 }
 
+/* Truncating undoes appends on every policy (a segmented one across its chunks); more than held
+   does nothing; later appends continue from the new end. */
+static void test_truncate_undoes_appends(void) {
+  uint32_t policies[] = {BK_GROWTH_GEOMETRIC, BK_GROWTH_LINEAR, BK_GROWTH_EXACT, BK_GROWTH_SEGMENTED};
+  enum { TOTAL = 20000 };
+  static uint8_t expected[TOTAL], out[TOTAL];
+  for (size_t i = 0; i < TOTAL; i++) expected[i] = (uint8_t)(i * 13 + i / 97);
+  for (size_t p = 0; p < 4; p++) {
+    bk_buffer *buffer = new_buffer(policies[p], 0);
+    size_t len = 0;
+    CHECK_STATUS(bk_buffer_append(buffer, expected, TOTAL), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_truncate(buffer, TOTAL + 5), BK_STATUS_OK); /* more than held: nothing */
+    CHECK_STATUS(bk_buffer_len(buffer, &len), BK_STATUS_OK);
+    CHECK(len == TOTAL);
+    CHECK_STATUS(bk_buffer_truncate(buffer, 4096), BK_STATUS_OK); /* a chunk boundary when segmented */
+    CHECK_STATUS(bk_buffer_truncate(buffer, 1000), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_len(buffer, &len), BK_STATUS_OK);
+    CHECK(len == 1000);
+    CHECK_STATUS(bk_buffer_append(buffer, expected + 1000, TOTAL - 1000), BK_STATUS_OK);
+    CHECK(read_all(buffer, out, TOTAL) == TOTAL && memcmp(out, expected, TOTAL) == 0);
+    bk_buffer_free(buffer);
+  }
+  CHECK_STATUS(bk_buffer_truncate(NULL, 0), BK_STATUS_NULL_POINTER);
+}
+
 static void test_a_rust_panic_comes_back_as_a_status(void) {
   bk_buffer *buffer = NULL;
   CHECK_STATUS(bk_test_panic(), BK_STATUS_PANIC);
@@ -303,6 +328,7 @@ int main(void) {
   RUN(test_segmented_reads_as_segments_and_flattens);
   RUN(test_write_fd_sends_every_segment);
   RUN(test_clear_keeps_capacity);
+  RUN(test_truncate_undoes_appends);
   RUN(test_a_rust_panic_comes_back_as_a_status);
   RUN(test_large_buffers_give_back_all_their_address_space);
   RUN(test_segmented_buffers_hold_up_to_their_limit);

@@ -26,6 +26,38 @@ iodata_is_accepted_test() ->
     ok = bufkit:buffer_append(B, [<<"hello ">>, "wor", [$l, <<"d">>]]),
     ?assertEqual({ok, <<"hello world">>}, bufkit:buffer_to_binary(B)).
 
+%% Deeply nested, with integers, improper tails, sub-binaries, large and empty binaries: the
+%% NIF walks the list itself and appends exactly what iolist_to_binary/1 would make.
+iolists_are_walked_not_flattened_test_() ->
+    Big = binary:copy(<<"0123456789">>, 1000),
+    <<_:3/binary, Sub:5000/binary, _/binary>> = Big,
+    Deep = lists:foldl(fun(I, Acc) -> [Acc, I rem 256] end, [], lists:seq(1, 300)),
+    Long = [[<<"k">>, integer_to_binary(I), $=, <<"v">> | <<";">>] || I <- lists:seq(1, 20000)],
+    Cases = [{"nested", [<<"hello ">>, "wor", [$l, <<"d">>]]},
+             {"improper tails", [$a, [$b | <<"c">>] | <<"d">>]},
+             {"large and sub-binaries", [Big, $|, Sub, [[], <<>>, [[]]], Big]},
+             {"deeper than the stack's first 64", Deep},
+             {"long: walked on a dirty scheduler", Long},
+             {"empty", []}],
+    [{Name, fun() ->
+        [begin
+             {ok, B} = bufkit:buffer_new(#{growth => G, chunk_size => 4096}),
+             ok = bufkit:buffer_append(B, <<"before:">>),
+             ok = bufkit:buffer_append(B, IoList),
+             ?assertEqual({ok, iolist_to_binary([<<"before:">>, IoList])}, bufkit:buffer_to_binary(B))
+         end || G <- [geometric, segmented]]
+     end} || {Name, IoList} <- Cases].
+
+iolist_append_refuses_bad_input_and_keeps_data_test() ->
+    {ok, B} = bufkit:buffer_new(#{max_capacity => 256}),
+    ok = bufkit:buffer_append(B, [binary:copy(<<1>>, 100), [2, 3]]),
+    ?assertEqual({error, capacity_exceeded}, bufkit:buffer_append(B, [binary:copy(<<2>>, 100), [binary:copy(<<3>>, 100)]])),
+    ?assertError(badarg, bufkit:buffer_append(B, [<<"a">>, 256])),
+    ?assertError(badarg, bufkit:buffer_append(B, [<<"a">> | foo])),
+    ?assertEqual({ok, iolist_to_binary([binary:copy(<<1>>, 100), 2, 3])}, bufkit:buffer_to_binary(B)),
+    ok = bufkit:buffer_free(B),
+    ?assertEqual({error, closed}, bufkit:buffer_append(B, ["x"])).
+
 linear_counters_match_hand_computed_values_test() ->
     {ok, B} = bufkit:buffer_new(#{growth => linear, step => 100}),
     [ok = bufkit:buffer_append(B, binary:copy(<<0>>, 60)) || _ <- lists:seq(1, 5)],

@@ -307,6 +307,140 @@ static ERL_NIF_TERM op_append(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TER
 }
 BUFFER_NIF(append, binary_arg_work, DIRTY_APPEND)
 
+/* ---- appending an iolist without flattening it first ---- */
+
+/* Lists of fewer elements than this (and fewer bytes than DIRTY_APPEND) are walked on the calling
+   scheduler; longer ones on a dirty one. */
+#define IOLIST_ELEMENTS_ON_SCHEDULER 4096
+/* Bytes of small binaries and integers gathered before one bk_buffer_append. */
+#define IOLIST_STAGING 4096
+
+typedef struct {
+  bk_buffer *buffer; /* NULL: only count the bytes */
+  uint8_t staging[IOLIST_STAGING];
+  size_t staged, counted;
+  bk_status status;
+} iolist_sink;
+
+static int sink_flush(iolist_sink *sink) {
+  if (sink->staged == 0) return 0;
+  sink->status = bk_buffer_append(sink->buffer, sink->staging, sink->staged);
+  sink->staged = 0;
+  return sink->status != BK_STATUS_OK;
+}
+
+static int sink_bytes(iolist_sink *sink, const uint8_t *data, size_t len) {
+  if (!sink->buffer) {
+    sink->counted += len;
+    return 0;
+  }
+  if (len <= IOLIST_STAGING / 4) {
+    if (len > IOLIST_STAGING - sink->staged && sink_flush(sink)) return 1;
+    memcpy(sink->staging + sink->staged, data, len);
+    sink->staged += len;
+    return 0;
+  }
+  if (sink_flush(sink)) return 1;
+  sink->status = bk_buffer_append(sink->buffer, data, len);
+  return sink->status != BK_STATUS_OK;
+}
+
+/* Walks an iolist depth first, in order, with an explicit stack of the tails still to walk, handing
+   each integer and binary to `sink`. Returns 0 when done or when the sink failed (its status says
+   why), 1 for a term that is not an iolist, 2 once more than `max_elements` elements are seen, 3
+   when out of memory. */
+static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, size_t max_elements) {
+  ERL_NIF_TERM small[64], *stack = small, head, tail, t = list;
+  size_t depth = 0, cap = 64, elements = 0;
+  int result = 0;
+  for (;;) {
+    ErlNifBinary bin;
+    int byte;
+    if (enif_get_list_cell(env, t, &head, &tail)) {
+      if (++elements > max_elements) {
+        result = 2;
+        break;
+      }
+      if (enif_get_int(env, head, &byte)) {
+        if (byte < 0 || byte > 255) {
+          result = 1;
+          break;
+        }
+        if (sink->buffer && sink->staged < IOLIST_STAGING) {
+          sink->staging[sink->staged++] = (uint8_t)byte;
+        } else {
+          uint8_t b = (uint8_t)byte;
+          if (sink_bytes(sink, &b, 1)) break;
+        }
+      } else if (enif_inspect_binary(env, head, &bin)) {
+        if (sink_bytes(sink, bin.data, bin.size)) break;
+      } else if (enif_is_list(env, head)) {
+        if (depth == cap) {
+          ERL_NIF_TERM *bigger = enif_alloc(2 * cap * sizeof *bigger);
+          if (!bigger) {
+            result = 3;
+            break;
+          }
+          memcpy(bigger, stack, depth * sizeof *stack);
+          if (stack != small) enif_free(stack);
+          stack = bigger, cap *= 2;
+        }
+        stack[depth++] = tail;
+        t = head;
+        continue;
+      } else {
+        result = 1;
+        break;
+      }
+      t = tail;
+    } else if (enif_is_empty_list(env, t)) {
+      if (depth == 0) break;
+      t = stack[--depth];
+    } else if (enif_inspect_binary(env, t, &bin)) { /* an improper tail */
+      if (sink_bytes(sink, bin.data, bin.size)) break;
+      if (depth == 0) break;
+      t = stack[--depth];
+    } else {
+      result = 1;
+      break;
+    }
+  }
+  if (stack != small) enif_free(stack);
+  return result;
+}
+
+/* The iolist's bytes, counted on the calling scheduler up to IOLIST_ELEMENTS_ON_SCHEDULER
+   elements; a longer list counts as DIRTY_APPEND, so that it is walked on a dirty scheduler. */
+static size_t iolist_work(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  iolist_sink counter;
+  (void)res;
+  counter.buffer = NULL, counter.counted = 0;
+  if (walk_iolist(env, argv[1], &counter, IOLIST_ELEMENTS_ON_SCHEDULER) == 2) return DIRTY_APPEND;
+  return counter.counted;
+}
+
+/* One walk, each piece appended as it comes (small ones gathered first); a term that turns out
+   not to be an iolist, or a buffer that fills, truncates the buffer back to what it held before,
+   so nothing is appended. */
+static ERL_NIF_TERM op_append_iolist(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+  iolist_sink *sink;
+  size_t before = 0;
+  bk_status status;
+  int walked;
+  bk_buffer_len(res->buffer, &before);
+  sink = enif_alloc(sizeof *sink);
+  if (!sink) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  sink->buffer = res->buffer, sink->staged = 0, sink->counted = 0, sink->status = BK_STATUS_OK;
+  walked = walk_iolist(env, argv[1], sink, SIZE_MAX);
+  if (walked == 0 && sink->status == BK_STATUS_OK) sink_flush(sink);
+  status = walked == 3 ? BK_STATUS_ALLOC_FAILED : sink->status;
+  enif_free(sink);
+  if (walked == 1 || status != BK_STATUS_OK) bk_buffer_truncate(res->buffer, before);
+  if (walked == 1) return enif_make_badarg(env);
+  return ok_or_error(env, status);
+}
+BUFFER_NIF(append_iolist, iolist_work, DIRTY_APPEND)
+
 static ERL_NIF_TERM op_reserve(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   ErlNifUInt64 n;
   if (!enif_get_uint64(env, argv[1], &n)) return enif_make_badarg(env);
@@ -985,6 +1119,7 @@ static ErlNifFunc nif_funcs[] = {
     {"test_panic", 0, test_panic_nif, 0},
     {"buffer_new", 1, buffer_new_nif, 0},
     {"buffer_append", 2, append_nif, 0},
+    {"buffer_append_iolist", 2, append_iolist_nif, 0},
     {"buffer_reserve", 2, reserve_nif, 0},
     {"buffer_clear", 1, clear_nif, 0},
     {"buffer_stats", 1, stats_nif, 0},

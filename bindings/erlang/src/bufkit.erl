@@ -67,7 +67,10 @@ buffer_new(_) ->
 %% @doc Appends iodata. On error nothing is appended and nothing already held is lost.
 -spec buffer_append(buffer(), iodata()) -> ok | {error, reason()}.
 buffer_append(Buffer, Data) when is_binary(Data) -> bufkit_nif:buffer_append(Buffer, Data);
-buffer_append(Buffer, Data) when is_list(Data) -> bufkit_nif:buffer_append(Buffer, iolist_to_binary(Data));
+buffer_append(Buffer, Data) when is_list(Data) ->
+    %% The NIF walks the list and appends each piece as it comes, flattening nothing; a term that
+    %% is not an iolist raises badarg (as iolist_to_binary/1 would) and appends nothing.
+    bufkit_nif:buffer_append_iolist(Buffer, Data);
 buffer_append(_, _) -> {error, invalid_argument}.
 
 %% @doc Makes room for `Additional' more bytes.

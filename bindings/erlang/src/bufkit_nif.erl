@@ -3,7 +3,7 @@
 -module(bufkit_nif).
 
 -export([version/0, abi_version/0, test_panic/0,
-         buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1,
+         buffer_new/1, buffer_append/2, buffer_append_iolist/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1,
          buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
          lease_write/3, lease_read/3, lease_view/1,
@@ -31,6 +31,7 @@ abi_version() -> ?NOT_LOADED.
 test_panic() -> ?NOT_LOADED.
 buffer_new(_Options) -> ?NOT_LOADED.
 buffer_append(_Buffer, _Binary) -> ?NOT_LOADED.
+buffer_append_iolist(_Buffer, _IoList) -> ?NOT_LOADED.
 buffer_reserve(_Buffer, _Additional) -> ?NOT_LOADED.
 buffer_clear(_Buffer) -> ?NOT_LOADED.
 buffer_stats(_Buffer) -> ?NOT_LOADED.

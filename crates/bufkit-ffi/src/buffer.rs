@@ -190,6 +190,22 @@ pub unsafe extern "C" fn bk_buffer_clear(buffer: *mut bk_buffer) -> bk_status {
     })
 }
 
+/// Forgets the bytes past the first `len` (nothing, if it holds no more); keeps the capacity and
+/// the counters. Undoes appends: a caller that appends a message in pieces and finds it malformed
+/// halfway truncates back to the length it had before.
+///
+/// # Safety
+/// `buffer` is a live buffer.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_buffer_truncate(buffer: *mut bk_buffer, len: usize) -> bk_status {
+    boundary(|| {
+        // SAFETY: `buffer` is NULL (refused by checked_mut) or a live buffer that this call
+        // borrows exclusively, as the contract requires.
+        unsafe { checked_mut(buffer) }?.inner.truncate(len);
+        Ok(())
+    })
+}
+
 /// Stores the number of bytes held in `*len_out`.
 ///
 /// # Safety

@@ -259,6 +259,27 @@ impl GrowableBuffer {
         }
     }
 
+    /// Forgets the bytes past the first `len` (nothing, if it holds no more); keeps the capacity
+    /// and the counters. Undoes appends, e.g. of a message found malformed halfway through.
+    ///
+    /// ```
+    /// let mut buf = growable_buffer::GrowableBuffer::new();
+    /// buf.append(b"kept, ")?;
+    /// buf.append(b"undone")?;
+    /// buf.truncate(4);
+    /// assert_eq!(buf.contiguous()?, b"kept");
+    /// # Ok::<(), growable_buffer::Error>(())
+    /// ```
+    pub fn truncate(&mut self, len: usize) {
+        if len >= self.len() {
+            return;
+        }
+        match &mut self.storage {
+            Storage::Contiguous { len: held, .. } => *held = len,
+            Storage::Segmented(s) => s.truncate(len),
+        }
+    }
+
     /// The bytes as one slice; [`Error::NotContiguous`] for a segmented buffer that has not been flattened.
     pub fn contiguous(&self) -> Result<&[u8], Error> {
         match &self.storage {

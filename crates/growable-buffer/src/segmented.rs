@@ -152,6 +152,22 @@ impl Segments {
         self.len = 0;
     }
 
+    /// Forgets the bytes past `new_len` (fewer than held), keeping the chunks for reuse.
+    pub(crate) fn truncate(&mut self, new_len: usize) {
+        debug_assert!(new_len < self.len);
+        let (keep, within) = (new_len / self.chunk_size, new_len % self.chunk_size);
+        let used = (self.current + 1).min(self.chunks.len());
+        for chunk in &mut self.chunks[keep + 1..used] {
+            chunk.clear();
+        }
+        match &mut self.chunks[keep] {
+            Chunk::Heap(v) => v.truncate(within),
+            Chunk::Pooled { len, .. } => *len = within,
+        }
+        self.current = keep;
+        self.len = new_len;
+    }
+
     /// The non-empty chunks, in order.
     pub(crate) fn iter(&self) -> impl Iterator<Item = &[u8]> {
         self.chunks.iter().map(Chunk::filled).take_while(|c| !c.is_empty())

@@ -9,6 +9,8 @@ enum Op {
     Reserve(usize),
     Clear,
     Flatten,
+    /// To this share (0..=100%) of the length, or past it.
+    Truncate(usize),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -17,6 +19,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0usize..5000).prop_map(Op::Reserve),
         1 => Just(Op::Clear),
         1 => Just(Op::Flatten),
+        2 => (0usize..=110).prop_map(Op::Truncate),
     ]
 }
 
@@ -53,6 +56,11 @@ proptest! {
                 Op::Append(bytes) => { buf.append(&bytes).unwrap(); oracle.extend_from_slice(&bytes); }
                 Op::Reserve(n) => { buf.reserve(n).unwrap(); prop_assert!(buf.stats().capacity >= oracle.len() + n); }
                 Op::Clear => { buf.clear(); oracle.clear(); }
+                Op::Truncate(percent) => {
+                    let len = oracle.len() * percent / 100;
+                    buf.truncate(len);
+                    oracle.truncate(len);
+                }
                 Op::Flatten => { buf.flatten().unwrap(); prop_assert_eq!(buf.contiguous().unwrap(), &oracle[..]); }
             }
             prop_assert_eq!(buf.len(), oracle.len());
