@@ -41,6 +41,15 @@ public final class JInterfaceBench {
         return os;
     }
 
+    /** The list as JInterface writes it, into a stream kept from an earlier message (reset, warm). */
+    static void jinterfaceInto(OtpOutputStream os, String[] strings) {
+        os.reset();
+        os.write1(VERSION);
+        os.write_list_head(strings.length);
+        for (String s : strings) os.write_string(s);
+        os.write_nil();
+    }
+
     /** The same bytes through any OutputStream, as a hand-written encoder would write them. */
     static void encode(String[] strings, OutputStream out) throws IOException {
         out.write(VERSION);
@@ -76,6 +85,32 @@ public final class JInterfaceBench {
         buf.append(new byte[] {(byte) NIL_EXT});
     }
 
+    /**
+     * The floor of any in-memory stream: the same writes copied into one 64 KiB array that wraps
+     * around (it never grows, never calls out, never locks). What is left is the encoder's work.
+     */
+    static final class RingFloor extends OutputStream {
+        final byte[] ring = new byte[64 << 10];
+        int at;
+        long total;
+
+        @Override
+        public void write(int b) {
+            ring[at] = (byte) b;
+            at = (at + 1) & (ring.length - 1);
+            total++;
+        }
+
+        @Override
+        public void write(byte[] b, int off, int len) {
+            int first = Math.min(len, ring.length - at);
+            System.arraycopy(b, off, ring, at, first);
+            System.arraycopy(b, off + first, ring, 0, len - first);
+            at = (at + len) & (ring.length - 1);
+            total += len;
+        }
+    }
+
     public static void main(String[] args) throws Exception {
         String front = args[0];
         Path dir = Path.of(args[1]);
@@ -92,9 +127,13 @@ public final class JInterfaceBench {
         }
         byte[] expected = jinterface(strings).toByteArray();
         String[] keys = {"otp_output_stream_ms", "byte_array_output_stream_ms", "bufkit_output_stream_ms", "bufkit_append_per_string_ms",
-                "otp_write_file_ms", "baos_write_file_ms", "bufkit_write_channel_ms"};
+                "otp_write_file_ms", "baos_write_file_ms", "bufkit_write_channel_ms", "floor_ring_buffer_ms",
+                "otp_reused_ms", "bufkit_reused_ms"};
         double[][] t = new double[keys.length][rounds];
         Path file = dir.resolve("term.bin");
+        // A program encoding message after message keeps its stream: reset / clear keep the memory.
+        OtpOutputStream otpKept = new OtpOutputStream();
+        GrowableBuffer kept = bufkit.newBuffer(BufferConfig.defaults());
         for (int r = -2; r < rounds; r++) {
             boolean measured = r >= 0;
             long t0 = System.nanoTime();
@@ -136,12 +175,28 @@ public final class JInterfaceBench {
                 baos.writeTo(out);
             }
             baosFile = (System.nanoTime() - t0) / 1e6;
+            RingFloor ring = new RingFloor();
+            t0 = System.nanoTime();
+            encode(strings, ring);
+            double floorMs = (System.nanoTime() - t0) / 1e6;
+            if (ring.total != expected.length) throw new AssertionError("the floor wrote " + ring.total);
+            t0 = System.nanoTime();
+            jinterfaceInto(otpKept, strings);
+            double otpReused = (System.nanoTime() - t0) / 1e6;
+            t0 = System.nanoTime();
+            kept.clear();
+            try (OutputStream out = kept.outputStream()) {
+                encode(strings, out);
+            }
+            double bufkitReused = (System.nanoTime() - t0) / 1e6;
+            if (r == -2 && !Arrays.equals(kept.toByteArray(), expected)) throw new AssertionError("the reused buffer's bytes differ");
             if (measured) {
-                double[] row = {otp, baosMs, viewMs, perString, otpFile, baosFile, channelMs};
+                double[] row = {otp, baosMs, viewMs, perString, otpFile, baosFile, channelMs, floorMs, otpReused, bufkitReused};
                 for (int k = 0; k < keys.length; k++) t[k][r] = row[k];
             }
         }
         Files.deleteIfExists(file);
+        kept.close();
         StringBuilder json = new StringBuilder("{\"front\":\"" + front + "\",\"java\":\"" + System.getProperty("java.version")
                 + "\",\"strings\":" + STRINGS + ",\"bytes\":" + expected.length);
         for (int k = 0; k < keys.length; k++) {
