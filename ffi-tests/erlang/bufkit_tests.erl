@@ -503,3 +503,54 @@ prepended_data_is_read_past_unless_strict_test() ->
     {ok, <<"in a jmod">>} = file:read_file(filename:join([Dir, "out", "a.txt"])),
     ?assertMatch({error, {archive_malformed, _}}, bufkit:extract(Jmod, filename:join(Dir, "strict"), #{strict => true})),
     os:cmd("rm -rf " ++ Dir).
+
+%% A stream fed in pieces: exact bytes used, the total once done, the output handed over; a
+%% truncated stream, a wrong size and a flipped checksum have their reasons; reset reuses it.
+inflate_stream_fed_in_pieces_test_() ->
+    Data = iolist_to_binary([integer_to_binary(I) || I <- lists:seq(1, 30000)]),
+    Z = zlib:compress(Data),
+    Input = <<Z/binary, "NEXT OBJECT">>,
+    [{integer_to_list(Stride), fun() ->
+        {ok, S} = bufkit:inflate_stream_new(zlib, byte_size(Data)),
+        {Used, Out} = feed_in_strides(S, Input, Stride, 0),
+        ?assertEqual(byte_size(Z), Used),
+        ?assertEqual(Data, Out),
+        ?assertEqual({error, invalid_argument}, bufkit:inflate_stream_feed(S, <<"more">>)),
+        ?assertEqual(ok, bufkit:inflate_stream_finish(S))
+     end} || Stride <- [1, 7, 4096, 1 bsl 20]].
+
+feed_in_strides(S, Input, Stride, At) ->
+    N = min(Stride, byte_size(Input) - At),
+    case bufkit:inflate_stream_feed(S, binary:part(Input, At, N)) of
+        {more, N} -> feed_in_strides(S, Input, Stride, At + N);
+        {done, Used, Consumed, Out} -> Consumed = At + Used, {Consumed, Out}
+    end.
+
+inflate_stream_failures_test() ->
+    Data = binary:copy(<<"0123456789">>, 5000),
+    Z = zlib:compress(Data),
+    {ok, S} = bufkit:inflate_stream_new(zlib, byte_size(Data), 100),
+    {more, _} = bufkit:inflate_stream_feed(S, binary:part(Z, 0, 10)),
+    ?assertEqual({error, truncated}, bufkit:inflate_stream_finish(S)),
+    ok = bufkit:inflate_stream_reset(S, byte_size(Data) - 1, 0),
+    ?assertEqual({error, size_mismatch}, bufkit:inflate_stream_feed(S, Z)),
+    Flipped = <<(binary:part(Z, 0, byte_size(Z) - 1))/binary, (binary:last(Z) bxor 1)>>,
+    ok = bufkit:inflate_stream_reset(S, byte_size(Data), 0),
+    ?assertEqual({error, checksum}, bufkit:inflate_stream_feed(S, Flipped)),
+    ok = bufkit:inflate_stream_reset(S, byte_size(Data), 0),
+    ?assertMatch({done, _, _, Data}, bufkit:inflate_stream_feed(S, Z)),
+    Raw = zlib:zip(Data),
+    {ok, R} = bufkit:inflate_stream_new(raw, byte_size(Data)),
+    RawLen = byte_size(Raw),
+    ?assertEqual({done, RawLen, RawLen, Data}, bufkit:inflate_stream_feed(R, <<Raw/binary, 0, 0>>)),
+    ?assertEqual({error, invalid_argument}, bufkit:inflate_stream_new(gzip, 10)),
+    ?assertEqual({error, invalid_argument}, bufkit:inflate_stream_feed(S, not_a_binary)),
+    ?assertError(badarg, bufkit_nif:inflate_stream_feed(make_ref(), <<1>>)).
+
+%% A piece of 256 KiB and more is fed on a dirty scheduler; the output is the same.
+inflate_stream_large_piece_test() ->
+    Data = crypto:strong_rand_bytes(1 bsl 20),
+    Z = zlib:compress(Data),
+    {ok, S} = bufkit:inflate_stream_new(zlib, byte_size(Data)),
+    ZLen = byte_size(Z),
+    ?assertEqual({done, ZLen, ZLen, Data}, bufkit:inflate_stream_feed(S, Z)).

@@ -26,7 +26,7 @@ typedef struct {
   bk_buffer *buffer; /* NULL once freed */
 } buffer_res;
 
-static ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type;
+static ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type;
 static ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
 
 static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
@@ -135,6 +135,26 @@ static void archive_dtor(ErlNifEnv *env, void *obj) {
   bk_archive_free(((archive_res *)obj)->archive);
 }
 
+/* ---- a stream inflated from input fed in pieces: a resource owns the bk_inflate_stream and the
+   output binary, until the stream ends and the binary is handed over. One process at a time
+   (a lock, so a shared stream is never unsafe). */
+
+typedef struct {
+  ErlNifMutex *lock;
+  bk_inflate_stream *stream;
+  ErlNifBinary out;
+  int has_out;     /* out is allocated and ours */
+  size_t consumed; /* the stream's total once it has ended, else 0 */
+} stream_res;
+
+static void stream_dtor(ErlNifEnv *env, void *obj) {
+  stream_res *res = obj;
+  (void)env;
+  bk_inflate_stream_free(res->stream);
+  if (res->has_out) enif_release_binary(&res->out);
+  if (res->lock) enif_mutex_destroy(res->lock);
+}
+
 static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
   (void)priv;
   (void)info;
@@ -146,6 +166,8 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
   if (!pool_type || !lease_type) return 1;
   archive_type = enif_open_resource_type(env, NULL, "bufkit_archive", archive_dtor, ERL_NIF_RT_CREATE, NULL);
   if (!archive_type) return 1;
+  stream_type = enif_open_resource_type(env, NULL, "bufkit_inflate_stream", stream_dtor, ERL_NIF_RT_CREATE, NULL);
+  if (!stream_type) return 1;
   atom_ok = enif_make_atom(env, "ok");
   atom_error = enif_make_atom(env, "error");
   atom_closed = enif_make_atom(env, "closed");
@@ -740,6 +762,99 @@ static ERL_NIF_TERM inflate_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM 
   return inflate_one(env, &input, offset, size);
 }
 
+/* inflate_stream_new(Format, Origin, Size) -> {ok, Stream}: Format 0 zlib, 1 raw; the output
+   binary of Size bytes is allocated now. */
+static ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  unsigned format;
+  ErlNifUInt64 origin, size;
+  stream_res *res;
+  bk_status status;
+  (void)argc;
+  if (!enif_get_uint(env, argv[0], &format) || !enif_get_uint64(env, argv[1], &origin) || !enif_get_uint64(env, argv[2], &size))
+    return enif_make_badarg(env);
+  if (origin > (ErlNifUInt64)SIZE_MAX || size > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  res = enif_alloc_resource(stream_type, sizeof *res);
+  if (!res) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  memset(res, 0, sizeof *res);
+  res->lock = enif_mutex_create("bufkit_inflate_stream");
+  status = res->lock ? bk_inflate_stream_new(format, (size_t)origin, &res->stream) : BK_STATUS_ALLOC_FAILED;
+  if (status == BK_STATUS_OK && !(res->has_out = enif_alloc_binary((size_t)size, &res->out))) status = BK_STATUS_ALLOC_FAILED;
+  if (status != BK_STATUS_OK) {
+    enif_release_resource(res); /* the destructor frees what was made */
+    return error_term(env, status);
+  }
+  return ok_resource(env, res);
+}
+
+/* inflate_stream_reset(Stream, Origin, Size): ready for the next stream, with a new output. */
+static ERL_NIF_TERM inflate_stream_reset_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  stream_res *res;
+  ErlNifUInt64 origin, size;
+  bk_status status;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], stream_type, (void **)&res) || !enif_get_uint64(env, argv[1], &origin) ||
+      !enif_get_uint64(env, argv[2], &size))
+    return enif_make_badarg(env);
+  if (origin > (ErlNifUInt64)SIZE_MAX || size > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  enif_mutex_lock(res->lock);
+  status = bk_inflate_stream_reset(res->stream, (size_t)origin);
+  if (status == BK_STATUS_OK) {
+    if (res->has_out) enif_release_binary(&res->out);
+    res->has_out = enif_alloc_binary((size_t)size, &res->out);
+    res->consumed = 0;
+    if (!res->has_out) status = BK_STATUS_ALLOC_FAILED;
+  }
+  enif_mutex_unlock(res->lock);
+  return ok_or_error(env, status);
+}
+
+/* inflate_stream_feed(Stream, Binary) -> {more, Used} | {done, Used, Consumed, Output} | {error, R}.
+   An empty binary says the input has ended. Once done, the output binary is handed over (no
+   copy); feeding again is {error, invalid_argument} until a reset. */
+static ERL_NIF_TERM stream_feed(ErlNifEnv *env, const ERL_NIF_TERM argv[]) {
+  static const uint8_t none = 0;
+  stream_res *res;
+  ErlNifBinary input;
+  size_t used = 0, consumed = 0;
+  bk_status status;
+  ERL_NIF_TERM result;
+  if (!enif_get_resource(env, argv[0], stream_type, (void **)&res) || !enif_inspect_binary(env, argv[1], &input))
+    return enif_make_badarg(env);
+  enif_mutex_lock(res->lock);
+  if (!res->has_out) {
+    enif_mutex_unlock(res->lock);
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  }
+  status = bk_inflate_stream_feed(res->stream, input.size ? input.data : &none, input.size, res->out.data, res->out.size, &used,
+                                  &consumed);
+  if (status != BK_STATUS_OK) {
+    result = error_term(env, status);
+  } else if (consumed == 0) {
+    result = enif_make_tuple2(env, enif_make_atom(env, "more"), enif_make_uint64(env, used));
+  } else {
+    res->has_out = 0;
+    res->consumed = consumed;
+    result = enif_make_tuple4(env, enif_make_atom(env, "done"), enif_make_uint64(env, used), enif_make_uint64(env, consumed),
+                              enif_make_binary(env, &res->out));
+  }
+  enif_mutex_unlock(res->lock);
+  return result;
+}
+
+static ERL_NIF_TERM inflate_stream_feed_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  (void)argc;
+  return stream_feed(env, argv);
+}
+
+/* Large pieces (DIRTY_INFLATE and up) are fed on a dirty scheduler. */
+static ERL_NIF_TERM inflate_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary input;
+  if (enif_inspect_binary(env, argv[1], &input) && input.size >= DIRTY_INFLATE)
+    return enif_schedule_nif(env, "bufkit_inflate_stream_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, inflate_stream_feed_dirty, argc,
+                             argv);
+  return stream_feed(env, argv);
+}
+
 /* inflate_batch(Binary, [{Offset, Size}]) -> [Result]: registered dirty, since a batch exists to do
  * a lot of work in one call. */
 static ERL_NIF_TERM inflate_batch_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -1137,6 +1252,9 @@ static ErlNifFunc nif_funcs[] = {
     {"lease_view", 1, lease_view_nif, 0},
     {"inflate_at", 3, inflate_at_nif, 0},
     {"inflate_batch", 2, inflate_batch_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"inflate_stream_new", 3, inflate_stream_new_nif, 0},
+    {"inflate_stream_reset", 3, inflate_stream_reset_nif, 0},
+    {"inflate_stream_feed", 2, inflate_stream_feed_nif, 0},
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_open", 3, archive_open_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_find", 2, archive_find_nif, 0},

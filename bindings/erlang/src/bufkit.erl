@@ -19,16 +19,19 @@
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1, lease_write/3, lease_read/3, lease_view/1,
-         inflate_at/3, inflate_batch/2, extract/3,
+         inflate_at/3, inflate_batch/2,
+         inflate_stream_new/2, inflate_stream_new/3, inflate_stream_feed/2, inflate_stream_finish/1, inflate_stream_reset/3,
+         extract/3,
          archive_open/1, archive_open/2, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2]).
 
--export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0]).
+-export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0]).
 
 -opaque buffer() :: reference().
 -opaque pool() :: reference().
 -opaque lease() :: reference().
 -opaque archive() :: reference().
+-opaque inflate_stream() :: reference().
 -type pool_options() :: #{min_class_size => pos_integer(), max_class_size => pos_integer(),
                           max_retained_bytes => non_neg_integer(), max_buffers_per_class => pos_integer(),
                           thread_cache_buffers => non_neg_integer(), zero_on_acquire => boolean(),
@@ -190,6 +193,51 @@ inflate_batch(Binary, Requests) when is_binary(Binary), is_list(Requests) ->
         false -> {error, invalid_argument}
     end;
 inflate_batch(_, _) ->
+    {error, invalid_argument}.
+
+%% @doc A stream inflated from input that arrives in pieces (a socket, a file read in blocks):
+%% `Format' is `zlib' or `raw' (deflate), `Size' its exact inflated size, `Origin' the offset its
+%% failures report (default 0). The output binary is allocated now and handed over at the end.
+%% For example, a zlib stream of `<<"hello">>' (13 bytes) followed by `"next"', in two pieces:
+%% `{more, 4} = bufkit:inflate_stream_feed(S, First4)', then
+%% `{done, 9, 13, <<"hello">>} = bufkit:inflate_stream_feed(S, Rest)': 9 of the second piece's
+%% bytes were the stream's.
+-spec inflate_stream_new(zlib | raw, non_neg_integer()) -> {ok, inflate_stream()} | {error, reason()}.
+inflate_stream_new(Format, Size) -> inflate_stream_new(Format, Size, 0).
+
+-spec inflate_stream_new(zlib | raw, non_neg_integer(), non_neg_integer()) -> {ok, inflate_stream()} | {error, reason()}.
+inflate_stream_new(Format, Size, Origin)
+  when (Format =:= zlib orelse Format =:= raw), is_integer(Size), Size >= 0, is_integer(Origin), Origin >= 0 ->
+    bufkit_nif:inflate_stream_new(format_code(Format), Origin, Size);
+inflate_stream_new(_, _, _) ->
+    {error, invalid_argument}.
+
+format_code(zlib) -> 0;
+format_code(raw) -> 1.
+
+%% @doc Feeds the next piece. `{more, Used}' (all of it was the stream's), or `{done, Used,
+%% Consumed, Output}' once the stream has ended and verified: `Used' of this piece's bytes were
+%% its last, the rest belong to what follows; `Consumed' is all the bytes it occupied. Failures:
+%% `{error, checksum | corrupt | size_mismatch}'. Pieces of 256 KiB and up run on a dirty
+%% scheduler. After `done' (or to start another stream), use inflate_stream_reset/3.
+-spec inflate_stream_feed(inflate_stream(), binary()) ->
+    {more, non_neg_integer()} | {done, non_neg_integer(), pos_integer(), binary()} | {error, reason()}.
+inflate_stream_feed(Stream, Piece) when is_binary(Piece), Piece =/= <<>> -> bufkit_nif:inflate_stream_feed(Stream, Piece);
+inflate_stream_feed(_, _) -> {error, invalid_argument}.
+
+%% @doc Says the input has ended: `{error, truncated}' if the stream has not; `ok' after `done'.
+-spec inflate_stream_finish(inflate_stream()) -> ok | {error, reason()}.
+inflate_stream_finish(Stream) ->
+    case bufkit_nif:inflate_stream_feed(Stream, <<>>) of
+        {error, invalid_argument} -> ok; % already done: its output was handed over
+        Other -> Other
+    end.
+
+%% @doc Starts over for the next stream, keeping the decoder: a new output of `Size' bytes.
+-spec inflate_stream_reset(inflate_stream(), non_neg_integer(), non_neg_integer()) -> ok | {error, reason()}.
+inflate_stream_reset(Stream, Size, Origin) when is_integer(Size), Size >= 0, is_integer(Origin), Origin >= 0 ->
+    bufkit_nif:inflate_stream_reset(Stream, Origin, Size);
+inflate_stream_reset(_, _, _) ->
     {error, invalid_argument}.
 
 %% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (nothing there changes unless every

@@ -7,7 +7,7 @@
          buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
          pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
          lease_write/3, lease_read/3, lease_view/1,
-         inflate_at/3, inflate_batch/2, extract/3,
+         inflate_at/3, inflate_batch/2, inflate_stream_new/3, inflate_stream_reset/3, inflate_stream_feed/2, extract/3,
          archive_open/3, archive_find/2, archive_entries/1, archive_read/2, archive_list/2]).
 
 -on_load(init/0).
@@ -32,6 +32,9 @@ test_panic() -> ?NOT_LOADED.
 buffer_new(_Options) -> ?NOT_LOADED.
 buffer_append(_Buffer, _Binary) -> ?NOT_LOADED.
 buffer_append_iolist(_Buffer, _IoList) -> ?NOT_LOADED.
+inflate_stream_new(_Format, _Origin, _Size) -> ?NOT_LOADED.
+inflate_stream_reset(_Stream, _Origin, _Size) -> ?NOT_LOADED.
+inflate_stream_feed(_Stream, _Binary) -> ?NOT_LOADED.
 buffer_reserve(_Buffer, _Additional) -> ?NOT_LOADED.
 buffer_clear(_Buffer) -> ?NOT_LOADED.
 buffer_stats(_Buffer) -> ?NOT_LOADED.

@@ -294,6 +294,69 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, j
   bk_inflater_free(INFLATER(handle));
 }
 
+/* ---- a stream fed in pieces ---- */
+
+#define STREAM(h) ((bk_inflate_stream *)(intptr_t)(h))
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamNew(JNIEnv *env, jclass cls, jint format, jlong origin,
+                                                                      jlongArray handle_out) {
+  bk_inflate_stream *stream = NULL;
+  jlong handle;
+  bk_status status;
+  (void)cls;
+  if (origin < 0) return BK_STATUS_OUT_OF_RANGE;
+  status = bk_inflate_stream_new((uint32_t)format, (size_t)origin, &stream);
+  if (status != BK_STATUS_OK) return (jint)status;
+  handle = (jlong)(intptr_t)stream;
+  if (!store_longs(env, handle_out, &handle, 1)) {
+    bk_inflate_stream_free(stream);
+    return BK_STATUS_NULL_POINTER;
+  }
+  return BK_STATUS_OK;
+}
+
+JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFree(JNIEnv *env, jclass cls, jlong handle) {
+  (void)env, (void)cls;
+  bk_inflate_stream_free(STREAM(handle));
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamReset(JNIEnv *env, jclass cls, jlong handle, jlong origin) {
+  (void)env, (void)cls;
+  if (origin < 0) return BK_STATUS_OUT_OF_RANGE;
+  return (jint)bk_inflate_stream_reset(STREAM(handle), (size_t)origin);
+}
+
+/* input[offset..offset+length) into all of out, both pinned for the call: the bytes used, or
+   -status; the stream's total into consumed_out[0] once it has ended. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFeed(JNIEnv *env, jclass cls, jlong handle,
+                                                                        jbyteArray input, jint offset, jint length,
+                                                                        jbyteArray out, jlongArray consumed_out) {
+  static const uint8_t none = 0;
+  size_t used = 0, consumed = 0;
+  jbyte *in_bytes = NULL, *out_bytes;
+  jsize out_len;
+  jlong total;
+  bk_status status;
+  (void)cls;
+  if (!input || !out || !consumed_out) return -(jlong)BK_STATUS_NULL_POINTER;
+  if (offset < 0 || length < 0 || offset > (*env)->GetArrayLength(env, input) - length) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  out_len = (*env)->GetArrayLength(env, out);
+  out_bytes = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+  if (!out_bytes) return -(jlong)BK_STATUS_ALLOC_FAILED;
+  if (length > 0 && !(in_bytes = (*env)->GetPrimitiveArrayCritical(env, input, NULL))) {
+    (*env)->ReleasePrimitiveArrayCritical(env, out, out_bytes, 0);
+    return -(jlong)BK_STATUS_ALLOC_FAILED;
+  }
+  status = bk_inflate_stream_feed(STREAM(handle), length > 0 ? (const uint8_t *)in_bytes + offset : &none, (size_t)length,
+                                  (uint8_t *)out_bytes, (size_t)out_len, &used, &consumed);
+  if (in_bytes) (*env)->ReleasePrimitiveArrayCritical(env, input, in_bytes, JNI_ABORT);
+  (*env)->ReleasePrimitiveArrayCritical(env, out, out_bytes, 0);
+  if (status != BK_STATUS_OK) return -(jlong)status;
+  total = (jlong)consumed;
+  (*env)->SetLongArrayRegion(env, consumed_out, 0, 1, &total);
+  return (jlong)used;
+}
+
 /* One inflate's outcome in one jlong, so the call needs no out-array: the bytes consumed (>= 0) on
  * success, minus the status on failure (statuses are positive). */
 static jlong consumed_or_status(size_t consumed, bk_status status) {

@@ -67,6 +67,7 @@ public final class BufferTests {
         tests.add(new Object[] {"inflate: every failure has its status", (Test) BufferTests::inflateFailures});
         tests.add(new Object[] {"inflate: direct buffers", (Test) BufferTests::inflateDirect});
         tests.add(new Object[] {"inflate: batch", (Test) BufferTests::inflateBatch});
+        tests.add(new Object[] {"inflate: a stream fed in strides", (Test) BufferTests::inflateStream});
         tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
@@ -526,6 +527,55 @@ public final class BufferTests {
         int n = d.deflate(buf);
         d.end();
         return Arrays.copyOf(buf, n);
+    }
+
+    /** A stream fed in strides: exact bytes used, the total once ended, nothing taken after it;
+     *  truncation, a wrong size and a flipped byte have their statuses; reset reuses it. */
+    static void inflateStream() {
+        byte[] data = pattern(100_000);
+        byte[] stream = deflate(data, false);
+        byte[] input = concat(stream, "NEXT OBJECT".getBytes());
+        for (int stride : new int[] {1, 7, 4096, 1 << 20}) {
+            byte[] out = new byte[data.length];
+            try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.ZLIB, 0, out)) {
+                int at = 0;
+                while (!s.isFinished() && at < input.length) {
+                    int n = Math.min(stride, input.length - at);
+                    int used = s.feed(input, at, n);
+                    check(used == n || s.isFinished(), "all used unless the stream ended: " + used + " of " + n);
+                    at += used;
+                }
+                check(s.isFinished() && s.consumed() == stream.length && at == stream.length, "stride " + stride + ": consumed " + s.consumed());
+                check(Arrays.equals(out, data) && s.output() == out, "stride " + stride + ": the bytes");
+                check(s.feed(input, at, input.length - at) == 0, "nothing belongs to an ended stream");
+                s.finish(); // ended: nothing to say
+            }
+        }
+        try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.ZLIB, 1000, new byte[data.length])) {
+            s.feed(stream, 0, stream.length / 2);
+            BufkitException truncated = expect(BufkitException.class, s::finish);
+            check(truncated.status() == Status.TRUNCATED, "truncated: " + truncated.status());
+            s.reset(0, new byte[data.length - 1]); // one byte short
+            BufkitException size = expect(BufkitException.class, () -> s.feed(stream));
+            check(size.status() == Status.SIZE_MISMATCH, "size: " + size.status());
+            byte[] flipped = stream.clone();
+            flipped[flipped.length - 2] ^= 1; // inside the Adler-32
+            s.reset(0, new byte[data.length]);
+            BufkitException sum = expect(BufkitException.class, () -> s.feed(flipped));
+            check(sum.status() == Status.CHECKSUM, "checksum: " + sum.status());
+            byte[] again = new byte[data.length];
+            s.reset(0, again);
+            check(s.feed(stream) == stream.length && s.isFinished() && Arrays.equals(again, data), "reset, then a whole stream");
+            expect(IndexOutOfBoundsException.class, () -> s.feed(stream, 5, stream.length));
+            expect(IllegalArgumentException.class, () -> s.reset(-1, again));
+        }
+        byte[] raw = deflate(data, true);
+        try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.RAW, 0, new byte[data.length])) {
+            check(s.feed(concat(raw, new byte[9])) == raw.length && s.consumed() == raw.length, "raw deflate");
+        }
+        dev.bufkit.InflateStream closed = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.ZLIB, 0, new byte[1]);
+        closed.close();
+        expect(IllegalStateException.class, () -> closed.feed(new byte[1]));
     }
 
     static byte[] concat(byte[]... parts) {

@@ -28,6 +28,13 @@ public interface Bufkit {
     /** A new stream decoder; the caller closes it. */
     OffsetInflater newInflater(OffsetInflater.Format format);
 
+    /**
+     * A new stream inflater for input that arrives in pieces, inflating into {@code out} (the
+     * stream's exact inflated size); failures report {@code origin} as their offset. The caller
+     * closes it.
+     */
+    InflateStream newInflateStream(OffsetInflater.Format format, long origin, byte[] out);
+
     /** A new cancel token for {@link ExtractOptions#withCancel}. */
     ExtractCancel newCancel();
 

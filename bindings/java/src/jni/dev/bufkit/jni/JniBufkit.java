@@ -98,6 +98,15 @@ public final class JniBufkit implements Bufkit {
     }
 
     @Override
+    public dev.bufkit.InflateStream newInflateStream(OffsetInflater.Format format, long origin, byte[] out) {
+        java.util.Objects.requireNonNull(out, "out");
+        long[] handle = new long[1];
+        int status = JniNative.inflateStreamNew(format.code, origin, handle);
+        if (status != 0) throw new BufkitException("bk_inflate_stream_new", status, JniNative.statusMessage(status));
+        return new JniInflateStream(handle[0], out);
+    }
+
+    @Override
     public GrowableBuffer newBuffer(BufferConfig c) {
         long[] handle = new long[1];
         int status = JniNative.bufferNew(c.growth().code, c.factor(), c.step(), c.chunkSize(), c.maxCapacity(), c.initialCapacity(), handle);

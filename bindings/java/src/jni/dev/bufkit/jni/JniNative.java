@@ -63,6 +63,18 @@ final class JniNative {
 
     static native void inflaterFree(long handle);
 
+    /** bk_inflate_stream_new: the handle into {@code handleOut[0]}. */
+    static native int inflateStreamNew(int format, long origin, long[] handleOut);
+
+    /** bk_inflate_stream_free. */
+    static native void inflateStreamFree(long handle);
+
+    /** bk_inflate_stream_reset. */
+    static native int inflateStreamReset(long handle, long origin);
+
+    /** bk_inflate_stream_feed: the bytes used, or -status; the total into {@code consumedOut[0]} once ended. */
+    static native long inflateStreamFeed(long handle, byte[] input, int offset, int length, byte[] out, long[] consumedOut);
+
     static native long inflateAt(long handle, byte[] input, long offset, byte[] out, int outOffset, int length);
 
     static native long inflateAtDirect(long handle, ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);

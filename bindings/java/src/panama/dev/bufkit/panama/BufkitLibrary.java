@@ -55,6 +55,11 @@ final class BufkitLibrary {
     static final MethodHandle POOL_TRIM = fn("bk_pool_trim", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle INFLATER_NEW = fn("bk_inflater_new", FunctionDescriptor.of(JAVA_INT, JAVA_INT, ADDRESS));
     static final MethodHandle INFLATER_FREE = fn("bk_inflater_free", FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle INFLATE_STREAM_NEW = fn("bk_inflate_stream_new", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG, ADDRESS));
+    static final MethodHandle INFLATE_STREAM_FREE = fn("bk_inflate_stream_free", FunctionDescriptor.ofVoid(ADDRESS));
+    static final MethodHandle INFLATE_STREAM_RESET = fn("bk_inflate_stream_reset", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
+    static final MethodHandle INFLATE_STREAM_FEED = critical("bk_inflate_stream_feed",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
     /** Critical: input and output may be heap arrays, pinned for the call. */
     static final MethodHandle INFLATE_AT = critical("bk_inflate_at",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));

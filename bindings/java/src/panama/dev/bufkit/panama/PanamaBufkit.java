@@ -214,6 +214,22 @@ public final class PanamaBufkit implements Bufkit {
     }
 
     @Override
+    public dev.bufkit.InflateStream newInflateStream(OffsetInflater.Format format, long origin, byte[] out) {
+        java.util.Objects.requireNonNull(out, "out");
+        if (origin < 0) throw new BufkitException("bk_inflate_stream_new", dev.bufkit.Status.OUT_OF_RANGE.code, "negative origin");
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment handle = arena.allocate(ValueLayout.ADDRESS);
+            int status = (int) BufkitLibrary.INFLATE_STREAM_NEW.invokeExact(format.code, origin, handle);
+            if (status != 0) throw new BufkitException("bk_inflate_stream_new", status, PanamaBuffer.message(status));
+            return new PanamaInflateStream(handle.get(ValueLayout.ADDRESS, 0), out);
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
     public BufferPool newPool(PoolConfig c) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment config = arena.allocate(BufkitLibrary.POOL_CONFIG);
