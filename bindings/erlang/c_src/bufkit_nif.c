@@ -858,22 +858,71 @@ static ERL_NIF_TERM inflate_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_
 /* inflate_batch(Binary, [{Offset, Size}]) -> [Result]: registered dirty, since a batch exists to do
  * a lot of work in one call. */
 static ERL_NIF_TERM inflate_batch_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-  ErlNifBinary input;
-  ERL_NIF_TERM list = argv[1], head, result = enif_make_list(env, 0), reversed;
-  unsigned length;
+  ErlNifBinary input, out;
+  ERL_NIF_TERM list = argv[1], head, result, whole;
+  unsigned length, runs = 0;
+  bk_inflate_request *requests;
+  bk_inflate_result *results;
+  bk_status *refused, status;
+  size_t *at, total = 0, succeeded = 0;
+  bk_inflater *inf = inflater();
   (void)argc;
   if (!enif_inspect_binary(env, argv[0], &input) || !enif_get_list_length(env, list, &length)) return enif_make_badarg(env);
-  while (enif_get_list_cell(env, list, &head, &list)) {
+  if (!inf) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  /* One block for the requests that run, their results, where each request's output starts and
+     its refusal (or OK). */
+  requests = enif_alloc((size_t)length * (sizeof *requests + sizeof *results + sizeof *at + sizeof *refused) + 1);
+  if (!requests) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  results = (bk_inflate_result *)(requests + length); /* each part aligned for the next: 16, 16, 8, 4 bytes */
+  at = (size_t *)(results + length);
+  refused = (bk_status *)(at + length);
+  for (unsigned i = 0; enif_get_list_cell(env, list, &head, &list); i++) {
     const ERL_NIF_TERM *pair;
     int arity;
     ErlNifUInt64 offset, size;
     if (!enif_get_tuple(env, head, &arity, &pair) || arity != 2 || !enif_get_uint64(env, pair[0], &offset) ||
-        !enif_get_uint64(env, pair[1], &size))
+        !enif_get_uint64(env, pair[1], &size)) {
+      enif_free(requests);
       return enif_make_badarg(env);
-    result = enif_make_list_cell(env, inflate_one(env, &input, offset, size), result);
+    }
+    /* A size the input cannot reach is refused before any memory is set aside for it. */
+    refused[i] = offset > input.size || size > (ErlNifUInt64)SIZE_MAX - total
+                     ? BK_STATUS_OUT_OF_RANGE
+                     : bk_inflate_check_reachable(inf, input.data, input.size, (size_t)offset, (size_t)size);
+    if (refused[i] != BK_STATUS_OK) continue;
+    requests[runs].offset = (size_t)offset, requests[runs].expected_len = (size_t)size;
+    at[i] = total;
+    total += (size_t)size;
+    runs++;
   }
-  if (!enif_make_reverse_list(env, result, &reversed)) return enif_make_badarg(env);
-  return reversed;
+  /* Every output in one binary, each stream's a sub-binary of it: one allocation per batch. */
+  if (!enif_alloc_binary(total, &out)) {
+    enif_free(requests);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  status = bk_inflate_batch(inf, input.data, input.size, requests, runs, out.data, out.size, results, &succeeded);
+  if (status != BK_STATUS_OK) {
+    enif_release_binary(&out);
+    enif_free(requests);
+    return error_term(env, status);
+  }
+  whole = enif_make_binary(env, &out);
+  result = enif_make_list(env, 0);
+  for (unsigned i = length, run = runs; i-- > 0;) { /* from the end: the list is built in order */
+    ERL_NIF_TERM one;
+    if (refused[i] != BK_STATUS_OK) {
+      one = error_term(env, refused[i]);
+    } else {
+      const bk_inflate_result *r = &results[--run];
+      one = r->status == BK_STATUS_OK
+                ? enif_make_tuple3(env, atom_ok, enif_make_sub_binary(env, whole, at[i], requests[run].expected_len),
+                                   enif_make_uint64(env, r->consumed))
+                : error_term(env, (bk_status)r->status);
+    }
+    result = enif_make_list_cell(env, one, result);
+  }
+  enif_free(requests);
+  return result;
 }
 
 /* ---- extract: runs on a dirty I/O scheduler; progress, if asked, goes to a pid as messages

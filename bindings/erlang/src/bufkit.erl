@@ -184,7 +184,9 @@ inflate_at(_, _, _) ->
     {error, invalid_argument}.
 
 %% @doc Inflates many streams of one binary in one call (on a dirty scheduler): a result per
-%% `{Offset, ExpectedSize}', in order, each as from inflate_at/3.
+%% `{Offset, ExpectedSize}', in order, each as from inflate_at/3. The outputs are sub-binaries of
+%% one binary made for the batch: keeping any of them keeps the whole batch's output alive, so
+%% `binary:copy/1' what you keep for long.
 -spec inflate_batch(binary(), [{non_neg_integer(), non_neg_integer()}]) -> [tuple()] | {error, invalid_argument}.
 inflate_batch(Binary, Requests) when is_binary(Binary), is_list(Requests) ->
     Valid = fun({O, S}) -> is_integer(O) andalso O >= 0 andalso is_integer(S) andalso S >= 0; (_) -> false end,
