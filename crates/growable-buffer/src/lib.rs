@@ -34,6 +34,7 @@ mod raw;
 mod segmented;
 mod stats;
 #[doc(hidden)]
+#[cfg(feature = "workload")]
 pub mod workload;
 
 pub use buffer::{Config, GrowableBuffer};

@@ -32,6 +32,7 @@ mod chunked;
 mod decoder;
 mod diagnose;
 mod error;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod pack;
