@@ -8,6 +8,17 @@ use crate::Error;
 /// Cache-line alignment: no two buffers share a line, and SIMD loads are aligned.
 const ALIGN: usize = 64;
 
+/// Blocks of this size and up are anonymous mappings of their own (page-aligned, zero-filled by
+/// the kernel), so memory the pool frees (over its cap, decayed, trimmed) goes back to the system
+/// at once, whatever the C allocator's heap would keep (glibc serves such sizes from its heap once
+/// its mmap threshold has risen, and keeps the holes).
+const MAP_AT: usize = 16 << 10;
+
+/// Whether a block of `size` is a mapping (never under Miri, which cannot run mmap).
+fn mapped(size: usize) -> bool {
+    !cfg!(miri) && size >= MAP_AT
+}
+
 /// An owned block of `size` bytes. Its bytes are always initialised (zeroed when allocated, then
 /// whatever the last user wrote), so handing them out as `&mut [u8]` is sound.
 pub(crate) struct Block {
@@ -24,6 +35,24 @@ impl Block {
     /// A fresh zeroed block; `size` is non-zero and ≤ isize::MAX rounded to ALIGN.
     pub(crate) fn allocate(size: usize) -> Result<Block, Error> {
         let layout = Layout::from_size_align(size, ALIGN).map_err(|_| Error::TooLarge(size))?;
+        if mapped(size) {
+            // SAFETY: a fresh private anonymous mapping, touching no existing memory; checked below.
+            let ptr = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    size,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                    -1,
+                    0,
+                )
+            };
+            if ptr == libc::MAP_FAILED {
+                return Err(Error::AllocFailed(size));
+            }
+            let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Error::AllocFailed(size))?;
+            return Ok(Block { ptr, size, idle_since: 0 });
+        }
         // SAFETY: size is non-zero (callers reject 0). Zeroed so that every byte is initialised;
         // large blocks come from fresh mappings, where zero pages cost nothing extra.
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
@@ -65,6 +94,12 @@ impl Block {
 
 impl Drop for Block {
     fn drop(&mut self) {
+        if mapped(self.size) {
+            // SAFETY: `allocate` mapped exactly this range for this block, which is dropped once;
+            // nothing else refers to it. munmap can only fail for a range that is not a mapping.
+            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.size) };
+            return;
+        }
         let layout = Layout::from_size_align(self.size, ALIGN).expect("checked at allocation");
         // SAFETY: allocated in `allocate` with this layout, and dropped once.
         unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) }
