@@ -1,5 +1,6 @@
 //! `bk_archive`: an archive opened once and validated once, its entries read in place by name.
 
+use bufkit_ffi_macros::export;
 use std::ffi::{CStr, c_char};
 use std::path::Path;
 use std::sync::Arc;
@@ -7,7 +8,7 @@ use std::sync::Arc;
 use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, Method};
 
 use crate::extract::status_of;
-use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
 use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
 use crate::status::bk_status;
 
@@ -79,10 +80,11 @@ pub struct bk_archive_entry {
 ///
 /// # Safety
 /// `options_out` is NULL (an error) or valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive_options) -> bk_status {
     // SAFETY: NULL-checked by write_out; otherwise writable per the contract.
-    boundary(|| unsafe {
+    unsafe {
         write_out(
             options_out,
             bk_archive_options {
@@ -90,7 +92,7 @@ pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive
                 local_headers: bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32,
             },
         )
-    })
+    }
 }
 
 /// Opens the archive at `path` (NUL-terminated UTF-8), validates its end records and central
@@ -101,64 +103,61 @@ pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive
 ///
 /// # Safety
 /// `path` is NUL-terminated; `options` is NULL or readable; `archive_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_open(
     path: *const c_char,
     options: *const bk_archive_options,
     archive_out: *mut *mut bk_archive,
 ) -> bk_status {
-    boundary(|| {
-        if archive_out.is_null() || path.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { archive_out.write(std::ptr::null_mut()) };
-        // SAFETY: non-null and NUL-terminated per the contract.
-        let path = unsafe { CStr::from_ptr(path) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-        // SAFETY: NULL or readable per the contract.
-        let (holding, local_headers) = unsafe { options.as_ref() }.map_or((0, 0), |o| (o.holding, o.local_headers));
-        let holding = match holding {
-            h if h == bk_archive_holding::BK_ARCHIVE_READ as u32 => Holding::Read,
-            h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
-            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
-        };
-        let local_headers = match local_headers {
-            l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32 => LocalHeaders::AtOpen,
-            l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_ON_FIRST_READ as u32 => LocalHeaders::OnFirstRead,
-            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
-        };
-        let inner = AssetArchive::open_with(Path::new(path), holding, local_headers).map_err(|e| status_of(&e))?;
-        // SAFETY: as above.
-        unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner: Arc::new(inner) }))) }
-    })
+    if archive_out.is_null() || path.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { archive_out.write(std::ptr::null_mut()) };
+    // SAFETY: non-null and NUL-terminated per the contract.
+    let path = unsafe { CStr::from_ptr(path) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    // SAFETY: NULL or readable per the contract.
+    let (holding, local_headers) = unsafe { options.as_ref() }.map_or((0, 0), |o| (o.holding, o.local_headers));
+    let holding = match holding {
+        h if h == bk_archive_holding::BK_ARCHIVE_READ as u32 => Holding::Read,
+        h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
+        _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+    };
+    let local_headers = match local_headers {
+        l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32 => LocalHeaders::AtOpen,
+        l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_ON_FIRST_READ as u32 => LocalHeaders::OnFirstRead,
+        _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+    };
+    let inner = AssetArchive::open_with(Path::new(path), holding, local_headers).map_err(|e| status_of(&e))?;
+    // SAFETY: as above.
+    unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner: Arc::new(inner) }))) }
 }
 
 /// Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.
 ///
 /// # Safety
 /// `archive` is NULL or came from `bk_archive_open` and is not used again.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_free(archive: *mut bk_archive) {
-    boundary_or((), || {
-        if !archive.is_null() {
-            // SAFETY: from Box::into_raw in bk_archive_open; freed once per the contract.
-            drop(unsafe { Box::from_raw(archive) });
-        }
-    })
+    if !archive.is_null() {
+        // SAFETY: from Box::into_raw in bk_archive_open; freed once per the contract.
+        drop(unsafe { Box::from_raw(archive) });
+    }
 }
 
 /// Stores the number of entries (files and directories) in `*count_out`.
 ///
 /// # Safety
 /// `archive` is live; `count_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_count(archive: *const bk_archive, count_out: *mut usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        // SAFETY: per this function's contract.
-        unsafe { write_out(count_out, archive.inner.len()) }
-    })
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    // SAFETY: per this function's contract.
+    unsafe { write_out(count_out, archive.inner.len()) }
 }
 
 /// Finds the entry named `name[0..name_len)` (UTF-8, as extraction would write it: `/`-separated,
@@ -167,6 +166,7 @@ pub unsafe extern "C" fn bk_archive_entry_count(archive: *const bk_archive, coun
 ///
 /// # Safety
 /// `archive` is live; `name` is readable for `name_len` bytes; `index_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_find(
     archive: *const bk_archive,
@@ -174,19 +174,17 @@ pub unsafe extern "C" fn bk_archive_find(
     name_len: usize,
     index_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if index_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        // SAFETY: per this function's contract.
-        let name = unsafe { checked_slice(name.cast(), name_len) }?;
-        let name = std::str::from_utf8(name).map_err(|_| bk_status::BK_STATUS_NOT_FOUND)?;
-        let index = archive.inner.find(name).ok_or(bk_status::BK_STATUS_NOT_FOUND)?;
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { write_out(index_out, index) }
-    })
+    if index_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    // SAFETY: per this function's contract.
+    let name = unsafe { checked_slice(name.cast(), name_len) }?;
+    let name = std::str::from_utf8(name).map_err(|_| bk_status::BK_STATUS_NOT_FOUND)?;
+    let index = archive.inner.find(name).ok_or(bk_status::BK_STATUS_NOT_FOUND)?;
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { write_out(index_out, index) }
 }
 
 /// Lists the entries whose names match `pattern[0..pattern_len)` (UTF-8; `*` any run of
@@ -198,6 +196,7 @@ pub unsafe extern "C" fn bk_archive_find(
 /// # Safety
 /// `archive` is live; `pattern` is NULL or readable for `pattern_len` bytes; `indexes_out` is
 /// writable for `capacity` elements; `count_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_list(
     archive: *const bk_archive,
@@ -207,57 +206,54 @@ pub unsafe extern "C" fn bk_archive_list(
     capacity: usize,
     count_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-        unsafe { write_out(count_out, 0) }?;
+    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+    unsafe { write_out(count_out, 0) }?;
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    let matching: Vec<usize> = if pattern.is_null() {
+        (0..archive.inner.len()).collect()
+    } else {
         // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        let matching: Vec<usize> = if pattern.is_null() {
-            (0..archive.inner.len()).collect()
-        } else {
-            // SAFETY: per this function's contract.
-            let pattern = unsafe { checked_slice(pattern.cast(), pattern_len) }?;
-            let pattern = std::str::from_utf8(pattern).map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-            archive.inner.list_matching(pattern)
-        };
-        if capacity > 0 {
-            if indexes_out.is_null() {
-                return Err(bk_status::BK_STATUS_NULL_POINTER);
-            }
-            let n = capacity.min(matching.len());
-            // SAFETY: indexes_out is non-null and writable for `capacity` >= n elements per the
-            // contract; `matching` is a distinct allocation.
-            unsafe { std::ptr::copy_nonoverlapping(matching.as_ptr(), indexes_out, n) };
+        let pattern = unsafe { checked_slice(pattern.cast(), pattern_len) }?;
+        let pattern = std::str::from_utf8(pattern).map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+        archive.inner.list_matching(pattern)
+    };
+    if capacity > 0 {
+        if indexes_out.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
         }
-        // SAFETY: as above.
-        unsafe { write_out(count_out, matching.len()) }
-    })
+        let n = capacity.min(matching.len());
+        // SAFETY: indexes_out is non-null and writable for `capacity` >= n elements per the
+        // contract; `matching` is a distinct allocation.
+        unsafe { std::ptr::copy_nonoverlapping(matching.as_ptr(), indexes_out, n) };
+    }
+    // SAFETY: as above.
+    unsafe { write_out(count_out, matching.len()) }
 }
 
 /// Fills `*entry_out` with entry `index`'s metadata (`BK_STATUS_OUT_OF_RANGE` past the last).
 ///
 /// # Safety
 /// `archive` is live; `entry_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_info(
     archive: *const bk_archive,
     index: usize,
     entry_out: *mut bk_archive_entry,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        let info = bk_archive_entry {
-            size: e.size,
-            compressed_size: e.compressed_size,
-            crc32: e.crc32,
-            method: if e.method == Method::Stored { 0 } else { 8 },
-            is_directory: u32::from(e.kind == Kind::Directory),
-        };
-        // SAFETY: per this function's contract.
-        unsafe { write_out(entry_out, info) }
-    })
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    let info = bk_archive_entry {
+        size: e.size,
+        compressed_size: e.compressed_size,
+        crc32: e.crc32,
+        method: if e.method == Method::Stored { 0 } else { 8 },
+        is_directory: u32::from(e.kind == Kind::Directory),
+    };
+    // SAFETY: per this function's contract.
+    unsafe { write_out(entry_out, info) }
 }
 
 /// Stores a pointer to entry `index`'s name (UTF-8, not NUL-terminated) and its length. The name
@@ -265,6 +261,7 @@ pub unsafe extern "C" fn bk_archive_entry_info(
 ///
 /// # Safety
 /// `archive` is live; `name_out` and `name_len_out` are valid for one write each.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_name(
     archive: *const bk_archive,
@@ -272,38 +269,35 @@ pub unsafe extern "C" fn bk_archive_entry_name(
     name_out: *mut *const c_char,
     name_len_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if name_out.is_null() || name_len_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        // SAFETY: both checked non-null and valid for a write per the contract.
-        unsafe {
-            write_out(name_out, e.path.as_ptr().cast())?;
-            write_out(name_len_out, e.path.len())
-        }
-    })
+    if name_out.is_null() || name_len_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    // SAFETY: both checked non-null and valid for a write per the contract.
+    unsafe {
+        write_out(name_out, e.path.as_ptr().cast())?;
+        write_out(name_len_out, e.path.len())
+    }
 }
 
 /// Stores entry `index`'s size (bytes once read; 0 for a directory) in `*size_out`.
 ///
 /// # Safety
 /// `archive` is live; `size_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_size(
     archive: *const bk_archive,
     index: usize,
     size_out: *mut u64,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        // SAFETY: per this function's contract.
-        unsafe { write_out(size_out, e.size) }
-    })
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    // SAFETY: per this function's contract.
+    unsafe { write_out(size_out, e.size) }
 }
 
 /// Reads the whole of entry `index` into `dst`, which must hold at least its size (else
@@ -317,6 +311,7 @@ pub unsafe extern "C" fn bk_archive_entry_size(
 /// # Safety
 /// `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is
 /// valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read(
     archive: *const bk_archive,
@@ -325,25 +320,23 @@ pub unsafe extern "C" fn bk_archive_read(
     dst_len: usize,
     written_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-        unsafe { write_out(written_out, 0) }?;
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        if e.kind != Kind::File {
-            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-        }
-        let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
-        if dst_len < size {
-            return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
-        }
-        // SAFETY: per this function's contract.
-        let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
-        archive.inner.read_into_uninit(index, &mut dst[..size]).map_err(|e| status_of(&e))?;
-        // SAFETY: as above.
-        unsafe { write_out(written_out, size) }
-    })
+    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+    unsafe { write_out(written_out, 0) }?;
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    if e.kind != Kind::File {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
+    if dst_len < size {
+        return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
+    }
+    // SAFETY: per this function's contract.
+    let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
+    archive.inner.read_into_uninit(index, &mut dst[..size]).map_err(|e| status_of(&e))?;
+    // SAFETY: as above.
+    unsafe { write_out(written_out, size) }
 }
 
 /// Reads the whole of entry `index`, as `bk_archive_read` does, into a buffer lent by `pool`:
@@ -353,6 +346,7 @@ pub unsafe extern "C" fn bk_archive_read(
 ///
 /// # Safety
 /// `archive` and `pool` are live; `lease_out` and `written_out` are valid for one write each.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read_pooled(
     archive: *const bk_archive,
@@ -361,39 +355,37 @@ pub unsafe extern "C" fn bk_archive_read_pooled(
     lease_out: *mut bk_lease,
     written_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if lease_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-        unsafe { write_out(written_out, 0) }?;
-        // SAFETY: per this function's contract.
-        let a = unsafe { checked_ref(archive) }?;
-        let e = a.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        if e.kind != Kind::File {
-            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-        }
-        let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
-        let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
-        // SAFETY: pool is live per the contract; lease is a valid local.
-        let status = unsafe { bk_pool_acquire(pool, size.max(1), &mut lease) };
-        if status != bk_status::BK_STATUS_OK {
-            return Err(status);
-        }
-        let mut written = 0usize;
-        // SAFETY: the lease's data holds at least `size` writable bytes that nothing else uses.
-        let status = unsafe { bk_archive_read(archive, index, lease.data, lease.len, &mut written) };
-        if status != bk_status::BK_STATUS_OK {
-            // SAFETY: the lease was just lent by this live pool.
-            unsafe { bk_pool_release(pool, &lease) };
-            return Err(status);
-        }
-        // SAFETY: checked non-null above; both valid for a write per the contract.
-        unsafe {
-            write_out(lease_out, lease)?;
-            write_out(written_out, written)
-        }
-    })
+    if lease_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+    unsafe { write_out(written_out, 0) }?;
+    // SAFETY: per this function's contract.
+    let a = unsafe { checked_ref(archive) }?;
+    let e = a.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    if e.kind != Kind::File {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
+    let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
+    // SAFETY: pool is live per the contract; lease is a valid local.
+    let status = unsafe { bk_pool_acquire(pool, size.max(1), &mut lease) };
+    if status != bk_status::BK_STATUS_OK {
+        return Err(status);
+    }
+    let mut written = 0usize;
+    // SAFETY: the lease's data holds at least `size` writable bytes that nothing else uses.
+    let status = unsafe { bk_archive_read(archive, index, lease.data, lease.len, &mut written) };
+    if status != bk_status::BK_STATUS_OK {
+        // SAFETY: the lease was just lent by this live pool.
+        unsafe { bk_pool_release(pool, &lease) };
+        return Err(status);
+    }
+    // SAFETY: checked non-null above; both valid for a write per the contract.
+    unsafe {
+        write_out(lease_out, lease)?;
+        write_out(written_out, written)
+    }
 }
 
 /// For a stored entry, its bytes where they lie in the archive, no copy: `*data_out` and
@@ -403,6 +395,7 @@ pub unsafe extern "C" fn bk_archive_read_pooled(
 ///
 /// # Safety
 /// `archive` is live; `data_out` and `len_out` are valid for one write each.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_view(
     archive: *const bk_archive,
@@ -410,24 +403,21 @@ pub unsafe extern "C" fn bk_archive_view(
     data_out: *mut *const u8,
     len_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if data_out.is_null() || len_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let archive = unsafe { checked_ref(archive) }?;
-        let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        if e.kind != Kind::File {
-            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-        }
-        let bytes =
-            archive.inner.view(index).map_err(|e| status_of(&e))?.ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-        // SAFETY: both checked non-null and valid for a write per the contract.
-        unsafe {
-            write_out(data_out, bytes.as_ptr())?;
-            write_out(len_out, bytes.len())
-        }
-    })
+    if data_out.is_null() || len_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let archive = unsafe { checked_ref(archive) }?;
+    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    if e.kind != Kind::File {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    let bytes = archive.inner.view(index).map_err(|e| status_of(&e))?.ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    // SAFETY: both checked non-null and valid for a write per the contract.
+    unsafe {
+        write_out(data_out, bytes.as_ptr())?;
+        write_out(len_out, bytes.len())
+    }
 }
 
 /// One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
@@ -446,29 +436,28 @@ pub struct bk_archive_reader {
 ///
 /// # Safety
 /// `archive` is live; `reader_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_open(
     archive: *const bk_archive,
     index: usize,
     reader_out: *mut *mut bk_archive_reader,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-        unsafe { write_out(reader_out, std::ptr::null_mut()) }?;
-        // SAFETY: per this function's contract.
-        let archive = Arc::clone(&unsafe { checked_ref(archive) }?.inner);
-        // SAFETY: the AssetArchive lives on the heap behind the Arc, at a fixed address, for as
-        // long as the reader holds the Arc; the reader that borrows it is dropped before the Arc
-        // (field order), and never handed out with its 'static lifetime.
-        let borrowed: &'static AssetArchive = unsafe { &*Arc::as_ptr(&archive) };
-        let e = borrowed.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        if e.kind != Kind::File {
-            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-        }
-        let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
-        // SAFETY: as above.
-        unsafe { write_out(reader_out, Box::into_raw(Box::new(bk_archive_reader { reader, archive }))) }
-    })
+    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+    unsafe { write_out(reader_out, std::ptr::null_mut()) }?;
+    // SAFETY: per this function's contract.
+    let archive = Arc::clone(&unsafe { checked_ref(archive) }?.inner);
+    // SAFETY: the AssetArchive lives on the heap behind the Arc, at a fixed address, for as
+    // long as the reader holds the Arc; the reader that borrows it is dropped before the Arc
+    // (field order), and never handed out with its 'static lifetime.
+    let borrowed: &'static AssetArchive = unsafe { &*Arc::as_ptr(&archive) };
+    let e = borrowed.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    if e.kind != Kind::File {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
+    // SAFETY: as above.
+    unsafe { write_out(reader_out, Box::into_raw(Box::new(bk_archive_reader { reader, archive }))) }
 }
 
 /// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
@@ -481,6 +470,7 @@ pub unsafe extern "C" fn bk_archive_reader_open(
 /// # Safety
 /// `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is
 /// valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_read(
     reader: *mut bk_archive_reader,
@@ -488,33 +478,30 @@ pub unsafe extern "C" fn bk_archive_reader_read(
     dst_len: usize,
     read_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-        unsafe { write_out(read_out, 0) }?;
-        // SAFETY: per this function's contract.
-        let reader = unsafe { checked_mut(reader) }?;
-        // SAFETY: per this function's contract.
-        let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
-        // The reader copies into initialised bytes only: zero what it may write first.
-        dst.fill(std::mem::MaybeUninit::new(0));
-        // SAFETY: every byte was just initialised.
-        let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [u8]) };
-        let n = reader.reader.read_checked(dst).map_err(|e| status_of(&e))?;
-        // SAFETY: as above.
-        unsafe { write_out(read_out, n) }
-    })
+    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
+    unsafe { write_out(read_out, 0) }?;
+    // SAFETY: per this function's contract.
+    let reader = unsafe { checked_mut(reader) }?;
+    // SAFETY: per this function's contract.
+    let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
+    // The reader copies into initialised bytes only: zero what it may write first.
+    dst.fill(std::mem::MaybeUninit::new(0));
+    // SAFETY: every byte was just initialised.
+    let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [u8]) };
+    let n = reader.reader.read_checked(dst).map_err(|e| status_of(&e))?;
+    // SAFETY: as above.
+    unsafe { write_out(read_out, n) }
 }
 
 /// Frees a reader. NULL does nothing.
 ///
 /// # Safety
 /// `reader` is NULL or came from `bk_archive_reader_open` and is not used again.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_free(reader: *mut bk_archive_reader) {
-    boundary_or((), || {
-        if !reader.is_null() {
-            // SAFETY: from Box::into_raw in bk_archive_reader_open; freed once per the contract.
-            drop(unsafe { Box::from_raw(reader) });
-        }
-    })
+    if !reader.is_null() {
+        // SAFETY: from Box::into_raw in bk_archive_reader_open; freed once per the contract.
+        drop(unsafe { Box::from_raw(reader) });
+    }
 }

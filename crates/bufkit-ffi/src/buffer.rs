@@ -1,5 +1,6 @@
 //! `bk_buffer`: the growable byte buffer of the `growable-buffer` crate.
 
+use bufkit_ffi_macros::export;
 use std::fs::File;
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
@@ -7,7 +8,7 @@ use std::os::raw::c_int;
 
 use growable_buffer::{Config, GrowableBuffer, Growth};
 
-use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
 use crate::status::bk_status;
 
 /// A growable byte buffer.
@@ -104,10 +105,11 @@ impl bk_buffer_config {
 ///
 /// # Safety
 /// `config_out` is NULL (an error) or valid for writing one `bk_buffer_config`.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_config_default(config_out: *mut bk_buffer_config) -> bk_status {
     // SAFETY: per this function's contract.
-    boundary(|| unsafe { write_out(config_out, bk_buffer_config::defaults()) })
+    unsafe { write_out(config_out, bk_buffer_config::defaults()) }
 }
 
 /// Creates a buffer and stores it in `*buffer_out` (set to NULL on failure). `config` may be NULL
@@ -115,37 +117,35 @@ pub unsafe extern "C" fn bk_buffer_config_default(config_out: *mut bk_buffer_con
 ///
 /// # Safety
 /// `config` is NULL or points to a readable `bk_buffer_config`; `buffer_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_new(config: *const bk_buffer_config, buffer_out: *mut *mut bk_buffer) -> bk_status {
-    boundary(|| {
-        if buffer_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null above; valid for a write per the contract.
-        unsafe { buffer_out.write(std::ptr::null_mut()) };
-        // SAFETY: NULL or readable per the contract.
-        let config = match unsafe { config.as_ref() } {
-            Some(c) => c.to_config()?,
-            None => Config::default(),
-        };
-        let inner = GrowableBuffer::with_config(config)?;
-        // SAFETY: as above.
-        unsafe { write_out(buffer_out, Box::into_raw(Box::new(bk_buffer { inner }))) }
-    })
+    if buffer_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null above; valid for a write per the contract.
+    unsafe { buffer_out.write(std::ptr::null_mut()) };
+    // SAFETY: NULL or readable per the contract.
+    let config = match unsafe { config.as_ref() } {
+        Some(c) => c.to_config()?,
+        None => Config::default(),
+    };
+    let inner = GrowableBuffer::with_config(config)?;
+    // SAFETY: as above.
+    unsafe { write_out(buffer_out, Box::into_raw(Box::new(bk_buffer { inner }))) }
 }
 
 /// Frees a buffer and everything it holds. NULL does nothing. The buffer must not be used again.
 ///
 /// # Safety
 /// `buffer` is NULL or came from `bk_buffer_new` and has not been freed.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_free(buffer: *mut bk_buffer) {
-    boundary_or((), || {
-        if !buffer.is_null() {
-            // SAFETY: came from Box::into_raw in bk_buffer_new and is freed once, per the contract.
-            drop(unsafe { Box::from_raw(buffer) });
-        }
-    })
+    if !buffer.is_null() {
+        // SAFETY: came from Box::into_raw in bk_buffer_new and is freed once, per the contract.
+        drop(unsafe { Box::from_raw(buffer) });
+    }
 }
 
 /// Appends `len` bytes from `data` (`data` may be NULL when `len` is 0). On failure nothing is
@@ -153,41 +153,38 @@ pub unsafe extern "C" fn bk_buffer_free(buffer: *mut bk_buffer) {
 ///
 /// # Safety
 /// `buffer` is a live buffer; `data` is readable for `len` bytes and does not point into `buffer`.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_append(buffer: *mut bk_buffer, data: *const u8, len: usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let buffer = unsafe { checked_mut(buffer) }?;
-        // SAFETY: per this function's contract.
-        let data = unsafe { checked_slice(data, len) }?;
-        Ok(buffer.inner.append(data)?)
-    })
+    // SAFETY: per this function's contract.
+    let buffer = unsafe { checked_mut(buffer) }?;
+    // SAFETY: per this function's contract.
+    let data = unsafe { checked_slice(data, len) }?;
+    Ok(buffer.inner.append(data)?)
 }
 
 /// Makes room for `additional` more bytes without growing again.
 ///
 /// # Safety
 /// `buffer` is a live buffer.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_reserve(buffer: *mut bk_buffer, additional: usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let buffer = unsafe { checked_mut(buffer) }?;
-        Ok(buffer.inner.reserve(additional)?)
-    })
+    // SAFETY: per this function's contract.
+    let buffer = unsafe { checked_mut(buffer) }?;
+    Ok(buffer.inner.reserve(additional)?)
 }
 
 /// Forgets the bytes; keeps the capacity and the counters.
 ///
 /// # Safety
 /// `buffer` is a live buffer.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_clear(buffer: *mut bk_buffer) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(buffer) }?.inner.clear();
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(buffer) }?.inner.clear();
+    Ok(())
 }
 
 /// Forgets the bytes past the first `len` (nothing, if it holds no more); keeps the capacity and
@@ -196,49 +193,46 @@ pub unsafe extern "C" fn bk_buffer_clear(buffer: *mut bk_buffer) -> bk_status {
 ///
 /// # Safety
 /// `buffer` is a live buffer.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_truncate(buffer: *mut bk_buffer, len: usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: `buffer` is NULL (refused by checked_mut) or a live buffer that this call
-        // borrows exclusively, as the contract requires.
-        unsafe { checked_mut(buffer) }?.inner.truncate(len);
-        Ok(())
-    })
+    // SAFETY: `buffer` is NULL (refused by checked_mut) or a live buffer that this call
+    // borrows exclusively, as the contract requires.
+    unsafe { checked_mut(buffer) }?.inner.truncate(len);
+    Ok(())
 }
 
 /// Stores the number of bytes held in `*len_out`.
 ///
 /// # Safety
 /// `buffer` is a live buffer; `len_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_len(buffer: *const bk_buffer, len_out: *mut usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let buffer = unsafe { checked_ref(buffer) }?;
-        // SAFETY: per this function's contract.
-        unsafe { write_out(len_out, buffer.inner.len()) }
-    })
+    // SAFETY: per this function's contract.
+    let buffer = unsafe { checked_ref(buffer) }?;
+    // SAFETY: per this function's contract.
+    unsafe { write_out(len_out, buffer.inner.len()) }
 }
 
 /// Fills `*stats_out` with the buffer's counters.
 ///
 /// # Safety
 /// `buffer` is a live buffer; `stats_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out: *mut bk_buffer_stats) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let s = unsafe { checked_ref(buffer) }?.inner.stats();
-        let stats = bk_buffer_stats {
-            len: s.len,
-            capacity: s.capacity,
-            grows: s.grows,
-            moves: s.moves,
-            bytes_copied: s.bytes_copied,
-        };
-        // SAFETY: per this function's contract.
-        unsafe { write_out(stats_out, stats) }
-    })
+    // SAFETY: per this function's contract.
+    let s = unsafe { checked_ref(buffer) }?.inner.stats();
+    let stats = bk_buffer_stats {
+        len: s.len,
+        capacity: s.capacity,
+        grows: s.grows,
+        moves: s.moves,
+        bytes_copied: s.bytes_copied,
+    };
+    // SAFETY: per this function's contract.
+    unsafe { write_out(stats_out, stats) }
 }
 
 /// Points `*data_out` at the bytes and stores their count in `*len_out`, without copying. The
@@ -247,21 +241,20 @@ pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out
 ///
 /// # Safety
 /// `buffer` is a live buffer; `data_out` and `len_out` are valid for one write each.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_data(
     buffer: *const bk_buffer,
     data_out: *mut *const u8,
     len_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if data_out.is_null() || len_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let bytes = unsafe { checked_ref(buffer) }?.inner.contiguous()?;
-        // SAFETY: both out-pointers checked non-null above; writable per the contract.
-        unsafe { write_view(data_out, len_out, bytes) }
-    })
+    if data_out.is_null() || len_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let bytes = unsafe { checked_ref(buffer) }?.inner.contiguous()?;
+    // SAFETY: both out-pointers checked non-null above; writable per the contract.
+    unsafe { write_view(data_out, len_out, bytes) }
 }
 
 /// Hands a borrowed view of the buffer's bytes to C as (pointer, length).
@@ -280,14 +273,13 @@ unsafe fn write_view(data_out: *mut *const u8, len_out: *mut usize, bytes: &[u8]
 ///
 /// # Safety
 /// `buffer` is a live buffer; `count_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_segment_count(buffer: *const bk_buffer, count_out: *mut usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let buffer = unsafe { checked_ref(buffer) }?;
-        // SAFETY: per this function's contract.
-        unsafe { write_out(count_out, buffer.inner.segment_count()) }
-    })
+    // SAFETY: per this function's contract.
+    let buffer = unsafe { checked_ref(buffer) }?;
+    // SAFETY: per this function's contract.
+    unsafe { write_out(count_out, buffer.inner.segment_count()) }
 }
 
 /// Points `*data_out`/`*len_out` at segment `index` (as for an iovec), without copying. Valid
@@ -295,6 +287,7 @@ pub unsafe extern "C" fn bk_buffer_segment_count(buffer: *const bk_buffer, count
 ///
 /// # Safety
 /// `buffer` is a live buffer; `data_out` and `len_out` are valid for one write each.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_segment(
     buffer: *const bk_buffer,
@@ -302,15 +295,13 @@ pub unsafe extern "C" fn bk_buffer_segment(
     data_out: *mut *const u8,
     len_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if data_out.is_null() || len_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let segment = unsafe { checked_ref(buffer) }?.inner.segment(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        // SAFETY: both out-pointers checked non-null above; writable per the contract.
-        unsafe { write_view(data_out, len_out, segment) }
-    })
+    if data_out.is_null() || len_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let segment = unsafe { checked_ref(buffer) }?.inner.segment(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    // SAFETY: both out-pointers checked non-null above; writable per the contract.
+    unsafe { write_view(data_out, len_out, segment) }
 }
 
 /// Copies up to `dst_len` bytes starting at `offset` into the caller's `dst`, and stores the number
@@ -320,6 +311,7 @@ pub unsafe extern "C" fn bk_buffer_segment(
 /// # Safety
 /// `buffer` is a live buffer; `dst` is writable for `dst_len` bytes (NULL only if `dst_len` is 0);
 /// `copied_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_copy_out(
     buffer: *const bk_buffer,
@@ -328,18 +320,16 @@ pub unsafe extern "C" fn bk_buffer_copy_out(
     dst_len: usize,
     copied_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if copied_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let buffer = unsafe { checked_ref(buffer) }?;
-        // SAFETY: per this function's contract.
-        let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
-        let copied = buffer.inner.copy_to_uninit(offset, dst)?;
-        // SAFETY: checked non-null; writable per the contract.
-        unsafe { write_out(copied_out, copied) }
-    })
+    if copied_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let buffer = unsafe { checked_ref(buffer) }?;
+    // SAFETY: per this function's contract.
+    let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
+    let copied = buffer.inner.copy_to_uninit(offset, dst)?;
+    // SAFETY: checked non-null; writable per the contract.
+    unsafe { write_out(copied_out, copied) }
 }
 
 /// Writes every byte to file descriptor `fd` with `writev` (segments go out as they are, no copy),
@@ -348,29 +338,28 @@ pub unsafe extern "C" fn bk_buffer_copy_out(
 ///
 /// # Safety
 /// `buffer` is a live buffer; `fd` is an open descriptor the caller owns; `written_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_write_fd(buffer: *const bk_buffer, fd: c_int, written_out: *mut usize) -> bk_status {
-    boundary(|| {
-        if written_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
+    if written_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    if fd < 0 {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    // SAFETY: per this function's contract.
+    let buffer = unsafe { checked_ref(buffer) }?;
+    // SAFETY: fd is open per the contract; ManuallyDrop keeps the caller's fd open.
+    let mut file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+    let written = buffer.inner.write_all_to(&mut *file).map_err(|e| {
+        if let Some(code) = e.raw_os_error() {
+            // SAFETY: errno is thread-local; restoring the failing call's code for the caller.
+            unsafe { *libc::__errno_location() = code };
         }
-        if fd < 0 {
-            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-        }
-        // SAFETY: per this function's contract.
-        let buffer = unsafe { checked_ref(buffer) }?;
-        // SAFETY: fd is open per the contract; ManuallyDrop keeps the caller's fd open.
-        let mut file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
-        let written = buffer.inner.write_all_to(&mut *file).map_err(|e| {
-            if let Some(code) = e.raw_os_error() {
-                // SAFETY: errno is thread-local; restoring the failing call's code for the caller.
-                unsafe { *libc::__errno_location() = code };
-            }
-            bk_status::BK_STATUS_IO_ERROR
-        })?;
-        // SAFETY: checked non-null; writable per the contract.
-        unsafe { write_out(written_out, written) }
-    })
+        bk_status::BK_STATUS_IO_ERROR
+    })?;
+    // SAFETY: checked non-null; writable per the contract.
+    unsafe { write_out(written_out, written) }
 }
 
 /// Makes a segmented buffer contiguous with one copy (counted in `bytes_copied`); later appends
@@ -378,10 +367,9 @@ pub unsafe extern "C" fn bk_buffer_write_fd(buffer: *const bk_buffer, fd: c_int,
 ///
 /// # Safety
 /// `buffer` is a live buffer.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_flatten(buffer: *mut bk_buffer) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        Ok(unsafe { checked_mut(buffer) }?.inner.flatten()?)
-    })
+    // SAFETY: per this function's contract.
+    Ok(unsafe { checked_mut(buffer) }?.inner.flatten()?)
 }

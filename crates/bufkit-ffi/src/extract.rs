@@ -1,12 +1,13 @@
 //! `bk_extract`: safe, parallel, all-or-nothing zip extraction, with options, progress and cancellation.
 
+use bufkit_ffi_macros::export;
 use std::ffi::{CStr, c_char, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Mode, Options, Progress};
 
-use crate::macros::{boundary, boundary_or, checked_mut, checked_ref, write_out};
+use crate::macros::{checked_mut, checked_ref, write_out};
 use crate::status::bk_status;
 
 /// Called with progress from the worker thread that finished an entry: possibly several threads
@@ -116,45 +117,43 @@ pub struct bk_extract_failure {
 ///
 /// # Safety
 /// `options_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extract_options) -> bk_status {
-    boundary(|| {
-        if options_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
-        }
-        let options = bk_extract_options {
-            mode: Mode::Create,
-            fold_case: false,
-            strict: false,
-            skip_symlinks: false,
-            threads: 0,
-            only: Vec::new(),
-            quota: None,
-            max_ratio: None,
-            durable: false,
-            incremental: false,
-            progress: None,
-            user_data: std::ptr::null_mut(),
-            progress_interval: std::time::Duration::ZERO,
-            cancel: std::ptr::null(),
-        };
-        // SAFETY: per this function's contract.
-        unsafe { write_out(options_out, Box::into_raw(Box::new(options))) }
-    })
+    if options_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
+    }
+    let options = bk_extract_options {
+        mode: Mode::Create,
+        fold_case: false,
+        strict: false,
+        skip_symlinks: false,
+        threads: 0,
+        only: Vec::new(),
+        quota: None,
+        max_ratio: None,
+        durable: false,
+        incremental: false,
+        progress: None,
+        user_data: std::ptr::null_mut(),
+        progress_interval: std::time::Duration::ZERO,
+        cancel: std::ptr::null(),
+    };
+    // SAFETY: per this function's contract.
+    unsafe { write_out(options_out, Box::into_raw(Box::new(options))) }
 }
 
 /// Frees options. NULL does nothing.
 ///
 /// # Safety
 /// `options` is NULL or came from `bk_extract_options_new` and has not been freed.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_options) {
-    boundary_or((), || {
-        if !options.is_null() {
-            // SAFETY: from Box::into_raw in bk_extract_options_new; freed once per the contract.
-            drop(unsafe { Box::from_raw(options) });
-        }
-    })
+    if !options.is_null() {
+        // SAFETY: from Box::into_raw in bk_extract_options_new; freed once per the contract.
+        drop(unsafe { Box::from_raw(options) });
+    }
 }
 
 /// What may happen to an existing destination: a `bk_extract_mode` (default
@@ -162,19 +161,18 @@ pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_option
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_mode(options: *mut bk_extract_options, mode: u32) -> bk_status {
-    boundary(|| {
-        let mode = match mode {
-            m if m == bk_extract_mode::BK_EXTRACT_CREATE as u32 => Mode::Create,
-            m if m == bk_extract_mode::BK_EXTRACT_REPLACE as u32 => Mode::Replace,
-            m if m == bk_extract_mode::BK_EXTRACT_MERGE as u32 => Mode::Merge,
-            _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
-        };
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.mode = mode;
-        Ok(())
-    })
+    let mode = match mode {
+        m if m == bk_extract_mode::BK_EXTRACT_CREATE as u32 => Mode::Create,
+        m if m == bk_extract_mode::BK_EXTRACT_REPLACE as u32 => Mode::Replace,
+        m if m == bk_extract_mode::BK_EXTRACT_MERGE as u32 => Mode::Merge,
+        _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+    };
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.mode = mode;
+    Ok(())
 }
 
 /// Non-zero: refuse entry names that differ only in case even where the destination's file
@@ -182,13 +180,12 @@ pub unsafe extern "C" fn bk_extract_options_set_mode(options: *mut bk_extract_op
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_fold_case(options: *mut bk_extract_options, fold: u32) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.fold_case = fold != 0;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.fold_case = fold != 0;
+    Ok(())
 }
 
 /// Non-zero: refuse archives with other data prepended to the zip part (by default accepted when
@@ -196,13 +193,12 @@ pub unsafe extern "C" fn bk_extract_options_set_fold_case(options: *mut bk_extra
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_strict(options: *mut bk_extract_options, strict: u32) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.strict = strict != 0;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.strict = strict != 0;
+    Ok(())
 }
 
 /// Non-zero: skip symlink entries instead of refusing the archive (the default). A link is never
@@ -210,29 +206,27 @@ pub unsafe extern "C" fn bk_extract_options_set_strict(options: *mut bk_extract_
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_skip_symlinks(
     options: *mut bk_extract_options,
     skip: u32,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.skip_symlinks = skip != 0;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.skip_symlinks = skip != 0;
+    Ok(())
 }
 
 /// Worker threads; 0 means one per core.
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_threads(options: *mut bk_extract_options, threads: u32) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.threads = threads as usize;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.threads = threads as usize;
+    Ok(())
 }
 
 /// Adds a pattern (`*`, `?`, or `dir/`) to extract; with none, every entry is extracted. The string
@@ -240,64 +234,60 @@ pub unsafe extern "C" fn bk_extract_options_set_threads(options: *mut bk_extract
 ///
 /// # Safety
 /// `options` is live; `pattern` is a NUL-terminated string.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_add_only(
     options: *mut bk_extract_options,
     pattern: *const c_char,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let options = unsafe { checked_mut(options) }?;
-        if pattern.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: non-null and NUL-terminated per the contract.
-        let pattern = unsafe { CStr::from_ptr(pattern) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-        options.only.push(pattern.to_string());
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    let options = unsafe { checked_mut(options) }?;
+    if pattern.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: non-null and NUL-terminated per the contract.
+    let pattern = unsafe { CStr::from_ptr(pattern) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    options.only.push(pattern.to_string());
+    Ok(())
 }
 
 /// Refuses archives that would write more than `bytes` in all (0: no quota).
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_quota(options: *mut bk_extract_options, bytes: u64) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.quota = (bytes > 0).then_some(bytes);
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.quota = (bytes > 0).then_some(bytes);
+    Ok(())
 }
 
 /// Refuses entries inflating to more than `ratio` times their compressed size (0: no limit).
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_max_ratio(options: *mut bk_extract_options, ratio: f64) -> bk_status {
-    boundary(|| {
-        if !(ratio >= 0.0 && ratio.is_finite()) {
-            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-        }
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.max_ratio = (ratio > 0.0).then_some(ratio);
-        Ok(())
-    })
+    if !(ratio >= 0.0 && ratio.is_finite()) {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.max_ratio = (ratio > 0.0).then_some(ratio);
+    Ok(())
 }
 
 /// Non-zero: fsync every file and directory before the destination is replaced.
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_durable(options: *mut bk_extract_options, durable: u32) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.durable = durable != 0;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.durable = durable != 0;
+    Ok(())
 }
 
 /// Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
@@ -306,16 +296,15 @@ pub unsafe extern "C" fn bk_extract_options_set_durable(options: *mut bk_extract
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_incremental(
     options: *mut bk_extract_options,
     incremental: u32,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.incremental = incremental != 0;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.incremental = incremental != 0;
+    Ok(())
 }
 
 /// Sets the progress callback (NULL for none) and the pointer passed to it.
@@ -323,19 +312,18 @@ pub unsafe extern "C" fn bk_extract_options_set_incremental(
 /// # Safety
 /// `options` is live; `callback` is NULL or safe to call from any thread with `user_data` for as
 /// long as extractions use these options.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_progress(
     options: *mut bk_extract_options,
     callback: bk_progress_fn,
     user_data: *mut c_void,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let options = unsafe { checked_mut(options) }?;
-        options.progress = callback;
-        options.user_data = user_data;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    let options = unsafe { checked_mut(options) }?;
+    options.progress = callback;
+    options.user_data = user_data;
+    Ok(())
 }
 
 /// Calls the progress callback at most once every `interval_ms` milliseconds, plus always the last
@@ -345,74 +333,69 @@ pub unsafe extern "C" fn bk_extract_options_set_progress(
 ///
 /// # Safety
 /// `options` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_progress_interval(
     options: *mut bk_extract_options,
     interval_ms: u32,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.progress_interval = std::time::Duration::from_millis(u64::from(interval_ms));
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.progress_interval = std::time::Duration::from_millis(u64::from(interval_ms));
+    Ok(())
 }
 
 /// Sets the cancellation flag to watch (NULL for none).
 ///
 /// # Safety
 /// `options` is live; `cancel` is NULL or a live `bk_cancel` that outlives the extractions.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_cancel(
     options: *mut bk_extract_options,
     cancel: *const bk_cancel,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(options) }?.cancel = cancel;
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(options) }?.cancel = cancel;
+    Ok(())
 }
 
 /// Creates a cancellation flag, not yet set.
 ///
 /// # Safety
 /// `cancel_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_cancel_new(cancel_out: *mut *mut bk_cancel) -> bk_status {
-    boundary(|| {
-        if cancel_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { write_out(cancel_out, Box::into_raw(Box::new(bk_cancel { flag: AtomicBool::new(false) }))) }
-    })
+    if cancel_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { write_out(cancel_out, Box::into_raw(Box::new(bk_cancel { flag: AtomicBool::new(false) }))) }
 }
 
 /// Sets the flag: extractions watching it stop. Thread-safe.
 ///
 /// # Safety
 /// `cancel` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_cancel_request(cancel: *const bk_cancel) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_ref(cancel) }?.flag.store(true, Ordering::Relaxed);
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_ref(cancel) }?.flag.store(true, Ordering::Relaxed);
+    Ok(())
 }
 
 /// Frees a cancellation flag. NULL does nothing.
 ///
 /// # Safety
 /// `cancel` is NULL or came from `bk_cancel_new`, is not freed yet, and no extraction uses it.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_cancel_free(cancel: *mut bk_cancel) {
-    boundary_or((), || {
-        if !cancel.is_null() {
-            // SAFETY: from Box::into_raw in bk_cancel_new; freed once per the contract.
-            drop(unsafe { Box::from_raw(cancel) });
-        }
-    })
+    if !cancel.is_null() {
+        // SAFETY: from Box::into_raw in bk_cancel_new; freed once per the contract.
+        drop(unsafe { Box::from_raw(cancel) });
+    }
 }
 
 pub(crate) fn status_of(e: &Error) -> bk_status {
@@ -471,6 +454,7 @@ unsafe fn copy_c_string(text: &str, buf: *mut c_char, len: usize) {
 /// # Safety
 /// The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one
 /// write; `entry_buf`/`detail_buf` are NULL or writable for their lengths.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract(
     archive_path: *const c_char,
@@ -482,24 +466,22 @@ pub unsafe extern "C" fn bk_extract(
     detail_buf: *mut c_char,
     detail_buf_len: usize,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract (the buffers may be NULL: then nothing is written).
-        unsafe {
-            copy_c_string("", entry_buf, entry_buf_len);
-            copy_c_string("", detail_buf, detail_buf_len);
-        }
+    // SAFETY: per this function's contract (the buffers may be NULL: then nothing is written).
+    unsafe {
+        copy_c_string("", entry_buf, entry_buf_len);
+        copy_c_string("", detail_buf, detail_buf_len);
+    }
+    // SAFETY: per this function's contract.
+    let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) }?;
+    if let Some((status, e)) = failed {
         // SAFETY: per this function's contract.
-        let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) }?;
-        if let Some((status, e)) = failed {
-            // SAFETY: per this function's contract.
-            unsafe {
-                copy_c_string(e.entry().unwrap_or(""), entry_buf, entry_buf_len);
-                copy_c_string(&e.to_string(), detail_buf, detail_buf_len);
-            }
-            return Err(status);
+        unsafe {
+            copy_c_string(e.entry().unwrap_or(""), entry_buf, entry_buf_len);
+            copy_c_string(&e.to_string(), detail_buf, detail_buf_len);
         }
-        Ok(())
-    })
+        return Err(status);
+    }
+    Ok(())
 }
 
 /// Like `bk_extract`, with the failure described in `*failure_out` (NULL allowed): the OS error
@@ -508,6 +490,7 @@ pub unsafe extern "C" fn bk_extract(
 ///
 /// # Safety
 /// As for `bk_extract`; `failure_out` is NULL or valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_detailed(
     archive_path: *const c_char,
@@ -516,30 +499,28 @@ pub unsafe extern "C" fn bk_extract_detailed(
     report_out: *mut bk_extract_report,
     failure_out: *mut bk_extract_failure,
 ) -> bk_status {
-    boundary(|| {
-        let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
-        // SAFETY: per this function's contract.
-        let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) };
-        let outcome = match failed {
-            Ok(None) => Ok(()),
-            Ok(Some((status, e))) => {
-                failure.os_error = e.os_error().unwrap_or(0);
-                let path = e.entry().or(e.path()).unwrap_or("");
-                // SAFETY: both arrays are writable for their lengths.
-                unsafe {
-                    copy_c_string(path, failure.path.as_mut_ptr(), failure.path.len());
-                    copy_c_string(&e.to_string(), failure.detail.as_mut_ptr(), failure.detail.len());
-                }
-                Err(status)
+    let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
+    // SAFETY: per this function's contract.
+    let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) };
+    let outcome = match failed {
+        Ok(None) => Ok(()),
+        Ok(Some((status, e))) => {
+            failure.os_error = e.os_error().unwrap_or(0);
+            let path = e.entry().or(e.path()).unwrap_or("");
+            // SAFETY: both arrays are writable for their lengths.
+            unsafe {
+                copy_c_string(path, failure.path.as_mut_ptr(), failure.path.len());
+                copy_c_string(&e.to_string(), failure.detail.as_mut_ptr(), failure.detail.len());
             }
-            Err(status) => Err(status),
-        };
-        if !failure_out.is_null() {
-            // SAFETY: non-null and valid for one write per the contract.
-            unsafe { failure_out.write(failure) };
+            Err(status)
         }
-        outcome
-    })
+        Err(status) => Err(status),
+    };
+    if !failure_out.is_null() {
+        // SAFETY: non-null and valid for one write per the contract.
+        unsafe { failure_out.write(failure) };
+    }
+    outcome
 }
 
 /// The extraction both exports run: `Ok(None)` on success (the report written), `Ok(Some(..))`

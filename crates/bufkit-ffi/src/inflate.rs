@@ -1,8 +1,9 @@
 //! `bk_inflater` and `bk_inflate_stream`: zlib/deflate streams at offsets, exact consumed counts.
 
+use bufkit_ffi_macros::export;
 use strided_inflate::{Decoder, Format, Request, StreamInflater};
 
-use crate::macros::{boundary, boundary_or, checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
 use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
 use crate::status::bk_status;
 
@@ -69,32 +70,30 @@ fn format_of(code: u32) -> Result<Format, bk_status> {
 ///
 /// # Safety
 /// `inflater_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflater_new(format: u32, inflater_out: *mut *mut bk_inflater) -> bk_status {
-    boundary(|| {
-        if inflater_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { inflater_out.write(std::ptr::null_mut()) };
-        let decoder = Decoder::new(format_of(format)?)?;
-        // SAFETY: as above.
-        unsafe { write_out(inflater_out, Box::into_raw(Box::new(bk_inflater { decoder }))) }
-    })
+    if inflater_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { inflater_out.write(std::ptr::null_mut()) };
+    let decoder = Decoder::new(format_of(format)?)?;
+    // SAFETY: as above.
+    unsafe { write_out(inflater_out, Box::into_raw(Box::new(bk_inflater { decoder }))) }
 }
 
 /// Frees a decoder. NULL does nothing.
 ///
 /// # Safety
 /// `inflater` is NULL or came from `bk_inflater_new` and has not been freed.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
-    boundary_or((), || {
-        if !inflater.is_null() {
-            // SAFETY: came from Box::into_raw in bk_inflater_new; freed once per the contract.
-            drop(unsafe { Box::from_raw(inflater) });
-        }
-    })
+    if !inflater.is_null() {
+        // SAFETY: came from Box::into_raw in bk_inflater_new; freed once per the contract.
+        drop(unsafe { Box::from_raw(inflater) });
+    }
 }
 
 /// Inflates the stream at `input[offset]` into the caller's `out`, whose length `out_len` is the
@@ -108,6 +107,7 @@ pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
 /// `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
 /// (either may be NULL only with a 0 length), and they do not overlap; `consumed_out` is valid for one write.
 /// `out` may be uninitialised memory (e.g. fresh from `malloc`): on return every byte is written.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_at(
     inflater: *mut bk_inflater,
@@ -118,27 +118,26 @@ pub unsafe extern "C" fn bk_inflate_at(
     out_len: usize,
     consumed_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if consumed_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { consumed_out.write(0) };
-        // SAFETY: per this function's contract.
-        let inflater = unsafe { checked_mut(inflater) }?;
-        // SAFETY: per this function's contract.
-        let input = unsafe { checked_slice(input, input_len) }?;
-        // SAFETY: per this function's contract.
-        let out = unsafe { checked_out_bytes(out, out_len) }?;
-        let consumed = inflater.decoder.inflate_at_uninit(input, offset, out)?;
-        // SAFETY: as above.
-        unsafe { write_out(consumed_out, consumed) }
-    })
+    if consumed_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { consumed_out.write(0) };
+    // SAFETY: per this function's contract.
+    let inflater = unsafe { checked_mut(inflater) }?;
+    // SAFETY: per this function's contract.
+    let input = unsafe { checked_slice(input, input_len) }?;
+    // SAFETY: per this function's contract.
+    let out = unsafe { checked_out_bytes(out, out_len) }?;
+    let consumed = inflater.decoder.inflate_at_uninit(input, offset, out)?;
+    // SAFETY: as above.
+    unsafe { write_out(consumed_out, consumed) }
 }
 
 /// The most bytes `compressed_len` bytes of deflate data can inflate to (deflate expands at most
 /// about 1032:1, plus room for a tiny stream): the one bound every binding uses to refuse a claimed
 /// size before allocating it. Never fails; saturates at `SIZE_MAX`.
+#[export(on_panic = usize::MAX)]
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_inflate_max_len(compressed_len: usize) -> usize {
     strided_inflate::max_inflated_len(compressed_len)
@@ -152,6 +151,7 @@ pub extern "C" fn bk_inflate_max_len(compressed_len: usize) -> usize {
 ///
 /// # Safety
 /// `inflater` is live; `input` is readable for `input_len` bytes (NULL only with 0).
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_check_reachable(
     inflater: *const bk_inflater,
@@ -160,13 +160,11 @@ pub unsafe extern "C" fn bk_inflate_check_reachable(
     offset: usize,
     expected_len: usize,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let decoder = &unsafe { checked_ref(inflater) }?.decoder;
-        // SAFETY: per this function's contract.
-        let data = unsafe { checked_slice(input, input_len) }?;
-        decoder.refuse_unreachable(data, offset, expected_len).map_or(Ok(()), |refusal| Err(refusal.into()))
-    })
+    // SAFETY: per this function's contract.
+    let decoder = &unsafe { checked_ref(inflater) }?.decoder;
+    // SAFETY: per this function's contract.
+    let data = unsafe { checked_slice(input, input_len) }?;
+    decoder.refuse_unreachable(data, offset, expected_len).map_or(Ok(()), |refusal| Err(refusal.into()))
 }
 
 /// Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
@@ -176,6 +174,7 @@ pub unsafe extern "C" fn bk_inflate_check_reachable(
 ///
 /// # Safety
 /// As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_at_pooled(
     inflater: *mut bk_inflater,
@@ -187,37 +186,34 @@ pub unsafe extern "C" fn bk_inflate_at_pooled(
     lease_out: *mut bk_lease,
     consumed_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if lease_out.is_null() || consumed_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { consumed_out.write(0) };
-        // SAFETY: per this function's contract.
-        let decoder = &unsafe { checked_ref(inflater) }?.decoder;
-        // SAFETY: per this function's contract.
-        let data = unsafe { checked_slice(input, input_len) }?;
-        // Borrow no memory for a size the input cannot reach; refuse as bk_inflate_at would.
-        if let Some(refusal) = decoder.refuse_unreachable(data, offset, expected_len) {
-            return Err(refusal.into());
-        }
-        let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
-        // SAFETY: pool is live per the contract; lease is a valid local.
-        let status = unsafe { bk_pool_acquire(pool, expected_len.max(1), &mut lease) };
-        if status != bk_status::BK_STATUS_OK {
-            return Err(status);
-        }
-        // SAFETY: the lease's data holds at least expected_len writable bytes that nothing else uses.
-        let status =
-            unsafe { bk_inflate_at(inflater, input, input_len, offset, lease.data, expected_len, consumed_out) };
-        if status != bk_status::BK_STATUS_OK {
-            // SAFETY: the lease was just lent by this live pool.
-            unsafe { bk_pool_release(pool, &lease) };
-            return Err(status);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { write_out(lease_out, lease) }
-    })
+    if lease_out.is_null() || consumed_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { consumed_out.write(0) };
+    // SAFETY: per this function's contract.
+    let decoder = &unsafe { checked_ref(inflater) }?.decoder;
+    // SAFETY: per this function's contract.
+    let data = unsafe { checked_slice(input, input_len) }?;
+    // Borrow no memory for a size the input cannot reach; refuse as bk_inflate_at would.
+    if let Some(refusal) = decoder.refuse_unreachable(data, offset, expected_len) {
+        return Err(refusal.into());
+    }
+    let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
+    // SAFETY: pool is live per the contract; lease is a valid local.
+    let status = unsafe { bk_pool_acquire(pool, expected_len.max(1), &mut lease) };
+    if status != bk_status::BK_STATUS_OK {
+        return Err(status);
+    }
+    // SAFETY: the lease's data holds at least expected_len writable bytes that nothing else uses.
+    let status = unsafe { bk_inflate_at(inflater, input, input_len, offset, lease.data, expected_len, consumed_out) };
+    if status != bk_status::BK_STATUS_OK {
+        // SAFETY: the lease was just lent by this live pool.
+        unsafe { bk_pool_release(pool, &lease) };
+        return Err(status);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { write_out(lease_out, lease) }
 }
 
 /// Inflates `count` streams in one call: request `i`'s output goes to the next
@@ -231,6 +227,7 @@ pub unsafe extern "C" fn bk_inflate_at_pooled(
 /// is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
 /// `out` and `results` may be uninitialised memory: each result, and each request's share of `out`,
 /// is written.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_batch(
     inflater: *mut bk_inflater,
@@ -243,89 +240,84 @@ pub unsafe extern "C" fn bk_inflate_batch(
     results: *mut bk_inflate_result,
     succeeded_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if succeeded_out.is_null() || (count > 0 && (requests.is_null() || results.is_null())) {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let inflater = unsafe { checked_mut(inflater) }?;
-        // SAFETY: per this function's contract.
-        let input = unsafe { checked_slice(input, input_len) }?;
-        // SAFETY: per this function's contract.
-        let out = unsafe { checked_out_bytes(out, out_len) }?;
-        let requests = if count == 0 {
-            &[][..]
-        } else {
-            // SAFETY: non-null (checked) and valid for reading `count` elements per the contract.
-            unsafe { std::slice::from_raw_parts(requests, count) }
+    if succeeded_out.is_null() || (count > 0 && (requests.is_null() || results.is_null())) {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let inflater = unsafe { checked_mut(inflater) }?;
+    // SAFETY: per this function's contract.
+    let input = unsafe { checked_slice(input, input_len) }?;
+    // SAFETY: per this function's contract.
+    let out = unsafe { checked_out_bytes(out, out_len) }?;
+    let requests = if count == 0 {
+        &[][..]
+    } else {
+        // SAFETY: non-null (checked) and valid for reading `count` elements per the contract.
+        unsafe { std::slice::from_raw_parts(requests, count) }
+    };
+    let total = requests.iter().try_fold(0usize, |sum, r| sum.checked_add(r.expected_len));
+    if total.is_none_or(|t| t > out.len()) {
+        return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
+    }
+    let requests = requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len });
+    let ok = inflater.decoder.inflate_each_uninit(input, requests, out, |i, outcome| {
+        let result = match outcome {
+            Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK as u32, consumed },
+            Err(e) => bk_inflate_result { status: bk_status::from(e) as u32, consumed: 0 },
         };
-        let total = requests.iter().try_fold(0usize, |sum, r| sum.checked_add(r.expected_len));
-        if total.is_none_or(|t| t > out.len()) {
-            return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
-        }
-        let requests = requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len });
-        let ok = inflater.decoder.inflate_each_uninit(input, requests, out, |i, outcome| {
-            let result = match outcome {
-                Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK as u32, consumed },
-                Err(e) => bk_inflate_result { status: bk_status::from(e) as u32, consumed: 0 },
-            };
-            assert!(i < count, "inflate_each reports only the requests it was given");
-            // SAFETY: `results` is non-null (checked) and valid for writing `count` elements per the
-            // contract, i < count; a raw write, as the memory may be uninitialised (no slice over it).
-            unsafe { results.add(i).write(result) };
-        });
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { write_out(succeeded_out, ok) }
-    })
+        assert!(i < count, "inflate_each reports only the requests it was given");
+        // SAFETY: `results` is non-null (checked) and valid for writing `count` elements per the
+        // contract, i < count; a raw write, as the memory may be uninitialised (no slice over it).
+        unsafe { results.add(i).write(result) };
+    });
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { write_out(succeeded_out, ok) }
 }
 
 /// Starts a stream of `format` whose errors report `origin` as its offset, in `*stream_out`.
 ///
 /// # Safety
 /// `stream_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_new(
     format: u32,
     origin: usize,
     stream_out: *mut *mut bk_inflate_stream,
 ) -> bk_status {
-    boundary(|| {
-        if stream_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { stream_out.write(std::ptr::null_mut()) };
-        let inner = StreamInflater::new(format_of(format)?).at_offset(origin);
-        // SAFETY: as above.
-        unsafe { write_out(stream_out, Box::into_raw(Box::new(bk_inflate_stream { inner }))) }
-    })
+    if stream_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { stream_out.write(std::ptr::null_mut()) };
+    let inner = StreamInflater::new(format_of(format)?).at_offset(origin);
+    // SAFETY: as above.
+    unsafe { write_out(stream_out, Box::into_raw(Box::new(bk_inflate_stream { inner }))) }
 }
 
 /// Frees a stream. NULL does nothing.
 ///
 /// # Safety
 /// `stream` is NULL or came from `bk_inflate_stream_new` and has not been freed.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_free(stream: *mut bk_inflate_stream) {
-    boundary_or((), || {
-        if !stream.is_null() {
-            // SAFETY: came from Box::into_raw in bk_inflate_stream_new; freed once per the contract.
-            drop(unsafe { Box::from_raw(stream) });
-        }
-    })
+    if !stream.is_null() {
+        // SAFETY: came from Box::into_raw in bk_inflate_stream_new; freed once per the contract.
+        drop(unsafe { Box::from_raw(stream) });
+    }
 }
 
 /// Starts over for another stream at `origin`, keeping the allocation.
 ///
 /// # Safety
 /// `stream` is live.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_reset(stream: *mut bk_inflate_stream, origin: usize) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_mut(stream) }?.inner.reset(origin);
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_mut(stream) }?.inner.reset(origin);
+    Ok(())
 }
 
 /// Feeds the next `input_len` bytes. `out`/`out_len` is the stream's whole output (its exact
@@ -339,6 +331,7 @@ pub unsafe extern "C" fn bk_inflate_stream_reset(stream: *mut bk_inflate_stream,
 /// # Safety
 /// `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are
 /// valid for one write each.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_feed(
     stream: *mut bk_inflate_stream,
@@ -349,26 +342,24 @@ pub unsafe extern "C" fn bk_inflate_stream_feed(
     used_out: *mut usize,
     consumed_out: *mut usize,
 ) -> bk_status {
-    boundary(|| {
-        if used_out.is_null() || consumed_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: both checked non-null; valid for writes per the contract.
-        unsafe {
-            used_out.write(0);
-            consumed_out.write(0);
-        }
-        // SAFETY: per this function's contract.
-        let stream = unsafe { checked_mut(stream) }?;
-        // SAFETY: per this function's contract.
-        let input = unsafe { checked_slice(input, input_len) }?;
-        // SAFETY: per this function's contract.
-        let out = unsafe { checked_out_bytes(out, out_len) }?;
-        let step = stream.inner.feed_uninit(input, out)?;
-        // SAFETY: as above.
-        unsafe {
-            write_out(used_out, step.used)?;
-            write_out(consumed_out, step.finished.unwrap_or(0))
-        }
-    })
+    if used_out.is_null() || consumed_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: both checked non-null; valid for writes per the contract.
+    unsafe {
+        used_out.write(0);
+        consumed_out.write(0);
+    }
+    // SAFETY: per this function's contract.
+    let stream = unsafe { checked_mut(stream) }?;
+    // SAFETY: per this function's contract.
+    let input = unsafe { checked_slice(input, input_len) }?;
+    // SAFETY: per this function's contract.
+    let out = unsafe { checked_out_bytes(out, out_len) }?;
+    let step = stream.inner.feed_uninit(input, out)?;
+    // SAFETY: as above.
+    unsafe {
+        write_out(used_out, step.used)?;
+        write_out(consumed_out, step.finished.unwrap_or(0))
+    }
 }

@@ -3,7 +3,9 @@
 //! C programs, the Erlang NIF, the JNI glue and Java's Panama front all call these functions; no
 //! binding reimplements anything. Every export:
 //! - is named `bk_<object>_<verb>` and, if it can fail, returns a [`bk_status`] (0 is success);
-//! - runs inside a panic boundary: a Rust panic comes back as `BK_STATUS_PANIC`, never unwinds into C;
+//! - is written with `#[export]` (crate `bufkit-ffi-macros`), which runs its body inside the panic
+//!   boundary: a Rust panic comes back as `BK_STATUS_PANIC`, never unwinds into C (`tests/exports.rs`
+//!   checks that no export is written without it);
 //! - checks every pointer: NULL where a value is required is `BK_STATUS_NULL_POINTER`, a length
 //!   above `PTRDIFF_MAX` is `BK_STATUS_LENGTH_OVERFLOW`;
 //! - keeps no thread-local "last error" (JVM virtual threads and BEAM processes migrate threads).

@@ -1,4 +1,5 @@
-//! The panic boundary and the pointer checks every export goes through.
+//! The panic boundary that `#[export]` (crate `bufkit-ffi-macros`) puts around every export, and
+//! the pointer checks the exports use.
 
 use std::mem::MaybeUninit;
 use std::panic::{AssertUnwindSafe, catch_unwind};

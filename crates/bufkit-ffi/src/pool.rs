@@ -1,10 +1,11 @@
 //! `bk_pool`: the bounded buffer pool of the `buffer-pool` crate, with leases C can hold.
 
+use bufkit_ffi_macros::export;
 use std::time::Duration;
 
 use buffer_pool::{BufferPool, LeaseTable, PoolConfig, PooledBuffer};
 
-use crate::macros::{boundary, checked_ref, write_out};
+use crate::macros::{checked_ref, write_out};
 use crate::status::bk_status;
 
 /// A pool of reusable byte buffers in power-of-two size classes.
@@ -135,10 +136,11 @@ impl bk_pool_config {
 ///
 /// # Safety
 /// `config_out` is NULL (an error) or valid for writing one `bk_pool_config`.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_config_default(config_out: *mut bk_pool_config) -> bk_status {
     // SAFETY: per this function's contract.
-    boundary(|| unsafe { write_out(config_out, bk_pool_config::defaults()) })
+    unsafe { write_out(config_out, bk_pool_config::defaults()) }
 }
 
 /// Creates a pool and stores it in `*pool_out` (NULL on failure). `config` may be NULL for the
@@ -146,21 +148,20 @@ pub unsafe extern "C" fn bk_pool_config_default(config_out: *mut bk_pool_config)
 ///
 /// # Safety
 /// `config` is NULL or readable; `pool_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_new(config: *const bk_pool_config, pool_out: *mut *mut bk_pool) -> bk_status {
-    boundary(|| {
-        if pool_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: checked non-null; valid for a write per the contract.
-        unsafe { pool_out.write(std::ptr::null_mut()) };
-        // SAFETY: NULL or readable per the contract.
-        let config = unsafe { config.as_ref() }.map_or_else(PoolConfig::default, |c| c.to_config());
-        let pool = BufferPool::new(config)?;
-        let handle = Box::new(bk_pool { pool, leases: LeaseTable::new() });
-        // SAFETY: as above.
-        unsafe { write_out(pool_out, Box::into_raw(handle)) }
-    })
+    if pool_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: checked non-null; valid for a write per the contract.
+    unsafe { pool_out.write(std::ptr::null_mut()) };
+    // SAFETY: NULL or readable per the contract.
+    let config = unsafe { config.as_ref() }.map_or_else(PoolConfig::default, |c| c.to_config());
+    let pool = BufferPool::new(config)?;
+    let handle = Box::new(bk_pool { pool, leases: LeaseTable::new() });
+    // SAFETY: as above.
+    unsafe { write_out(pool_out, Box::into_raw(handle)) }
 }
 
 /// Frees a pool and every idle buffer it holds. NULL does nothing (returns OK). If leases are
@@ -169,20 +170,19 @@ pub unsafe extern "C" fn bk_pool_new(config: *const bk_pool_config, pool_out: *m
 ///
 /// # Safety
 /// `pool` is NULL or came from `bk_pool_new` and has not been freed; no other call on it overlaps.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_free(pool: *mut bk_pool) -> bk_status {
-    boundary(|| {
-        if pool.is_null() {
-            return Ok(());
-        }
-        // SAFETY: live per the contract.
-        if unsafe { &*pool }.leases.outstanding() > 0 {
-            return Err(bk_status::BK_STATUS_LEASES_OUTSTANDING);
-        }
-        // SAFETY: came from Box::into_raw in bk_pool_new; no lease refers to it any more.
-        drop(unsafe { Box::from_raw(pool) });
-        Ok(())
-    })
+    if pool.is_null() {
+        return Ok(());
+    }
+    // SAFETY: live per the contract.
+    if unsafe { &*pool }.leases.outstanding() > 0 {
+        return Err(bk_status::BK_STATUS_LEASES_OUTSTANDING);
+    }
+    // SAFETY: came from Box::into_raw in bk_pool_new; no lease refers to it any more.
+    drop(unsafe { Box::from_raw(pool) });
+    Ok(())
 }
 
 /// Lends a buffer of at least `size` bytes (0 is `BK_STATUS_INVALID_ARGUMENT`) and describes it in
@@ -190,20 +190,19 @@ pub unsafe extern "C" fn bk_pool_free(pool: *mut bk_pool) -> bk_status {
 ///
 /// # Safety
 /// `pool` is a live pool; `lease_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_acquire(pool: *const bk_pool, size: usize, lease_out: *mut bk_lease) -> bk_status {
-    boundary(|| {
-        if lease_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        // SAFETY: per this function's contract.
-        let handle = unsafe { checked_ref(pool) }?;
-        let (data, len) = handle.pool.acquire_owned(size)?.into_raw();
-        let id = handle.leases.lend(data, len);
-        let data = data.as_ptr();
-        // SAFETY: checked non-null; writable per the contract.
-        unsafe { write_out(lease_out, bk_lease { data, len, pool, id }) }
-    })
+    if lease_out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: per this function's contract.
+    let handle = unsafe { checked_ref(pool) }?;
+    let (data, len) = handle.pool.acquire_owned(size)?.into_raw();
+    let id = handle.leases.lend(data, len);
+    let data = data.as_ptr();
+    // SAFETY: checked non-null; writable per the contract.
+    unsafe { write_out(lease_out, bk_lease { data, len, pool, id }) }
 }
 
 /// Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released,
@@ -213,63 +212,59 @@ pub unsafe extern "C" fn bk_pool_acquire(pool: *const bk_pool, size: usize, leas
 ///
 /// # Safety
 /// `pool` is a live pool; `lease` is NULL (an error) or readable.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_release(pool: *const bk_pool, lease: *const bk_lease) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let handle = unsafe { checked_ref(pool) }?;
-        // SAFETY: per this function's contract.
-        let lease = unsafe { checked_ref(lease) }?;
-        if lease.pool != pool {
-            return Err(bk_status::BK_STATUS_WRONG_POOL);
-        }
-        let data = std::ptr::NonNull::new(lease.data).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
-        let (data, len) =
-            handle.leases.take_back(lease.id, data, lease.len).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
-        // SAFETY: the table lent exactly this pair, from into_raw in bk_pool_acquire, and hands it
-        // back once.
-        handle.pool.release(unsafe { PooledBuffer::from_raw(data, len) });
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    let handle = unsafe { checked_ref(pool) }?;
+    // SAFETY: per this function's contract.
+    let lease = unsafe { checked_ref(lease) }?;
+    if lease.pool != pool {
+        return Err(bk_status::BK_STATUS_WRONG_POOL);
+    }
+    let data = std::ptr::NonNull::new(lease.data).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
+    let (data, len) = handle.leases.take_back(lease.id, data, lease.len).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
+    // SAFETY: the table lent exactly this pair, from into_raw in bk_pool_acquire, and hands it
+    // back once.
+    handle.pool.release(unsafe { PooledBuffer::from_raw(data, len) });
+    Ok(())
 }
 
 /// Frees every idle buffer (this thread's cache now, other threads' at their next call).
 ///
 /// # Safety
 /// `pool` is a live pool.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_trim(pool: *const bk_pool) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        unsafe { checked_ref(pool) }?.pool.trim();
-        Ok(())
-    })
+    // SAFETY: per this function's contract.
+    unsafe { checked_ref(pool) }?.pool.trim();
+    Ok(())
 }
 
 /// Fills `*stats_out` with the pool's totals.
 ///
 /// # Safety
 /// `pool` is a live pool; `stats_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_get_stats(pool: *const bk_pool, stats_out: *mut bk_pool_stats) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let handle = unsafe { checked_ref(pool) }?;
-        let s = handle.pool.stats();
-        let stats = bk_pool_stats {
-            hits: s.hits(),
-            misses: s.misses(),
-            returns: s.returns(),
-            drops_over_cap: s.drops_over_cap(),
-            oversize_allocations: s.oversize_allocations,
-            decayed: s.decayed,
-            retained_bytes: s.retained_bytes,
-            outstanding_leases: handle.leases.outstanding(),
-            class_count: s.classes.len(),
-        };
-        // SAFETY: per this function's contract.
-        unsafe { write_out(stats_out, stats) }
-    })
+    // SAFETY: per this function's contract.
+    let handle = unsafe { checked_ref(pool) }?;
+    let s = handle.pool.stats();
+    let stats = bk_pool_stats {
+        hits: s.hits(),
+        misses: s.misses(),
+        returns: s.returns(),
+        drops_over_cap: s.drops_over_cap(),
+        oversize_allocations: s.oversize_allocations,
+        decayed: s.decayed,
+        retained_bytes: s.retained_bytes,
+        outstanding_leases: handle.leases.outstanding(),
+        class_count: s.classes.len(),
+    };
+    // SAFETY: per this function's contract.
+    unsafe { write_out(stats_out, stats) }
 }
 
 /// Fills `*stats_out` with size class `index`'s counters (0 is the smallest);
@@ -277,28 +272,27 @@ pub unsafe extern "C" fn bk_pool_get_stats(pool: *const bk_pool, stats_out: *mut
 ///
 /// # Safety
 /// `pool` is a live pool; `stats_out` is valid for one write.
+#[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_get_class_stats(
     pool: *const bk_pool,
     index: usize,
     stats_out: *mut bk_pool_class_stats,
 ) -> bk_status {
-    boundary(|| {
-        // SAFETY: per this function's contract.
-        let handle = unsafe { checked_ref(pool) }?;
-        let s = handle.pool.stats();
-        let c = s.classes.get(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-        let stats = bk_pool_class_stats {
-            size: c.size,
-            hits: c.hits,
-            misses: c.misses,
-            returns: c.returns,
-            drops_over_cap: c.drops_over_cap,
-            idle_shared: c.idle_shared,
-        };
-        // SAFETY: per this function's contract.
-        unsafe { write_out(stats_out, stats) }
-    })
+    // SAFETY: per this function's contract.
+    let handle = unsafe { checked_ref(pool) }?;
+    let s = handle.pool.stats();
+    let c = s.classes.get(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    let stats = bk_pool_class_stats {
+        size: c.size,
+        hits: c.hits,
+        misses: c.misses,
+        returns: c.returns,
+        drops_over_cap: c.drops_over_cap,
+        idle_shared: c.idle_shared,
+    };
+    // SAFETY: per this function's contract.
+    unsafe { write_out(stats_out, stats) }
 }
 
 impl Drop for bk_pool {

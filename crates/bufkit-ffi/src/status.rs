@@ -1,8 +1,7 @@
 //! `bk_status`: what every fallible export returns.
 
+use bufkit_ffi_macros::export;
 use std::ffi::c_char;
-
-use crate::macros::boundary_or;
 
 /// The result of every fallible `bk_` call. `BK_STATUS_OK` is 0. Codes come in families
 /// (1–99 any call, 100–199 buffers, 200–299 pools, 300–399 inflate, 400–499 extract) and are never renumbered; new codes may be added, so treat an
@@ -158,14 +157,16 @@ impl From<strided_inflate::Error> for bk_status {
 
 /// A static, NUL-terminated English description of `code` (any value, known or not). Never NULL;
 /// the caller must not free it.
+#[export(on_panic = c"unknown bk_status code".as_ptr())]
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_status_message(code: u32) -> *const c_char {
-    boundary_or(c"unknown bk_status code".as_ptr(), || bk_status::message(code).as_ptr().cast())
+    bk_status::message(code).as_ptr().cast()
 }
 
 /// Panics inside Rust on purpose and returns `BK_STATUS_PANIC`: lets bindings and tests check
 /// that a Rust panic comes back as a status instead of aborting the host process.
+#[export]
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_test_panic() -> bk_status {
-    crate::macros::boundary(|| panic!("bk_test_panic: deliberate panic to exercise the C boundary"))
+    panic!("bk_test_panic: deliberate panic to exercise the C boundary")
 }

@@ -1,11 +1,11 @@
 //! Library and ABI versions, checked against the header's macros by the tests.
 
+use bufkit_ffi_macros::export;
 use std::ffi::c_char;
-
-use crate::macros::boundary_or;
 
 /// The ABI version. Bumped on any incompatible change to a `bk_` signature, struct layout or enum value.
 pub const BK_ABI_VERSION: u32 = 1;
+
 /// Major part of the library version (matches `Cargo.toml`).
 pub const BK_VERSION_MAJOR: u32 = 0;
 /// Minor part of the library version.
@@ -13,17 +13,21 @@ pub const BK_VERSION_MINOR: u32 = 1;
 /// Patch part of the library version.
 pub const BK_VERSION_PATCH: u32 = 0;
 
+/// The crate version, NUL-terminated for C.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
+
 /// The library version as a static NUL-terminated string, e.g. "0.1.0". Never NULL; do not free.
+#[export(on_panic = VERSION.as_ptr().cast())]
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_version() -> *const c_char {
-    const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
-    boundary_or(VERSION.as_ptr().cast(), || VERSION.as_ptr().cast())
+    VERSION.as_ptr().cast()
 }
 
 /// The ABI version of the loaded library; compare it with `BK_ABI_VERSION` from the header.
+#[export(on_panic = BK_ABI_VERSION)]
 #[unsafe(no_mangle)]
 pub extern "C" fn bk_abi_version() -> u32 {
-    boundary_or(BK_ABI_VERSION, || BK_ABI_VERSION)
+    BK_ABI_VERSION
 }
 
 #[cfg(test)]
