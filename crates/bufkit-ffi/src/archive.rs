@@ -8,7 +8,7 @@ use std::sync::Arc;
 use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, Method};
 
 use crate::extract::status_of;
-use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, handle_free, handle_new, write_out};
 use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
 use crate::status::bk_status;
 
@@ -131,7 +131,7 @@ pub unsafe extern "C" fn bk_archive_open(
     };
     let inner = AssetArchive::open_with(Path::new(path), holding, local_headers).map_err(|e| status_of(&e))?;
     // SAFETY: as above.
-    unsafe { write_out(archive_out, Box::into_raw(Box::new(bk_archive { inner: Arc::new(inner) }))) }
+    unsafe { handle_new(archive_out, bk_archive { inner: Arc::new(inner) }) }
 }
 
 /// Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.
@@ -141,10 +141,8 @@ pub unsafe extern "C" fn bk_archive_open(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_free(archive: *mut bk_archive) {
-    if !archive.is_null() {
-        // SAFETY: from Box::into_raw in bk_archive_open; freed once per the contract.
-        drop(unsafe { Box::from_raw(archive) });
-    }
+    // SAFETY: NULL, or from bk_archive_open (handle_new), freed once per the contract.
+    unsafe { handle_free(archive) }
 }
 
 /// Stores the number of entries (files and directories) in `*count_out`.
@@ -457,7 +455,7 @@ pub unsafe extern "C" fn bk_archive_reader_open(
     }
     let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
     // SAFETY: as above.
-    unsafe { write_out(reader_out, Box::into_raw(Box::new(bk_archive_reader { reader, archive }))) }
+    unsafe { handle_new(reader_out, bk_archive_reader { reader, archive }) }
 }
 
 /// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
@@ -500,8 +498,6 @@ pub unsafe extern "C" fn bk_archive_reader_read(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_free(reader: *mut bk_archive_reader) {
-    if !reader.is_null() {
-        // SAFETY: from Box::into_raw in bk_archive_reader_open; freed once per the contract.
-        drop(unsafe { Box::from_raw(reader) });
-    }
+    // SAFETY: NULL, or from bk_archive_reader_open (handle_new), freed once per the contract.
+    unsafe { handle_free(reader) }
 }

@@ -8,7 +8,7 @@ use std::os::raw::c_int;
 
 use growable_buffer::{Config, GrowableBuffer, Growth};
 
-use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, handle_free, handle_new, write_out};
 use crate::status::bk_status;
 
 /// A growable byte buffer.
@@ -132,7 +132,7 @@ pub unsafe extern "C" fn bk_buffer_new(config: *const bk_buffer_config, buffer_o
     };
     let inner = GrowableBuffer::with_config(config)?;
     // SAFETY: as above.
-    unsafe { write_out(buffer_out, Box::into_raw(Box::new(bk_buffer { inner }))) }
+    unsafe { handle_new(buffer_out, bk_buffer { inner }) }
 }
 
 /// Frees a buffer and everything it holds. NULL does nothing. The buffer must not be used again.
@@ -142,10 +142,8 @@ pub unsafe extern "C" fn bk_buffer_new(config: *const bk_buffer_config, buffer_o
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_free(buffer: *mut bk_buffer) {
-    if !buffer.is_null() {
-        // SAFETY: came from Box::into_raw in bk_buffer_new and is freed once, per the contract.
-        drop(unsafe { Box::from_raw(buffer) });
-    }
+    // SAFETY: NULL, or from bk_buffer_new (handle_new), freed once per the contract.
+    unsafe { handle_free(buffer) }
 }
 
 /// Appends `len` bytes from `data` (`data` may be NULL when `len` is 0). On failure nothing is

@@ -7,7 +7,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Mode, Options, Progress};
 
-use crate::macros::{checked_mut, checked_ref, write_out};
+use crate::macros::{checked_mut, checked_ref, handle_free, handle_new, write_out};
 use crate::status::bk_status;
 
 /// Called with progress from the worker thread that finished an entry: possibly several threads
@@ -140,7 +140,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
         cancel: std::ptr::null(),
     };
     // SAFETY: per this function's contract.
-    unsafe { write_out(options_out, Box::into_raw(Box::new(options))) }
+    unsafe { handle_new(options_out, options) }
 }
 
 /// Frees options. NULL does nothing.
@@ -150,10 +150,8 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_options) {
-    if !options.is_null() {
-        // SAFETY: from Box::into_raw in bk_extract_options_new; freed once per the contract.
-        drop(unsafe { Box::from_raw(options) });
-    }
+    // SAFETY: NULL, or from bk_extract_options_new (handle_new), freed once per the contract.
+    unsafe { handle_free(options) }
 }
 
 /// What may happen to an existing destination: a `bk_extract_mode` (default
@@ -370,7 +368,7 @@ pub unsafe extern "C" fn bk_cancel_new(cancel_out: *mut *mut bk_cancel) -> bk_st
         return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
     }
     // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { write_out(cancel_out, Box::into_raw(Box::new(bk_cancel { flag: AtomicBool::new(false) }))) }
+    unsafe { handle_new(cancel_out, bk_cancel { flag: AtomicBool::new(false) }) }
 }
 
 /// Sets the flag: extractions watching it stop. Thread-safe.
@@ -392,10 +390,8 @@ pub unsafe extern "C" fn bk_cancel_request(cancel: *const bk_cancel) -> bk_statu
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_cancel_free(cancel: *mut bk_cancel) {
-    if !cancel.is_null() {
-        // SAFETY: from Box::into_raw in bk_cancel_new; freed once per the contract.
-        drop(unsafe { Box::from_raw(cancel) });
-    }
+    // SAFETY: NULL, or from bk_cancel_new (handle_new), freed once per the contract.
+    unsafe { handle_free(cancel) }
 }
 
 pub(crate) fn status_of(e: &Error) -> bk_status {

@@ -3,7 +3,7 @@
 use bufkit_ffi_macros::export;
 use strided_inflate::{Decoder, Format, Request, StreamInflater};
 
-use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, write_out};
+use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, handle_free, handle_new, write_out};
 use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
 use crate::status::bk_status;
 
@@ -80,7 +80,7 @@ pub unsafe extern "C" fn bk_inflater_new(format: u32, inflater_out: *mut *mut bk
     unsafe { inflater_out.write(std::ptr::null_mut()) };
     let decoder = Decoder::new(format_of(format)?)?;
     // SAFETY: as above.
-    unsafe { write_out(inflater_out, Box::into_raw(Box::new(bk_inflater { decoder }))) }
+    unsafe { handle_new(inflater_out, bk_inflater { decoder }) }
 }
 
 /// Frees a decoder. NULL does nothing.
@@ -90,10 +90,8 @@ pub unsafe extern "C" fn bk_inflater_new(format: u32, inflater_out: *mut *mut bk
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
-    if !inflater.is_null() {
-        // SAFETY: came from Box::into_raw in bk_inflater_new; freed once per the contract.
-        drop(unsafe { Box::from_raw(inflater) });
-    }
+    // SAFETY: NULL, or from bk_inflater_new (handle_new), freed once per the contract.
+    unsafe { handle_free(inflater) }
 }
 
 /// Inflates the stream at `input[offset]` into the caller's `out`, whose length `out_len` is the
@@ -292,7 +290,7 @@ pub unsafe extern "C" fn bk_inflate_stream_new(
     unsafe { stream_out.write(std::ptr::null_mut()) };
     let inner = StreamInflater::new(format_of(format)?).at_offset(origin);
     // SAFETY: as above.
-    unsafe { write_out(stream_out, Box::into_raw(Box::new(bk_inflate_stream { inner }))) }
+    unsafe { handle_new(stream_out, bk_inflate_stream { inner }) }
 }
 
 /// Frees a stream. NULL does nothing.
@@ -302,10 +300,8 @@ pub unsafe extern "C" fn bk_inflate_stream_new(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_free(stream: *mut bk_inflate_stream) {
-    if !stream.is_null() {
-        // SAFETY: came from Box::into_raw in bk_inflate_stream_new; freed once per the contract.
-        drop(unsafe { Box::from_raw(stream) });
-    }
+    // SAFETY: NULL, or from bk_inflate_stream_new (handle_new), freed once per the contract.
+    unsafe { handle_free(stream) }
 }
 
 /// Starts over for another stream at `origin`, keeping the allocation.

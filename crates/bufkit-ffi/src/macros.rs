@@ -85,3 +85,28 @@ pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), bk_status
     unsafe { out.write(value) };
     Ok(())
 }
+
+/// Gives `value` to C as a new handle in `*out`: boxed, and the caller's until the matching
+/// `_free` hands it to [`handle_free`]. Nothing is allocated when `out` is NULL.
+///
+/// # Safety
+/// `out` is NULL or valid for one write.
+pub(crate) unsafe fn handle_new<T>(out: *mut *mut T, value: T) -> Result<(), bk_status> {
+    if out.is_null() {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    // SAFETY: non-null, and valid for a write per the caller's contract.
+    unsafe { out.write(Box::into_raw(Box::new(value))) };
+    Ok(())
+}
+
+/// Frees a handle that [`handle_new`] made; NULL does nothing.
+///
+/// # Safety
+/// `handle` is NULL, or came from [`handle_new`] as a `*mut T` and is not used again.
+pub(crate) unsafe fn handle_free<T>(handle: *mut T) {
+    if !handle.is_null() {
+        // SAFETY: made by Box::into_raw in handle_new, and freed once per the caller's contract.
+        drop(unsafe { Box::from_raw(handle) });
+    }
+}

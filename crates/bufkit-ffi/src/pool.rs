@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use buffer_pool::{BufferPool, LeaseTable, PoolConfig, PooledBuffer};
 
-use crate::macros::{checked_ref, write_out};
+use crate::macros::{checked_ref, handle_free, handle_new, write_out};
 use crate::status::bk_status;
 
 /// A pool of reusable byte buffers in power-of-two size classes.
@@ -159,9 +159,8 @@ pub unsafe extern "C" fn bk_pool_new(config: *const bk_pool_config, pool_out: *m
     // SAFETY: NULL or readable per the contract.
     let config = unsafe { config.as_ref() }.map_or_else(PoolConfig::default, |c| c.to_config());
     let pool = BufferPool::new(config)?;
-    let handle = Box::new(bk_pool { pool, leases: LeaseTable::new() });
     // SAFETY: as above.
-    unsafe { write_out(pool_out, Box::into_raw(handle)) }
+    unsafe { handle_new(pool_out, bk_pool { pool, leases: LeaseTable::new() }) }
 }
 
 /// Frees a pool and every idle buffer it holds. NULL does nothing (returns OK). If leases are
@@ -180,8 +179,8 @@ pub unsafe extern "C" fn bk_pool_free(pool: *mut bk_pool) -> bk_status {
     if unsafe { &*pool }.leases.outstanding() > 0 {
         return Err(bk_status::BK_STATUS_LEASES_OUTSTANDING);
     }
-    // SAFETY: came from Box::into_raw in bk_pool_new; no lease refers to it any more.
-    drop(unsafe { Box::from_raw(pool) });
+    // SAFETY: from bk_pool_new (handle_new), freed once per the contract; no lease refers to it any more.
+    unsafe { handle_free(pool) };
     Ok(())
 }
 
