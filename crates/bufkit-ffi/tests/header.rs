@@ -4,6 +4,7 @@
 use std::path::Path;
 
 #[test]
+#[cfg_attr(miri, ignore = "runs cbindgen and the C compiler, processes Miri cannot spawn")]
 fn committed_header_is_fresh() {
     let crate_dir = Path::new(env!("CARGO_MANIFEST_DIR"));
     let header_path = crate_dir.join("../../include/bufkit.h");
@@ -27,6 +28,7 @@ fn committed_header_is_fresh() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "runs cbindgen and the C compiler, processes Miri cannot spawn")]
 fn header_version_macro_matches_cargo_toml() {
     let header = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../include/bufkit.h")).unwrap();
     let expected = format!("#define BK_VERSION \"{}\"", env!("CARGO_PKG_VERSION"));
