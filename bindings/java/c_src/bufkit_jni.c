@@ -17,6 +17,18 @@ static int store_longs(JNIEnv *env, jlongArray out, const jlong *values, jsize n
   return !(*env)->ExceptionCheck(env);
 }
 
+/* Hands a new handle to Java in handle_out[0] and returns BK_STATUS_OK; if it cannot be stored
+   (a null or empty array), frees it with free_fn so nothing leaks, and returns NULL_POINTER. */
+#define GIVE_HANDLE(env, handle_out, ptr, free_fn)                  \
+  do {                                                              \
+    jlong given_ = (jlong)(intptr_t)(ptr);                          \
+    if (!store_longs((env), (handle_out), &given_, 1)) {            \
+      free_fn(ptr);                                                 \
+      return BK_STATUS_NULL_POINTER;                                \
+    }                                                               \
+    return BK_STATUS_OK;                                            \
+  } while (0)
+
 JNIEXPORT jstring JNICALL Java_dev_bufkit_jni_JniNative_version(JNIEnv *env, jclass cls) {
   (void)cls;
   return (*env)->NewStringUTF(env, bk_version());
@@ -45,7 +57,6 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jcla
   bk_buffer_config config;
   bk_buffer *buffer = NULL;
   bk_status status;
-  jlong handle;
   (void)cls;
   if (step < 0 || chunk_size < 0 || max_capacity < 0 || initial_capacity < 0) return BK_STATUS_INVALID_ARGUMENT;
   bk_buffer_config_default(&config);
@@ -57,12 +68,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jcla
   config.initial_capacity = (size_t)initial_capacity;
   status = bk_buffer_new(&config, &buffer);
   if (status != BK_STATUS_OK) return (jint)status;
-  handle = (jlong)(intptr_t)buffer;
-  if (!store_longs(env, handle_out, &handle, 1)) {
-    bk_buffer_free(buffer);
-    return BK_STATUS_NULL_POINTER;
-  }
-  return BK_STATUS_OK;
+  GIVE_HANDLE(env, handle_out, buffer, bk_buffer_free);
 }
 
 JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_bufferFree(JNIEnv *env, jclass cls, jlong handle) {
@@ -178,7 +184,6 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass
   bk_pool_config config;
   bk_pool *pool = NULL;
   bk_status status;
-  jlong handle;
   (void)cls;
   if (min_class < 0 || max_class < 0 || max_retained < 0 || per_class < 0 || thread_cache < 0 || decay_ms < 0)
     return BK_STATUS_INVALID_ARGUMENT;
@@ -192,12 +197,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass
   config.decay_after_ms = (uint64_t)decay_ms;
   status = bk_pool_new(&config, &pool);
   if (status != BK_STATUS_OK) return (jint)status;
-  handle = (jlong)(intptr_t)pool;
-  if (!store_longs(env, handle_out, &handle, 1)) {
-    bk_pool_free(pool);
-    return BK_STATUS_NULL_POINTER;
-  }
-  return BK_STATUS_OK;
+  GIVE_HANDLE(env, handle_out, pool, bk_pool_free);
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolFree(JNIEnv *env, jclass cls, jlong pool) {
@@ -276,16 +276,10 @@ JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jclass cls, jint format, jlongArray handle_out) {
   bk_inflater *inf = NULL;
-  jlong handle;
   bk_status status = bk_inflater_new((uint32_t)format, &inf);
   (void)cls;
   if (status != BK_STATUS_OK) return (jint)status;
-  handle = (jlong)(intptr_t)inf;
-  if (!store_longs(env, handle_out, &handle, 1)) {
-    bk_inflater_free(inf);
-    return BK_STATUS_NULL_POINTER;
-  }
-  return BK_STATUS_OK;
+  GIVE_HANDLE(env, handle_out, inf, bk_inflater_free);
 }
 
 JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, jclass cls, jlong handle) {
@@ -301,18 +295,12 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, j
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamNew(JNIEnv *env, jclass cls, jint format, jlong origin,
                                                                       jlongArray handle_out) {
   bk_inflate_stream *stream = NULL;
-  jlong handle;
   bk_status status;
   (void)cls;
   if (origin < 0) return BK_STATUS_OUT_OF_RANGE;
   status = bk_inflate_stream_new((uint32_t)format, (size_t)origin, &stream);
   if (status != BK_STATUS_OK) return (jint)status;
-  handle = (jlong)(intptr_t)stream;
-  if (!store_longs(env, handle_out, &handle, 1)) {
-    bk_inflate_stream_free(stream);
-    return BK_STATUS_NULL_POINTER;
-  }
-  return BK_STATUS_OK;
+  GIVE_HANDLE(env, handle_out, stream, bk_inflate_stream_free);
 }
 
 JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFree(JNIEnv *env, jclass cls, jlong handle) {
@@ -578,7 +566,6 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jc
   bk_archive_options options;
   bk_archive *archive = NULL;
   const char *cpath;
-  jlong handle;
   bk_status status;
   (void)cls;
   if (!path) return BK_STATUS_NULL_POINTER;
@@ -590,12 +577,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jc
   status = bk_archive_open(cpath, &options, &archive);
   (*env)->ReleaseStringUTFChars(env, path, cpath);
   if (status != BK_STATUS_OK) return (jint)status;
-  handle = (jlong)(intptr_t)archive;
-  if (!store_longs(env, handle_out, &handle, 1)) {
-    bk_archive_free(archive);
-    return BK_STATUS_NULL_POINTER;
-  }
-  return BK_STATUS_OK;
+  GIVE_HANDLE(env, handle_out, archive, bk_archive_free);
 }
 
 JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveFree(JNIEnv *env, jclass cls, jlong handle) {
