@@ -1348,6 +1348,12 @@ bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
  call itself was well-formed (see `results` for each stream); `BK_STATUS_SIZE_MISMATCH` if
  `out_len` is less than the sum of the expected lengths.
 
+ A large batch (64 streams or more per core, 256 KiB of output or more) is spread over the
+ machine's cores: runs of streams of about equal work, each inflated by a thread of its own
+ (the calling thread takes the first). The outputs and results are the same as on one thread,
+ and every thread has ended when the call returns. A small batch stays on the calling thread
+ and allocates nothing.
+
  # Safety
  `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
  is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.

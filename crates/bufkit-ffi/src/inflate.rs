@@ -214,11 +214,47 @@ pub unsafe extern "C" fn bk_inflate_at_pooled(
     unsafe { write_out(lease_out, lease) }
 }
 
+// A caller's requests are read as the decoder's own type, in place.
+const _: () = {
+    assert!(size_of::<bk_inflate_request>() == size_of::<Request>());
+    assert!(align_of::<bk_inflate_request>() == align_of::<Request>());
+    assert!(std::mem::offset_of!(bk_inflate_request, offset) == std::mem::offset_of!(Request, offset));
+    assert!(std::mem::offset_of!(bk_inflate_request, expected_len) == std::mem::offset_of!(Request, expected_len));
+};
+
+/// The caller's results array, written from the threads a large batch fans out to.
+struct ResultsOut(*mut bk_inflate_result);
+
+// SAFETY: the threads of one batch write disjoint elements (each request's index once), and all of
+// them have ended before bk_inflate_batch returns, while the caller keeps the array alive.
+unsafe impl Sync for ResultsOut {}
+
+impl ResultsOut {
+    /// # Safety
+    /// The array is valid for writing element `i`, and no other thread writes element `i`.
+    unsafe fn write(&self, i: usize, result: bk_inflate_result) {
+        // SAFETY: per this function's contract; a raw write, as the memory may be uninitialised.
+        unsafe { self.0.add(i).write(result) }
+    }
+}
+
+/// How many threads a large batch may use: the machine's cores, looked up once.
+fn batch_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Inflates `count` streams in one call: request `i`'s output goes to the next
 /// `requests[i].expected_len` bytes of `out`, in order, and `results[i]` gets its status and
 /// consumed count. `*succeeded_out` receives how many succeeded. Returns `BK_STATUS_OK` when the
 /// call itself was well-formed (see `results` for each stream); `BK_STATUS_SIZE_MISMATCH` if
 /// `out_len` is less than the sum of the expected lengths.
+///
+/// A large batch (64 streams or more per core, 256 KiB of output or more) is spread over the
+/// machine's cores: runs of streams of about equal work, each inflated by a thread of its own
+/// (the calling thread takes the first). The outputs and results are the same as on one thread,
+/// and every thread has ended when the call returns. A small batch stays on the calling thread
+/// and allocates nothing.
 ///
 /// # Safety
 /// `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
@@ -257,16 +293,19 @@ pub unsafe extern "C" fn bk_inflate_batch(
     if total.is_none_or(|t| t > out.len()) {
         return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
     }
-    let requests = requests.iter().map(|r| Request { offset: r.offset, expected_len: r.expected_len });
-    let ok = inflater.decoder.inflate_each_uninit(input, requests, out, |i, outcome| {
+    // SAFETY: bk_inflate_request and Request have the same layout (both repr(C), the same two
+    // usize fields in the same order: checked at compile time below), and the slice is read only.
+    let requests: &[Request] = unsafe { &*(std::ptr::from_ref(requests) as *const [Request]) };
+    let results = ResultsOut(results);
+    let ok = inflater.decoder.inflate_each_parallel_uninit(input, requests, out, batch_threads(), |i, outcome| {
         let result = match outcome {
             Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK as u32, consumed },
             Err(e) => bk_inflate_result { status: bk_status::from(e) as u32, consumed: 0 },
         };
-        assert!(i < count, "inflate_each reports only the requests it was given");
+        assert!(i < count, "the decoder reports only the requests it was given");
         // SAFETY: `results` is non-null (checked) and valid for writing `count` elements per the
-        // contract, i < count; a raw write, as the memory may be uninitialised (no slice over it).
-        unsafe { results.add(i).write(result) };
+        // contract, i < count, and each index is reported once, by one thread.
+        unsafe { results.write(i, result) };
     });
     // SAFETY: checked non-null; valid for a write per the contract.
     unsafe { write_out(succeeded_out, ok) }

@@ -12,6 +12,7 @@ use crate::{Error, Format};
 
 /// Where one stream of a batch starts and how large it inflates.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C)] // the C ABI's bk_inflate_request has this layout, so a caller's array is used in place
 pub struct Request {
     /// Offset of the stream in the input.
     pub offset: usize,

@@ -32,6 +32,7 @@ mod chunked;
 mod decoder;
 mod diagnose;
 mod error;
+mod fan_out;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
