@@ -58,7 +58,8 @@ impl Decoder {
             (0..requests.len()).for_each(|i| each(i, Err(err.clone())));
             return 0;
         }
-        let work = requests.iter().map(|r| r.expected_len.saturating_add(PER_STREAM)).fold(0usize, usize::saturating_add);
+        let work =
+            requests.iter().map(|r| r.expected_len.saturating_add(PER_STREAM)).fold(0usize, usize::saturating_add);
         let threads = threads.min(requests.len() / MIN_STREAMS_PER_THREAD).max(1);
         if threads == 1 || work < MIN_WORK {
             return self.inflate_each_uninit(input, requests.iter().copied(), out, each);
