@@ -103,6 +103,35 @@ static void test_batch(void) {
   free(input);
 }
 
+/* A batch large enough to be spread over the cores (3,000 streams, 9 MB out): every output and
+   result as on one thread, in uninitialised memory, a bad request among them failing alone. */
+static void test_a_large_batch_across_threads(void) {
+  enum { N = 3000, BAD = 1234 };
+  bk_inflater *inf = NULL;
+  bk_inflate_request *req = malloc(N * sizeof *req);
+  bk_inflate_result *res = malloc(N * sizeof *res); /* uninitialised, as callers' memory often is */
+  uint8_t *out = malloc((size_t)N * TEXT_LEN), *expected = malloc(TEXT_LEN);
+  size_t ok = 0, good = 1;
+  for (size_t i = 0; i < TEXT_LEN; i++) expected[i] = TEXT(i);
+  for (size_t i = 0; i < N; i++) req[i] = (bk_inflate_request){0, TEXT_LEN};
+  req[BAD].offset = 1; /* not a stream */
+  CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_batch(inf, stream_text, sizeof stream_text, req, N, out, (size_t)N * TEXT_LEN, res, &ok), BK_STATUS_OK);
+  CHECK(ok == N - 1);
+  for (size_t i = 0; i < N; i++) {
+    if (i == BAD) continue;
+    good &= res[i].status == BK_STATUS_OK && res[i].consumed == sizeof stream_text &&
+            memcmp(out + i * TEXT_LEN, expected, TEXT_LEN) == 0;
+  }
+  CHECK(good);
+  CHECK(res[BAD].status != BK_STATUS_OK && res[BAD].consumed == 0);
+  bk_inflater_free(inf);
+  free(req);
+  free(res);
+  free(out);
+  free(expected);
+}
+
 static void test_strides(void) {
   bk_inflate_stream *s = NULL;
   uint8_t out[TEXT_LEN];
@@ -296,6 +325,7 @@ int main(void) {
   RUN(test_null_and_bad_arguments);
   RUN(test_raw_deflate);
   RUN(test_batch);
+  RUN(test_a_large_batch_across_threads);
   RUN(test_strides);
   RUN(test_pooled_output);
   RUN(test_pooled_and_plain_agree_on_a_truncated_prefix);
