@@ -1348,11 +1348,11 @@ bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
  call itself was well-formed (see `results` for each stream); `BK_STATUS_SIZE_MISMATCH` if
  `out_len` is less than the sum of the expected lengths.
 
- A large batch (64 streams or more per core, 256 KiB of output or more) is spread over the
- machine's cores: runs of streams of about equal work, each inflated by a thread of its own
- (the calling thread takes the first). The outputs and results are the same as on one thread,
- and every thread has ended when the call returns. A small batch stays on the calling thread
- and allocates nothing.
+ A large batch is spread over the machine's cores: the calling thread starts on runs of 32
+ streams and, if the rest would take 250 µs or more at its pace, helpers (one per other core)
+ take runs too. The outputs and results are the same as on one thread, and every thread has
+ ended when the call returns. A batch of fewer than 64 streams per core, or of tiny streams,
+ stays on the calling thread; below 64 per core it allocates nothing.
 
  # Safety
  `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`

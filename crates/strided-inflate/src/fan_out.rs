@@ -2,9 +2,12 @@
 //! (the calling one included, with the caller's decoder; the others with a decoder each) take one
 //! at a time from a shared counter until none is left, each run inflating into its own share of
 //! the output. Runs taken as they come balance the work however the streams' costs are spread.
+//! The calling thread starts alone and times its first run: helpers are started only if what is
+//! left would take long enough to pay for them (a batch of tiny streams never starts one).
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::Error;
 use crate::decoder::{Decoder, Request};
@@ -13,11 +16,9 @@ use crate::decoder::{Decoder, Request};
 const RUN: usize = 32;
 /// Below this many streams per thread, another thread costs more than it saves.
 const MIN_STREAMS_PER_THREAD: usize = 64;
-/// Below this much estimated work in all (output bytes, plus [`PER_STREAM`] per stream), the batch
-/// stays on the calling thread: starting a thread costs tens of microseconds.
-const MIN_WORK: usize = 256 << 10;
-/// A stream's fixed cost (its header and tables) in output-byte equivalents.
-const PER_STREAM: usize = 300;
+/// Helpers start only when the rest of the batch, at the first run's pace, would take at least
+/// this long on one thread: starting one (and its decoder) costs tens of microseconds.
+const WORTH_A_HELPER: Duration = Duration::from_micros(250);
 
 /// The output, shared by the threads of one batch, each writing only the runs it takes.
 struct SharedOut(*mut MaybeUninit<u8>);
@@ -58,10 +59,8 @@ impl Decoder {
             (0..requests.len()).for_each(|i| each(i, Err(err.clone())));
             return 0;
         }
-        let work =
-            requests.iter().map(|r| r.expected_len.saturating_add(PER_STREAM)).fold(0usize, usize::saturating_add);
         let threads = threads.min(requests.len() / MIN_STREAMS_PER_THREAD).max(1);
-        if threads == 1 || work < MIN_WORK {
+        if threads == 1 {
             return self.inflate_each_uninit(input, requests.iter().copied(), out, each);
         }
         // Where each run's output starts (and, last, where the outputs end).
@@ -74,29 +73,42 @@ impl Decoder {
         starts.push(at);
         let (next, shared, format, each) = (AtomicUsize::new(0), SharedOut(out.as_mut_ptr()), self.format(), &each);
         let (next, shared, starts) = (&next, &shared, &starts);
-        // Takes runs until none is left; returns the streams that succeeded.
-        let work_through = move |decoder: &mut Decoder| {
-            let mut ok = 0;
-            loop {
-                let run = next.fetch_add(1, Ordering::Relaxed);
-                let Some(first) = run.checked_mul(RUN).filter(|&f| f < requests.len()) else { return ok };
-                let streams = &requests[first..(first + RUN).min(requests.len())];
-                // SAFETY: starts[run]..starts[run + 1] is this run's share, inside `out` (every
-                // request fits, checked above); this thread alone took `run`.
-                let mine = unsafe { shared.range(starts[run], starts[run + 1]) };
-                ok += decoder.inflate_each_uninit(input, streams.iter().copied(), mine, |i, o| each(first + i, o));
-            }
+        // Takes the next run, if any is left; returns the streams that succeeded in it.
+        let take_run = move |decoder: &mut Decoder| -> Option<usize> {
+            let run = next.fetch_add(1, Ordering::Relaxed);
+            let first = run.checked_mul(RUN).filter(|&f| f < requests.len())?;
+            let streams = &requests[first..(first + RUN).min(requests.len())];
+            // SAFETY: starts[run]..starts[run + 1] is this run's share, inside `out` (every request
+            // fits, checked above); this thread alone took `run`.
+            let mine = unsafe { shared.range(starts[run], starts[run + 1]) };
+            Some(decoder.inflate_each_uninit(input, streams.iter().copied(), mine, |i, o| each(first + i, o)))
         };
         std::thread::scope(|scope| {
-            let helpers: Vec<_> = (1..threads)
-                .map(|_| {
-                    scope.spawn(move || match Decoder::new(format) {
-                        Ok(mut decoder) => work_through(&mut decoder),
-                        Err(_) => 0, // no decoder (out of memory): the other threads take the runs
+            let started = Instant::now();
+            let mut ok = take_run(self).unwrap_or(0);
+            // The first run's pace says whether helpers pay for themselves.
+            let left = u32::try_from(requests.len().saturating_sub(RUN)).unwrap_or(u32::MAX);
+            let rest = (started.elapsed() / RUN as u32).checked_mul(left);
+            let helpers: Vec<_> = if rest.is_none_or(|rest| rest >= WORTH_A_HELPER) {
+                (1..threads)
+                    .map(|_| {
+                        scope.spawn(move || {
+                            // No decoder (out of memory): the other threads take the runs.
+                            let Ok(mut decoder) = Decoder::new(format) else { return 0 };
+                            let mut ok = 0;
+                            while let Some(n) = take_run(&mut decoder) {
+                                ok += n;
+                            }
+                            ok
+                        })
                     })
-                })
-                .collect();
-            let mut ok = work_through(self);
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            while let Some(n) = take_run(self) {
+                ok += n;
+            }
             for helper in helpers {
                 // A panic in a helper is a bug; carry it to this thread, as the serial path would.
                 ok += helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
