@@ -1349,10 +1349,10 @@ bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
  `out_len` is less than the sum of the expected lengths.
 
  A large batch is spread over the machine's cores: the calling thread starts on runs of 32
- streams and, if the rest would take 250 µs or more at its pace, helpers (one per other core)
+ streams and, if the rest would take 2 ms or more at its pace, helpers (one per other core)
  take runs too. The outputs and results are the same as on one thread, and every thread has
- ended when the call returns. A batch of fewer than 64 streams per core, or of tiny streams,
- stays on the calling thread; below 64 per core it allocates nothing.
+ ended when the call returns. A batch of fewer than 2,048 streams per core, or of tiny streams,
+ stays on the calling thread; below 2,048 per core it allocates nothing.
 
  # Safety
  `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`

@@ -103,10 +103,10 @@ static void test_batch(void) {
   free(input);
 }
 
-/* A batch large enough to be spread over the cores (3,000 streams, 9 MB out): every output and
+/* A batch large enough to be spread over the cores (5,000 streams, 15 MB out): every output and
    result as on one thread, in uninitialised memory, a bad request among them failing alone. */
 static void test_a_large_batch_across_threads(void) {
-  enum { N = 3000, BAD = 1234 };
+  enum { N = 5000, BAD = 1234 };
   bk_inflater *inf = NULL;
   bk_inflate_request *req = malloc(N * sizeof *req);
   bk_inflate_result *res = malloc(N * sizeof *res); /* uninitialised, as callers' memory often is */

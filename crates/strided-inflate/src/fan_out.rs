@@ -3,7 +3,8 @@
 //! at a time from a shared counter until none is left, each run inflating into its own share of
 //! the output. Runs taken as they come balance the work however the streams' costs are spread.
 //! The calling thread starts alone and times its first run: helpers are started only if what is
-//! left would take long enough to pay for them (a batch of tiny streams never starts one).
+//! left would take long enough to pay for them, even on a busy machine (a batch of tiny streams,
+//! or of a thousand small objects, never starts one).
 
 use std::mem::MaybeUninit;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -14,11 +15,18 @@ use crate::decoder::{Decoder, Request};
 
 /// Streams per run: small enough to balance, large enough that taking a run costs nothing.
 const RUN: usize = 32;
-/// Below this many streams per thread, another thread costs more than it saves.
-const MIN_STREAMS_PER_THREAD: usize = 64;
+/// Below this many streams per thread, a batch stays on one thread. On a busy machine the first
+/// run's pace is slowed by the other work, so the timing alone would start helpers for batches of
+/// a thousand small objects too, and those ran 2.8× slower than on one thread while two other
+/// processes kept both cores busy (the wait for a helper the kernel has not run yet).
+const MIN_STREAMS_PER_THREAD: usize = 2048;
 /// Helpers start only when the rest of the batch, at the first run's pace, would take at least
-/// this long on one thread: starting one (and its decoder) costs tens of microseconds.
-const WORTH_A_HELPER: Duration = Duration::from_micros(250);
+/// this long on one thread. Starting one costs tens of microseconds, but on a busy machine (a BEAM
+/// or a JVM whose threads keep every core busy) the batch also waits, at its end, for a helper the
+/// kernel has not run yet, up to a scheduling slice of a few milliseconds: measured, batches of
+/// about 0.5 ms fanned out at a 250 µs threshold ran 3.2× slower than on one thread while two
+/// other processes kept both cores busy. So only batches long against that wait fan out.
+const WORTH_A_HELPER: Duration = Duration::from_millis(2);
 
 /// The output, shared by the threads of one batch, each writing only the runs it takes.
 struct SharedOut(*mut MaybeUninit<u8>);
