@@ -322,11 +322,7 @@ pub unsafe extern "C" fn bk_archive_read(
     unsafe { write_out(written_out, 0) }?;
     // SAFETY: per this function's contract.
     let archive = unsafe { checked_ref(archive) }?;
-    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    if e.kind != Kind::File {
-        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-    }
-    let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
+    let size = file_size(archive, index)?;
     if dst_len < size {
         return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
     }
@@ -360,11 +356,7 @@ pub unsafe extern "C" fn bk_archive_read_pooled(
     unsafe { write_out(written_out, 0) }?;
     // SAFETY: per this function's contract.
     let a = unsafe { checked_ref(archive) }?;
-    let e = a.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    if e.kind != Kind::File {
-        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-    }
-    let size = usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)?;
+    let size = file_size(a, index)?;
     let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
     // SAFETY: pool is live per the contract; lease is a valid local.
     let status = unsafe { bk_pool_acquire(pool, size.max(1), &mut lease) };
@@ -500,4 +492,14 @@ pub unsafe extern "C" fn bk_archive_reader_read(
 pub unsafe extern "C" fn bk_archive_reader_free(reader: *mut bk_archive_reader) {
     // SAFETY: NULL, or from bk_archive_reader_open (handle_new), freed once per the contract.
     unsafe { handle_free(reader) }
+}
+
+/// The size of entry `index` once read, for the whole-entry reads: `BK_STATUS_OUT_OF_RANGE` past
+/// the last entry, `BK_STATUS_INVALID_ARGUMENT` for a directory.
+fn file_size(archive: &bk_archive, index: usize) -> Result<usize, bk_status> {
+    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    if e.kind != Kind::File {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    usize::try_from(e.size).map_err(|_| bk_status::BK_STATUS_LENGTH_OVERFLOW)
 }
