@@ -322,7 +322,7 @@ pub unsafe extern "C" fn bk_archive_read(
     unsafe { write_out(written_out, 0) }?;
     // SAFETY: per this function's contract.
     let archive = unsafe { checked_ref(archive) }?;
-    let size = file_size(archive, index)?;
+    let size = file_size(&archive.inner, index)?;
     if dst_len < size {
         return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
     }
@@ -356,7 +356,7 @@ pub unsafe extern "C" fn bk_archive_read_pooled(
     unsafe { write_out(written_out, 0) }?;
     // SAFETY: per this function's contract.
     let a = unsafe { checked_ref(archive) }?;
-    let size = file_size(a, index)?;
+    let size = file_size(&a.inner, index)?;
     let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
     // SAFETY: pool is live per the contract; lease is a valid local.
     let status = unsafe { bk_pool_acquire(pool, size.max(1), &mut lease) };
@@ -398,10 +398,7 @@ pub unsafe extern "C" fn bk_archive_view(
     }
     // SAFETY: per this function's contract.
     let archive = unsafe { checked_ref(archive) }?;
-    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    if e.kind != Kind::File {
-        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-    }
+    file_size(&archive.inner, index)?;
     let bytes = archive.inner.view(index).map_err(|e| status_of(&e))?.ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     // SAFETY: both checked non-null and valid for a write per the contract.
     unsafe {
@@ -441,10 +438,7 @@ pub unsafe extern "C" fn bk_archive_reader_open(
     // long as the reader holds the Arc; the reader that borrows it is dropped before the Arc
     // (field order), and never handed out with its 'static lifetime.
     let borrowed: &'static AssetArchive = unsafe { &*Arc::as_ptr(&archive) };
-    let e = borrowed.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    if e.kind != Kind::File {
-        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-    }
+    file_size(borrowed, index)?;
     let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
     // SAFETY: as above.
     unsafe { handle_new(reader_out, bk_archive_reader { reader, archive }) }
@@ -494,10 +488,11 @@ pub unsafe extern "C" fn bk_archive_reader_free(reader: *mut bk_archive_reader) 
     unsafe { handle_free(reader) }
 }
 
-/// The size of entry `index` once read, for the whole-entry reads: `BK_STATUS_OUT_OF_RANGE` past
-/// the last entry, `BK_STATUS_INVALID_ARGUMENT` for a directory.
-fn file_size(archive: &bk_archive, index: usize) -> Result<usize, bk_status> {
-    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+/// The size of entry `index` once read, for every read of an entry (whole, pooled, viewed,
+/// streamed): `BK_STATUS_OUT_OF_RANGE` past the last entry, `BK_STATUS_INVALID_ARGUMENT` for a
+/// directory, `BK_STATUS_LENGTH_OVERFLOW` for a size beyond memory.
+fn file_size(archive: &AssetArchive, index: usize) -> Result<usize, bk_status> {
+    let e = archive.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
     if e.kind != Kind::File {
         return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
     }
