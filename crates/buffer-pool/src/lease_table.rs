@@ -12,16 +12,14 @@
 //! them after seeing the slot live, and wins the one compare-and-swap from live to free that
 //! hands it the buffer. A slot whose generation has moved on fails that swap, so stale reads are
 //! harmless. Free slots form lock-free stacks whose heads carry an ABA tag, one per shard, each
-//! thread lending from and returning to its own shard (stealing from the others only when its own
-//! is empty), so threads that lend and release on their own touch no shared cache line; in front
-//! of them each thread keeps a few free slots of the table it used last, so a lend is a plain
-//! store and a release one compare-and-swap. Slots live
-//! in segments that double in size and are never freed before the table, so an index, once handed
-//! out, always names the same memory.
+//! thread returning to its own shard (and lending from it first). In front of them each thread's
+//! cache of the pool (`local.rs`) keeps a few free slots, so a lend from there is plain stores
+//! and a release one compare-and-swap. Slots live in segments that double in size and are never
+//! freed before the table, so an index, once handed out, always names the same memory.
 
 use std::ptr::NonNull;
 
-use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering, thread_local};
+use crate::sync::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 
 /// Slots in segment 0; segment `s` holds `FIRST_SEGMENT << s`.
 const FIRST_SEGMENT: usize = 64;
@@ -40,7 +38,7 @@ const SHARDS: usize = 16;
 struct FreeHead(AtomicU64);
 
 std::thread_local! {
-    /// This thread's shard, assigned round-robin at its first lend or release.
+    /// This thread's shard, assigned round-robin at its first use of a shared free list.
     static SHARD: usize = {
         static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
         NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed) % SHARDS
@@ -51,32 +49,9 @@ fn my_shard() -> usize {
     SHARD.try_with(|s| *s).unwrap_or(0)
 }
 
-/// A table of lent buffers, each known by an unguessable id; `Send + Sync`, lock-free.
-///
-/// ```
-/// use buffer_pool::{BufferPool, LeaseTable, PoolConfig};
-///
-/// let pool = BufferPool::new(PoolConfig::default())?;
-/// let table = LeaseTable::new();
-/// let (data, len) = pool.acquire_owned(100)?.into_raw();
-/// let id = table.lend(data, len);
-/// // ... C writes data[0..len) and hands back {data, len, id} ...
-/// assert!(table.take_back(id ^ (1 << 32), data, len).is_none()); // a forged generation
-/// let (data, len) = table.take_back(id, data, len).expect("the live lease");
-/// assert!(table.take_back(id, data, len).is_none()); // released twice
-/// // SAFETY: the pair came from into_raw and take_back handed it out exactly once.
-/// pool.release(unsafe { buffer_pool::PooledBuffer::from_raw(data, len) });
-/// # Ok::<(), buffer_pool::Error>(())
-/// ```
-pub struct LeaseTable {
-    inner: std::sync::Arc<Inner>,
-}
-
-/// The table proper, shared with the per-thread caches (weakly: a thread's cache never keeps a
-/// freed table alive, and gives its slots back only if the table still exists).
-struct Inner {
-    /// Tells the tables apart in the per-thread caches.
-    id: u64,
+/// The leases of one pool: `Send + Sync`, lock-free. The pool's lend and take-back paths drive
+/// it (see `BufferPool::lend`).
+pub(crate) struct LeaseTable {
     segments: [AtomicPtr<Slot>; SEGMENTS],
     /// Slots ever handed out; the next fresh index.
     used: AtomicUsize,
@@ -95,115 +70,12 @@ struct Slot {
     next_free: AtomicU32,
 }
 
-/// Free slots a thread keeps for the table it used last.
-const LOCAL_SLOTS: usize = 8;
-
-/// One thread's free slots of one table.
-struct LocalFree {
-    id: u64,
-    table: std::sync::Weak<Inner>,
-    slots: Vec<u32>,
-}
-
-impl LocalFree {
-    /// Gives the slots back to their table, if it still exists.
-    fn flush(&mut self) {
-        if let Some(table) = self.table.upgrade() {
-            for index in self.slots.drain(..) {
-                if let Some(slot) = table.slot(index) {
-                    table.push_free(my_shard(), index, slot);
-                }
-            }
-        }
-        self.slots.clear();
-    }
-}
-
-impl Drop for LocalFree {
-    /// At thread exit the slots go back to the table's shared lists.
-    fn drop(&mut self) {
-        self.flush();
-    }
-}
-
-#[cfg(not(loom))]
-thread_local! {
-    static LOCAL: std::cell::RefCell<LocalFree> =
-        const { std::cell::RefCell::new(LocalFree { id: 0, table: std::sync::Weak::new(), slots: Vec::new() }) };
-}
-
-#[cfg(loom)]
-thread_local! {
-    static LOCAL: std::cell::RefCell<LocalFree> =
-        std::cell::RefCell::new(LocalFree { id: 0, table: std::sync::Weak::new(), slots: Vec::new() });
-}
+/// Free slots a thread's cache of a pool keeps.
+pub(crate) const LOCAL_SLOTS: usize = 8;
 
 impl LeaseTable {
-    /// An empty table.
-    pub fn new() -> LeaseTable {
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
-        let id = NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        LeaseTable { inner: std::sync::Arc::new(Inner::new(id)) }
-    }
-
-    /// Leases out now: a count over the slots (lends and releases keep no shared counter, which
-    /// two threads on two cores would pass back and forth on every call).
-    pub fn outstanding(&self) -> usize {
-        self.inner.outstanding()
-    }
-
-    /// Records the buffer `data[..len)` as lent and returns its id.
-    ///
-    /// # Panics
-    /// When 2^32 leases are out at once.
-    pub fn lend(&self, data: NonNull<u8>, len: usize) -> u64 {
-        let cached = LOCAL
-            .try_with(|local| {
-                let mut local = local.try_borrow_mut().ok()?;
-                if local.id == self.inner.id { local.slots.pop() } else { None }
-            })
-            .ok()
-            .flatten();
-        self.inner.lend(cached, data, len)
-    }
-
-    /// The buffer lent as `id`, if `id` names a live lease of exactly `data[..len)`; the lease is
-    /// then over and the id never matches again. Anything else (released, forged, foreign, a
-    /// pointer or length that does not match) is `None` and changes nothing.
-    pub fn take_back(&self, id: u64, data: NonNull<u8>, len: usize) -> Option<(NonNull<u8>, usize)> {
-        let (index, slot) = self.inner.release(id, data, len)?;
-        let kept = LOCAL
-            .try_with(|local| {
-                let Ok(mut local) = local.try_borrow_mut() else { return false };
-                if local.id != self.inner.id {
-                    local.flush();
-                    local.id = self.inner.id;
-                    local.table = std::sync::Arc::downgrade(&self.inner);
-                }
-                if local.slots.len() < LOCAL_SLOTS {
-                    local.slots.push(index);
-                    true
-                } else {
-                    false
-                }
-            })
-            .unwrap_or(false);
-        if !kept {
-            self.inner.push_free(my_shard(), index, slot);
-        }
-        Some((data, len))
-    }
-
-    /// Every buffer still lent, as its address and length (for freeing them with the table).
-    pub fn drain(&mut self) -> Vec<(NonNull<u8>, usize)> {
-        self.inner.drain()
-    }
-}
-
-impl Inner {
-    fn new(id: u64) -> Inner {
-        Inner {
-            id,
+    pub(crate) fn new() -> LeaseTable {
+        LeaseTable {
             segments: std::array::from_fn(|_| AtomicPtr::new(std::ptr::null_mut())),
             used: AtomicUsize::new(0),
             free: std::array::from_fn(|_| FreeHead(AtomicU64::new(u64::from(NONE)))),
@@ -211,19 +83,23 @@ impl Inner {
         }
     }
 
-    fn outstanding(&self) -> usize {
+    /// Leases out now: a count over the slots (lends and releases keep no shared counter, which
+    /// two threads on two cores would pass back and forth on every call).
+    pub(crate) fn outstanding(&self) -> usize {
         (0..self.used.load(Ordering::Acquire).min(NONE as usize))
             .filter_map(|index| self.slot(index as u32))
             .filter(|slot| slot.state.load(Ordering::Acquire) & LIVE != 0)
             .count()
     }
 
-    /// Lends `cached` (a free slot from this thread's cache) or a slot from the shared lists.
-    fn lend(&self, cached: Option<u32>, data: NonNull<u8>, len: usize) -> u64 {
-        let shard = my_shard();
-        let index = cached
-            .or_else(|| (0..SHARDS).find_map(|k| self.pop_free((shard + k) % SHARDS)))
-            .unwrap_or_else(|| self.fresh_slot());
+    /// Records `data[..len)` as lent in `cached` (a free slot from a thread's cache) or a slot from
+    /// the shared lists, and returns its id.
+    ///
+    /// # Panics
+    /// When 2^32 leases are out at once.
+    #[inline]
+    pub(crate) fn lend(&self, cached: Option<u32>, data: NonNull<u8>, len: usize) -> u64 {
+        let index = cached.unwrap_or_else(|| self.shared_slot());
         let slot = self.slot(index).expect("a slot handed out exists");
         slot.data.store(data.as_ptr() as usize, Ordering::Relaxed);
         slot.len.store(len, Ordering::Relaxed);
@@ -233,8 +109,17 @@ impl Inner {
         (generation << 32) | u64::from(index)
     }
 
-    /// Ends the live lease `id` of exactly `data[..len)`: its slot, now free, and its index.
-    fn release(&self, id: u64, data: NonNull<u8>, len: usize) -> Option<(u32, &Slot)> {
+    #[cold]
+    fn shared_slot(&self) -> u32 {
+        let shard = my_shard();
+        (0..SHARDS).find_map(|k| self.pop_free((shard + k) % SHARDS)).unwrap_or_else(|| self.fresh_slot())
+    }
+
+    /// Ends the live lease `id` of exactly `data[..len)` and returns its slot's index, now free
+    /// (for a thread's cache, or [`give_back`](Self::give_back)). Anything else (released,
+    /// forged, foreign, a pointer or length that does not match) is `None` and changes nothing.
+    #[inline]
+    pub(crate) fn release(&self, id: u64, data: NonNull<u8>, len: usize) -> Option<u32> {
         let slot = self.slot(id as u32)?;
         let generation = id >> 32;
         let live = (generation << 32) | LIVE;
@@ -247,10 +132,19 @@ impl Inner {
         // Only one release wins; a slot released and lent again meanwhile has a new generation.
         let next = (generation.wrapping_add(1) & u64::from(u32::MAX)) << 32;
         slot.state.compare_exchange(live, next, Ordering::AcqRel, Ordering::Relaxed).ok()?;
-        Some((id as u32, slot))
+        Some(id as u32)
     }
 
-    fn drain(&self) -> Vec<(NonNull<u8>, usize)> {
+    /// Puts a free slot (from [`release`](Self::release), or a thread cache being emptied) on this
+    /// thread's shared list.
+    pub(crate) fn give_back(&self, index: u32) {
+        if let Some(slot) = self.slot(index) {
+            self.push_free(my_shard(), index, slot);
+        }
+    }
+
+    /// Ends every live lease and returns its buffer (for freeing them with the pool).
+    pub(crate) fn drain(&self) -> Vec<(NonNull<u8>, usize)> {
         let mut out = Vec::new();
         for index in 0..self.used.load(Ordering::Acquire).min(u32::MAX as usize) {
             let Some(slot) = self.slot(index as u32) else { continue };
@@ -327,6 +221,7 @@ impl Inner {
         index as u32
     }
 
+    #[inline]
     fn slot(&self, index: u32) -> Option<&Slot> {
         if index == NONE {
             return None;
@@ -352,13 +247,7 @@ impl Inner {
     }
 }
 
-impl Default for LeaseTable {
-    fn default() -> Self {
-        LeaseTable::new()
-    }
-}
-
-impl Drop for Inner {
+impl Drop for LeaseTable {
     fn drop(&mut self) {
         for (segment, pointer) in self.segments.iter_mut().enumerate() {
             let base = pointer.load(Ordering::Acquire);
@@ -372,6 +261,7 @@ impl Drop for Inner {
 }
 
 /// The segment and the offset in it of slot `index`.
+#[inline]
 fn locate(index: u32) -> (usize, usize) {
     let k = index as usize / FIRST_SEGMENT + 1; // segment s starts at FIRST_SEGMENT * (2^s - 1)
     let segment = (usize::BITS - 1 - k.leading_zeros()) as usize;
@@ -416,54 +306,37 @@ mod tests {
     #[test]
     fn released_forged_and_mismatched_leases_are_refused() {
         let table = LeaseTable::new();
-        let a = table.lend(fake(4096), 100);
-        let b = table.lend(fake(8192), 200);
+        let a = table.lend(None, fake(4096), 100);
+        let b = table.lend(None, fake(8192), 200);
         assert_ne!(a as u32, b as u32);
         assert_eq!(table.outstanding(), 2);
-        assert!(table.take_back(a, fake(8192), 100).is_none(), "another lease's data");
-        assert!(table.take_back(a, fake(4096), 99).is_none(), "a wrong length");
-        assert!(table.take_back(a ^ (1 << 40), fake(4096), 100).is_none(), "a wrong generation");
-        assert!(table.take_back(u64::from(NONE), fake(4096), 100).is_none(), "the end marker");
-        assert!(table.take_back(12345, fake(4096), 100).is_none(), "a slot never used");
-        assert_eq!(table.take_back(a, fake(4096), 100), Some((fake(4096), 100)));
-        assert!(table.take_back(a, fake(4096), 100).is_none(), "twice");
+        assert!(table.release(a, fake(8192), 100).is_none(), "another lease's data");
+        assert!(table.release(a, fake(4096), 99).is_none(), "a wrong length");
+        assert!(table.release(a ^ (1 << 40), fake(4096), 100).is_none(), "a wrong generation");
+        assert!(table.release(u64::from(NONE), fake(4096), 100).is_none(), "the end marker");
+        assert!(table.release(12345, fake(4096), 100).is_none(), "a slot never used");
+        assert_eq!(table.release(a, fake(4096), 100), Some(a as u32));
+        assert!(table.release(a, fake(4096), 100).is_none(), "twice");
+        table.give_back(a as u32);
         // The slot is reused under a new generation: the old id stays dead.
-        let c = table.lend(fake(4096), 100);
+        let c = table.lend(None, fake(4096), 100);
         assert_eq!(c as u32, a as u32);
         assert_ne!(c, a);
-        assert!(table.take_back(a, fake(4096), 100).is_none());
-        assert!(table.take_back(c, fake(4096), 100).is_some());
-        assert!(table.take_back(b, fake(8192), 200).is_some());
+        assert!(table.release(a, fake(4096), 100).is_none());
+        assert!(table.release(c, fake(4096), 100).is_some());
+        assert!(table.release(b, fake(8192), 200).is_some());
         assert_eq!(table.outstanding(), 0);
     }
 
     #[test]
-    fn a_threads_cached_slots_go_back_when_it_exits_or_switches_tables() {
+    fn drain_ends_every_live_lease_once() {
         let table = LeaseTable::new();
-        let index = std::thread::scope(|s| {
-            s.spawn(|| {
-                let id = table.lend(fake(64), 1);
-                assert!(table.take_back(id, fake(64), 1).is_some()); // into this thread's cache
-                id as u32
-            })
-            .join()
-            .unwrap()
-        });
-        // The thread has exited: its slot is on the shared lists, not lost.
-        let id = table.lend(fake(128), 2);
-        assert_eq!(id as u32, index);
-        assert!(table.take_back(id, fake(128), 2).is_some());
-        // Switching to another table hands this thread's cached slot back to the first.
-        let other = LeaseTable::new();
-        let o = other.lend(fake(192), 3);
-        assert!(other.take_back(o, fake(192), 3).is_some());
-        assert!(table.inner.free.iter().any(|head| head.0.load(Ordering::Relaxed) as u32 == index));
-        // A freed table's cached slots are simply dropped.
-        drop(other);
-        let again = table.lend(fake(256), 4);
-        assert_eq!(again as u32, index);
-        assert!(table.take_back(again, fake(256), 4).is_some());
-        assert_eq!(table.inner.used.load(Ordering::Relaxed), 1, "one slot served every lease");
+        let a = table.lend(None, fake(64), 1);
+        let _b = table.lend(None, fake(128), 2);
+        assert!(table.release(a, fake(64), 1).is_some());
+        assert_eq!(table.drain(), vec![(fake(128), 2)]);
+        assert_eq!(table.outstanding(), 0);
+        assert!(table.drain().is_empty());
     }
 
     #[test]
@@ -476,18 +349,19 @@ mod tests {
                 s.spawn(move || {
                     for i in 0..20_000usize {
                         let data = fake(((t << 20) | i) * 64 + 64);
-                        let id = table.lend(data, i + 1);
+                        let id = table.lend(None, data, i + 1);
                         // A second releaser racing the first: exactly one wins.
-                        if table.take_back(id, data, i + 1).is_some() {
+                        if let Some(index) = table.release(id, data, i + 1) {
                             wins.fetch_add(1, Ordering::Relaxed);
+                            table.give_back(index);
                         }
-                        assert!(table.take_back(id, data, i + 1).is_none());
+                        assert!(table.release(id, data, i + 1).is_none());
                     }
                 });
             }
         });
         assert_eq!(wins.load(Ordering::Relaxed), 80_000);
         assert_eq!(table.outstanding(), 0);
-        assert!(table.inner.used.load(Ordering::Relaxed) <= 8, "slots are reused, not leaked");
+        assert!(table.used.load(Ordering::Relaxed) <= 8, "slots are reused, not leaked");
     }
 }

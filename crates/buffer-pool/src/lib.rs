@@ -37,8 +37,7 @@ mod sync;
 
 pub use config::PoolConfig;
 pub use error::Error;
-pub use lease_table::LeaseTable;
-pub use pool::{BufferPool, Lease, PooledBuffer};
+pub use pool::{BufferPool, Lease, Lent, PooledBuffer};
 pub use stats::{ClassStats, PoolStats};
 
 /// The README's example, compiled and run as a doctest.

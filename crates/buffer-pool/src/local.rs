@@ -5,6 +5,7 @@
 use std::cell::RefCell;
 
 use crate::block::Block;
+use crate::lease_table::LOCAL_SLOTS;
 use crate::shared::Shared;
 use crate::stats::{Counters, Event};
 use crate::sync::{Arc, AtomicU64, Ordering, thread_local};
@@ -55,6 +56,10 @@ pub(crate) struct LocalPool {
     generation: u64,
     classes: Box<[LocalClass]>,
     counters: Arc<Counters>,
+    /// Free slots of the pool's lease table: `lease_slots[..lease_slot_count]`. A lend takes one
+    /// with plain stores, a release on this thread puts its slot back here.
+    lease_slots: [u32; LOCAL_SLOTS],
+    lease_slot_count: usize,
 }
 
 #[cfg(not(loom))]
@@ -118,11 +123,35 @@ impl LocalPool {
             })
             .collect();
         let generation = shared.generation.load(Ordering::Acquire);
-        LocalPool { id: shared.id, shared, generation, classes, counters }
+        LocalPool {
+            id: shared.id,
+            shared,
+            generation,
+            classes,
+            counters,
+            lease_slots: [0; LOCAL_SLOTS],
+            lease_slot_count: 0,
+        }
     }
 
     pub(crate) fn counters(&self) -> &Counters {
         &self.counters
+    }
+
+    /// A free lease slot cached by this thread, if any.
+    #[inline]
+    pub(crate) fn pop_lease_slot(&mut self) -> Option<u32> {
+        self.lease_slot_count = self.lease_slot_count.checked_sub(1)?;
+        Some(self.lease_slots[self.lease_slot_count])
+    }
+
+    /// Caches a free lease slot; false (nothing kept) when the cache is full.
+    #[inline]
+    pub(crate) fn keep_lease_slot(&mut self, index: u32) -> bool {
+        let Some(free) = self.lease_slots.get_mut(self.lease_slot_count) else { return false };
+        *free = index;
+        self.lease_slot_count += 1;
+        true
     }
 
     /// Flushes the cache if `trim` ran since this thread last looked.
@@ -251,6 +280,9 @@ impl Drop for LocalPool {
     /// the pool's totals.
     fn drop(&mut self) {
         self.hand_off();
+        for &index in &self.lease_slots[..self.lease_slot_count] {
+            self.shared.leases.give_back(index);
+        }
         self.shared.retire(&self.counters);
     }
 }

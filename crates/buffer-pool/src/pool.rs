@@ -1,6 +1,7 @@
 //! The pool handle, and the guards that hand its buffers out.
 
 use std::ops::{Deref, DerefMut};
+use std::ptr::NonNull;
 use std::time::Duration;
 
 use crate::block::Block;
@@ -45,6 +46,11 @@ impl Drop for Handle {
         self.shared.closed.store(true, Ordering::Release);
         with_local(self.id, &self.shared, |local| local.flush());
         self.shared.drain();
+        for (data, len) in self.shared.leases.drain() {
+            // SAFETY: lent by `lend` from Block::into_raw and never taken back; drain ended the
+            // lease, so this is the block's only owner now.
+            drop(unsafe { Block::from_raw(data, len) });
+        }
     }
 }
 
@@ -89,12 +95,123 @@ impl BufferPool {
     /// Takes back a buffer acquired from this pool or any other: a buffer whose size is one of
     /// this pool's classes is kept (within the caps), any other is freed.
     pub fn release(&self, buffer: PooledBuffer) {
-        let shared = self.shared();
-        let size = buffer.block.size();
-        match shared.config.class_of(size) {
-            Some(class) if shared.config.class_size(class) == size => self.put_block(buffer.block, class),
-            _ => drop(buffer), // oversize, or not a size this pool makes
+        match self.class_of_block(buffer.block.size()) {
+            Some(class) => self.put_block(buffer.block, class),
+            None => drop(buffer), // oversize, or not a size this pool makes
         }
+    }
+
+    /// Lends a buffer of at least `size` bytes as plain data, for a caller that holds it as an
+    /// address, a length and an id (a C program), and may copy, forge or double-release them.
+    /// [`take_back`](Self::take_back) accepts it exactly once, from any thread, and only with
+    /// the three values lent. Buffers still lent when the last handle to the pool is dropped
+    /// are freed with it. Served like [`acquire`](Self::acquire), from this thread's cache first.
+    ///
+    /// ```
+    /// use buffer_pool::{BufferPool, Error, PoolConfig};
+    ///
+    /// let pool = BufferPool::new(PoolConfig::default())?;
+    /// let lent = pool.lend(100)?;
+    /// // SAFETY: the pool lent `lent.len` writable bytes at `lent.data` until it is taken back.
+    /// unsafe { lent.data.as_ptr().write_bytes(7, lent.len) };
+    /// assert_eq!(pool.outstanding_leases(), 1);
+    /// let forged = buffer_pool::Lent { id: lent.id ^ (1 << 32), ..lent };
+    /// assert_eq!(pool.take_back(forged), Err(Error::NotLent));
+    /// pool.take_back(lent)?;
+    /// assert_eq!(pool.take_back(lent), Err(Error::NotLent)); // twice
+    /// # Ok::<(), buffer_pool::Error>(())
+    /// ```
+    #[inline]
+    pub fn lend(&self, size: usize) -> Result<Lent, Error> {
+        let shared = self.shared();
+        let class = match shared.config.class_of(size) {
+            Some(class) if size > 0 => class,
+            _ => return self.lend_slow(size), // 0 (refused) or above the largest class
+        };
+        // One visit to this thread's cache for the buffer and the lease slot. The closure returns
+        // plain numbers: a Block moved out of it cost a stalled store-to-load forward per call.
+        let visit = with_local(self.handle.id, shared, |local| {
+            let cached = local.take(class).map_or(std::ptr::null_mut(), |block| block.into_raw().0.as_ptr());
+            (cached, local.pop_lease_slot())
+        });
+        let Some((cached, slot)) = visit else { return self.lend_slow(size) }; // thread exiting
+        let len = shared.config.class_size(class);
+        let data = match NonNull::new(cached) {
+            Some(data) if shared.config.zero_on_acquire => {
+                // SAFETY: `take` handed out this class's block through into_raw just above.
+                let mut block = unsafe { Block::from_raw(data, len) };
+                block.bytes_mut().fill(0);
+                block.into_raw().0
+            }
+            Some(data) => data,
+            None => match Block::allocate(len) {
+                Ok(block) => block.into_raw().0,
+                Err(e) => {
+                    if let Some(index) = slot {
+                        shared.leases.give_back(index);
+                    }
+                    return Err(e);
+                }
+            },
+        };
+        let id = shared.leases.lend(slot, data, len);
+        Ok(Lent { data, len, id })
+    }
+
+    /// `lend` for what the fast path does not serve: 0 bytes, oversize requests, and a thread
+    /// that is exiting.
+    #[cold]
+    fn lend_slow(&self, size: usize) -> Result<Lent, Error> {
+        let (block, _) = self.take_block(size)?;
+        let (data, len) = block.into_raw();
+        Ok(Lent { data, len, id: self.shared().leases.lend(None, data, len) })
+    }
+
+    /// Ends a lease from [`lend`](Self::lend) and takes its buffer back, if `lent` is exactly a
+    /// live lease of this pool; otherwise (released already, never lent, another pool's, or a
+    /// changed address, length or id) `Error::NotLent`, and nothing is touched.
+    #[inline]
+    pub fn take_back(&self, lent: Lent) -> Result<(), Error> {
+        let shared = self.shared();
+        let index = shared.leases.release(lent.id, lent.data, lent.len).ok_or(Error::NotLent)?;
+        let block = || {
+            // SAFETY: the table lent exactly this address and length, from Block::into_raw in
+            // `lend`, and `release` ended that lease once, for this caller alone; this closure
+            // runs once (inside the visit below, or after it when the visit did not run).
+            unsafe { Block::from_raw(lent.data, lent.len) }
+        };
+        let class = self.class_of_block(lent.len);
+        // The closure captures plain numbers and makes the block inside: moving a Block into it
+        // cost a stalled store-to-load forward of its fields on every call.
+        let slot_kept = with_local(self.handle.id, shared, |local| {
+            match class {
+                Some(class) => local.put(class, block()),
+                None => drop(block()), // oversize
+            }
+            local.keep_lease_slot(index)
+        });
+        match slot_kept {
+            Some(true) => {}
+            Some(false) => shared.leases.give_back(index),
+            // This thread is exiting (no cache): free the block, which is all a pool may do then.
+            None => {
+                drop(block());
+                shared.leases.give_back(index);
+            }
+        }
+        Ok(())
+    }
+
+    /// Buffers lent by [`lend`](Self::lend) and not yet taken back (counted when asked).
+    pub fn outstanding_leases(&self) -> usize {
+        self.shared().leases.outstanding()
+    }
+
+    /// The class a block of `size` bytes goes back to: `None` unless `size` is exactly a class.
+    #[inline]
+    fn class_of_block(&self, size: usize) -> Option<usize> {
+        let config = &self.shared().config;
+        config.class_of(size).filter(|&class| config.class_size(class) == size)
     }
 
     /// The block and its class (`NO_CLASS` for oversize blocks).
@@ -167,6 +284,24 @@ impl BufferPool {
         self.shared().retained()
     }
 }
+
+/// A buffer lent as plain data by [`BufferPool::lend`]: its address, its length, and the id
+/// that [`BufferPool::take_back`] checks with them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lent {
+    /// The buffer's first byte (64-byte aligned).
+    pub data: std::ptr::NonNull<u8>,
+    /// Its usable length: the request rounded up to its class.
+    pub len: usize,
+    /// The lease's id (opaque; not predictable from the order of lends).
+    pub id: u64,
+}
+
+// SAFETY: a Lent is three numbers; using the memory it names takes `unsafe` and the lease's rules,
+// on whichever thread.
+unsafe impl Send for Lent {}
+// SAFETY: as above; it has no interior mutability.
+unsafe impl Sync for Lent {}
 
 /// A buffer borrowed from a [`BufferPool`]; it goes back to the pool when dropped.
 ///

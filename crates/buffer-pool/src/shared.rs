@@ -4,6 +4,7 @@
 use std::time::{Duration, Instant};
 
 use crate::block::Block;
+use crate::lease_table::LeaseTable;
 use crate::stats::{Counters, PoolStats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, BoundedQueue, Mutex, Ordering};
 use crate::{ClassStats, PoolConfig};
@@ -26,6 +27,8 @@ pub(crate) struct Shared {
     /// Pool clock (ms since `epoch`) of the last decay pass.
     last_decay: AtomicU64,
     decayed: AtomicU64,
+    /// Buffers lent as plain data (`BufferPool::lend`), checked when they come back.
+    pub(crate) leases: LeaseTable,
 }
 
 /// Every live thread's counters, and the sum of those whose threads have exited.
@@ -54,6 +57,7 @@ impl Shared {
             epoch: Instant::now(),
             last_decay: AtomicU64::new(0),
             decayed: AtomicU64::new(0),
+            leases: LeaseTable::new(),
         }
     }
 

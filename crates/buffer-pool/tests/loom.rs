@@ -112,46 +112,47 @@ fn three_threads_churning_keep_the_cap_and_the_books() {
     });
 }
 
-fn fake(address: usize) -> std::ptr::NonNull<u8> {
-    std::ptr::NonNull::new(address as *mut u8).unwrap()
-}
-
-/// Two threads release the same lease at once (a double release racing the real one): exactly one
-/// gets the buffer, and the count of leases out comes back to zero.
+/// Two threads take back the same lease at once (a double release racing the real one): exactly
+/// one gets the buffer, and the count of leases out comes back to zero.
 #[test]
-fn lease_table_double_release_has_one_winner() {
+fn a_double_take_back_has_one_winner() {
     loom::model(|| {
-        let table = std::sync::Arc::new(buffer_pool::LeaseTable::new());
-        let id = table.lend(fake(4096), 100);
-        let other = table.clone();
-        let t = thread::spawn(move || other.take_back(id, fake(4096), 100).is_some());
-        let here = table.take_back(id, fake(4096), 100).is_some();
+        let pool = small_pool(8192, 1);
+        let lent = pool.lend(100).unwrap();
+        let other = pool.clone();
+        let t = thread::spawn(move || other.take_back(lent).is_ok());
+        let here = pool.take_back(lent).is_ok();
         let there = t.join().unwrap();
         assert!(here ^ there, "exactly one release wins: {here} {there}");
-        assert_eq!(table.outstanding(), 0);
+        assert_eq!(pool.outstanding_leases(), 0);
     });
 }
 
-/// Lends and releases on two threads at once share the free list: no slot is handed to both, and
-/// a forged release (right id, wrong data) racing them takes nothing.
+/// Lends and take-backs on two threads at once share the lease slots: no slot is handed to both,
+/// and a forged take-back (right id, wrong data) racing them takes nothing.
 #[test]
-fn lease_table_concurrent_lends_never_share_a_slot() {
+fn concurrent_lends_never_share_a_slot() {
     loom::model(|| {
-        let table = std::sync::Arc::new(buffer_pool::LeaseTable::new());
-        let first = table.lend(fake(64), 1);
-        assert!(table.take_back(first, fake(64), 1).is_some()); // one slot on the free list
-        let other = table.clone();
+        let pool = small_pool(8192, 1);
+        let first = pool.lend(64).unwrap();
+        pool.take_back(first).unwrap(); // one slot in this thread's cache
+        let other = pool.clone();
         let t = thread::spawn(move || {
-            let id = other.lend(fake(128), 2);
-            assert!(other.take_back(id, fake(999 * 64), 2).is_none(), "forged data");
-            id
+            let lent = other.lend(64).unwrap();
+            let forged = buffer_pool::Lent {
+                data: std::ptr::NonNull::new(lent.data.as_ptr().wrapping_add(64)).unwrap(),
+                ..lent
+            };
+            assert!(other.take_back(forged).is_err(), "forged data");
+            lent
         });
-        let mine = table.lend(fake(192), 3);
+        let mine = pool.lend(64).unwrap();
         let theirs = t.join().unwrap();
-        assert_ne!(mine as u32, theirs as u32, "two live leases, two slots");
-        assert_eq!(table.outstanding(), 2);
-        assert!(table.take_back(theirs, fake(128), 2).is_some());
-        assert!(table.take_back(mine, fake(192), 3).is_some());
-        assert_eq!(table.outstanding(), 0);
+        assert_ne!(mine.id as u32, theirs.id as u32, "two live leases, two slots");
+        assert_ne!(mine.data, theirs.data, "two live leases, two buffers");
+        assert_eq!(pool.outstanding_leases(), 2);
+        pool.take_back(theirs).unwrap();
+        pool.take_back(mine).unwrap();
+        assert_eq!(pool.outstanding_leases(), 0);
     });
 }

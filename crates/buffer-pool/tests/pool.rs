@@ -242,3 +242,123 @@ fn a_thread_can_hand_its_cache_over_without_exiting() {
     let s = pool.stats();
     assert_eq!((s.classes[0].idle_shared, s.retained_bytes), (1, 4096));
 }
+
+// ---- Leases as plain data (`lend` / `take_back`), as a C caller holds them ----
+
+fn with_data(lent: buffer_pool::Lent, offset: usize) -> buffer_pool::Lent {
+    buffer_pool::Lent { data: std::ptr::NonNull::new(lent.data.as_ptr().wrapping_add(offset)).unwrap(), ..lent }
+}
+
+#[test]
+fn a_lease_is_taken_back_once_and_only_as_lent() {
+    let pool = pool(PoolConfig::default());
+    let other = self::pool(PoolConfig::default());
+    let lent = pool.lend(5000).unwrap();
+    assert_eq!(lent.len, 8192);
+    assert_eq!(lent.data.as_ptr() as usize % 64, 0);
+    assert_eq!(pool.outstanding_leases(), 1);
+    for forged in [
+        with_data(lent, 64),
+        buffer_pool::Lent { len: 4096, ..lent },
+        buffer_pool::Lent { id: lent.id ^ (1 << 32), ..lent },
+        buffer_pool::Lent { id: lent.id + 1, ..lent },
+    ] {
+        assert_eq!(pool.take_back(forged), Err(Error::NotLent), "{forged:?}");
+    }
+    assert_eq!(other.take_back(lent), Err(Error::NotLent), "another pool's lease");
+    assert_eq!(pool.outstanding_leases(), 1, "refusals touch nothing");
+    pool.take_back(lent).unwrap();
+    assert_eq!(pool.take_back(lent), Err(Error::NotLent), "twice");
+    assert_eq!(pool.outstanding_leases(), 0);
+    // The buffer went back to this thread's cache and comes out again, under a new id.
+    let again = pool.lend(8192).unwrap();
+    assert_eq!(again.data, lent.data);
+    assert_ne!(again.id, lent.id);
+    assert_eq!(pool.take_back(lent), Err(Error::NotLent), "the old id stays dead");
+    pool.take_back(again).unwrap();
+    let s = pool.stats();
+    assert_eq!((s.misses(), s.hits(), s.returns()), (1, 1, 2));
+}
+
+#[test]
+fn lends_follow_the_pool_rules() {
+    let pool = pool(PoolConfig { zero_on_acquire: true, ..PoolConfig::default() });
+    assert_eq!(pool.lend(0), Err(Error::ZeroSize));
+    assert!(matches!(pool.lend(usize::MAX), Err(Error::TooLarge(_))));
+    let lent = pool.lend(100).unwrap();
+    // SAFETY: the pool lent lent.len writable bytes at lent.data until take_back.
+    unsafe { lent.data.as_ptr().write_bytes(0xAB, lent.len) };
+    pool.take_back(lent).unwrap();
+    let again = pool.lend(100).unwrap();
+    assert_eq!(again.data, lent.data, "reused");
+    // SAFETY: as above.
+    let bytes = unsafe { std::slice::from_raw_parts(again.data.as_ptr(), again.len) };
+    assert!(bytes.iter().all(|&b| b == 0), "zeroed on lend, as on acquire");
+    pool.take_back(again).unwrap();
+    // Above the largest class: served exactly, never retained.
+    let big = pool.lend((4 << 20) + 1).unwrap();
+    assert_eq!(big.len, (4 << 20) + 1);
+    pool.take_back(big).unwrap();
+    let s = pool.stats();
+    assert_eq!(s.oversize_allocations, 2, "the refused usize::MAX request counts, as with acquire");
+    assert_eq!(s.retained_bytes, 4096, "{s:?}");
+}
+
+#[test]
+fn leases_cross_threads_and_survive_thread_exits() {
+    let pool = pool(PoolConfig::default());
+    // Lent here, taken back on another thread, which then exits with the slot in its cache.
+    let lent: Vec<_> = (0..20).map(|_| pool.lend(4096).unwrap()).collect();
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            for &l in &lent {
+                pool.take_back(l).unwrap();
+            }
+        });
+    });
+    assert_eq!(pool.outstanding_leases(), 0);
+    for &l in &lent {
+        assert_eq!(pool.take_back(l), Err(Error::NotLent));
+    }
+    // Lent on exiting threads and taken back here.
+    let from_threads: Vec<_> =
+        (0..4).map(|_| std::thread::scope(|s| s.spawn(|| pool.lend(4096).unwrap()).join().unwrap())).collect();
+    assert_eq!(pool.outstanding_leases(), 4);
+    for l in from_threads {
+        pool.take_back(l).unwrap();
+    }
+    assert_eq!(pool.outstanding_leases(), 0);
+}
+
+#[test]
+fn many_threads_lend_and_take_back_each_lease_exactly_once() {
+    let pool = pool(PoolConfig::default());
+    let wins = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| {
+        for _ in 0..4 {
+            s.spawn(|| {
+                for i in 0..1_000usize {
+                    let lent = pool.lend(1 + i % 20_000).unwrap();
+                    // A second releaser racing the first on another thread: exactly one wins.
+                    let twice = std::thread::scope(|s| {
+                        let racer = s.spawn(|| pool.take_back(lent).is_ok());
+                        let here = pool.take_back(lent).is_ok();
+                        (here, racer.join().unwrap())
+                    });
+                    assert!(twice.0 ^ twice.1, "exactly one take-back wins: {twice:?}");
+                    wins.fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(wins.load(Ordering::Relaxed), 4_000);
+    assert_eq!(pool.outstanding_leases(), 0);
+}
+
+#[test]
+fn dropping_the_pool_frees_what_is_still_lent() {
+    let pool = pool(PoolConfig::default());
+    let _kept = pool.lend(64 << 10).unwrap();
+    let _big = pool.lend(8 << 20).unwrap();
+    drop(pool); // under Miri or a leak checker, nothing is left behind
+}

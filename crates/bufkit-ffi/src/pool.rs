@@ -3,7 +3,7 @@
 use bufkit_ffi_macros::export;
 use std::time::Duration;
 
-use buffer_pool::{BufferPool, LeaseTable, PoolConfig, PooledBuffer};
+use buffer_pool::{BufferPool, Lent, PoolConfig};
 
 use crate::macros::{checked_ref, handle_free, handle_new, write_out};
 use crate::status::bk_status;
@@ -18,9 +18,9 @@ use crate::status::bk_status;
 /// Methods: `bk_pool_acquire`, `bk_pool_release`, `bk_pool_trim`, `bk_pool_get_stats`,
 /// `bk_pool_get_class_stats`, `bk_pool_free`.
 pub struct bk_pool {
+    /// Lends and takes back leases as plain data, checked by id, data and length, lock-free
+    /// (`BufferPool::lend`, `BufferPool::take_back`).
     pool: BufferPool,
-    /// The leases out, checked by id, data and length; lock-free (see `buffer_pool::LeaseTable`).
-    leases: LeaseTable,
 }
 
 /// A buffer lent by a pool, filled in by `bk_pool_acquire`. The caller may read and write
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn bk_pool_new(config: *const bk_pool_config, pool_out: *m
     let config = unsafe { config.as_ref() }.map_or_else(PoolConfig::default, |c| c.to_config());
     let pool = BufferPool::new(config)?;
     // SAFETY: as above.
-    unsafe { handle_new(pool_out, bk_pool { pool, leases: LeaseTable::new() }) }
+    unsafe { handle_new(pool_out, bk_pool { pool }) }
 }
 
 /// Frees a pool and every idle buffer it holds. NULL does nothing (returns OK). If leases are
@@ -176,7 +176,7 @@ pub unsafe extern "C" fn bk_pool_free(pool: *mut bk_pool) -> bk_status {
         return Ok(());
     }
     // SAFETY: live per the contract.
-    if unsafe { &*pool }.leases.outstanding() > 0 {
+    if unsafe { &*pool }.pool.outstanding_leases() > 0 {
         return Err(bk_status::BK_STATUS_LEASES_OUTSTANDING);
     }
     // SAFETY: from bk_pool_new (handle_new), freed once per the contract; no lease refers to it any more.
@@ -197,11 +197,9 @@ pub unsafe extern "C" fn bk_pool_acquire(pool: *const bk_pool, size: usize, leas
     }
     // SAFETY: per this function's contract.
     let handle = unsafe { checked_ref(pool) }?;
-    let (data, len) = handle.pool.acquire_owned(size)?.into_raw();
-    let id = handle.leases.lend(data, len);
-    let data = data.as_ptr();
+    let Lent { data, len, id } = handle.pool.lend(size)?;
     // SAFETY: checked non-null; writable per the contract.
-    unsafe { write_out(lease_out, bk_lease { data, len, pool, id }) }
+    unsafe { write_out(lease_out, bk_lease { data: data.as_ptr(), len, pool, id }) }
 }
 
 /// Gives a lease back. A lease of another pool is `BK_STATUS_WRONG_POOL`; one already released,
@@ -222,11 +220,7 @@ pub unsafe extern "C" fn bk_pool_release(pool: *const bk_pool, lease: *const bk_
         return Err(bk_status::BK_STATUS_WRONG_POOL);
     }
     let data = std::ptr::NonNull::new(lease.data).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
-    let (data, len) = handle.leases.take_back(lease.id, data, lease.len).ok_or(bk_status::BK_STATUS_LEASE_INVALID)?;
-    // SAFETY: the table lent exactly this pair, from into_raw in bk_pool_acquire, and hands it
-    // back once.
-    handle.pool.release(unsafe { PooledBuffer::from_raw(data, len) });
-    Ok(())
+    Ok(handle.pool.take_back(Lent { data, len: lease.len, id: lease.id })?)
 }
 
 /// Frees every idle buffer (this thread's cache now, other threads' at their next call).
@@ -259,7 +253,7 @@ pub unsafe extern "C" fn bk_pool_get_stats(pool: *const bk_pool, stats_out: *mut
         oversize_allocations: s.oversize_allocations,
         decayed: s.decayed,
         retained_bytes: s.retained_bytes,
-        outstanding_leases: handle.leases.outstanding(),
+        outstanding_leases: handle.pool.outstanding_leases(),
         class_count: s.classes.len(),
     };
     // SAFETY: per this function's contract.
@@ -292,15 +286,4 @@ pub unsafe extern "C" fn bk_pool_get_class_stats(
     };
     // SAFETY: per this function's contract.
     unsafe { write_out(stats_out, stats) }
-}
-
-impl Drop for bk_pool {
-    /// `bk_pool_free` refuses while leases are out, so this finds none; should one remain (a
-    /// panic between lend and return), its buffer is freed, not leaked.
-    fn drop(&mut self) {
-        for (data, len) in self.leases.drain() {
-            // SAFETY: lent from into_raw and never handed back: this is its only owner now.
-            drop(unsafe { PooledBuffer::from_raw(data, len) });
-        }
-    }
 }

@@ -135,7 +135,7 @@ impl From<buffer_pool::Error> for bk_status {
             E::ZeroSize | E::InvalidConfig(_) => bk_status::BK_STATUS_INVALID_ARGUMENT,
             E::TooLarge(_) => bk_status::BK_STATUS_LENGTH_OVERFLOW,
             E::AllocFailed(_) => bk_status::BK_STATUS_ALLOC_FAILED,
-            _ => bk_status::BK_STATUS_INVALID_ARGUMENT,
+            E::NotLent => bk_status::BK_STATUS_LEASE_INVALID,
         }
     }
 }
