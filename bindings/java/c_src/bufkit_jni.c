@@ -391,10 +391,11 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *en
 }
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
-                                                                  jlongArray offsets, jintArray sizes, jbyteArray out,
-                                                                  jlongArray consumed_out, jintArray status_out) {
-  jsize n = (*env)->GetArrayLength(env, offsets), in_len = (*env)->GetArrayLength(env, input),
-        out_len = (*env)->GetArrayLength(env, out);
+                                                                  jlongArray offsets, jintArray sizes, jint count,
+                                                                  jbyteArray out, jlongArray consumed_out,
+                                                                  jintArray status_out) {
+  /* count: streams to inflate, the first of each array (the Java side checked every array holds them) */
+  jsize n = count < 0 ? 0 : count, in_len = (*env)->GetArrayLength(env, input), out_len = (*env)->GetArrayLength(env, out);
   bk_inflate_request *req = malloc(sizeof *req * (size_t)(n ? n : 1));
   bk_inflate_result *res = malloc(sizeof *res * (size_t)(n ? n : 1));
   jlong *offs = malloc(sizeof *offs * (size_t)(n ? n : 1)), *cons = malloc(sizeof *cons * (size_t)(n ? n : 1));

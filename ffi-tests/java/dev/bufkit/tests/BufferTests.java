@@ -8,6 +8,7 @@ import dev.bufkit.ExtractMode;
 import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.Lease;
+import dev.bufkit.InflateBatch;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.PoolStats;
@@ -67,6 +68,7 @@ public final class BufferTests {
         tests.add(new Object[] {"inflate: every failure has its status", (Test) BufferTests::inflateFailures});
         tests.add(new Object[] {"inflate: direct buffers", (Test) BufferTests::inflateDirect});
         tests.add(new Object[] {"inflate: batch", (Test) BufferTests::inflateBatch});
+        tests.add(new Object[] {"inflate: a reusable InflateBatch", (Test) BufferTests::inflateBatchObject});
         tests.add(new Object[] {"inflate: a stream fed in strides", (Test) BufferTests::inflateStream});
         tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
@@ -658,6 +660,43 @@ public final class BufferTests {
             check(consumed[0] == a.length && consumed[1] == b.length && status[0] == 0 && status[1] == 0, "results");
             check(status[2] == Status.OUT_OF_RANGE.code, "status " + status[2]);
             expect(IllegalArgumentException.class, () -> inf.inflateBatch(input, new long[] {0}, new int[] {5}, new byte[4], new long[1], new int[1]));
+        }
+    }
+
+    /** InflateBatch: results per stream, reuse after clear, a corrupt stream beside good ones, misuse refused. */
+    static void inflateBatchObject() {
+        byte[] a = deflate("first".getBytes(), false), b = deflate(pattern(20_000), false), c = deflate("third".getBytes(), false);
+        byte[] bad = c.clone();
+        bad[bad.length - 1] ^= 1; // the Adler-32 trailer
+        byte[] input = concat(concat(a, b), concat(c, bad));
+        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+            InflateBatch batch = new InflateBatch(2); // grows past its first capacity
+            check(batch.add(0, 5) == 0 && batch.add(a.length, 20_000) == 1, "indexes");
+            batch.add(a.length + b.length, 5);
+            batch.add(a.length + b.length + c.length, 5);
+            batch.add(input.length + 10, 3);
+            expect(IllegalStateException.class, () -> batch.status(0));
+            byte[] out = new byte[Math.toIntExact(batch.totalSize())];
+            check(inf.inflate(input, batch, out) == 3, "three good streams");
+            check(batch.status(0) == Status.OK && batch.consumed(0) == a.length, "first");
+            check(batch.status(1) == Status.OK && batch.consumed(1) == b.length, "second");
+            check(Arrays.equals(Arrays.copyOfRange(out, batch.outputOffset(1), batch.outputOffset(1) + batch.outputLength(1)), pattern(20_000)), "second's bytes");
+            check(new String(out, batch.outputOffset(2), 5).equals("third"), "third's bytes");
+            check(batch.status(3) == Status.CHECKSUM, "a bad trailer: " + batch.status(3));
+            check(batch.status(4) == Status.OUT_OF_RANGE, "past the input: " + batch.status(4));
+            for (int i = batch.outputOffset(3); i < batch.outputOffset(3) + 5; i++) check(out[i] == 0, "a failed stream's range is zeroed");
+            expect(IndexOutOfBoundsException.class, () -> batch.status(5));
+            // Reused: cleared, refilled, inflated again into a smaller array.
+            batch.clear();
+            batch.add(a.length + b.length, 5);
+            check(batch.size() == 1 && batch.totalSize() == 5 && batch.outputOffset(0) == 0, "cleared");
+            expect(IllegalStateException.class, () -> batch.consumed(0));
+            byte[] small = new byte[5];
+            check(inf.inflate(input, batch, small) == 1 && new String(small).equals("third"), "reused");
+            expect(IllegalArgumentException.class, () -> inf.inflate(input, batch, new byte[4]));
+            expect(IllegalArgumentException.class, () -> batch.add(-1, 5));
+            expect(IllegalArgumentException.class, () -> batch.add(0, -5));
+            expect(NullPointerException.class, () -> inf.inflate(null, batch, small));
         }
     }
 

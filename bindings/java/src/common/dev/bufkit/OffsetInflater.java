@@ -48,8 +48,9 @@ public abstract class OffsetInflater implements AutoCloseable {
     /** {@code bk_inflate_at} over direct buffers (bounds already checked); returns as {@link #nativeInflate}. */
     protected abstract long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);
 
-    /** {@code bk_inflate_batch}: results into {@code consumed[i]} and {@code status[i]}; returns successes or -status. */
-    protected abstract int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
+    /** {@code bk_inflate_batch} of the first {@code n} streams (every array holds at least {@code n}, checked):
+     *  results into {@code consumed[i]} and {@code status[i]}; returns successes or -status. */
+    protected abstract int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status);
 
     /** {@code bk_status_message}. */
     protected abstract String statusMessage(int code);
@@ -86,18 +87,37 @@ public abstract class OffsetInflater implements AutoCloseable {
      * each result ({@link Status#OK} code 0 on success). Returns how many succeeded.
      */
     public final synchronized int inflateBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status) {
-        int n = offsets.length;
-        if (sizes.length != n || consumed.length < n || status.length < n) {
+        if (sizes.length != offsets.length) {
+            throw new IllegalArgumentException("offsets, sizes, consumed and status must have one slot per stream");
+        }
+        return batch(input, offsets, sizes, offsets.length, out, consumed, status);
+    }
+
+    /**
+     * Inflates the streams of {@code batch} into consecutive ranges of {@code out} (which holds at
+     * least {@link InflateBatch#totalSize()} bytes) in one native call; each stream's outcome and
+     * consumed count are then in the batch. Returns how many succeeded. A batch reused this way
+     * allocates nothing on the Java side.
+     */
+    public final int inflate(byte[] input, InflateBatch batch, byte[] out) {
+        return Objects.requireNonNull(batch, "batch").inflateWith(this, input, out);
+    }
+
+    /** The first {@code n} streams of the arrays (checked here): the one path of both batch forms. */
+    final synchronized int batch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
+        Objects.requireNonNull(input, "input");
+        Objects.requireNonNull(out, "out");
+        if (n < 0 || offsets.length < n || sizes.length < n || consumed.length < n || status.length < n) {
             throw new IllegalArgumentException("offsets, sizes, consumed and status must have one slot per stream");
         }
         long total = 0;
-        for (int s : sizes) {
-            if (s < 0) throw new IllegalArgumentException("sizes must not be negative");
-            total += s;
+        for (int i = 0; i < n; i++) {
+            if (sizes[i] < 0) throw new IllegalArgumentException("sizes must not be negative");
+            total += sizes[i];
         }
         if (total > out.length) throw new IllegalArgumentException("out holds " + out.length + " bytes, the streams need " + total);
         ensureOpen();
-        return (int) checked(nativeBatch(Objects.requireNonNull(input, "input"), offsets, sizes, out, consumed, status));
+        return (int) checked(nativeBatch(input, offsets, sizes, n, out, consumed, status));
     }
 
     /** Frees the native decoder. Closing twice does nothing. */

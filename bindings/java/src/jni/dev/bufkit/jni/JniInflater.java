@@ -23,8 +23,8 @@ final class JniInflater extends OffsetInflater {
     }
 
     @Override
-    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status) {
-        return JniNative.inflateBatch(handle, input, offsets, sizes, out, consumed, status);
+    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
+        return JniNative.inflateBatch(handle, input, offsets, sizes, n, out, consumed, status);
     }
 
     @Override

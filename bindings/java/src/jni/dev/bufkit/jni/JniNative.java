@@ -80,7 +80,7 @@ final class JniNative {
     static native long inflateAtDirect(long handle, ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);
 
     /** Returns successes, or -status if the call itself failed. */
-    static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status);
+    static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status);
 
     /** bk_archive_open (holding 0 read, 1 map; local headers 0 at open, 1 on first read): the handle into {@code handleOut[0]}. */
     static native int archiveOpen(String path, int holding, int localHeaders, long[] handleOut);

@@ -61,8 +61,7 @@ public final class PanamaInflater extends OffsetInflater {
     }
 
     @Override
-    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, byte[] out, long[] consumed, int[] status) {
-        int n = offsets.length;
+    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
         long[] requests = new long[2 * n];
         long[] results = new long[2 * n];
         for (int i = 0; i < n; i++) {

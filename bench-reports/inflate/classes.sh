@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Issue 13's class table: inflate-only CPU per class of stream (commits, trees, deltas, blobs by
+# size, poorly compressible objects) for every engine, in one run: bufkit, libdeflate called
+# directly and zlib-rs (flate2) alternate inside `class_bench`; git's loop (system zlib) and zlib-ng
+# (its best usage, `inflateReset` per object, and git's loop on it) time the same per-class object
+# tables in the same rounds. Prints one markdown table per pack, ns per object (medians).
+# Usage: bench-reports/inflate/classes.sh [ROUNDS] [PACK...]   (needs gcc, zlib1g-dev, cmake)
+set -euo pipefail
+rounds=${1:-5}
+shift || true
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}/classes
+mkdir -p "$work"
+cd "$root"
+cargo build --release -q -p bufkit-strided-inflate --example class_bench
+cargo build --release -q --manifest-path bench-reports/inflate/zlibng/Cargo.toml
+gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
+packs=("$@")
+if [[ ${#packs[@]} -eq 0 ]]; then
+  [[ -d /tmp/bufkit-bench-repo ]] || bench-reports/inflate/make-pack.sh >/dev/null
+  [[ -d /tmp/bufkit-history-repo ]] || python3 bench-reports/inflate/make-history-pack.py >/dev/null
+  packs=(/tmp/bufkit-bench-repo/.git/objects/pack/*.pack /tmp/bufkit-history-repo/.git/objects/pack/*.pack)
+fi
+results=$work/results.jsonl
+: >"$results"
+for pack in "${packs[@]}"; do
+  name=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$pack")")")")")
+  for ((r = 0; r < rounds; r++)); do
+    ./target/release/examples/class_bench "$pack" "$work/$name" 1 | sed "s/^{/{\"pack\":\"$name\",/" >>"$results"
+    for table in "$work/$name"/*.table; do
+      class=$(basename "$table" .table)
+      for tool in "$work/git_loop" bench-reports/inflate/zlibng/target/release/zlibng-loop; do
+        "$tool" "$pack" "$table" 5 | sed "s/^{/{\"pack\":\"$name\",\"class\":\"$class\",/" >>"$results"
+      done
+    done
+  done
+done
+python3 - "$results" <<'PY'
+import json, sys, statistics, collections
+rows = [json.loads(l) for l in open(sys.argv[1])]
+secs = collections.defaultdict(list); info = {}
+for r in rows:
+    secs[(r["pack"], r["class"], r["engine"])].append(r["seconds"])
+    if "median_size" in r:
+        info[(r["pack"], r["class"])] = (r["objects"], r["median_size"])
+engines = ["git-zlib-loop", "zlib-ng-loop", "zlib-ng-reset", "zlib-rs", "libdeflate", "bufkit"]
+for pack in sorted({p for p, _ in info}):
+    print(f"\n{pack} (ns per object, median of rounds)\n")
+    print("| class | objects | median size | " + " | ".join(engines) + " | fastest other ÷ bufkit |")
+    print("|---|---:|---:|" + "---:|" * len(engines) + "---:|")
+    for (p, c), (n, size) in sorted(info.items()):
+        if p != pack: continue
+        ns = {e: statistics.median(secs[(p, c, e)]) / n * 1e9 for e in engines if secs.get((p, c, e))}
+        best = min(v for e, v in ns.items() if e != "bufkit")
+        cells = " | ".join(f"{ns[e]:,.0f}" if e in ns else "—" for e in engines)
+        print(f"| {c} | {n:,} | {size:,} | {cells} | {best / ns['bufkit']:.2f}× |")
+PY

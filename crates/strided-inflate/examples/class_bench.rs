@@ -1,0 +1,136 @@
+//! Inflate-only CPU per class of stream, every engine in one run: the objects of a git pack
+//! sorted into classes (commits, trees, deltas, small / medium / large blobs, and poorly
+//! compressible objects of any type), each class timed on its own per engine, engines alternating
+//! round by round. Also writes each class's object table (little-endian u64 offset, size pairs)
+//! to DIR/CLASS.table, so `git_loop.c` and the zlib-ng helper time exactly the same streams.
+//!
+//! Usage: cargo run --release -p bufkit-strided-inflate --example class_bench -- PACK DIR ROUNDS
+//! Prints one JSON line per class and engine: median CPU seconds of one pass over the class.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+
+use flate2::{Decompress, FlushDecompress, Status};
+use strided_inflate::pack::{self, Kind};
+use strided_inflate::{Decoder, Format};
+
+fn cpu_seconds() -> f64 {
+    // SAFETY: clock_gettime fills the timespec it is given.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid clock id and out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// The class of an object: poorly compressible first (whatever its type), then by type and size.
+fn class_of(object: &pack::Object) -> &'static str {
+    if object.size >= 64 && object.compressed_len * 10 >= object.size * 9 {
+        return "incompressible";
+    }
+    match object.kind {
+        Kind::Commit | Kind::Tag => "commit",
+        Kind::Tree => "tree",
+        Kind::OfsDelta | Kind::RefDelta => "delta",
+        Kind::Blob if object.size < 4 << 10 => "blob<4KiB",
+        Kind::Blob if object.size < 64 << 10 => "blob<64KiB",
+        Kind::Blob => "blob>=64KiB",
+    }
+}
+
+/// One pass of `engine` over `table`; returns the bytes consumed (checked equal across engines).
+fn pass(engine: &str, data: &[u8], table: &[(usize, usize)], out: &mut [u8]) -> usize {
+    let mut consumed = 0;
+    match engine {
+        "bufkit" => {
+            let mut d = Decoder::new(Format::Zlib).expect("a decoder");
+            for &(off, size) in table {
+                consumed += d.inflate_at(data, off, &mut out[..size]).expect("a valid object");
+            }
+        }
+        "libdeflate" => {
+            // SAFETY: plain libdeflate calls on valid buffers; freed at the end.
+            unsafe {
+                let d = libdeflate_sys::libdeflate_alloc_decompressor();
+                for &(off, size) in table {
+                    let (mut used, mut made) = (0usize, 0usize);
+                    let r = libdeflate_sys::libdeflate_zlib_decompress_ex(
+                        d,
+                        data[off..].as_ptr().cast(),
+                        data.len() - off,
+                        out.as_mut_ptr().cast(),
+                        size,
+                        &mut used,
+                        &mut made,
+                    );
+                    assert_eq!((r, made), (0, size));
+                    consumed += used;
+                }
+                libdeflate_sys::libdeflate_free_decompressor(d);
+            }
+        }
+        "zlib-rs" => {
+            let mut d = Decompress::new(true);
+            for &(off, size) in table {
+                d.reset(true);
+                let st = d.decompress(&data[off..], &mut out[..size], FlushDecompress::Finish).expect("a valid object");
+                assert_eq!(st, Status::StreamEnd);
+                consumed += d.total_in() as usize;
+            }
+        }
+        other => panic!("unknown engine {other}"),
+    }
+    consumed
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let [_, pack_path, dir, rounds] = &args[..] else {
+        panic!("usage: class_bench PACK DIR ROUNDS");
+    };
+    let rounds: usize = rounds.parse().expect("ROUNDS is a number");
+    let data = std::fs::read(pack_path).expect("PACK readable");
+    let mut classes: BTreeMap<&str, Vec<(usize, usize)>> = BTreeMap::new();
+    pack::walk(&data, false, |o, _| classes.entry(class_of(o)).or_default().push((o.offset + o.header_len, o.size)))
+        .expect("a valid pack");
+    std::fs::create_dir_all(dir).expect("DIR writable");
+    let max = classes.values().flatten().map(|t| t.1).max().unwrap_or(0);
+    let mut out = vec![0u8; max];
+    let engines = ["bufkit", "libdeflate", "zlib-rs"];
+    for (class, table) in &classes {
+        let mut f = std::fs::File::create(format!("{dir}/{class}.table")).expect("table writable");
+        for &(off, size) in table {
+            f.write_all(&(off as u64).to_le_bytes()).unwrap();
+            f.write_all(&(size as u64).to_le_bytes()).unwrap();
+        }
+        // Enough passes per round for about 20 ms of work, so the clock's resolution does not matter.
+        let bytes_out: usize = table.iter().map(|t| t.1).sum();
+        let start = cpu_seconds();
+        let reference = pass("bufkit", &data, table, &mut out);
+        let passes = ((0.02 / (cpu_seconds() - start).max(1e-6)) as usize).clamp(1, 1000);
+        let mut times: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
+        for _ in 0..rounds {
+            for engine in engines {
+                let start = cpu_seconds();
+                for _ in 0..passes {
+                    assert_eq!(pass(engine, &data, table, &mut out), reference, "{engine} on {class}");
+                }
+                times.entry(engine).or_default().push((cpu_seconds() - start) / passes as f64);
+            }
+        }
+        let mut sizes: Vec<usize> = table.iter().map(|t| t.1).collect();
+        sizes.sort_unstable();
+        for (engine, t) in times {
+            println!(
+                "{{\"class\":\"{class}\",\"engine\":\"{engine}\",\"seconds\":{:.9},\"objects\":{},\"median_size\":{},\"bytes_out\":{bytes_out},\"consumed\":{reference}}}",
+                median(t),
+                table.len(),
+                sizes[sizes.len() / 2]
+            );
+        }
+    }
+}
