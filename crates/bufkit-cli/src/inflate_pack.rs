@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::Serialize;
-use strided_inflate::pack::{self, Index, Object};
+use strided_inflate::pack::{self, Index, Kind, Object};
 
 use crate::report;
 
@@ -25,62 +25,99 @@ struct Summary {
     index_verified: Option<bool>,
 }
 
+/// The file's bytes, mapped rather than read: no copy into fresh memory before the walk can start
+/// (reading an 11 MB pack and its 4 MB index was a tenth of a 2-thread walk's wall time).
+fn map(path: &Path) -> Result<memmap2::Mmap, String> {
+    let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    // SAFETY: the map is only read. Packs and indexes are written once and renamed into place, so
+    // nothing changes them while mapped; were one truncated underneath anyway, reading past its new
+    // end would fault, the risk git itself takes, as it maps packs the same way.
+    unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: mapping: {e}", path.display()))
+}
+
+/// Objects a thread walks between two updates of the shared progress count.
+const PROGRESS_STEP: u64 = 4096;
+
+/// Every kind of object, in the order of `Tally::by_kind`.
+const KINDS: [Kind; 6] = [Kind::Commit, Kind::Tree, Kind::Blob, Kind::Tag, Kind::OfsDelta, Kind::RefDelta];
+
+/// What one thread of the walk counted. Each worker keeps its own, so counting touches no shared
+/// memory: two shared atomics per object passed a cache line between the cores 156,000 times on a
+/// history-shaped pack.
+#[derive(Default)]
+struct Tally {
+    objects: usize,
+    by_kind: [usize; KINDS.len()],
+    bytes_in: u64,
+    bytes_out: u64,
+    /// Objects counted here but not yet in the shared progress count.
+    unreported: u64,
+}
+
+impl Tally {
+    fn add(&mut self, object: &Object, done: &AtomicU64, progress: &ProgressBar) {
+        self.objects += 1;
+        self.by_kind[KINDS.iter().position(|&k| k == object.kind).expect("every kind is listed")] += 1;
+        self.bytes_in += object.compressed_len as u64;
+        self.bytes_out += object.size as u64;
+        self.unreported += 1;
+        if self.unreported == PROGRESS_STEP {
+            self.unreported = 0;
+            progress.set_position(done.fetch_add(PROGRESS_STEP, Ordering::Relaxed) + PROGRESS_STEP);
+        }
+    }
+
+    fn merge(mut self, other: Tally) -> Tally {
+        self.objects += other.objects;
+        for (mine, theirs) in self.by_kind.iter_mut().zip(other.by_kind) {
+            *mine += theirs;
+        }
+        self.bytes_in += other.bytes_in;
+        self.bytes_out += other.bytes_out;
+        self
+    }
+}
+
 pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool, threads: usize) -> Result<(), String> {
-    let bytes = std::fs::read(pack_path).map_err(|e| format!("{}: {e}", pack_path.display()))?;
+    let bytes = map(pack_path)?;
     let count = pack::pack_header(&bytes).map_err(|e| format!("{}: {e}", pack_path.display()))?;
     let index = match idx_path {
-        Some(path) => {
-            let idx = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
-            Some(Index::parse(&idx).map_err(|e| format!("{}: {e}", path.display()))?)
-        }
+        Some(path) => Some(Index::parse(&map(path)?).map_err(|e| format!("{}: {e}", path.display()))?),
         None => None,
     };
     let progress = if json { ProgressBar::hidden() } else { ProgressBar::new(u64::from(count)) };
     progress.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} objects").expect("static template"));
-    let bytes_out = AtomicU64::new(0);
     let done = AtomicU64::new(0);
     let start = Instant::now();
-    let count_one = |data: &[u8]| {
-        bytes_out.fetch_add(data.len() as u64, Ordering::Relaxed);
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if n.is_multiple_of(4096) {
-            progress.set_position(n);
-        }
-    };
-    let (objects, index_verified) = match &index {
+    let (tally, index_verified) = match &index {
         // Every offset is known: the objects are spread over threads, each checked against the index.
         Some(index) => {
-            let objects = pack::walk_indexed(&bytes, index, threads, |_, data| count_one(data))
-                .map_err(|e| format!("{}: {e}", pack_path.display()))?;
-            (objects, Some(true))
-        }
-        None => {
-            let mut objects: Vec<Object> = Vec::with_capacity(count as usize);
-            pack::walk(&bytes, true, |object, data| {
-                count_one(data);
-                objects.push(object.clone());
+            let tallies = pack::walk_indexed_with(&bytes, index, threads, Tally::default, |tally, _, object, _| {
+                tally.add(object, &done, &progress)
             })
             .map_err(|e| format!("{}: {e}", pack_path.display()))?;
-            (objects, None)
+            (tallies.into_iter().fold(Tally::default(), Tally::merge), Some(true))
+        }
+        None => {
+            let mut tally = Tally::default();
+            pack::walk(&bytes, true, |object, _| tally.add(object, &done, &progress))
+                .map_err(|e| format!("{}: {e}", pack_path.display()))?;
+            (tally, None)
         }
     };
     let seconds = start.elapsed().as_secs_f64();
-    let bytes_out = bytes_out.into_inner();
     progress.finish_and_clear();
-    let mut by_type = BTreeMap::new();
-    for o in &objects {
-        *by_type.entry(o.kind.name()).or_insert(0) += 1;
-    }
-    let bytes_in: u64 = objects.iter().map(|o| o.compressed_len as u64).sum();
+    let by_type: BTreeMap<&'static str, usize> =
+        KINDS.iter().zip(tally.by_kind).filter(|&(_, n)| n > 0).map(|(k, n)| (k.name(), n)).collect();
     let summary = Summary {
         pack: pack_path.display().to_string(),
-        objects: objects.len(),
+        objects: tally.objects,
         by_type,
-        bytes_in,
-        bytes_out,
+        bytes_in: tally.bytes_in,
+        bytes_out: tally.bytes_out,
         seconds,
-        objects_per_second: objects.len() as f64 / seconds,
-        megabytes_per_second_out: bytes_out as f64 / seconds / 1e6,
+        objects_per_second: tally.objects as f64 / seconds,
+        megabytes_per_second_out: tally.bytes_out as f64 / seconds / 1e6,
         checksum_verified: true,
         index_verified,
     };
@@ -101,8 +138,8 @@ pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool, threads: usize
     print!("{}", report::table(&["type", "objects"], &rows));
     println!(
         "in {} compressed -> out {} in {} (walk, SHA-1 and inflate): {:.0} objects/s, {:.0} MB/s out",
-        report::bytes(bytes_in),
-        report::bytes(bytes_out),
+        report::bytes(summary.bytes_in),
+        report::bytes(summary.bytes_out),
         report::duration(seconds),
         summary.objects_per_second,
         summary.megabytes_per_second_out

@@ -252,6 +252,46 @@ pub fn walk_indexed(
     threads: usize,
     visit: impl Fn(&Object, &[u8]) + Sync,
 ) -> Result<Vec<Object>, PackError> {
+    // Each thread keeps runs of consecutive objects (its blocks); the runs are put back in pack
+    // order by their first object's number: a few hundred runs to sort, not every object.
+    let runs =
+        walk_indexed_with(pack, index, threads, Vec::new, |runs: &mut Vec<(usize, Vec<Object>)>, i, object, data| {
+            visit(object, data);
+            match runs.last_mut() {
+                Some((first, run)) if *first + run.len() == i => run.push(object.clone()),
+                _ => runs.push((i, vec![object.clone()])),
+            }
+        })?;
+    let mut runs: Vec<(usize, Vec<Object>)> = runs.into_iter().flatten().collect();
+    runs.sort_unstable_by_key(|(first, _)| *first);
+    let mut all = Vec::with_capacity(index.entries.len());
+    for (_, run) in runs {
+        all.extend(run);
+    }
+    Ok(all)
+}
+
+/// [`walk_indexed`] without collecting the objects: each worker thread starts from `new_state()`
+/// and calls `visit(state, i, object, inflated bytes)` for every object it decodes (`i` is the
+/// object's rank by offset); the threads' states come back, for the caller to combine. What a
+/// caller that only counts or hashes needs, without a list of every object.
+///
+/// ```no_run
+/// use strided_inflate::pack::{Index, walk_indexed_with};
+///
+/// let pack = std::fs::read("objects/pack/pack-1234.pack").unwrap();
+/// let index = Index::parse(&std::fs::read("objects/pack/pack-1234.idx").unwrap())?;
+/// let per_thread = walk_indexed_with(&pack, &index, 0, || 0u64, |bytes, _, _, data| *bytes += data.len() as u64)?;
+/// println!("{} bytes inflated", per_thread.iter().sum::<u64>());
+/// # Ok::<(), strided_inflate::pack::PackError>(())
+/// ```
+pub fn walk_indexed_with<S: Send>(
+    pack: &[u8],
+    index: &Index,
+    threads: usize,
+    new_state: impl Fn() -> S + Sync,
+    visit: impl Fn(&mut S, usize, &Object, &[u8]) + Sync,
+) -> Result<Vec<S>, PackError> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -310,17 +350,19 @@ pub fn walk_indexed(
         }
         Ok(object)
     };
-    let results: Vec<Mutex<Vec<(usize, Object)>>> = (0..threads).map(|_| Mutex::new(Vec::new())).collect();
+    // Each thread's state once it has finished.
+    let results: Vec<Mutex<Option<S>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     let checksum_ok = std::thread::scope(|s| {
         let sha = s.spawn(|| Sha1::digest(&pack[..end]).as_slice() == &pack[end..]);
         for mine in &results {
-            let (next_block, stop, fail, decode_one, visit) = (&next_block, &stop, &fail, &decode_one, &visit);
+            let (next_block, stop, fail, decode_one, visit, new_state) =
+                (&next_block, &stop, &fail, &decode_one, &visit, &new_state);
             s.spawn(move || {
                 let mut decoder = match Decoder::new(Format::Zlib) {
                     Ok(d) => d,
                     Err(source) => return fail(12, PackError::Inflate { offset: 12, source }),
                 };
-                let (mut out, mut found) = (Vec::new(), Vec::new());
+                let (mut out, mut state) = (Vec::new(), new_state());
                 while !stop.load(Ordering::Relaxed) {
                     let start = next_block.fetch_add(BLOCK, Ordering::Relaxed);
                     if start >= count {
@@ -328,15 +370,12 @@ pub fn walk_indexed(
                     }
                     for i in start..(start + BLOCK).min(count) {
                         match decode_one(&mut decoder, &mut out, i) {
-                            Ok(object) => {
-                                visit(&object, &out);
-                                found.push((i, object));
-                            }
+                            Ok(object) => visit(&mut state, i, &object, &out),
                             Err(e) => return fail(index.entries[i].0, e),
                         }
                     }
                 }
-                *mine.lock().unwrap_or_else(|p| p.into_inner()) = found;
+                *mine.lock().unwrap_or_else(|p| p.into_inner()) = Some(state);
             });
         }
         sha.join().unwrap_or(false)
@@ -347,10 +386,34 @@ pub fn walk_indexed(
     if !checksum_ok {
         return Err(PackError::Checksum);
     }
-    let mut all: Vec<(usize, Object)> =
-        results.into_iter().flat_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner())).collect();
-    all.sort_unstable_by_key(|(i, _)| *i);
-    Ok(all.into_iter().map(|(_, o)| o).collect())
+    Ok(results.into_iter().filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner())).collect())
+}
+
+/// Sorts `(offset, crc32)` pairs by offset: a least-significant-digit radix sort, 8 bits a pass,
+/// as many passes as the largest offset has bytes (3 for a pack under 16 MiB). A comparison sort
+/// of a 156,000-object index took 5% of a 2-thread walk's CPU, all of it before the walk starts.
+fn sort_by_offset(entries: &mut Vec<(usize, u32)>) {
+    let largest = entries.iter().map(|e| e.0).max().unwrap_or(0);
+    let mut sorted = vec![(0usize, 0u32); entries.len()];
+    let mut shift = 0;
+    while shift < usize::BITS && largest >> shift != 0 {
+        let digit = |offset: usize| (offset >> shift) & 0xff;
+        let mut starts = [0usize; 256];
+        for e in entries.iter() {
+            starts[digit(e.0)] += 1;
+        }
+        let mut next = 0;
+        for start in starts.iter_mut() {
+            (*start, next) = (next, next + *start);
+        }
+        for &e in entries.iter() {
+            let d = digit(e.0);
+            sorted[starts[d]] = e;
+            starts[d] += 1;
+        }
+        std::mem::swap(entries, &mut sorted);
+        shift += 8;
+    }
 }
 
 /// A pack index (`.idx`, version 2): object offsets and CRC-32s of their packed bytes.
@@ -394,7 +457,7 @@ impl Index {
             };
             entries.push((offset, crc));
         }
-        entries.sort_unstable();
+        sort_by_offset(&mut entries);
         Ok(Index { entries })
     }
 
@@ -419,5 +482,29 @@ impl Index {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::sort_by_offset;
+
+    #[test]
+    fn the_radix_sort_orders_offsets_of_every_width_as_a_comparison_sort_does() {
+        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+        for (len, width) in [(0usize, 8u32), (1, 8), (1000, 8), (5000, 24), (5000, 40), (300, 63)] {
+            let mut entries: Vec<(usize, u32)> = (0..len)
+                .map(|i| {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    ((x >> (64 - width)) as usize, i as u32)
+                })
+                .collect();
+            let mut expected = entries.clone();
+            expected.sort_by_key(|e| e.0); // stable, as the radix sort is
+            sort_by_offset(&mut entries);
+            assert_eq!(entries, expected, "{len} entries of {width} bits");
+        }
     }
 }
