@@ -444,9 +444,9 @@ impl Index {
             return Err(bad("shorter than its object count says"));
         }
         let mut entries = Vec::with_capacity(n);
-        for i in 0..n {
-            let crc = be32(crcs + i * 4)?;
-            let small = be32(offsets + i * 4)?;
+        let word = |b: &[u8]| u32::from_be_bytes(b.try_into().expect("chunks of 4"));
+        for (crc, small) in idx[crcs..offsets].chunks_exact(4).zip(idx[offsets..large].chunks_exact(4)) {
+            let (crc, small) = (word(crc), word(small));
             let offset = if small & 0x8000_0000 == 0 {
                 small as usize
             } else {
