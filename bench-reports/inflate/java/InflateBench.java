@@ -1,4 +1,5 @@
 import dev.bufkit.Bufkit;
+import dev.bufkit.InflateBatch;
 import dev.bufkit.OffsetInflater;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -33,10 +34,11 @@ public final class InflateBench {
         }
         byte[] out = new byte[max];
         Bufkit bufkit = Bufkit.load(front.equals("panama") ? "dev.bufkit.panama.PanamaBufkit" : "dev.bufkit.jni.JniBufkit");
-        long[] inflaterNs = new long[rounds], bufkitNs = new long[rounds], batchNs = new long[rounds];
-        long checkA = 0, checkB = 0, checkC = 0;
+        long[] inflaterNs = new long[rounds], bufkitNs = new long[rounds], batchNs = new long[rounds], bigBatchNs = new long[rounds];
+        long checkA = 0, checkB = 0, checkC = 0, checkD = 0;
         Inflater inflater = new Inflater();
         byte[] batchOut = new byte[(int) Math.min(Integer.MAX_VALUE - 8, totalOut)];
+        InflateBatch smallBatch = new InflateBatch(1024), bigBatch = new InflateBatch(16_384);
         try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
             for (int r = 0; r < rounds + 2; r++) { // two warm-up rounds for the JIT
                 long start = System.nanoTime();
@@ -46,16 +48,21 @@ public final class InflateBench {
                 long sum2 = bufkitPass(inf, pack, offsets, sizes, out);
                 long b = System.nanoTime() - start;
                 start = System.nanoTime();
-                long sum3 = batchPass(inf, pack, offsets, sizes, batchOut);
+                long sum3 = batchPass(inf, pack, offsets, sizes, batchOut, smallBatch, 1024);
                 long c = System.nanoTime() - start;
+                start = System.nanoTime();
+                long sum4 = batchPass(inf, pack, offsets, sizes, batchOut, bigBatch, 16_384);
+                long d = System.nanoTime() - start;
                 if (r >= 2) {
                     inflaterNs[r - 2] = a;
                     bufkitNs[r - 2] = b;
                     batchNs[r - 2] = c;
+                    bigBatchNs[r - 2] = d;
                 }
                 checkA = sum;
                 checkB = sum2;
                 checkC = sum3;
+                checkD = sum4;
             }
         }
         // Call overhead: the same trivial stream ("hello", 13 bytes of zlib) inflated over and over, per
@@ -87,10 +94,13 @@ public final class InflateBench {
                 }
             }
         }
-        if (checkA != checkB) throw new IllegalStateException("consumed totals differ: " + checkA + " vs " + checkB);
+        if (checkA != checkB || checkB != checkC || checkC != checkD) {
+            throw new IllegalStateException("consumed totals differ: " + checkA + " " + checkB + " " + checkC + " " + checkD);
+        }
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"java.util.zip.Inflater\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(inflaterNs) / (double) n);
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(bufkitNs) / (double) n);
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-batch-1024\",\"ns_per_object\":%.1f,\"check\":%d}%n", front, Runtime.version(), median(batchNs) / (double) n, checkC);
+        System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-batch-16384\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(bigBatchNs) / (double) n);
         int batches = (calls + 1023) / 1024;
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-trivial-per-call\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(perCall) / (double) calls);
         System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"engine\":\"bufkit-trivial-batch-1024\",\"ns_per_object\":%.1f}%n", front, Runtime.version(), median(perBatched) / (double) (batches * 1024L));
@@ -117,20 +127,16 @@ public final class InflateBench {
         return sum;
     }
 
-    static long batchPass(OffsetInflater inf, byte[] pack, long[] offsets, int[] sizes, byte[] batchOut) {
-        int n = offsets.length, batch = 1024;
+    /** The objects in batches of {@code per} streams through a reused {@link InflateBatch}. */
+    static long batchPass(OffsetInflater inf, byte[] pack, long[] offsets, int[] sizes, byte[] batchOut, InflateBatch batch, int per) {
+        int n = offsets.length;
         long sum = 0;
-        long[] consumed = new long[batch];
-        int[] status = new int[batch];
-        for (int i = 0; i < n; i += batch) {
-            int k = Math.min(batch, n - i);
-            long[] o = Arrays.copyOfRange(offsets, i, i + k);
-            int[] s = Arrays.copyOfRange(sizes, i, i + k);
-            long[] c = k == batch ? consumed : new long[k];
-            if (inf.inflateBatch(pack, o, s, batchOut, c, k == batch ? status : new int[k]) != k) {
-                throw new IllegalStateException("batch at " + i);
-            }
-            for (int j = 0; j < k; j++) sum += c[j];
+        for (int i = 0; i < n; i += per) {
+            int k = Math.min(per, n - i);
+            batch.clear();
+            for (int j = i; j < i + k; j++) batch.add(offsets[j], sizes[j]);
+            if (inf.inflate(pack, batch, batchOut) != k) throw new IllegalStateException("batch at " + i);
+            for (int j = 0; j < k; j++) sum += batch.consumed(j);
         }
         return sum;
     }

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # From Java: java.util.zip.Inflater (best usage) vs bufkit per object and in batches, on the
 # history pack, JNI on JDK 17 and Panama on the JDK 22+ found under /usr/lib/jvm.
-# Usage: bench-reports/inflate/java/run.sh [ROUNDS]   (after bench-reports/inflate/run.sh made the table)
+# Usage: [PACK=...] bench-reports/inflate/java/run.sh [ROUNDS]   (default pack: make-history-pack.py's)
 set -euo pipefail
 rounds=${1:-7}
 root=$(cd "$(dirname "$0")/../../.." && pwd)
 work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}
 cd "$root"
 cargo build --release -q -p bufkit-ffi
-pack=$(ls /tmp/bufkit-history-repo/.git/objects/pack/*.pack)
+pack=${PACK:-$(ls /tmp/bufkit-history-repo/.git/objects/pack/*.pack)}  # PACK=... for another pack
 ./target/release/examples/pack_bench "$pack" "$work/history.table" 1 bufkit >/dev/null
 jdk17=/usr/lib/jvm/java-17-openjdk-amd64
 jdk25=$(ls -d /usr/lib/jvm/temurin-2*-jdk-amd64 | tail -1)

@@ -35,6 +35,18 @@ fn map(path: &Path) -> Result<memmap2::Mmap, String> {
     unsafe { memmap2::Mmap::map(&file) }.map_err(|e| format!("{}: mapping: {e}", path.display()))
 }
 
+/// Why an indexed walk failed: the index file (its message names it), or the pack.
+enum Failure {
+    IndexFile(String),
+    Pack(pack::PackError),
+}
+
+impl From<pack::PackError> for Failure {
+    fn from(e: pack::PackError) -> Failure {
+        Failure::Pack(e)
+    }
+}
+
 /// Objects a thread walks between two updates of the shared progress count.
 const PROGRESS_STEP: u64 = 4096;
 
@@ -81,21 +93,25 @@ impl Tally {
 pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool, threads: usize) -> Result<(), String> {
     let bytes = map(pack_path)?;
     let count = pack::pack_header(&bytes).map_err(|e| format!("{}: {e}", pack_path.display()))?;
-    let index = match idx_path {
-        Some(path) => Some(Index::parse(&map(path)?).map_err(|e| format!("{}: {e}", path.display()))?),
-        None => None,
-    };
     let progress = if json { ProgressBar::hidden() } else { ProgressBar::new(u64::from(count)) };
     progress.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} objects").expect("static template"));
     let done = AtomicU64::new(0);
     let start = Instant::now();
-    let (tally, index_verified) = match &index {
-        // Every offset is known: the objects are spread over threads, each checked against the index.
-        Some(index) => {
-            let tallies = pack::walk_indexed_with(&bytes, index, threads, Tally::default, |tally, _, object, _| {
+    let (tally, index_verified) = match idx_path {
+        // Every offset is known: the objects are spread over threads, each checked against the
+        // index, which is read and parsed while the pack's SHA-1 is already being checked.
+        Some(idx_path) => {
+            let index = || {
+                Index::parse(&map(idx_path).map_err(Failure::IndexFile)?)
+                    .map_err(|e| Failure::IndexFile(format!("{}: {e}", idx_path.display())))
+            };
+            let tallies = pack::walk_indexed_from(&bytes, index, threads, Tally::default, |tally, _, object, _| {
                 tally.add(object, &done, &progress)
             })
-            .map_err(|e| format!("{}: {e}", pack_path.display()))?;
+            .map_err(|failure| match failure {
+                Failure::IndexFile(message) => message,
+                Failure::Pack(e) => format!("{}: {e}", pack_path.display()),
+            })?;
             (tallies.into_iter().fold(Tally::default(), Tally::merge), Some(true))
         }
         None => {

@@ -203,6 +203,34 @@ fn the_indexed_walk_refuses_what_the_sequential_one_refuses() {
     shifted.entries[1].0 += 1;
     assert!(pack::walk_indexed(&good, &shifted, 2, |_, _| {}).is_err());
     assert!(pack::walk_indexed(&good[..good.len() / 2], &index, 2, |_, _| {}).is_err());
+
+    // The index from a closure, parsed while the hash runs: the same answers, its own error as is.
+    let count = |pack: &[u8], idx: &[u8]| {
+        pack::walk_indexed_from(pack, || Index::parse(idx), 2, || 0usize, |n, _, _, _| *n += 1)
+            .map(|n| n.iter().sum::<usize>())
+    };
+    assert_eq!(count(&good, &idx), Ok(objects.len()));
+    assert_eq!(count(&trailer, &idx), Err(PackError::Checksum));
+    assert!(matches!(count(&good, &idx[..100]), Err(PackError::Index(_))), "a cut index");
+    assert!(matches!(
+        count(&bad, &idx),
+        Err(PackError::Inflate { .. } | PackError::BadHeader { .. } | PackError::Layout(_) | PackError::Index(_))
+    ));
+    assert!(matches!(count(&good[..10], &idx), Err(PackError::NotAPack(_))));
+    #[derive(Debug, PartialEq)]
+    enum Mine {
+        NoIndex,
+        Pack(PackError),
+    }
+    impl From<PackError> for Mine {
+        fn from(e: PackError) -> Mine {
+            Mine::Pack(e)
+        }
+    }
+    let none = pack::walk_indexed_from(&good, || Err::<Index, _>(Mine::NoIndex), 2, || (), |_, _, _, _| {});
+    assert_eq!(none, Err(Mine::NoIndex));
+    let damaged = pack::walk_indexed_from(&trailer, || Ok::<_, Mine>(&index), 2, || (), |_, _, _, _| {});
+    assert_eq!(damaged, Err(Mine::Pack(PackError::Checksum)));
     remove_repo(&pack_path);
 }
 
