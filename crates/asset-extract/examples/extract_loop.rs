@@ -1,7 +1,10 @@
-//! Extracts the APK-shaped bench archive (`benches/support/apk.rs`: 222 entries) to tmpfs
-//! ROUNDS times, each into a fresh destination removed afterwards, and prints the median wall
-//! time, CPU time and parallel efficiency of the extraction alone. Run it under a profiler to see
-//! where a small archive's time goes (`bench-reports/extract/phases.sh`).
+//! Extracts an archive to tmpfs ROUNDS times, each into a fresh destination removed afterwards,
+//! and prints the median wall time, CPU time and parallel efficiency of the extraction alone.
+//! The archive is ARCHIVE, or by default the APK-shaped bench archive (`benches/support/apk.rs`:
+//! 222 entries). Run it under a profiler to see where a small archive's time goes
+//! (`bench-reports/extract/phases.sh`).
+//!
+//! Usage: `cargo run --release -p bufkit-asset-extract --example extract_loop -- [ROUNDS [THREADS [ARCHIVE]]]`
 
 use std::time::Instant;
 
@@ -27,8 +30,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let base = if std::path::Path::new("/dev/shm").is_dir() { "/dev/shm".into() } else { std::env::temp_dir() };
     let work = base.join(format!("bufkit-extract-loop-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let archive = work.join("app.apk");
-    std::fs::write(&archive, apk::apk())?;
+    let archive = match std::env::args().nth(3) {
+        Some(path) => std::path::PathBuf::from(path),
+        None => {
+            let archive = work.join("app.apk");
+            std::fs::write(&archive, apk::apk())?;
+            archive
+        }
+    };
     let options = Options { threads, ..Options::default() };
     let (mut walls, mut cpus) = (Vec::new(), Vec::new());
     for round in 0..rounds {
