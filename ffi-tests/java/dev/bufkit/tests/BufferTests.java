@@ -380,11 +380,23 @@ public final class BufferTests {
             }
             try (Lease again = pool.acquire(4096)) {
                 byte[] head = new byte[5];
-                again.buffer().get(head);
+                ByteBuffer buf = again.buffer();
+                check(buf.position() == 0 && buf.limit() == 4096, "a reused block's buffer starts whole: " + buf);
+                buf.get(head);
                 check(Arrays.equals(head, "dirty".getBytes()), "the warm buffer came back as it was left");
             }
             PoolStats s = pool.stats();
             check(s.hits() == 1 && s.misses() == 1 && s.returns() == 2 && s.outstandingLeases() == 0, "stats " + s);
+            // Blocks freed and mapped again, of every class in turn: each lease's buffer has its length.
+            for (int round = 0; round < 3; round++) {
+                for (long size = 4096; size <= 1 << 20; size *= 4) {
+                    try (Lease l = pool.acquire(size)) {
+                        check(l.buffer().capacity() == l.length() && l.length() == size, "capacity " + l.buffer().capacity() + " for " + size);
+                        l.buffer().put(0, (byte) 1).put((int) size - 1, (byte) 2);
+                    }
+                }
+                pool.trim();
+            }
         }
     }
 
