@@ -16,11 +16,7 @@ cargo build --release -q -p bufkit-strided-inflate --example class_bench
 cargo build --release -q --manifest-path bench-reports/inflate/zlibng/Cargo.toml
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
 packs=("$@")
-if [[ ${#packs[@]} -eq 0 ]]; then
-  [[ -d /tmp/bufkit-bench-repo ]] || bench-reports/inflate/make-pack.sh >/dev/null
-  [[ -d /tmp/bufkit-history-repo ]] || python3 bench-reports/inflate/make-history-pack.py >/dev/null
-  packs=(/tmp/bufkit-bench-repo/.git/objects/pack/*.pack /tmp/bufkit-history-repo/.git/objects/pack/*.pack)
-fi
+[[ ${#packs[@]} -gt 0 ]] || mapfile -t packs < <(bench-reports/inflate/default-packs.sh)
 results=$work/results.jsonl
 : >"$results"
 for pack in "${packs[@]}"; do
@@ -43,7 +39,7 @@ for r in rows:
     secs[(r["pack"], r["class"], r["engine"])].append(r["seconds"])
     if "median_size" in r:
         info[(r["pack"], r["class"])] = (r["objects"], r["median_size"])
-engines = ["git-zlib-loop", "zlib-ng-loop", "zlib-ng-reset", "zlib-rs", "libdeflate", "bufkit"]
+engines = ["git-zlib-loop", "zlib-ng-loop", "zlib-ng-reset", "flate2-zlib-rs", "libdeflate-direct", "bufkit"]
 for pack in sorted({p for p, _ in info}):
     print(f"\n{pack} (ns per object, median of rounds)\n")
     print("| class | objects | median size | " + " | ".join(engines) + " | fastest other ÷ bufkit |")

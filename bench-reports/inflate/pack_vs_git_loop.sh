@@ -19,11 +19,7 @@ cd "$root"
 cargo build --release -q -p bufkit-cli -p bufkit-strided-inflate --example pack_bench
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
 packs=("$@")
-if [[ ${#packs[@]} -eq 0 ]]; then
-  [[ -d /tmp/bufkit-bench-repo ]] || bench-reports/inflate/make-pack.sh >/dev/null
-  [[ -d /tmp/bufkit-history-repo ]] || python3 bench-reports/inflate/make-history-pack.py >/dev/null
-  packs=(/tmp/bufkit-bench-repo/.git/objects/pack/*.pack /tmp/bufkit-history-repo/.git/objects/pack/*.pack)
-fi
+[[ ${#packs[@]} -gt 0 ]] || mapfile -t packs < <(bench-reports/inflate/default-packs.sh)
 runs=()
 for pack in "${packs[@]}"; do
   table=$work/$(basename "$pack" .pack).table

@@ -10,9 +10,10 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 
-use flate2::{Decompress, FlushDecompress, Status};
 use strided_inflate::pack::{self, Kind};
-use strided_inflate::{Decoder, Format};
+
+#[path = "support/engines.rs"]
+mod engines;
 
 fn cpu_seconds() -> f64 {
     // SAFETY: clock_gettime fills the timespec it is given.
@@ -42,51 +43,6 @@ fn class_of(object: &pack::Object) -> &'static str {
     }
 }
 
-/// One pass of `engine` over `table`; returns the bytes consumed (checked equal across engines).
-fn pass(engine: &str, data: &[u8], table: &[(usize, usize)], out: &mut [u8]) -> usize {
-    let mut consumed = 0;
-    match engine {
-        "bufkit" => {
-            let mut d = Decoder::new(Format::Zlib).expect("a decoder");
-            for &(off, size) in table {
-                consumed += d.inflate_at(data, off, &mut out[..size]).expect("a valid object");
-            }
-        }
-        "libdeflate" => {
-            // SAFETY: plain libdeflate calls on valid buffers; freed at the end.
-            unsafe {
-                let d = libdeflate_sys::libdeflate_alloc_decompressor();
-                for &(off, size) in table {
-                    let (mut used, mut made) = (0usize, 0usize);
-                    let r = libdeflate_sys::libdeflate_zlib_decompress_ex(
-                        d,
-                        data[off..].as_ptr().cast(),
-                        data.len() - off,
-                        out.as_mut_ptr().cast(),
-                        size,
-                        &mut used,
-                        &mut made,
-                    );
-                    assert_eq!((r, made), (0, size));
-                    consumed += used;
-                }
-                libdeflate_sys::libdeflate_free_decompressor(d);
-            }
-        }
-        "zlib-rs" => {
-            let mut d = Decompress::new(true);
-            for &(off, size) in table {
-                d.reset(true);
-                let st = d.decompress(&data[off..], &mut out[..size], FlushDecompress::Finish).expect("a valid object");
-                assert_eq!(st, Status::StreamEnd);
-                consumed += d.total_in() as usize;
-            }
-        }
-        other => panic!("unknown engine {other}"),
-    }
-    consumed
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let [_, pack_path, dir, rounds] = &args[..] else {
@@ -100,7 +56,7 @@ fn main() {
     std::fs::create_dir_all(dir).expect("DIR writable");
     let max = classes.values().flatten().map(|t| t.1).max().unwrap_or(0);
     let mut out = vec![0u8; max];
-    let engines = ["bufkit", "libdeflate", "zlib-rs"];
+    let timed = ["bufkit", "libdeflate-direct", "flate2-zlib-rs"];
     for (class, table) in &classes {
         let mut f = std::fs::File::create(format!("{dir}/{class}.table")).expect("table writable");
         for &(off, size) in table {
@@ -110,14 +66,14 @@ fn main() {
         // Enough passes per round for about 20 ms of work, so the clock's resolution does not matter.
         let bytes_out: usize = table.iter().map(|t| t.1).sum();
         let start = cpu_seconds();
-        let reference = pass("bufkit", &data, table, &mut out);
+        let reference = engines::pass("bufkit", &data, table, &mut out);
         let passes = ((0.02 / (cpu_seconds() - start).max(1e-6)) as usize).clamp(1, 1000);
         let mut times: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
         for _ in 0..rounds {
-            for engine in engines {
+            for engine in timed {
                 let start = cpu_seconds();
                 for _ in 0..passes {
-                    assert_eq!(pass(engine, &data, table, &mut out), reference, "{engine} on {class}");
+                    assert_eq!(engines::pass(engine, &data, table, &mut out), reference, "{engine} on {class}");
                 }
                 times.entry(engine).or_default().push((cpu_seconds() - start) / passes as f64);
             }

@@ -7,8 +7,10 @@
 
 use std::io::Write;
 
-use flate2::{Decompress, FlushDecompress, Status};
-use strided_inflate::{ChunkedInflater, Decoder, Format, pack};
+use strided_inflate::pack;
+
+#[path = "support/engines.rs"]
+mod engines;
 
 fn cpu_seconds() -> f64 {
     // SAFETY: clock_gettime fills the timespec it is given.
@@ -26,11 +28,8 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let (source, table_out, reps) = (&args[1], &args[2], args[3].parse::<usize>().unwrap());
-    let engines: Vec<&str> = if args.len() > 4 {
-        args[4..].iter().map(String::as_str).collect()
-    } else {
-        vec!["bufkit", "bufkit-chunked", "libdeflate-direct", "flate2-zlib-rs", "miniz_oxide"]
-    };
+    let chosen: Vec<&str> =
+        if args.len() > 4 { args[4..].iter().map(String::as_str).collect() } else { engines::ENGINES.to_vec() };
     let (data, table): (Vec<u8>, Vec<(usize, usize)>) = if let Some(spec) = source.strip_prefix("STREAM:") {
         let (file, size) = spec.rsplit_once(':').unwrap();
         (std::fs::read(file).unwrap(), vec![(0, size.parse().unwrap())])
@@ -48,75 +47,12 @@ fn main() {
     let max = table.iter().map(|t| t.1).max().unwrap_or(0);
     let mut out = vec![0u8; max];
     let bytes_out: usize = table.iter().map(|t| t.1).sum();
-    for engine in engines {
+    for engine in chosen {
         let mut times = Vec::new();
         let mut consumed_total = 0usize;
         for _ in 0..reps {
-            consumed_total = 0;
             let start = cpu_seconds();
-            match engine {
-                "bufkit" => {
-                    let mut d = Decoder::new(Format::Zlib).unwrap();
-                    for &(off, size) in &table {
-                        consumed_total += d.inflate_at(&data, off, &mut out[..size]).unwrap();
-                    }
-                }
-                "bufkit-chunked" => {
-                    // Bounded memory: 1 MiB chunks, whatever the object's size.
-                    let mut inflater = ChunkedInflater::new(Format::Zlib);
-                    for &(off, size) in &table {
-                        inflater.start(&data[off..]);
-                        while let Some(chunk) = inflater.next_chunk().unwrap() {
-                            std::hint::black_box(chunk);
-                        }
-                        assert_eq!(inflater.total_out(), size as u64);
-                        consumed_total += inflater.consumed();
-                    }
-                }
-                "libdeflate-direct" => {
-                    // SAFETY: plain libdeflate calls on valid buffers; freed at the end.
-                    unsafe {
-                        let d = libdeflate_sys::libdeflate_alloc_decompressor();
-                        for &(off, size) in &table {
-                            let (mut used, mut made) = (0usize, 0usize);
-                            let r = libdeflate_sys::libdeflate_zlib_decompress_ex(
-                                d,
-                                data[off..].as_ptr().cast(),
-                                data.len() - off,
-                                out.as_mut_ptr().cast(),
-                                size,
-                                &mut used,
-                                &mut made,
-                            );
-                            assert_eq!((r, made), (0, size));
-                            consumed_total += used;
-                        }
-                        libdeflate_sys::libdeflate_free_decompressor(d);
-                    }
-                }
-                "flate2-zlib-rs" => {
-                    let mut d = Decompress::new(true);
-                    for &(off, size) in &table {
-                        d.reset(true);
-                        let st = d.decompress(&data[off..], &mut out[..size], FlushDecompress::Finish).unwrap();
-                        assert_eq!(st, Status::StreamEnd);
-                        consumed_total += d.total_in() as usize;
-                    }
-                }
-                "miniz_oxide" => {
-                    use miniz_oxide::inflate::core::{DecompressorOxide, decompress, inflate_flags};
-                    let mut d = DecompressorOxide::new();
-                    let flags = inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER
-                        | inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
-                    for &(off, size) in &table {
-                        d.init();
-                        let (st, used, made) = decompress(&mut d, &data[off..], &mut out[..size], 0, flags);
-                        assert_eq!((st, made), (miniz_oxide::inflate::TINFLStatus::Done, size), "{off}");
-                        consumed_total += used;
-                    }
-                }
-                other => panic!("unknown engine {other}"),
-            }
+            consumed_total = engines::pass(engine, &data, &table, &mut out);
             times.push(cpu_seconds() - start);
         }
         println!(
