@@ -268,14 +268,14 @@ fn locate(index: u32) -> (usize, usize) {
     (segment, index as usize - FIRST_SEGMENT * ((1 << segment) - 1))
 }
 
-/// 64 bits from the OS's random source, or from the clock and an address if it has none.
+/// 64 unpredictable bits without a file or a system call per table: std's hasher keys come from
+/// the OS's random source once per thread and change with every `RandomState`. Now that every pool
+/// holds a lease table, reading `/dev/urandom` here cost each `BufferPool::new` an `open`, and
+/// failed where the file is missing or forbidden (a sandbox, Miri's isolation).
 fn random_seed() -> u64 {
-    let mut seed = [0u8; 8];
-    if std::fs::File::open("/dev/urandom").and_then(|mut f| std::io::Read::read_exact(&mut f, &mut seed)).is_ok() {
-        return u64::from_ne_bytes(seed);
-    }
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos() as u64);
-    nanos ^ (&raw const seed as u64).rotate_left(32)
+    use std::hash::{BuildHasher, Hasher};
+
+    std::collections::hash_map::RandomState::new().build_hasher().finish()
 }
 
 #[cfg(all(test, not(loom)))]
