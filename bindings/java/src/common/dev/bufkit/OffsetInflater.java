@@ -97,7 +97,8 @@ public abstract class OffsetInflater implements AutoCloseable {
      * Inflates the streams of {@code batch} into consecutive ranges of {@code out} (which holds at
      * least {@link InflateBatch#totalSize()} bytes) in one native call; each stream's outcome and
      * consumed count are then in the batch. Returns how many succeeded. A batch reused this way
-     * allocates nothing on the Java side.
+     * keeps its arrays: no per-batch arrays on the Java heap (JNI allocates nothing there; Panama
+     * wraps the arrays in a few small segment objects per call).
      */
     public final int inflate(byte[] input, InflateBatch batch, byte[] out) {
         return Objects.requireNonNull(batch, "batch").inflateWith(this, input, out);

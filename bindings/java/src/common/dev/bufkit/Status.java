@@ -62,13 +62,16 @@ public enum Status {
     /** The C value. */
     public final int code;
 
+    /** {@code values()} once: it copies the array on every call, and {@link #of} runs per stream. */
+    private static final Status[] ALL = values();
+
     Status(int code) {
         this.code = code;
     }
 
     /** The status for a C code ({@link #UNKNOWN} for codes added after this binding). */
     public static Status of(int code) {
-        for (Status s : values()) {
+        for (Status s : ALL) {
             if (s.code == code) return s;
         }
         return UNKNOWN;

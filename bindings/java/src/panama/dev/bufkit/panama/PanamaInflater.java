@@ -7,8 +7,12 @@ import java.nio.ByteBuffer;
 /** A {@code bk_inflater} held as its address; also takes {@link MemorySegment}s directly. */
 public final class PanamaInflater extends OffsetInflater {
     private final MemorySegment handle;
-    /** Where bk_inflate_at writes the count; used under this object's monitor only. */
+    /** Where bk_inflate_at writes the count, and bk_inflate_batch its success count; used under
+     *  this object's monitor only. */
     private final long[] consumedSlot = new long[1];
+    /** bk_inflate_batch's request and result arrays (two longs a stream each), kept between
+     *  batches so that a reused InflateBatch allocates nothing; used under this object's monitor only. */
+    private long[] requests = new long[0], results = new long[0];
 
     PanamaInflater(MemorySegment handle) {
         super(() -> free(handle)); // captures the address only, never this
@@ -62,13 +66,16 @@ public final class PanamaInflater extends OffsetInflater {
 
     @Override
     protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
-        long[] requests = new long[2 * n];
-        long[] results = new long[2 * n];
+        if (requests.length < 2 * n) {
+            requests = new long[2 * n];
+            results = new long[2 * n];
+        }
+        long[] requests = this.requests, results = this.results;
         for (int i = 0; i < n; i++) {
             requests[2 * i] = offsets[i] < 0 ? -1L : offsets[i]; // -1 is SIZE_MAX: out of range
             requests[2 * i + 1] = sizes[i];
         }
-        long[] ok = new long[1];
+        long[] ok = consumedSlot;
         int r;
         try {
             r = (int) BufkitLibrary.INFLATE_BATCH.invokeExact(handle, MemorySegment.ofArray(input), (long) input.length,
