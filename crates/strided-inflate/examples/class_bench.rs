@@ -8,25 +8,11 @@
 //! Prints one JSON line per class and engine: median CPU seconds of one pass over the class.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 
 use strided_inflate::pack::{self, Kind};
 
 #[path = "support/engines.rs"]
 mod engines;
-
-fn cpu_seconds() -> f64 {
-    // SAFETY: clock_gettime fills the timespec it is given.
-    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid clock id and out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
 
 /// The class of an object: poorly compressible first (whatever its type), then by type and size.
 fn class_of(object: &pack::Object) -> &'static str {
@@ -58,24 +44,20 @@ fn main() {
     let mut out = vec![0u8; max];
     let timed = ["bufkit", "libdeflate-direct", "flate2-zlib-rs"];
     for (class, table) in &classes {
-        let mut f = std::fs::File::create(format!("{dir}/{class}.table")).expect("table writable");
-        for &(off, size) in table {
-            f.write_all(&(off as u64).to_le_bytes()).unwrap();
-            f.write_all(&(size as u64).to_le_bytes()).unwrap();
-        }
+        engines::write_table(&format!("{dir}/{class}.table"), table).expect("table writable");
         // Enough passes per round for about 20 ms of work, so the clock's resolution does not matter.
         let bytes_out: usize = table.iter().map(|t| t.1).sum();
-        let start = cpu_seconds();
+        let start = engines::cpu_seconds();
         let reference = engines::pass("bufkit", &data, table, &mut out);
-        let passes = ((0.02 / (cpu_seconds() - start).max(1e-6)) as usize).clamp(1, 1000);
+        let passes = ((0.02 / (engines::cpu_seconds() - start).max(1e-6)) as usize).clamp(1, 1000);
         let mut times: BTreeMap<&str, Vec<f64>> = BTreeMap::new();
         for _ in 0..rounds {
             for engine in timed {
-                let start = cpu_seconds();
+                let start = engines::cpu_seconds();
                 for _ in 0..passes {
                     assert_eq!(engines::pass(engine, &data, table, &mut out), reference, "{engine} on {class}");
                 }
-                times.entry(engine).or_default().push((cpu_seconds() - start) / passes as f64);
+                times.entry(engine).or_default().push((engines::cpu_seconds() - start) / passes as f64);
             }
         }
         let mut sizes: Vec<usize> = table.iter().map(|t| t.1).collect();
@@ -83,7 +65,7 @@ fn main() {
         for (engine, t) in times {
             println!(
                 "{{\"class\":\"{class}\",\"engine\":\"{engine}\",\"seconds\":{:.9},\"objects\":{},\"median_size\":{},\"bytes_out\":{bytes_out},\"consumed\":{reference}}}",
-                median(t),
+                engines::median(t),
                 table.len(),
                 sizes[sizes.len() / 2]
             );

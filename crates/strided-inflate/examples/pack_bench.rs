@@ -5,25 +5,10 @@
 //! Usage: cargo run --release -p bufkit-strided-inflate --example pack_bench -- PACK TABLE_OUT REPS [ENGINE…]
 //! With PACK=STREAM:<file>:<size> it times one large zlib stream instead (table of one entry).
 
-use std::io::Write;
-
 use strided_inflate::pack;
 
 #[path = "support/engines.rs"]
 mod engines;
-
-fn cpu_seconds() -> f64 {
-    // SAFETY: clock_gettime fills the timespec it is given.
-    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: a valid clock id and out-pointer.
-    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
-    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
-    v[v.len() / 2]
-}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -39,11 +24,7 @@ fn main() {
         pack::walk(&bytes, false, |o, _| t.push((o.offset + o.header_len, o.size))).unwrap();
         (bytes, t)
     };
-    let mut f = std::fs::File::create(table_out).unwrap();
-    for &(off, size) in &table {
-        f.write_all(&(off as u64).to_le_bytes()).unwrap();
-        f.write_all(&(size as u64).to_le_bytes()).unwrap();
-    }
+    engines::write_table(table_out, &table).expect("TABLE_OUT writable");
     let max = table.iter().map(|t| t.1).max().unwrap_or(0);
     let mut out = vec![0u8; max];
     let bytes_out: usize = table.iter().map(|t| t.1).sum();
@@ -51,13 +32,13 @@ fn main() {
         let mut times = Vec::new();
         let mut consumed_total = 0usize;
         for _ in 0..reps {
-            let start = cpu_seconds();
+            let start = engines::cpu_seconds();
             consumed_total = engines::pass(engine, &data, &table, &mut out);
-            times.push(cpu_seconds() - start);
+            times.push(engines::cpu_seconds() - start);
         }
         println!(
             "{{\"engine\":\"{engine}\",\"seconds\":{:.6},\"objects\":{},\"bytes_out\":{bytes_out},\"consumed\":{consumed_total}}}",
-            median(times),
+            engines::median(times),
             table.len()
         );
     }

@@ -1,5 +1,6 @@
-//! One pass of each engine over a table of zlib streams (offset, exact inflated size), for the
-//! benchmark examples: the same calls wherever an engine is timed.
+//! What the benchmark examples share: one pass of each engine over a table of zlib streams
+//! (offset, exact inflated size), the same calls wherever an engine is timed; the CPU clock, the
+//! median, and the table file that `git_loop.c` and the zlib-ng helper read.
 
 use flate2::{Decompress, FlushDecompress, Status};
 use strided_inflate::{ChunkedInflater, Decoder, Format};
@@ -76,4 +77,30 @@ pub fn pass(engine: &str, data: &[u8], table: &[(usize, usize)], out: &mut [u8])
         other => panic!("unknown engine {other}"),
     }
     consumed
+}
+
+/// CPU seconds this process has used (all threads).
+pub fn cpu_seconds() -> f64 {
+    // SAFETY: clock_gettime fills the timespec it is given.
+    let mut t: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid clock id and out-pointer.
+    unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+    t.tv_sec as f64 + t.tv_nsec as f64 / 1e9
+}
+
+/// The median of `v` (the upper one of an even count).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Writes `table` as `git_loop.c` and the zlib-ng helper read it: little-endian u64 offset and
+/// size pairs.
+pub fn write_table(path: &str, table: &[(usize, usize)]) -> std::io::Result<()> {
+    let bytes: Vec<u8> = table
+        .iter()
+        .flat_map(|&(off, size)| [(off as u64).to_le_bytes(), (size as u64).to_le_bytes()])
+        .flatten()
+        .collect();
+    std::fs::write(path, bytes)
 }
