@@ -16,6 +16,7 @@ use crate::destination::{self, Found, Mode};
 use crate::manifest;
 use crate::merge;
 use crate::names::{Kind, check_collisions};
+use crate::snapshot::snapshot;
 use crate::staging::{self, Staging};
 use crate::tree::Tree;
 use crate::write::{Halt, Inflaters, WHOLE_ENTRY_MAX, write_file};
@@ -179,67 +180,6 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
     extract_bytes(&snapshot(file, meta.len(), archive)?, dest, options)
 }
 
-/// Archives at least this large are read into huge-page-advised, pre-faulted memory.
-const SNAPSHOT_MAPPED_MIN: u64 = 64 << 10;
-
-/// The archive's bytes as they were when read: a file changed meanwhile gives at worst a
-/// truncated or inconsistent snapshot, which parsing or the CRCs refuse, never a signal. Most of
-/// what reading costs over mapping is faulting in fresh memory, so a large archive goes into an
-/// anonymous mapping advised for transparent huge pages and populated in one kernel pass.
-pub(crate) fn snapshot(mut file: File, len: u64, path: &Path) -> Result<Snapshot, Error> {
-    use std::io::Read;
-    let fail = |e| Error::io("reading", path, e);
-    let size = usize::try_from(len).map_err(|_| fail(std::io::ErrorKind::OutOfMemory.into()))?;
-    let mut snapshot = if len >= SNAPSHOT_MAPPED_MIN {
-        let map = memmap2::MmapMut::map_anon(size).map_err(fail)?;
-        // Advice only: a kernel without huge pages or MADV_POPULATE_WRITE reads a little slower.
-        let _ = map.advise(memmap2::Advice::HugePage);
-        let _ = map.advise(memmap2::Advice::PopulateWrite);
-        Snapshot::Mapped(map)
-    } else {
-        let mut data = Vec::new();
-        data.try_reserve_exact(size).map_err(|_| fail(std::io::ErrorKind::OutOfMemory.into()))?;
-        data.resize(size, 0);
-        Snapshot::Heap(data)
-    };
-    let buf: &mut [u8] = match &mut snapshot {
-        Snapshot::Mapped(map) => map,
-        Snapshot::Heap(data) => data,
-    };
-    file.read_exact(buf).map_err(|e| match e.kind() {
-        std::io::ErrorKind::UnexpectedEof => fail(std::io::Error::other("the archive shrank while it was read")),
-        _ => fail(e),
-    })?;
-    // A file that grew meanwhile has moved its end record: refuse rather than parse a prefix.
-    if file.read(&mut [0u8; 1]).map_err(fail)? != 0 {
-        return Err(fail(std::io::Error::other("the archive grew while it was read")));
-    }
-    // Nor one truncated meanwhile: a read racing a truncate can copy the zeros the kernel writes
-    // over the cut page's tail and still reach the old end (the C suite saw it once, as a CRC
-    // failure). The size changes before that page is zeroed, so this sees it.
-    if file.metadata().map_err(fail)?.len() != len {
-        return Err(fail(std::io::Error::other("the archive shrank while it was read")));
-    }
-    Ok(snapshot)
-}
-
-/// An archive read into memory.
-pub(crate) enum Snapshot {
-    Heap(Vec<u8>),
-    Mapped(memmap2::MmapMut),
-}
-
-impl std::ops::Deref for Snapshot {
-    type Target = [u8];
-
-    fn deref(&self) -> &[u8] {
-        match self {
-            Snapshot::Heap(data) => data,
-            Snapshot::Mapped(map) => map,
-        }
-    }
-}
-
 /// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`
 /// changes unless every selected entry verified; see [`Mode`] for what changes then.
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
@@ -374,7 +314,7 @@ fn write_all(
     let threads = worker_threads(options.threads).min(files.len() + streamed).max(1);
     let pool =
         BufferPool::new(PoolConfig { max_retained_bytes: 16 << 20, ..PoolConfig::default() }).expect("valid config");
-    let batches = batches(&files);
+    let batches = batches(&files, threads);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -475,20 +415,37 @@ const LARGE_FIRST: u64 = 1 << 20;
 /// Most files a worker takes at once from one directory.
 const BATCH_FILES: usize = 32;
 
+/// What creating one file costs, in the bytes of inflating and writing that cost as much (tmpfs,
+/// `bench-reports/extract/phases.sh`: creating the 222 files of the APK-shaped archive took a
+/// fifth of what inflating and writing their 5.2 MB did).
+const FILE_COST: u64 = 8 << 10;
+
 /// The order workers take files in, as batches claimed one at a time: large files first (largest
 /// first), each alone; then the rest in archive order, in runs of files of one directory, so that
 /// workers mostly create files in different directories (creating a file locks its directory).
-fn batches(files: &[&Entry]) -> Vec<Vec<usize>> {
+/// Runs shrink as the work left does (guided scheduling): each costs at most what is left divided
+/// by twice the workers, so the last batches are single files and no worker finishes a long batch
+/// while the others stand idle.
+fn batches(files: &[&Entry], threads: usize) -> Vec<Vec<usize>> {
     let mut large: Vec<usize> = (0..files.len()).filter(|&i| files[i].size > LARGE_FIRST).collect();
     large.sort_by_key(|&i| std::cmp::Reverse(files[i].size));
     let mut out: Vec<Vec<usize>> = large.into_iter().map(|i| vec![i]).collect();
+    let small: Vec<usize> = (0..files.len()).filter(|&i| files[i].size <= LARGE_FIRST).collect();
+    let cost = |i: usize| files[i].size + FILE_COST;
+    let mut left: u64 = small.iter().map(|&i| cost(i)).sum();
+    let share = 2 * threads.max(1) as u64;
     let parent = |i: usize| files[i].path.rsplit_once('/').map(|(p, _)| p);
     let mut run: Vec<usize> = Vec::new();
-    for i in (0..files.len()).filter(|&i| files[i].size <= LARGE_FIRST) {
-        if run.len() == BATCH_FILES || run.last().is_some_and(|&last| parent(last) != parent(i)) {
+    let mut run_cost = 0u64;
+    for i in small {
+        let full = run.len() == BATCH_FILES || run_cost + cost(i) > (left / share).max(cost(i));
+        if !run.is_empty() && (full || run.last().is_some_and(|&last| parent(last) != parent(i))) {
+            left -= run_cost;
+            run_cost = 0;
             out.push(std::mem::take(&mut run));
         }
         run.push(i);
+        run_cost += cost(i);
     }
     if !run.is_empty() {
         out.push(run);
@@ -541,6 +498,46 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
 #[cfg(test)]
 mod tests {
     use super::matches;
+
+    fn file(path: String, size: u64) -> crate::archive::Entry {
+        crate::archive::Entry {
+            path,
+            kind: crate::names::Kind::File,
+            mode: 0o644,
+            method: crate::archive::Method::Deflate,
+            crc32: 0,
+            compressed_size: size / 4,
+            size,
+            data_offset: 0,
+        }
+    }
+
+    #[test]
+    fn batches_hand_out_every_file_once_large_first_then_shrinking_runs_of_one_directory() {
+        let mut entries: Vec<_> = (0..200).map(|i| file(format!("assets/{i}.js"), 20_000 + i * 300)).collect();
+        entries.extend((0..22).map(|i| file(format!("res/{i}.png"), 3_000)));
+        entries.insert(7, file("lib/big.so".into(), 5 << 20));
+        entries.insert(50, file("lib/bigger.so".into(), 9 << 20));
+        let files: Vec<_> = entries.iter().collect();
+        for threads in [1, 2, 8] {
+            let batches = super::batches(&files, threads);
+            let mut seen: Vec<usize> = batches.iter().flatten().copied().collect();
+            seen.sort_unstable();
+            assert_eq!(seen, (0..files.len()).collect::<Vec<_>>(), "every file exactly once");
+            assert_eq!(batches[0], vec![50], "largest first");
+            assert_eq!(batches[1], vec![7]);
+            for batch in &batches[2..] {
+                let dir = |i: usize| files[i].path.rsplit_once('/').unwrap().0;
+                assert!(batch.iter().all(|&i| dir(i) == dir(batch[0])), "one directory per batch");
+                assert!(batch.len() <= super::BATCH_FILES);
+            }
+            let assets: Vec<usize> =
+                batches.iter().filter(|b| files[b[0]].path.starts_with("assets/")).map(Vec::len).collect();
+            assert!(assets.windows(2).all(|w| w[0] >= w[1]), "runs only shrink: {assets:?}");
+            assert_eq!(*batches.last().unwrap(), vec![files.len() - 1], "the last batch is one file");
+            assert!(assets.len() < 200 / 2, "still batched, not one claim per file: {assets:?}");
+        }
+    }
 
     #[test]
     fn patterns_match_as_documented() {

@@ -47,6 +47,7 @@ mod name_index;
 mod names;
 mod pread;
 mod remove;
+mod snapshot;
 mod staging;
 mod tree;
 mod write;

@@ -1,0 +1,91 @@
+// Whole-process parallel efficiency of `bufkit extract`: each round spawns every given binary
+// once, in turn (alternating, so the machine's drift hits all alike), as
+// `BINARY extract ARCHIVE DEST --threads THREADS`, with no shell in between, into a fresh
+// destination on tmpfs that is removed outside the timing. Wall time is taken around
+// posix_spawn .. wait4, CPU time (user + system, all threads) from wait4's rusage of that child
+// alone. Prints the medians and the efficiency CPU / (THREADS x wall) per binary.
+//
+// Build: cc -O2 -o /tmp/process_efficiency bench-reports/extract/process_efficiency.c
+// Usage: /tmp/process_efficiency ROUNDS THREADS ARCHIVE NAME=BINARY [NAME=BINARY...]
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <ftw.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static double now_s(void) {
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static int by_value(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 5) {
+        fprintf(stderr, "usage: %s ROUNDS THREADS ARCHIVE NAME=BINARY...\n", argv[0]);
+        return 2;
+    }
+    int rounds = atoi(argv[1]), tools = argc - 4;
+    const char *threads = argv[2], *archive = argv[3];
+    if (rounds < 1) return 2;
+    char dest[128];
+    snprintf(dest, sizeof dest, "/dev/shm/bufkit-process-efficiency-%d", (int)getpid());
+    posix_spawn_file_actions_t quiet; // the tools' own report goes to /dev/null
+    posix_spawn_file_actions_init(&quiet);
+    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+    double *wall = calloc((size_t)rounds * tools, sizeof *wall), *cpu = calloc((size_t)rounds * tools, sizeof *cpu);
+    if (!wall || !cpu) return 1;
+    for (int r = 0; r < rounds; r++) {
+        for (int t = 0; t < tools; t++) {
+            char *binary = strchr(argv[4 + t], '=');
+            if (!binary) return 2;
+            char *args[] = {binary + 1, "extract", (char *)archive, dest, "--threads", (char *)threads, NULL};
+            nftw(dest, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+            pid_t pid;
+            double start = now_s();
+            if (posix_spawn(&pid, args[0], &quiet, NULL, args, environ) != 0) {
+                perror("posix_spawn");
+                return 1;
+            }
+            int status;
+            struct rusage use;
+            if (wait4(pid, &status, 0, &use) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                fprintf(stderr, "%s failed\n", argv[4 + t]);
+                return 1;
+            }
+            wall[t * rounds + r] = now_s() - start;
+            cpu[t * rounds + r] = use.ru_utime.tv_sec + use.ru_utime.tv_usec * 1e-6 + use.ru_stime.tv_sec +
+                                  use.ru_stime.tv_usec * 1e-6;
+        }
+    }
+    nftw(dest, remove_one, 16, FTW_DEPTH | FTW_PHYS);
+    printf("%-12s %10s %10s %10s\n", "binary", "wall ms", "CPU ms", "efficiency");
+    for (int t = 0; t < tools; t++) {
+        double w = median(wall + t * rounds, rounds), c = median(cpu + t * rounds, rounds);
+        int name_len = (int)(strchr(argv[4 + t], '=') - argv[4 + t]);
+        printf("%-12.*s %10.2f %10.2f %10.2f\n", name_len, argv[4 + t], w * 1e3, c * 1e3, c / (atof(threads) * w));
+    }
+    return 0;
+}
