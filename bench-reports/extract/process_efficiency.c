@@ -6,7 +6,8 @@
 // alone. Prints the medians and the efficiency CPU / (THREADS x wall) per binary.
 //
 // Build: cc -O2 -o /tmp/process_efficiency bench-reports/extract/process_efficiency.c
-// Usage: /tmp/process_efficiency ROUNDS THREADS ARCHIVE NAME=BINARY [NAME=BINARY...]
+// Usage: /tmp/process_efficiency ROUNDS THREADS ARCHIVE NAME=BINARY[:EXTRA_ARG] [NAME=BINARY...]
+// (e.g. mapped=target/release/bufkit:--map-archive)
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <ftw.h>
@@ -59,9 +60,13 @@ int main(int argc, char **argv) {
     if (!wall || !cpu) return 1;
     for (int r = 0; r < rounds; r++) {
         for (int t = 0; t < tools; t++) {
-            char *binary = strchr(argv[4 + t], '=');
+            static char spec[4096];
+            snprintf(spec, sizeof spec, "%s", argv[4 + t]);
+            char *binary = strchr(spec, '=');
             if (!binary) return 2;
-            char *args[] = {binary + 1, "extract", (char *)archive, dest, "--threads", (char *)threads, NULL};
+            char *extra = strchr(binary, ':');
+            if (extra) *extra++ = '\0';
+            char *args[] = {binary + 1, "extract", (char *)archive, dest, "--threads", (char *)threads, extra, NULL};
             nftw(dest, remove_one, 16, FTW_DEPTH | FTW_PHYS);
             pid_t pid;
             double start = now_s();
