@@ -234,8 +234,9 @@ fn walk_objects(pack: &[u8], count: u32, mut visit: impl FnMut(&Object, &[u8])) 
 ///
 /// Checks what [`walk`] followed by [`Index::verify`] checks: the header's count, objects tiling
 /// the pack from its header to its trailer, each stream's exact end, each CRC-32, the SHA-1. On
-/// failure, the error of the lowest offset among those found is returned (workers stop early, so
-/// it need not be the lowest in the pack when several objects are bad).
+/// failure, the error is the one a walk on one thread reports, whichever thread finds it first:
+/// that of the bad object with the lowest offset (once an object fails, objects after it are
+/// skipped, and those before it still decoded). An object's error comes before a bad SHA-1.
 ///
 /// ```no_run
 /// use strided_inflate::pack::{Index, walk_indexed};
@@ -362,7 +363,7 @@ fn walk_unhashed<S: Send>(
     visit: impl Fn(&mut S, usize, &Object, &[u8]) + Sync,
 ) -> Result<Vec<S>, PackError> {
     use std::sync::Mutex;
-    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     let count = pack_header(pack)? as usize;
     let end = pack.len() - TRAILER;
@@ -385,13 +386,17 @@ fn walk_unhashed<S: Send>(
     // counter is touched once per block.
     const BLOCK: usize = 256;
     let next_block = AtomicUsize::new(0);
-    let stop = AtomicBool::new(false);
+    // The rank of the lowest object known to be bad (`count` while none is): objects past it are
+    // skipped, objects before it still decoded, so the error returned is the lowest bad object's
+    // whichever thread finds which first. Blocks are claimed in rank order, and a thread stops
+    // claiming only past this rank, so every object below the final one is decoded.
+    let bad_from = AtomicUsize::new(count);
     let first_error: Mutex<Option<(usize, PackError)>> = Mutex::new(None);
-    let fail = |offset: usize, e: PackError| {
-        stop.store(true, Ordering::Relaxed);
+    let fail = |rank: usize, e: PackError| {
+        bad_from.fetch_min(rank, Ordering::Relaxed);
         let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.as_ref().is_none_or(|(at, _)| offset < *at) {
-            *slot = Some((offset, e));
+        if slot.as_ref().is_none_or(|(at, _)| rank < *at) {
+            *slot = Some((rank, e));
         }
     };
     let decode_one = |decoder: &mut Decoder, out: &mut Vec<u8>, i: usize| -> Result<Object, PackError> {
@@ -423,23 +428,29 @@ fn walk_unhashed<S: Send>(
     let results: Vec<Mutex<Option<S>>> = (0..threads).map(|_| Mutex::new(None)).collect();
     std::thread::scope(|s| {
         for mine in &results {
-            let (next_block, stop, fail, decode_one, visit, new_state) =
-                (&next_block, &stop, &fail, &decode_one, &visit, &new_state);
+            let (next_block, bad_from, fail, decode_one, visit, new_state) =
+                (&next_block, &bad_from, &fail, &decode_one, &visit, &new_state);
             s.spawn(move || {
                 let mut decoder = match Decoder::new(Format::Zlib) {
                     Ok(d) => d,
-                    Err(source) => return fail(12, PackError::Inflate { offset: 12, source }),
+                    Err(source) => return fail(0, PackError::Inflate { offset: 12, source }),
                 };
                 let (mut out, mut state) = (Vec::new(), new_state());
-                while !stop.load(Ordering::Relaxed) {
+                loop {
                     let start = next_block.fetch_add(BLOCK, Ordering::Relaxed);
-                    if start >= count {
+                    if start >= bad_from.load(Ordering::Relaxed) {
                         break;
                     }
                     for i in start..(start + BLOCK).min(count) {
+                        if i >= bad_from.load(Ordering::Relaxed) {
+                            break;
+                        }
                         match decode_one(&mut decoder, &mut out, i) {
                             Ok(object) => visit(&mut state, i, &object, &out),
-                            Err(e) => return fail(index.entries[i].0, e),
+                            Err(e) => {
+                                fail(i, e);
+                                break;
+                            }
                         }
                     }
                 }

@@ -238,3 +238,47 @@ fn digest(data: &[u8]) -> u32 {
     // FNV-1a: a cheap fingerprint of the inflated bytes to compare the two walks by.
     data.iter().fold(0x811c_9dc5u32, |h, &b| (h ^ u32::from(b)).wrapping_mul(0x0100_0193))
 }
+
+/// With several bad objects, the parallel walk reports what a walk on one thread reports, the
+/// lowest bad object's error, whichever thread finds which first: here one bad object near the
+/// end of the first block of 256 and one at the start of the second, which a second thread
+/// reaches first.
+#[test]
+fn several_bad_objects_give_the_lowest_ones_error_on_every_thread_count() {
+    let (pack_path, idx_path) = real_pack("several-bad");
+    let good = std::fs::read(&pack_path).unwrap();
+    let index = Index::parse(&std::fs::read(&idx_path).unwrap()).unwrap();
+    let objects = walk_all(&good).unwrap();
+    assert!(objects.len() > 260, "the test pack must span two blocks of 256 objects: {}", objects.len());
+    // Objects whose stream, with one byte flipped mid-way, fails to inflate at their own offset.
+    let damage = |pack: &mut Vec<u8>, o: &Object| pack[o.offset + o.header_len + o.compressed_len / 2] ^= 0xff;
+    let fails_alone = |o: &Object| {
+        let mut bad = good.clone();
+        damage(&mut bad, o);
+        matches!(pack::walk_indexed(&bad, &index, 1, |_, _| {}), Err(PackError::Inflate { offset, .. }) if offset == o.offset)
+    };
+    let early =
+        objects[200..256].iter().rev().find(|o| o.compressed_len > 8 && fails_alone(o)).expect("an early victim");
+    let late = objects[256..].iter().find(|o| o.compressed_len > 8 && fails_alone(o)).expect("a late victim");
+    let mut bad = good.clone();
+    damage(&mut bad, early);
+    damage(&mut bad, late);
+    let one_thread = pack::walk_indexed(&bad, &index, 1, |_, _| {});
+    assert!(matches!(one_thread, Err(PackError::Inflate { offset, .. }) if offset == early.offset), "{one_thread:?}");
+    for threads in [2, 3, 4, 8] {
+        for round in 0..10 {
+            // A slow first block lets the other threads find the late victim first.
+            let walked = pack::walk_indexed(&bad, &index, threads, |o, _| {
+                if o.offset < early.offset && round % 2 == 0 {
+                    std::thread::sleep(std::time::Duration::from_micros(20));
+                }
+            });
+            assert_eq!(walked, one_thread, "{threads} threads, round {round}");
+        }
+    }
+    // The sequential walk without the index stops at the same object.
+    assert!(
+        matches!(pack::walk(&bad, false, |_, _| {}), Err(PackError::Inflate { offset, .. }) if offset == early.offset)
+    );
+    remove_repo(&pack_path);
+}
