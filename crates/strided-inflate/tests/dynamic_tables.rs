@@ -175,7 +175,7 @@ fn random_case(rng: &mut Rng) -> (Vec<u8>, Vec<u8>, Vec<u8>) {
         }
         symbols.sort_unstable();
         // Skewed weights give long codewords (up to 15) as well as short ones.
-        let weights: Vec<u64> = symbols.iter().map(|_| 1 + (rng.next() % 4096) >> rng.below(12)).collect();
+        let weights: Vec<u64> = symbols.iter().map(|_| (1 + (rng.next() % 4096)) >> rng.below(12)).collect();
         let Some(lens) = huffman_lens(&weights.iter().map(|&w| w.max(1)).collect::<Vec<_>>()) else { continue };
         let last = *symbols.last().unwrap();
         let litlen_codes = (last + 1).max(257 + rng.below(30)).min(286);
