@@ -695,6 +695,17 @@ struct libdeflate_decompressor {
 };
 
 /*
+ * bufkit: the high bit of each byte of @lens8 (eight codeword lengths, each at
+ * most DEFLATE_MAX_CODEWORD_LEN, so adding 0x7F never carries into the next
+ * byte) set where that length is non-zero.
+ */
+static forceinline u64
+used_lens(u64 lens8)
+{
+	return (lens8 + 0x7F7F7F7F7F7F7F7FULL) & 0x8080808080808080ULL;
+}
+
+/*
  * Build a table for fast decoding of symbols from a Huffman code.  As input,
  * this function takes the codeword length of each symbol which may be used in
  * the code.  As output, it produces a decode table for the canonical Huffman
@@ -736,17 +747,6 @@ struct libdeflate_decompressor {
  * Returns %true if successful; %false if the codeword lengths do not form a
  * valid Huffman code.
  */
-/*
- * bufkit: the high bit of each byte of @lens8 (eight codeword lengths, each at
- * most DEFLATE_MAX_CODEWORD_LEN, so adding 0x7F never carries into the next
- * byte) set where that length is non-zero.
- */
-static forceinline u64
-used_lens(u64 lens8)
-{
-	return (lens8 + 0x7F7F7F7F7F7F7F7FULL) & 0x8080808080808080ULL;
-}
-
 static bool
 build_decode_table(u32 decode_table[],
 		   const u8 lens[],
