@@ -2,11 +2,12 @@
 //! truncated or inconsistent snapshot, which parsing or the CRCs refuse, never a signal.
 //!
 //! Most of what reading costs over mapping is the fresh memory: on this VM each 4 KiB page costs
-//! about 1.3 µs to fault in and zero, so a 1 MB archive spent 310–550 µs populating 240 pages
-//! before the 60–130 µs copy. A large archive therefore goes into anonymous memory aligned and
-//! sized to 2 MiB and advised for transparent huge pages, populated in one kernel pass: one huge
-//! page to zero instead of 512 small ones (110 µs populate, 13 µs unmap, against 310 and 70;
-//! `bench-reports/asset-extract.md`, "the snapshot").
+//! about 1.3 µs to fault in and zero. A large archive therefore goes into anonymous memory aligned
+//! and sized to 2 MiB and advised for transparent huge pages, populated in one kernel pass: one
+//! huge page to zero instead of 512 small ones. A 1 MB archive, in fresh processes: 404–584 µs
+//! until it is in memory against 636–840 µs in 4 KiB pages, and 21–56 µs to unmap against
+//! 101–129 (`bench-reports/extract/snapshot_cost.c`; `bench-reports/asset-extract.md`, "The
+//! serial part, phase by phase").
 
 use std::fs::File;
 use std::io::{self, Read};
