@@ -5,6 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+mod support;
+
 fn git(repo: &Path, args: &[&str]) {
     let out = Command::new("git").arg("-C").arg(repo).args(args).output().expect("git runs");
     assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -36,8 +38,7 @@ fn packed_repo(work: &Path) -> (PathBuf, PathBuf) {
 }
 
 fn inflate_pack(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bufkit")).arg("inflate-pack").args(args).output().unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    support::bufkit(&[&["inflate-pack"], args].concat())
 }
 
 #[test]

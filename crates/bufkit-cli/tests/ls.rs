@@ -1,7 +1,7 @@
 //! `bufkit ls`: every entry with its metadata, or those a pattern selects; a hostile archive is
 //! refused with the reason. Works in a temporary directory of its own.
 
-use std::process::Command;
+mod support;
 
 fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
     let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
@@ -9,8 +9,7 @@ fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
 }
 
 fn ls(args: &[&str]) -> (bool, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_bufkit")).arg("ls").args(args).output().unwrap();
-    (out.status.success(), String::from_utf8(out.stdout).unwrap(), String::from_utf8(out.stderr).unwrap())
+    support::bufkit(&[&["ls"], args].concat())
 }
 
 #[test]
