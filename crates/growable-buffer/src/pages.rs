@@ -5,8 +5,14 @@
 //! Huge pages only survive a move when source and destination are both 2 MiB-aligned, so every
 //! mapping starts on a 2 MiB boundary and a move that cannot grow in place goes to an aligned
 //! reservation (`MREMAP_FIXED`), never to wherever the kernel would put it.
+//!
+//! One freed mapping of at most [`KEEP_MAX`] bytes is kept for the next buffer that grows past the
+//! heap ([`take_kept`]), its pages offered back to the kernel with `MADV_FREE`: the kernel takes
+//! them only under memory pressure, and until then a new buffer writes into them without a page
+//! fault, as a `realloc` loop reuses glibc's warm heap.
 
 use std::ptr::NonNull;
+use std::sync::Mutex;
 
 use libc::c_void;
 
@@ -130,6 +136,43 @@ pub(crate) unsafe fn remap(ptr: NonNull<u8>, old_len: usize, new_len: usize) -> 
 pub(crate) unsafe fn unmap(ptr: NonNull<u8>, len: usize) {
     // SAFETY: per the contract; a mapping from `map`/`remap` starts on a page boundary.
     unsafe { unmap_range(ptr.as_ptr().cast(), len) };
+}
+
+/// The largest freed mapping [`keep`] holds on to: the process never keeps more than this.
+pub(crate) const KEEP_MAX: usize = 8 << 20;
+
+/// The one kept mapping, as (address, length); addresses because raw pointers are not `Send`.
+static KEPT: Mutex<Option<(usize, usize)>> = Mutex::new(None);
+
+/// Gives up a mapping like [`unmap`], but keeps it (up to [`KEEP_MAX`] bytes) for [`take_kept`],
+/// its pages lazily freed; a mapping kept before is unmapped.
+///
+/// # Safety
+/// As for [`unmap`].
+pub(crate) unsafe fn keep(ptr: NonNull<u8>, len: usize) {
+    let p = ptr.as_ptr().cast::<c_void>();
+    // SAFETY: p/len is our live mapping (contract); MADV_FREE lets the kernel drop its pages,
+    // which then read as zeros: its contents are never read before being written again.
+    if len > KEEP_MAX || unsafe { libc::madvise(p, len, libc::MADV_FREE) } != 0 {
+        // SAFETY: per the contract.
+        unsafe { unmap(ptr, len) };
+        return;
+    }
+    let before = KEPT.lock().unwrap_or_else(|e| e.into_inner()).replace((p as usize, len));
+    if let Some((addr, old_len)) = before {
+        // SAFETY: a kept mapping belongs to KEPT alone, and was just taken out of it.
+        unsafe { unmap_range(addr as *mut c_void, old_len) };
+    }
+}
+
+/// The kept mapping, if there is one of at least `min_len` bytes, and its length; the caller owns
+/// it from then on (to be given back with [`unmap`], [`keep`] or grown with [`remap`]). Its
+/// contents are undefined.
+pub(crate) fn take_kept(min_len: usize) -> Option<(NonNull<u8>, usize)> {
+    let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
+    let (addr, len) = (*kept).filter(|&(_, len)| len >= min_len)?;
+    *kept = None;
+    Some((NonNull::new(addr as *mut u8)?, len))
 }
 
 #[cfg(test)]

@@ -36,6 +36,9 @@ pub(crate) enum Strategy {
 pub(crate) struct RawBytes {
     ptr: NonNull<u8>,
     cap: usize,
+    /// Grown in place (not by the copying strategy, which models a managed runtime faithfully):
+    /// may start from a mapping kept from an earlier buffer, and is kept when dropped.
+    reuse: bool,
 }
 
 // SAFETY: RawBytes owns its block exclusively, like Box<[u8]>; nothing in it is tied to a thread.
@@ -46,10 +49,10 @@ unsafe impl Sync for RawBytes {}
 impl RawBytes {
     /// An empty block that owns no memory.
     pub(crate) const fn new() -> Self {
-        RawBytes { ptr: NonNull::dangling(), cap: 0 }
+        RawBytes { ptr: NonNull::dangling(), cap: 0, reuse: true }
     }
 
-    /// A block of exactly `cap` bytes.
+    /// A block of at least `cap` bytes.
     pub(crate) fn with_capacity(cap: usize) -> Result<Self, Error> {
         let mut raw = RawBytes::new();
         raw.resize(cap, 0, Strategy::InPlace)?;
@@ -68,7 +71,8 @@ impl RawBytes {
         self.ptr.as_ptr()
     }
 
-    /// Changes the capacity to `new_cap` (≥ `len`), keeping the first `len` bytes.
+    /// Changes the capacity to `new_cap` (≥ `len`), keeping the first `len` bytes. Moving to a
+    /// fresh mapping in place may give more: a kept mapping larger than asked is taken whole.
     /// On error the block is unchanged.
     pub(crate) fn resize(&mut self, new_cap: usize, len: usize, strategy: Strategy) -> Result<Relocation, Error> {
         debug_assert!(len <= self.cap && len <= new_cap);
@@ -89,11 +93,12 @@ impl RawBytes {
             let bytes_copied = if moved && !mapped(new_cap) { len } else { 0 };
             return Ok(Relocation { moved, bytes_copied });
         }
-        let fresh = if new_cap == 0 {
-            NonNull::dangling()
+        let reuse = strategy == Strategy::InPlace;
+        let (fresh, fresh_cap) = if new_cap == 0 {
+            (NonNull::dangling(), 0)
         } else {
             // SAFETY: new_cap is non-zero and ≤ isize::MAX.
-            unsafe { allocate(new_cap) }.ok_or(Error::AllocFailed { bytes: new_cap })?
+            unsafe { allocate(new_cap, reuse) }.ok_or(Error::AllocFailed { bytes: new_cap })?
         };
         if len > 0 {
             // SAFETY: both blocks hold at least `len` bytes and are distinct allocations.
@@ -101,10 +106,11 @@ impl RawBytes {
         }
         if self.cap != 0 {
             // SAFETY: `old` was allocated by `allocate`/`reallocate` with exactly `self.cap` bytes.
-            unsafe { release(old, self.cap) };
+            unsafe { release(old, self.cap, reuse) };
         }
         self.ptr = fresh;
-        self.cap = new_cap;
+        self.cap = fresh_cap;
+        self.reuse = reuse;
         Ok(Relocation { moved: len > 0, bytes_copied: len })
     }
 }
@@ -113,7 +119,7 @@ impl Drop for RawBytes {
     fn drop(&mut self) {
         if self.cap != 0 {
             // SAFETY: the block was allocated with exactly `self.cap` bytes and is dropped once.
-            unsafe { release(self.ptr, self.cap) };
+            unsafe { release(self.ptr, self.cap, self.reuse) };
         }
     }
 }
@@ -128,15 +134,21 @@ fn heap_layout(cap: usize) -> Layout {
     Layout::from_size_align(cap, 1).expect("size checked against isize::MAX")
 }
 
+/// A block of at least `cap` bytes and its exact size: a mapping kept from a buffer dropped
+/// before when `reuse` allows and one is big enough (its pages are likely still in memory), else
+/// exactly `cap` fresh bytes.
+///
 /// # Safety
 /// `cap` is non-zero and ≤ `isize::MAX`.
-unsafe fn allocate(cap: usize) -> Option<NonNull<u8>> {
+unsafe fn allocate(cap: usize, reuse: bool) -> Option<(NonNull<u8>, usize)> {
     #[cfg(all(target_os = "linux", not(miri)))]
     if mapped(cap) {
-        return crate::pages::map(cap);
+        let kept = if reuse { crate::pages::take_kept(cap) } else { None };
+        return kept.or_else(|| Some((crate::pages::map(cap)?, cap)));
     }
+    let _ = reuse;
     // SAFETY: the layout has non-zero size (caller's contract).
-    NonNull::new(unsafe { alloc::alloc(heap_layout(cap)) })
+    Some((NonNull::new(unsafe { alloc::alloc(heap_layout(cap)) })?, cap))
 }
 
 /// # Safety
@@ -152,15 +164,25 @@ unsafe fn reallocate(ptr: NonNull<u8>, old_cap: usize, new_cap: usize) -> Option
     NonNull::new(unsafe { alloc::realloc(ptr.as_ptr(), heap_layout(old_cap), new_cap) })
 }
 
+/// Gives a block back; a mapping of a buffer that may `reuse` memory is kept for the next one
+/// (see `pages::keep`).
+///
 /// # Safety
 /// `ptr` came from `allocate`/`reallocate` with exactly `cap` (non-zero) bytes, and is not used again.
-unsafe fn release(ptr: NonNull<u8>, cap: usize) {
+unsafe fn release(ptr: NonNull<u8>, cap: usize, reuse: bool) {
     #[cfg(all(target_os = "linux", not(miri)))]
     if mapped(cap) {
         // SAFETY: ptr/cap is a live mapping made by pages::map/remap, dropped once.
-        unsafe { crate::pages::unmap(ptr, cap) };
+        unsafe {
+            if reuse {
+                crate::pages::keep(ptr, cap);
+            } else {
+                crate::pages::unmap(ptr, cap);
+            }
+        }
         return;
     }
+    let _ = reuse;
     // SAFETY: allocated by the global allocator with this layout.
     unsafe { alloc::dealloc(ptr.as_ptr(), heap_layout(cap)) }
 }
