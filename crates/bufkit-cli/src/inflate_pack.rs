@@ -102,8 +102,17 @@ pub fn run(pack_path: &Path, idx_path: Option<&Path>, json: bool, threads: usize
         // index, which is read and parsed while the pack's SHA-1 is already being checked.
         Some(idx_path) => {
             let index = || {
-                Index::parse(&map(idx_path).map_err(Failure::IndexFile)?)
-                    .map_err(|e| Failure::IndexFile(format!("{}: {e}", idx_path.display())))
+                let idx = map(idx_path).map_err(Failure::IndexFile)?;
+                // git (2.41 and later) writes the objects' pack order beside the index: read
+                // with it, the index needs no sort. The `.rev` is checked against the index.
+                let rev_path = idx_path.with_extension("rev");
+                let parsed = if rev_path.is_file() {
+                    Index::parse_with_reverse(&idx, &map(&rev_path).map_err(Failure::IndexFile)?)
+                        .map_err(|e| format!("{} with {}: {e}", idx_path.display(), rev_path.display()))
+                } else {
+                    Index::parse(&idx).map_err(|e| format!("{}: {e}", idx_path.display()))
+                };
+                parsed.map_err(Failure::IndexFile)
             };
             let tallies = pack::walk_indexed_from(&bytes, index, threads, Tally::default, |tally, _, object, _| {
                 tally.add(object, &done, &progress)

@@ -68,7 +68,8 @@ enum Command {
     InflatePack {
         /// The `.pack` file.
         pack: std::path::PathBuf,
-        /// The pack's `.idx`, to check every offset and CRC-32 against.
+        /// The pack's `.idx`, to check every offset and CRC-32 against. A `.rev` beside it (git
+        /// 2.41 and later write one) is read too, for the objects' pack order, and checked.
         #[arg(long)]
         idx: Option<std::path::PathBuf>,
         /// Print machine-readable JSON instead of a table.

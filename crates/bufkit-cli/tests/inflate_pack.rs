@@ -26,7 +26,8 @@ fn packed_repo(work: &Path) -> (PathBuf, PathBuf) {
         git(&repo, &["add", "."]);
         git(&repo, &["-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", &format!("round {commit}")]);
     }
-    git(&repo, &["gc", "-q", "--aggressive"]);
+    // A `.rev` is git's default since 2.41; said here so an older git writes one too.
+    git(&repo, &["-c", "pack.writeReverseIndex=true", "gc", "-q", "--aggressive"]);
     let dir = repo.join(".git/objects/pack");
     let pack = std::fs::read_dir(&dir)
         .unwrap()
@@ -86,6 +87,21 @@ fn a_git_pack_is_walked_alike_sequentially_and_across_threads() {
         assert!(!ok && out.is_empty(), "{args:?} accepted a damaged pack: {out}");
         assert!(err.contains("bad.pack"), "{err}");
     }
+    // The `.rev` git wrote beside the index is used, and checked: two objects swapped in it
+    // are refused, and without it the index is sorted instead, with the same result.
+    let rev = idx.with_extension("rev");
+    let good_rev = std::fs::read(&rev).expect("git wrote a .rev");
+    let mut swapped = good_rev.clone();
+    swapped.copy_within(12..16, 16);
+    swapped[16..20].copy_from_slice(&good_rev[12..16]);
+    std::fs::write(&rev, &swapped).unwrap();
+    let (ok, _, err) = inflate_pack(&[pack_s, "--idx", idx_s]);
+    assert!(!ok && err.contains(".rev") && err.contains("pack order"), "{err}");
+    std::fs::remove_file(&rev).unwrap();
+    let (ok, out, err) = inflate_pack(&["--json", pack_s, "--idx", idx_s, "--threads", "2"]);
+    assert!(ok, "{err}");
+    let without_rev: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(without_rev["objects"], summaries[0]["objects"]);
     // A truncated pack and an index of another length.
     let short = work.join("short.pack");
     std::fs::write(&short, &std::fs::read(&pack).unwrap()[..100]).unwrap();

@@ -498,41 +498,123 @@ pub struct Index {
     pub entries: Vec<(usize, u32)>,
 }
 
-impl Index {
-    /// Parses a version-2 `.idx`.
-    pub fn parse(idx: &[u8]) -> Result<Index, PackError> {
-        let bad = |m: &str| PackError::Index(m.to_string());
+/// The tables of a version-2 `.idx`, located and bounds-checked.
+struct IndexTables<'a> {
+    idx: &'a [u8],
+    n: usize,
+    crcs: usize,
+    offsets: usize,
+    large: usize,
+}
+
+impl<'a> IndexTables<'a> {
+    fn locate(idx: &'a [u8]) -> Result<Self, PackError> {
         if idx.len() < 8 + 256 * 4 || idx[..4] != [0xff, b't', b'O', b'c'] || idx[4..8] != [0, 0, 0, 2] {
-            return Err(bad("not a version-2 pack index"));
+            return Err(index_error("not a version-2 pack index"));
         }
-        let be32 = |at: usize| -> Result<u32, PackError> {
-            idx.get(at..at + 4)
-                .map(|b| u32::from_be_bytes(b.try_into().expect("4 bytes")))
-                .ok_or_else(|| bad("truncated"))
-        };
-        let n = be32(8 + 255 * 4)? as usize;
+        let n = be32_at(idx, 8 + 255 * 4) as usize;
         let names = 8 + 256 * 4;
         let crcs = names + n * 20;
         let offsets = crcs + n * 4;
         let large = offsets + n * 4;
         if idx.len() < large + 40 {
-            return Err(bad("shorter than its object count says"));
+            return Err(index_error("shorter than its object count says"));
         }
-        let mut entries = Vec::with_capacity(n);
-        let word = |b: &[u8]| u32::from_be_bytes(b.try_into().expect("chunks of 4"));
-        for (crc, small) in idx[crcs..offsets].chunks_exact(4).zip(idx[offsets..large].chunks_exact(4)) {
-            let (crc, small) = (word(crc), word(small));
-            let offset = if small & 0x8000_0000 == 0 {
-                small as usize
-            } else {
-                let at = large + (small & 0x7fff_ffff) as usize * 8;
-                let b = idx.get(at..at + 8).ok_or_else(|| bad("large offset past the end"))?;
-                usize::try_from(u64::from_be_bytes(b.try_into().expect("8 bytes")))
-                    .map_err(|_| bad("offset overflows"))?
-            };
-            entries.push((offset, crc));
+        Ok(IndexTables { idx, n, crcs, offsets, large })
+    }
+
+    /// The CRC-32 of object `i` (`i < n`).
+    #[inline]
+    fn crc(&self, i: usize) -> u32 {
+        be32_at(self.idx, self.crcs + 4 * i)
+    }
+
+    /// The pack offset of object `i` (`i < n`), through the 8-byte table past 2 GiB.
+    #[inline]
+    fn offset(&self, i: usize) -> Result<usize, PackError> {
+        let small = be32_at(self.idx, self.offsets + 4 * i);
+        if small & 0x8000_0000 == 0 {
+            return Ok(small as usize);
+        }
+        let at = self.large + (small & 0x7fff_ffff) as usize * 8;
+        let b = self.idx.get(at..at + 8).ok_or_else(|| index_error("large offset past the end"))?;
+        usize::try_from(u64::from_be_bytes(b.try_into().expect("8 bytes"))).map_err(|_| index_error("offset overflows"))
+    }
+
+    /// The checksum of the pack this index belongs to (its trailer's first hash).
+    fn pack_checksum(&self) -> &'a [u8] {
+        &self.idx[self.idx.len() - 40..self.idx.len() - 20]
+    }
+}
+
+/// The big-endian word at `at`; callers have checked that it lies inside `bytes`.
+#[inline]
+fn be32_at(bytes: &[u8], at: usize) -> u32 {
+    u32::from_be_bytes(bytes[at..at + 4].try_into().expect("4 bytes"))
+}
+
+fn index_error(message: &str) -> PackError {
+    PackError::Index(message.to_string())
+}
+
+impl Index {
+    /// Parses a version-2 `.idx`.
+    pub fn parse(idx: &[u8]) -> Result<Index, PackError> {
+        let tables = IndexTables::locate(idx)?;
+        let mut entries = Vec::with_capacity(tables.n);
+        for i in 0..tables.n {
+            entries.push((tables.offset(i)?, tables.crc(i)));
         }
         sort_by_offset(&mut entries);
+        Ok(Index { entries })
+    }
+
+    /// Parses a version-2 `.idx` with its reverse index (the `.rev` git writes beside it, by
+    /// default since git 2.41), which lists the objects in pack order: no sort is needed, so this
+    /// is several times faster than [`parse`](Self::parse) on a large pack, with the same result.
+    ///
+    /// The `.rev` is checked, not trusted: its header, its length, that it names the same pack as
+    /// the `.idx` (the pack checksums in their trailers), and that it puts the offsets in strictly
+    /// increasing order (which also makes it a permutation of the objects). Any other `.rev` is
+    /// [`PackError::Index`]; its own trailing checksum is not recomputed, as the `.idx`'s is not.
+    ///
+    /// ```no_run
+    /// use strided_inflate::pack::Index;
+    ///
+    /// let idx = std::fs::read("objects/pack/pack-1234.idx").unwrap();
+    /// let rev = std::fs::read("objects/pack/pack-1234.rev").unwrap();
+    /// assert_eq!(Index::parse_with_reverse(&idx, &rev)?, Index::parse(&idx)?);
+    /// # Ok::<(), strided_inflate::pack::PackError>(())
+    /// ```
+    pub fn parse_with_reverse(idx: &[u8], rev: &[u8]) -> Result<Index, PackError> {
+        let tables = IndexTables::locate(idx)?;
+        const HEADER: usize = 12;
+        if rev.len() < HEADER || rev[..4] != *b"RIDX" || rev[4..8] != [0, 0, 0, 1] {
+            return Err(index_error("not a version-1 reverse index"));
+        }
+        if rev[8..12] != [0, 0, 0, 1] {
+            return Err(index_error("the reverse index is not for SHA-1 object names"));
+        }
+        if rev.len() != HEADER + 4 * tables.n + 40 {
+            return Err(index_error("the reverse index's length does not match the index's object count"));
+        }
+        if rev[rev.len() - 40..rev.len() - 20] != *tables.pack_checksum() {
+            return Err(index_error("the reverse index belongs to another pack than the index"));
+        }
+        let mut entries: Vec<(usize, u32)> = Vec::with_capacity(tables.n);
+        let mut previous = None;
+        for position in rev[HEADER..HEADER + 4 * tables.n].chunks_exact(4) {
+            let i = u32::from_be_bytes(position.try_into().expect("chunks of 4")) as usize;
+            if i >= tables.n {
+                return Err(index_error("the reverse index names an object past the index's last"));
+            }
+            let offset = tables.offset(i)?;
+            if previous.is_some_and(|p| p >= offset) {
+                return Err(index_error("the reverse index does not list the objects in pack order"));
+            }
+            previous = Some(offset);
+            entries.push((offset, tables.crc(i)));
+        }
         Ok(Index { entries })
     }
 

@@ -9,6 +9,8 @@ use strided_inflate::pack::{self, Index, Kind, Object, PackError};
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=bufkit", "-c", "user.email=bufkit@example.invalid", "-c", "init.defaultBranch=main"])
+        // The default since git 2.41; said here so an older git writes the `.rev` too.
+        .args(["-c", "pack.writeReverseIndex=true"])
         .args(args)
         .current_dir(dir)
         .output()
@@ -281,4 +283,54 @@ fn several_bad_objects_give_the_lowest_ones_error_on_every_thread_count() {
         matches!(pack::walk(&bad, false, |_, _| {}), Err(PackError::Inflate { offset, .. }) if offset == early.offset)
     );
     remove_repo(&pack_path);
+}
+
+#[test]
+fn the_reverse_index_gives_the_sorted_index_and_a_wrong_one_is_refused() {
+    let (pack_path, idx_path) = real_pack("rev");
+    let idx = std::fs::read(&idx_path).unwrap();
+    let rev = std::fs::read(pack_path.with_extension("rev")).expect("git wrote a .rev beside the .idx");
+    let sorted = Index::parse(&idx).unwrap();
+    assert_eq!(Index::parse_with_reverse(&idx, &rev).unwrap(), sorted);
+    let bytes = std::fs::read(&pack_path).unwrap();
+    let from_rev = Index::parse_with_reverse(&idx, &rev).unwrap();
+    assert_eq!(pack::walk_indexed(&bytes, &from_rev, 2, |_, _| {}).unwrap().len(), sorted.entries.len());
+
+    let n = sorted.entries.len();
+    assert!(n > 10);
+    let position = |at: usize| 12 + 4 * at;
+    type Damage = Box<dyn Fn(&mut Vec<u8>)>;
+    let damaged: Vec<(&str, Damage)> = vec![
+        ("magic", Box::new(|r| r[0] = b'X')),
+        ("version", Box::new(|r| r[7] = 2)),
+        ("SHA-256 names", Box::new(|r| r[11] = 2)),
+        ("one position short", Box::new(move |r| drop(r.drain(position(3)..position(4))))),
+        (
+            "another pack",
+            Box::new(|r| {
+                let at = r.len() - 40;
+                r[at] ^= 1
+            }),
+        ),
+        (
+            "two neighbours swapped",
+            Box::new(move |r| {
+                let (a, b) = (position(5), position(6));
+                let first: [u8; 4] = r[a..a + 4].try_into().unwrap();
+                r.copy_within(b..b + 4, a);
+                r[b..b + 4].copy_from_slice(&first);
+            }),
+        ),
+        ("one object twice", Box::new(move |r| r.copy_within(position(7)..position(8), position(8)))),
+        (
+            "an object past the last",
+            Box::new(move |r| r[position(2)..position(3)].copy_from_slice(&(n as u32).to_be_bytes())),
+        ),
+    ];
+    for (what, damage) in damaged {
+        let mut bad = rev.clone();
+        damage(&mut bad);
+        let result = Index::parse_with_reverse(&idx, &bad);
+        assert!(matches!(result, Err(PackError::Index(_))), "{what}: {:?}", result.map(|i| i.entries.len()));
+    }
 }
