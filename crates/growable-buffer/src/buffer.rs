@@ -251,6 +251,61 @@ impl GrowableBuffer {
         Ok(())
     }
 
+    /// The room right after the bytes held, as uninitialised memory, without growing: all of a
+    /// contiguous buffer's spare capacity, or the rest of a segmented buffer's current chunk
+    /// (empty when it is full), never past [`max_capacity`](Self::max_capacity). Bytes written
+    /// there join the buffer with [`commit`](Self::commit); [`reserve`](Self::reserve) first to
+    /// have room. What a caller that formats or encodes in place needs, without a copy.
+    ///
+    /// ```
+    /// use std::mem::MaybeUninit;
+    /// use growable_buffer::GrowableBuffer;
+    ///
+    /// let mut buf = GrowableBuffer::new();
+    /// buf.append(b"len=")?;
+    /// buf.reserve(20)?;
+    /// let digits = 1234u32.to_string();
+    /// let spare = buf.spare_capacity_mut();
+    /// for (slot, &digit) in spare.iter_mut().zip(digits.as_bytes()) {
+    ///     *slot = MaybeUninit::new(digit);
+    /// }
+    /// // SAFETY: the first 4 bytes of the spare room were just written, and nothing else changed.
+    /// unsafe { buf.commit(digits.len()) };
+    /// assert_eq!(buf.contiguous()?, b"len=1234");
+    /// # Ok::<(), growable_buffer::Error>(())
+    /// ```
+    pub fn spare_capacity_mut(&mut self) -> &mut [std::mem::MaybeUninit<u8>] {
+        let allowed = self.max_capacity.saturating_sub(self.len());
+        let spare = match &mut self.storage {
+            Storage::Contiguous { raw, len } => {
+                let room = raw.capacity() - *len;
+                // SAFETY: the block holds `capacity` bytes, the first `len` of them held; the rest
+                // is ours behind &mut self, seen as MaybeUninit so nothing about it is assumed.
+                unsafe { std::slice::from_raw_parts_mut(raw.as_mut_ptr().add(*len).cast(), room) }
+            }
+            Storage::Segmented(s) => s.spare_mut(),
+        };
+        let room = spare.len().min(allowed);
+        &mut spare[..room]
+    }
+
+    /// Adds the first `n` bytes of the room [`spare_capacity_mut`](Self::spare_capacity_mut)
+    /// returned to the bytes held. Not counted as a copy: the caller wrote them in place.
+    ///
+    /// # Safety
+    /// `n` is at most the length of the slice the last `spare_capacity_mut` returned, nothing
+    /// else changed the buffer since, and the first `n` bytes of that slice have been written.
+    pub unsafe fn commit(&mut self, n: usize) {
+        match &mut self.storage {
+            Storage::Contiguous { raw, len } => {
+                debug_assert!(n <= raw.capacity() - *len);
+                *len += n;
+            }
+            // SAFETY: per this function's contract, which is the segments' too.
+            Storage::Segmented(s) => unsafe { s.commit(n) },
+        }
+    }
+
     /// Forgets the bytes but keeps the capacity (and the counters).
     pub fn clear(&mut self) {
         match &mut self.storage {

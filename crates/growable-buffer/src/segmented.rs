@@ -142,6 +142,49 @@ impl Segments {
         }
     }
 
+    /// The rest of the current chunk, uninitialised as far as the caller may assume; empty when
+    /// every chunk is full.
+    pub(crate) fn spare_mut(&mut self) -> &mut [std::mem::MaybeUninit<u8>] {
+        let chunk_size = self.chunk_size;
+        match self.chunks.get_mut(self.current) {
+            None => &mut [],
+            Some(Chunk::Heap(v)) => {
+                let room = chunk_size - v.len();
+                &mut v.spare_capacity_mut()[..room]
+            }
+            Some(Chunk::Pooled { buf, len }) => {
+                // SAFETY: initialised bytes are valid MaybeUninit<u8>s; the view is only written
+                // with initialised bytes (commit's contract), so `buf` stays initialised.
+                let all = unsafe { &mut *(std::ptr::from_mut(&mut buf[..]) as *mut [std::mem::MaybeUninit<u8>]) };
+                &mut all[*len..chunk_size]
+            }
+        }
+    }
+
+    /// Adds `n` bytes written into [`spare_mut`](Self::spare_mut)'s room.
+    ///
+    /// # Safety
+    /// `n` is at most that room's length, and its first `n` bytes have been written since.
+    pub(crate) unsafe fn commit(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        let chunk_size = self.chunk_size;
+        let chunk = &mut self.chunks[self.current];
+        match chunk {
+            Chunk::Heap(v) => {
+                debug_assert!(v.len() + n <= chunk_size);
+                // SAFETY: the caller wrote the n bytes after len, inside the chunk's capacity.
+                unsafe { v.set_len(v.len() + n) };
+            }
+            Chunk::Pooled { len, .. } => *len += n,
+        }
+        self.len += n;
+        if chunk.len() == chunk_size {
+            self.current += 1;
+        }
+    }
+
     /// Forgets the bytes, keeps the chunks for reuse.
     pub(crate) fn clear(&mut self) {
         let used = (self.current + 1).min(self.chunks.len());

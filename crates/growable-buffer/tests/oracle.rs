@@ -11,6 +11,8 @@ enum Op {
     Flatten,
     /// To this share (0..=100%) of the length, or past it.
     Truncate(usize),
+    /// Written in place: as much of these bytes as the spare room holds, then committed.
+    InPlace(Vec<u8>),
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -20,6 +22,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::Clear),
         1 => Just(Op::Flatten),
         2 => (0usize..=110).prop_map(Op::Truncate),
+        3 => proptest::collection::vec(any::<u8>(), 0..400).prop_map(Op::InPlace),
     ]
 }
 
@@ -62,6 +65,16 @@ proptest! {
                     oracle.truncate(len);
                 }
                 Op::Flatten => { buf.flatten().unwrap(); prop_assert_eq!(buf.contiguous().unwrap(), &oracle[..]); }
+                Op::InPlace(bytes) => {
+                    let spare = buf.spare_capacity_mut();
+                    let n = spare.len().min(bytes.len());
+                    for (slot, &b) in spare.iter_mut().zip(&bytes[..n]) {
+                        slot.write(b);
+                    }
+                    // SAFETY: n ≤ the room just returned, and its first n bytes were written.
+                    unsafe { buf.commit(n) };
+                    oracle.extend_from_slice(&bytes[..n]);
+                }
             }
             prop_assert_eq!(buf.len(), oracle.len());
             prop_assert!(buf.stats().capacity >= oracle.len());
