@@ -30,7 +30,7 @@ static int cmp(const void *a, const void *b) {
 static volatile unsigned char sink;
 
 int main(int argc, char **argv) {
-  size_t total = (size_t)(argc > 1 ? atof(argv[1]) : 1.0) * 1000000;
+  size_t total = (size_t)((argc > 1 ? atof(argv[1]) : 1.0) * 1000000);
   int rounds = argc > 2 ? atoi(argv[2]) : 41;
   unsigned char *source = malloc(total + 64), *lens = malloc(total / 20 + 1);
   size_t pieces = 0;
