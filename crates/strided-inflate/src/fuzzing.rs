@@ -36,13 +36,20 @@ pub fn inflate_at(data: &[u8]) {
     }
 }
 
-/// `data` is a pack (and, after a 0xFF 0x00 0xFF separator, optionally an idx). Checks: never
-/// panics; a successful walk ends exactly at the trailer with consistent object sizes.
+/// `data` is a pack (and, after a 0xFF 0x00 0xFF separator, optionally an idx, and after another,
+/// a reverse index). Checks: never panics; a successful walk ends exactly at the trailer with
+/// consistent object sizes; a reverse index accepted with an idx gives what sorting the idx does.
 pub fn pack_walk(data: &[u8]) {
-    let (pack_bytes, idx) = match data.windows(3).position(|w| w == [0xff, 0x00, 0xff]) {
-        Some(at) => (&data[..at], Some(&data[at + 3..])),
-        None => (data, None),
+    let (pack_bytes, rest) = split_at_separator(data);
+    let (idx, rev) = match rest.map(split_at_separator) {
+        Some((idx, rev)) => (Some(idx), rev),
+        None => (None, None),
     };
+    if let (Some(idx), Some(rev)) = (idx, rev)
+        && let Ok(from_rev) = pack::Index::parse_with_reverse(idx, rev)
+    {
+        assert_eq!(Some(from_rev), pack::Index::parse(idx).ok(), "the reverse index and the sort disagree");
+    }
     let mut objects = Vec::new();
     if pack::walk(pack_bytes, false, |o, bytes| {
         assert_eq!(bytes.len(), o.size);
@@ -57,6 +64,14 @@ pub fn pack_walk(data: &[u8]) {
         {
             let _ = index.verify(pack_bytes, &objects);
         }
+    }
+}
+
+/// `bytes` up to the first 0xFF 0x00 0xFF, and what follows it (if there is one).
+fn split_at_separator(bytes: &[u8]) -> (&[u8], Option<&[u8]>) {
+    match bytes.windows(3).position(|w| w == [0xff, 0x00, 0xff]) {
+        Some(at) => (&bytes[..at], Some(&bytes[at + 3..])),
+        None => (bytes, None),
     }
 }
 
