@@ -139,7 +139,7 @@ pub(crate) unsafe fn unmap(ptr: NonNull<u8>, len: usize) {
 }
 
 /// The largest freed mapping [`keep`] holds on to: the process never keeps more than this.
-pub(crate) const KEEP_MAX: usize = 8 << 20;
+pub(crate) const KEEP_MAX: usize = 32 << 20;
 
 /// The one kept mapping, as (address, length); addresses because raw pointers are not `Send`.
 static KEPT: Mutex<Option<(usize, usize)>> = Mutex::new(None);
