@@ -7,6 +7,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::status::bk_status;
 
 /// Runs an export's body; a panic inside becomes `BK_STATUS_PANIC` instead of unwinding into C.
+#[inline(always)]
 pub(crate) fn boundary(body: impl FnOnce() -> Result<(), bk_status>) -> bk_status {
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(Ok(())) => bk_status::BK_STATUS_OK,
@@ -16,6 +17,7 @@ pub(crate) fn boundary(body: impl FnOnce() -> Result<(), bk_status>) -> bk_statu
 }
 
 /// Like [`boundary`] for exports that return a value rather than a status: `fallback` on panic.
+#[inline(always)]
 pub(crate) fn boundary_or<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
 }
