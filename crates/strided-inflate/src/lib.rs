@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 
 mod chunked;
+mod crc;
 mod decoder;
 mod diagnose;
 mod error;
@@ -40,6 +41,7 @@ pub mod pack;
 mod stream;
 
 pub use chunked::ChunkedInflater;
+pub use crc::{crc32, crc32_update};
 pub use decoder::{Decoder, Request};
 pub use error::Error;
 pub use stream::{Step, StreamInflater};

@@ -419,7 +419,7 @@ fn walk_unhashed<S: Send>(
                 stream + object.compressed_len
             )));
         }
-        if crc32fast::hash(&pack[offset..next]) != crc {
+        if crate::crc32(&pack[offset..next]) != crc {
             return Err(PackError::Index(format!("object at {offset}: CRC-32 differs from the index")));
         }
         Ok(object)
@@ -634,7 +634,7 @@ impl Index {
             if offset != idx_offset {
                 return Err(PackError::Index(format!("object at {offset} where the index says {idx_offset}")));
             }
-            if crc32fast::hash(&pack[*offset..offset + len]) != *crc {
+            if crate::crc32(&pack[*offset..offset + len]) != *crc {
                 return Err(PackError::Index(format!("object at {offset}: CRC-32 differs from the index")));
             }
         }
