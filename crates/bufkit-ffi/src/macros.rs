@@ -7,6 +7,8 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use crate::status::bk_status;
 
 /// Runs an export's body; a panic inside becomes `BK_STATUS_PANIC` instead of unwinding into C.
+/// Inlined into each export: as a function of its own it saved and restored six registers around
+/// every body (a pool acquire + release pair from C: 335 instructions before, 308 after).
 #[inline(always)]
 pub(crate) fn boundary(body: impl FnOnce() -> Result<(), bk_status>) -> bk_status {
     match catch_unwind(AssertUnwindSafe(body)) {

@@ -571,7 +571,8 @@ impl Index {
 
     /// Parses a version-2 `.idx` with its reverse index (the `.rev` git writes beside it, by
     /// default since git 2.41), which lists the objects in pack order: no sort is needed, so this
-    /// is several times faster than [`parse`](Self::parse) on a large pack, with the same result.
+    /// is faster than [`parse`](Self::parse) (1.7× on a 156,000-object pack, 2.6× on a 20,000-object
+    /// one), with the same result.
     ///
     /// The `.rev` is checked, not trusted: its header, its length, that it names the same pack as
     /// the `.idx` (the pack checksums in their trailers), and that it puts the offsets in strictly
