@@ -106,7 +106,9 @@ buffer_to_binary(Buffer) -> bufkit_nif:buffer_to_binary(Buffer).
 -spec buffer_flatten(buffer()) -> ok | {error, reason()}.
 buffer_flatten(Buffer) -> bufkit_nif:buffer_flatten(Buffer).
 
-%% @doc Frees the buffer now instead of at garbage collection. Freeing twice is `ok'.
+%% @doc Frees the buffer now instead of at garbage collection. Freeing twice is `ok'. On Linux
+%% the memory of one freed buffer of 128 KiB to 32 MiB is kept for the next buffer that grows
+%% that large (offered back to the kernel with MADV_FREE until then), as bk_buffer_free documents.
 -spec buffer_free(buffer()) -> ok.
 buffer_free(Buffer) -> bufkit_nif:buffer_free(Buffer).
 

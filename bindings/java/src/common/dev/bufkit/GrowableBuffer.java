@@ -314,7 +314,12 @@ public abstract class GrowableBuffer implements AutoCloseable {
         check("bk_buffer_flatten", nativeFlatten());
     }
 
-    /** Frees the native buffer; waits for a call in progress. Closing twice does nothing. */
+    /**
+     * Frees the native buffer; waits for a call in progress. Closing twice does nothing. On Linux
+     * the memory of one freed buffer of 128 KiB to 32 MiB is kept for the next buffer that grows
+     * that large (offered back to the kernel with {@code MADV_FREE} until then), as
+     * {@code bk_buffer_free} documents.
+     */
     @Override
     public final synchronized void close() {
         if (!closed) {
