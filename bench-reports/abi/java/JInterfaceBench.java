@@ -2,7 +2,10 @@ import com.ericsson.otp.erlang.OtpOutputStream;
 import dev.bufkit.BufferConfig;
 import dev.bufkit.Bufkit;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.BufferOutputStream;
 import java.io.ByteArrayOutputStream;
+import java.io.DataOutput;
+import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
@@ -20,7 +23,9 @@ import java.util.Random;
  * append per string). Every variant's bytes are checked to be identical to OtpOutputStream's. Then
  * the result is written to a file: OtpOutputStream.writeTo(FileOutputStream) and
  * ByteArrayOutputStream.writeTo against GrowableBuffer.writeTo(FileChannel), which copies nothing
- * onto the heap. One JVM, alternating variants within each round, medians.
+ * onto the heap. The same bytes again from an encoder written against DataOutput, into
+ * DataOutputStream(ByteArrayOutputStream) and into the view (a DataOutput too). One JVM,
+ * alternating variants within each round, medians.
  * Usage: java -cp bufkit.jar:OtpErlang.jar:. JInterfaceBench FRONT DIR [ROUNDS]
  */
 public final class JInterfaceBench {
@@ -67,6 +72,27 @@ public final class JInterfaceBench {
             out.write(chars);
         }
         out.write(NIL_EXT);
+    }
+
+    /**
+     * The same bytes through any DataOutput: what an encoder written against java.io.DataOutput
+     * does. Like write_string, it checks that each string is 8-bit before writing it as STRING_EXT.
+     */
+    static void encodeData(String[] strings, DataOutput out) throws IOException {
+        out.writeByte(VERSION);
+        out.writeByte(LIST_EXT);
+        out.writeInt(strings.length);
+        for (String s : strings) {
+            int len = s.length();
+            for (int i = 0; i < len; i++) {
+                if (s.charAt(i) > 0xFF) throw new IllegalArgumentException("not an 8-bit string: a STRING_EXT takes only Latin-1");
+            }
+            if (len > 0xFFFF) throw new IllegalArgumentException("longer than a STRING_EXT");
+            out.writeByte(STRING_EXT);
+            out.writeShort(len);
+            out.writeBytes(s);
+        }
+        out.writeByte(NIL_EXT);
     }
 
     /** The old way: each string's bytes staged in a small array, then one native append per string. */
@@ -128,7 +154,7 @@ public final class JInterfaceBench {
         byte[] expected = jinterface(strings).toByteArray();
         String[] keys = {"otp_output_stream_ms", "byte_array_output_stream_ms", "bufkit_output_stream_ms", "bufkit_append_per_string_ms",
                 "otp_write_file_ms", "baos_write_file_ms", "bufkit_write_channel_ms", "floor_ring_buffer_ms",
-                "otp_reused_ms", "bufkit_reused_ms"};
+                "otp_reused_ms", "bufkit_reused_ms", "data_output_stream_baos_ms", "bufkit_data_output_ms", "bufkit_data_output_reused_ms"};
         double[][] t = new double[keys.length][rounds];
         Path file = dir.resolve("term.bin");
         // A program encoding message after message keeps its stream: reset / clear keep the memory.
@@ -190,8 +216,32 @@ public final class JInterfaceBench {
             }
             double bufkitReused = (System.nanoTime() - t0) / 1e6;
             if (r == -2 && !Arrays.equals(kept.toByteArray(), expected)) throw new AssertionError("the reused buffer's bytes differ");
+            t0 = System.nanoTime();
+            ByteArrayOutputStream dataBaos = new ByteArrayOutputStream();
+            try (DataOutputStream out = new DataOutputStream(dataBaos)) {
+                encodeData(strings, out);
+            }
+            double dataBaosMs = (System.nanoTime() - t0) / 1e6;
+            if (r == -2 && !Arrays.equals(dataBaos.toByteArray(), expected)) throw new AssertionError("DataOutputStream's bytes differ");
+            double dataViewMs;
+            try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+                t0 = System.nanoTime();
+                try (BufferOutputStream out = buf.outputStream()) {
+                    encodeData(strings, out);
+                }
+                dataViewMs = (System.nanoTime() - t0) / 1e6;
+                if (r == -2 && !Arrays.equals(buf.toByteArray(), expected)) throw new AssertionError("the DataOutput view's bytes differ");
+            }
+            t0 = System.nanoTime();
+            kept.clear();
+            try (BufferOutputStream out = kept.outputStream()) {
+                encodeData(strings, out);
+            }
+            double dataKeptMs = (System.nanoTime() - t0) / 1e6;
+            if (r == -2 && !Arrays.equals(kept.toByteArray(), expected)) throw new AssertionError("the reused DataOutput view's bytes differ");
             if (measured) {
-                double[] row = {otp, baosMs, viewMs, perString, otpFile, baosFile, channelMs, floorMs, otpReused, bufkitReused};
+                double[] row = {otp, baosMs, viewMs, perString, otpFile, baosFile, channelMs, floorMs, otpReused, bufkitReused,
+                        dataBaosMs, dataViewMs, dataKeptMs};
                 for (int k = 0; k < keys.length; k++) t[k][r] = row[k];
             }
         }

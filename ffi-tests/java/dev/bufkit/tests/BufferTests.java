@@ -77,6 +77,7 @@ public final class BufferTests {
         tests.add(new Object[] {"extract: data prepended is read past, unless strict", (Test) BufferTests::extractPrepended});
         tests.add(new Object[] {"extract: progress at an interval", (Test) BufferTests::extractProgressAtAnInterval});
         tests.add(new Object[] {"buffer: an OutputStream view stages writes", (Test) BufferTests::outputStreamView});
+        tests.add(new Object[] {"buffer: the view as a DataOutput writes DataOutputStream's bytes", (Test) BufferTests::dataOutputMatchesDataOutputStream});
         tests.add(new Object[] {"buffer: writeTo channels and streams", (Test) BufferTests::writeToChannelsAndStreams});
         tests.add(new Object[] {"archive: entries read in place", (Test) BufferTests::archiveInPlace});
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) BufferTests::archiveBuffersAndStreams});
@@ -186,6 +187,57 @@ public final class BufferTests {
             java.io.IOException again = expect(java.io.IOException.class, out::close);
             check(again.getCause() instanceof BufkitException, "the staged bytes are still there, and still do not fit");
             expect(IllegalArgumentException.class, () -> buf.outputStream(0));
+        }
+    }
+
+    /**
+     * The view's DataOutput methods against java.io.DataOutputStream, the reference: the same
+     * seeded random calls (numbers, Latin-1 and wider strings, modified UTF-8 with NUL and
+     * surrogates, strings longer than the staging) give the same bytes at every staging size,
+     * and a writeUTF too long for its length field throws and writes nothing on both.
+     */
+    static void dataOutputMatchesDataOutputStream() throws Exception {
+        String[] texts = {"", "a", "hello, world", "\0nul\u007f\u0080\u07ff\u0800\uffff", "\ud83d\ude00 surrogates",
+                "caf\u00e9 na\u00efve \u0100\u4e2d", "x".repeat(5000), "\u00e9".repeat(30_000)};
+        String tooLong = "\u4e2d".repeat(30_000); // 90,000 bytes of modified UTF-8
+        for (int staging : new int[] {1, 3, 7, 64, 4096, 65536}) {
+            java.util.Random random = new java.util.Random(staging);
+            java.io.ByteArrayOutputStream reference = new java.io.ByteArrayOutputStream();
+            java.io.DataOutputStream expected = new java.io.DataOutputStream(reference);
+            try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
+                dev.bufkit.BufferOutputStream out = buf.outputStream(staging);
+                for (int op = 0; op < 3000; op++) {
+                    int kind = random.nextInt(14);
+                    long v = random.nextLong();
+                    String text = texts[random.nextInt(texts.length)];
+                    for (java.io.DataOutput o : new java.io.DataOutput[] {expected, out}) {
+                        switch (kind) {
+                            case 0 -> o.writeBoolean((v & 1) != 0);
+                            case 1 -> o.writeByte((int) v);
+                            case 2 -> o.writeShort((int) v);
+                            case 3 -> o.writeChar((int) v);
+                            case 4 -> o.writeInt((int) v);
+                            case 5 -> o.writeLong(v);
+                            case 6 -> o.writeFloat(Float.intBitsToFloat((int) v));
+                            case 7 -> o.writeDouble(Double.longBitsToDouble(v));
+                            case 8 -> o.writeBytes(text);
+                            case 9 -> o.writeChars(text);
+                            case 10 -> o.writeUTF(text);
+                            case 11 -> o.write((int) v);
+                            case 12 -> o.write(text.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                            default -> expect(java.io.UTFDataFormatException.class, () -> o.writeUTF(tooLong));
+                        }
+                    }
+                }
+                out.close();
+                expected.flush();
+                byte[] want = reference.toByteArray();
+                byte[] got = buf.toByteArray();
+                int at = java.util.Arrays.mismatch(want, got);
+                check(at < 0, "staging " + staging + ": bytes differ from DataOutputStream's at " + at + " of " + want.length);
+                expect(java.io.IOException.class, () -> out.writeInt(1));
+                expect(java.io.IOException.class, () -> out.writeBytes("closed"));
+            }
         }
     }
 

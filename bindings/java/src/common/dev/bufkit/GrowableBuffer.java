@@ -17,8 +17,8 @@ import java.util.Objects;
  * unreachable.
  *
  * <p>To fill one from code that writes to streams (an encoder, a serializer), use
- * {@link #outputStream()}: small writes are staged in a Java array and go down in one native call
- * per 64 KiB. To send the bytes out, {@link #writeTo(WritableByteChannel)} hands each native
+ * {@link #outputStream()}, an {@code OutputStream} and a {@code DataOutput}: small writes are staged
+ * in a Java array and go down in one native call per 64 KiB. To send the bytes out, {@link #writeTo(WritableByteChannel)} hands each native
  * segment to the channel (a file, a socket) with no copy onto the Java heap.
  *
  * <pre>{@code
@@ -193,86 +193,18 @@ public abstract class GrowableBuffer implements AutoCloseable {
     }
 
     /** {@link #outputStream(int)} staging 64 KiB. */
-    public final OutputStream outputStream() {
+    public final BufferOutputStream outputStream() {
         return outputStream(64 << 10);
     }
 
     /**
-     * An {@link OutputStream} that appends to this buffer. Writes are copied into a Java array of
-     * {@code stagingBytes}, which goes down in one native call when it fills, on {@link
-     * OutputStream#flush()} and on {@link OutputStream#close()}; a write at least that large goes
-     * down directly. So writing a few bytes at a time costs an array copy, not a native call. Flush
-     * (or close) the stream before reading the buffer: staged bytes are not in it yet. Closing the
-     * stream does not close the buffer. Not for use by two threads at once, like any stream; a
-     * failed append (the buffer's {@code maxCapacity}) throws an {@link IOException} whose cause
-     * is the {@link BufkitException}, and keeps the staged bytes.
+     * A stream that appends to this buffer, an {@link OutputStream} and a {@link java.io.DataOutput}
+     * (see {@link BufferOutputStream}): writes are copied into a Java array of {@code stagingBytes},
+     * which goes down in one native call when it fills, on flush and on close. Flush (or close) the
+     * stream before reading the buffer. Closing the stream does not close the buffer.
      */
-    public final OutputStream outputStream(int stagingBytes) {
-        if (stagingBytes < 1) throw new IllegalArgumentException("stagingBytes must be positive: " + stagingBytes);
-        return new StagedOutput(this, stagingBytes);
-    }
-
-    /** The stream of {@link #outputStream(int)}. */
-    private static final class StagedOutput extends OutputStream {
-        private final GrowableBuffer buffer;
-        private final byte[] staging;
-        private int staged;
-        private boolean closed;
-
-        StagedOutput(GrowableBuffer buffer, int stagingBytes) {
-            this.buffer = buffer;
-            this.staging = new byte[stagingBytes];
-        }
-
-        @Override
-        public void write(int b) throws IOException {
-            if (closed) throw new IOException("stream closed");
-            if (staged == staging.length) drain();
-            staging[staged++] = (byte) b;
-        }
-
-        @Override
-        public void write(byte[] b, int off, int len) throws IOException {
-            Objects.checkFromIndexSize(off, len, b.length);
-            if (closed) throw new IOException("stream closed");
-            if (len > staging.length - staged) {
-                drain();
-                if (len >= staging.length) {
-                    append(b, off, len);
-                    return;
-                }
-            }
-            System.arraycopy(b, off, staging, staged, len);
-            staged += len;
-        }
-
-        @Override
-        public void flush() throws IOException {
-            drain();
-        }
-
-        @Override
-        public void close() throws IOException {
-            if (closed) return;
-            drain();
-            closed = true;
-        }
-
-        private void drain() throws IOException {
-            if (closed) throw new IOException("stream closed");
-            if (staged == 0) return;
-            append(staging, 0, staged);
-            staged = 0;
-        }
-
-        private void append(byte[] b, int off, int len) throws IOException {
-            if (closed) throw new IOException("stream closed");
-            try {
-                buffer.append(b, off, len);
-            } catch (BufkitException | IllegalStateException e) {
-                throw new IOException("appending to the buffer: " + e.getMessage(), e);
-            }
-        }
+    public final BufferOutputStream outputStream(int stagingBytes) {
+        return new BufferOutputStream(this, stagingBytes);
     }
 
     /**
