@@ -1,4 +1,5 @@
 import dev.bufkit.BufferConfig;
+import dev.bufkit.BufferOutputStream;
 import dev.bufkit.BufferPool;
 import dev.bufkit.Bufkit;
 import dev.bufkit.ExtractOptions;
@@ -19,7 +20,7 @@ import java.util.zip.ZipOutputStream;
 
 /**
  * A Java program that uses bufkit the way a consumer project does: only bufkit-VERSION.jar on the
- * class path, no -D flags. It grows a buffer, leases from a pool, inflates a zlib stream at an
+ * class path, no -D flags. It grows a buffer (by appends and through its stream), leases from a pool, inflates a zlib stream at an
  * offset and extracts an archive; prints which front ran. Usage: java Consumer WORKDIR FRONT
  */
 public final class Consumer {
@@ -33,8 +34,11 @@ public final class Consumer {
         }
         long length;
         try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults())) {
-            for (int i = 0; i < 1000; i++) {
+            for (int i = 0; i < 500; i++) {
                 buf.append("twenty-five bytes apiece ".getBytes(StandardCharsets.UTF_8));
+            }
+            try (BufferOutputStream out = buf.outputStream()) { // an OutputStream and a DataOutput
+                for (int i = 0; i < 500; i++) out.writeBytes("twenty-five bytes apiece ");
             }
             length = buf.toByteArray().length;
         }
