@@ -51,19 +51,27 @@ pub fn pack_walk(data: &[u8]) {
         assert_eq!(Some(from_rev), pack::Index::parse(idx).ok(), "the reverse index and the sort disagree");
     }
     let mut objects = Vec::new();
-    if pack::walk(pack_bytes, false, |o, bytes| {
+    let walked = pack::walk(pack_bytes, false, |o, bytes| {
         assert_eq!(bytes.len(), o.size);
         objects.push(o.clone());
-    })
-    .is_ok()
-    {
+    });
+    let index = idx.and_then(|idx| pack::Index::parse(idx).ok());
+    let mut verified = false;
+    if walked.is_ok() {
         let end: usize = 12 + objects.iter().map(|o| o.packed_len()).sum::<usize>();
         assert_eq!(end + 20, pack_bytes.len());
-        if let Some(idx) = idx
-            && let Ok(index) = pack::Index::parse(idx)
-        {
-            let _ = index.verify(pack_bytes, &objects);
+        if let Some(index) = &index {
+            verified = index.verify(pack_bytes, &objects).is_ok();
         }
+    }
+    // The parallel walk over the same index, on two threads (the one checking the SHA-1 joins
+    // in): whatever it accepts, the sequential walk and the index check accepted too, with the
+    // same objects.
+    if let Some(index) = &index
+        && let Ok(found) = pack::walk_indexed(pack_bytes, index, 2, |o, bytes| assert_eq!(bytes.len(), o.size))
+    {
+        assert!(verified, "the indexed walk accepted a pack the sequential walk or the index check refused");
+        assert_eq!(found, objects, "the two walks found different objects");
     }
 }
 

@@ -2,6 +2,9 @@
 //! inflated at its offset; the next object starts where the stream's consumed count says. The walk
 //! must end exactly at the 20-byte SHA-1 trailer, and can be checked against the pack's `.idx`.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
 use sha1::{Digest, Sha1};
 
 use crate::{Decoder, Error as InflateError, Format};
@@ -317,23 +320,50 @@ pub fn walk_indexed_from<S: Send, I: std::borrow::Borrow<Index>, E: From<PackErr
     new_state: impl Fn() -> S + Sync,
     visit: impl Fn(&mut S, usize, &Object, &[u8]) + Sync,
 ) -> Result<Vec<S>, E> {
-    use std::sync::atomic::{AtomicBool, Ordering};
-
     let Some(end) = pack.len().checked_sub(TRAILER).filter(|&end| end >= 12) else {
         return Err(pack_header(pack)
             .err()
             .unwrap_or(PackError::NotAPack("shorter than a header and a trailer"))
             .into());
     };
+    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
     let abandon = AtomicBool::new(false);
+    let parsed: OnceLock<I> = OnceLock::new();
+    // The walk, once the index is parsed and checked against the pack; `None` when there is
+    // nothing to walk (the index failed, or the caller's closure panicked).
+    let plan: OnceLock<Option<IndexedWalk<'_>>> = OnceLock::new();
     std::thread::scope(|s| {
-        let sha = s.spawn(|| trailer_matches(&pack[..end], &pack[end..], &abandon));
-        let walked = index().and_then(|index| Ok(walk_unhashed(pack, index.borrow(), threads, new_state, visit)?));
-        if walked.is_err() {
-            abandon.store(true, Ordering::Relaxed);
+        // The SHA-1 starts at once, beside the index's parse. With two threads or more, the
+        // hashing thread then inflates too, as one of the `threads`: no thread starts or ends in
+        // the middle of the walk. (A worker started after the parse, beside the hashing thread,
+        // could wait 4 ms for the core that thread left, idle, when it ended.)
+        let hasher = s.spawn(|| {
+            let checksum_ok = trailer_matches(&pack[..end], &pack[end..], &abandon);
+            let state = match plan.wait() {
+                Some(walk) if threads >= 2 => Some(walk.work(&new_state, &visit)),
+                _ => None,
+            };
+            (checksum_ok, state)
+        });
+        let release_hasher = SetOnDrop(&plan);
+        let walk = index().and_then(|i| Ok(IndexedWalk::new(pack, parsed.get_or_init(|| i).borrow(), &abandon)?));
+        let walk = match walk {
+            Ok(walk) => plan.get_or_init(|| Some(walk)).as_ref().expect("just set"),
+            Err(e) => {
+                abandon.store(true, Ordering::Relaxed);
+                drop(release_hasher);
+                let _ = hasher.join();
+                return Err(e);
+            }
+        };
+        let helpers: Vec<_> = (2..threads).map(|_| s.spawn(|| walk.work(&new_state, &visit))).collect();
+        let mut states = vec![walk.work(&new_state, &visit)];
+        for helper in helpers {
+            states.push(helper.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
         }
-        let checksum_ok = sha.join().unwrap_or(false);
-        let states = walked?;
+        let (checksum_ok, hasher_state) = hasher.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        states.extend(hasher_state);
+        walk.first_error()?;
         if !checksum_ok {
             return Err(PackError::Checksum.into());
         }
@@ -341,12 +371,23 @@ pub fn walk_indexed_from<S: Send, I: std::borrow::Borrow<Index>, E: From<PackErr
     })
 }
 
+/// Sets a `OnceLock<Option<T>>` to `None` when dropped, unless it is set already: the hashing
+/// thread of [`walk_indexed_from`] waits for the walk, and must not wait forever when the
+/// caller's index closure panics.
+struct SetOnDrop<'a, T>(&'a OnceLock<Option<T>>);
+
+impl<T> Drop for SetOnDrop<'_, T> {
+    fn drop(&mut self) {
+        let _ = self.0.set(None);
+    }
+}
+
 /// Whether `trailer` is the SHA-1 of `body`, hashed a mebibyte at a time so that `abandon` (the
 /// walk failed) stops it early; false when abandoned.
-fn trailer_matches(body: &[u8], trailer: &[u8], abandon: &std::sync::atomic::AtomicBool) -> bool {
+fn trailer_matches(body: &[u8], trailer: &[u8], abandon: &AtomicBool) -> bool {
     let mut hasher = Sha1::new();
     for chunk in body.chunks(1 << 20) {
-        if abandon.load(std::sync::atomic::Ordering::Relaxed) {
+        if abandon.load(Ordering::Relaxed) {
             return false;
         }
         hasher.update(chunk);
@@ -354,54 +395,101 @@ fn trailer_matches(body: &[u8], trailer: &[u8], abandon: &std::sync::atomic::Ato
     hasher.finalize().as_slice() == trailer
 }
 
-/// The walk of [`walk_indexed_with`] without the SHA-1 check (its callers run that beside it).
-fn walk_unhashed<S: Send>(
-    pack: &[u8],
-    index: &Index,
-    threads: usize,
-    new_state: impl Fn() -> S + Sync,
-    visit: impl Fn(&mut S, usize, &Object, &[u8]) + Sync,
-) -> Result<Vec<S>, PackError> {
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
+/// The objects of an indexed walk, handed out to threads in blocks, and the first error found.
+struct IndexedWalk<'a> {
+    pack: &'a [u8],
+    index: &'a Index,
+    count: usize,
+    /// Where the pack's trailer starts.
+    end: usize,
+    /// The first object of the next block to claim.
+    next_block: AtomicUsize,
+    /// The rank of the lowest object known to be bad (`count` while none is): objects past it are
+    /// skipped, objects before it still decoded, so the error returned is the lowest bad object's
+    /// whichever thread finds which first. Blocks are claimed in rank order, and a thread stops
+    /// claiming only past this rank, so every object below the final one is decoded.
+    bad_from: AtomicUsize,
+    first_error: Mutex<Option<(usize, PackError)>>,
+    /// Set on the first error, so that the SHA-1 stops.
+    abandon: &'a AtomicBool,
+}
 
-    let count = pack_header(pack)? as usize;
-    let end = pack.len() - TRAILER;
-    if count != index.entries.len() {
-        return Err(PackError::Index(format!(
-            "the pack header says {count} objects, the index lists {}",
-            index.entries.len()
-        )));
-    }
-    if let Some(&(first, _)) = index.entries.first()
-        && first != 12
-    {
-        return Err(PackError::Index(format!("the first object is at {first}, not right after the header")));
-    }
-    if index.entries.last().is_some_and(|&(last, _)| last >= end) || (count == 0 && end != 12) {
-        return Err(PackError::Layout(format!("the index's objects do not end before the trailer at {end}")));
-    }
-    let threads = if threads == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { threads };
-    // Objects go out in blocks, so a thread works through neighbouring memory and the shared
-    // counter is touched once per block.
+impl<'a> IndexedWalk<'a> {
+    /// Objects go out in blocks, so a thread works through neighbouring memory and the shared
+    /// counter is touched once per block.
     const BLOCK: usize = 256;
-    let next_block = AtomicUsize::new(0);
-    // The rank of the lowest object known to be bad (`count` while none is): objects past it are
-    // skipped, objects before it still decoded, so the error returned is the lowest bad object's
-    // whichever thread finds which first. Blocks are claimed in rank order, and a thread stops
-    // claiming only past this rank, so every object below the final one is decoded.
-    let bad_from = AtomicUsize::new(count);
-    let first_error: Mutex<Option<(usize, PackError)>> = Mutex::new(None);
-    let fail = |rank: usize, e: PackError| {
-        bad_from.fetch_min(rank, Ordering::Relaxed);
-        let mut slot = first_error.lock().unwrap_or_else(|p| p.into_inner());
-        if slot.as_ref().is_none_or(|(at, _)| rank < *at) {
-            *slot = Some((rank, e));
+
+    /// The walk of `pack` by `index`, once the index agrees with the pack's header: the same
+    /// count, the first object right after the header, the last before the trailer.
+    fn new(pack: &'a [u8], index: &'a Index, abandon: &'a AtomicBool) -> Result<Self, PackError> {
+        let count = pack_header(pack)? as usize;
+        let end = pack.len() - TRAILER;
+        if count != index.entries.len() {
+            return Err(PackError::Index(format!(
+                "the pack header says {count} objects, the index lists {}",
+                index.entries.len()
+            )));
         }
-    };
-    let decode_one = |decoder: &mut Decoder, out: &mut Vec<u8>, i: usize| -> Result<Object, PackError> {
-        let (offset, crc) = index.entries[i];
-        let next = index.entries.get(i + 1).map_or(end, |&(o, _)| o);
+        if let Some(&(first, _)) = index.entries.first()
+            && first != 12
+        {
+            return Err(PackError::Index(format!("the first object is at {first}, not right after the header")));
+        }
+        if index.entries.last().is_some_and(|&(last, _)| last >= end) || (count == 0 && end != 12) {
+            return Err(PackError::Layout(format!("the index's objects do not end before the trailer at {end}")));
+        }
+        Ok(IndexedWalk {
+            pack,
+            index,
+            count,
+            end,
+            next_block: AtomicUsize::new(0),
+            bad_from: AtomicUsize::new(count),
+            first_error: Mutex::new(None),
+            abandon,
+        })
+    }
+
+    /// Decodes blocks of objects until none is left or one has failed, visiting each decoded
+    /// object with a state of this thread's own, which it returns.
+    fn work<S>(&self, new_state: &impl Fn() -> S, visit: &impl Fn(&mut S, usize, &Object, &[u8])) -> S {
+        let mut state = new_state();
+        let mut decoder = match Decoder::new(Format::Zlib) {
+            Ok(d) => d,
+            Err(source) => {
+                self.fail(0, PackError::Inflate { offset: 12, source });
+                return state;
+            }
+        };
+        let mut out = Vec::new();
+        loop {
+            let start = self.next_block.fetch_add(Self::BLOCK, Ordering::Relaxed);
+            if start >= self.bad_from.load(Ordering::Relaxed) {
+                return state;
+            }
+            for i in start..(start + Self::BLOCK).min(self.count) {
+                if i >= self.bad_from.load(Ordering::Relaxed) {
+                    break;
+                }
+                match self.decode(&mut decoder, &mut out, i) {
+                    Ok(object) => visit(&mut state, i, &object, &out),
+                    Err(e) => {
+                        self.fail(i, e);
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Object `i` (by offset) decoded on its own into `out`: its header parsed, its stream
+    /// inflated with the input cut at the next object's offset, which the stream must end exactly
+    /// at, and the CRC-32 of its packed bytes checked against the index.
+    #[inline]
+    fn decode(&self, decoder: &mut Decoder, out: &mut Vec<u8>, i: usize) -> Result<Object, PackError> {
+        let (pack, end) = (self.pack, self.end);
+        let (offset, crc) = self.index.entries[i];
+        let next = self.index.entries.get(i + 1).map_or(end, |&(o, _)| o);
         if next <= offset {
             return Err(PackError::Index(format!("two objects at offset {offset}")));
         }
@@ -423,45 +511,25 @@ fn walk_unhashed<S: Send>(
             return Err(PackError::Index(format!("object at {offset}: CRC-32 differs from the index")));
         }
         Ok(object)
-    };
-    // Each thread's state once it has finished.
-    let results: Vec<Mutex<Option<S>>> = (0..threads).map(|_| Mutex::new(None)).collect();
-    std::thread::scope(|s| {
-        for mine in &results {
-            let (next_block, bad_from, fail, decode_one, visit, new_state) =
-                (&next_block, &bad_from, &fail, &decode_one, &visit, &new_state);
-            s.spawn(move || {
-                let mut decoder = match Decoder::new(Format::Zlib) {
-                    Ok(d) => d,
-                    Err(source) => return fail(0, PackError::Inflate { offset: 12, source }),
-                };
-                let (mut out, mut state) = (Vec::new(), new_state());
-                loop {
-                    let start = next_block.fetch_add(BLOCK, Ordering::Relaxed);
-                    if start >= bad_from.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    for i in start..(start + BLOCK).min(count) {
-                        if i >= bad_from.load(Ordering::Relaxed) {
-                            break;
-                        }
-                        match decode_one(&mut decoder, &mut out, i) {
-                            Ok(object) => visit(&mut state, i, &object, &out),
-                            Err(e) => {
-                                fail(i, e);
-                                break;
-                            }
-                        }
-                    }
-                }
-                *mine.lock().unwrap_or_else(|p| p.into_inner()) = Some(state);
-            });
-        }
-    });
-    if let Some((_, e)) = first_error.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        return Err(e);
     }
-    Ok(results.into_iter().filter_map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner())).collect())
+
+    /// Records object `rank`'s error, if no lower object has failed, and stops the SHA-1.
+    fn fail(&self, rank: usize, e: PackError) {
+        self.bad_from.fetch_min(rank, Ordering::Relaxed);
+        self.abandon.store(true, Ordering::Relaxed);
+        let mut slot = self.first_error.lock().unwrap_or_else(|p| p.into_inner());
+        if slot.as_ref().is_none_or(|(at, _)| rank < *at) {
+            *slot = Some((rank, e));
+        }
+    }
+
+    /// The error of the lowest bad object, once every thread has stopped.
+    fn first_error(&self) -> Result<(), PackError> {
+        match self.first_error.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            Some((_, e)) => Err(e),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Sorts `(offset, crc32)` pairs by offset: a least-significant-digit radix sort, 8 bits a pass,

@@ -334,3 +334,51 @@ fn the_reverse_index_gives_the_sorted_index_and_a_wrong_one_is_refused() {
         assert!(matches!(result, Err(PackError::Index(_))), "{what}: {:?}", result.map(|i| i.entries.len()));
     }
 }
+
+/// With two threads or more, the thread that checks the SHA-1 inflates too once it is done: every
+/// thread's state comes back, their counts add up to the pack's, and more than one thread
+/// counted objects. A panic in the caller's code (the index closure, or `visit` on any thread)
+/// comes back as that panic, and never leaves the hashing thread waiting for a walk.
+#[test]
+fn every_walking_thread_returns_its_state_and_panics_come_back() {
+    let (pack_path, idx_path) = real_pack("helpers");
+    let bytes = std::fs::read(&pack_path).unwrap();
+    let idx = std::fs::read(&idx_path).unwrap();
+    let objects = walk_all(&bytes).unwrap().len();
+    assert!(objects > 270, "the test pack must span two blocks of 256 objects: {objects}");
+    for threads in [1, 2, 3] {
+        // Slow objects, so that the SHA-1 ends long before the walk and that thread takes blocks.
+        let states = pack::walk_indexed_from(&bytes, || Index::parse(&idx), threads, || 0usize, |n, _, _, _| {
+            std::thread::sleep(std::time::Duration::from_micros(30));
+            *n += 1;
+        })
+        .unwrap();
+        assert_eq!(states.len(), threads, "one state per walking thread");
+        assert_eq!(states.iter().sum::<usize>(), objects, "{threads} threads: {states:?}");
+        if threads > 1 {
+            assert!(states.iter().filter(|&&n| n > 0).count() > 1, "{threads} threads shared the objects: {states:?}");
+        }
+    }
+    // Each case runs on a thread of its own, so that a walk left waiting fails the test instead
+    // of hanging it.
+    let within_a_minute = |case: Box<dyn FnOnce() -> bool + Send>| {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || tx.send(std::panic::catch_unwind(std::panic::AssertUnwindSafe(case)).is_err()));
+        rx.recv_timeout(std::time::Duration::from_secs(60)).expect("the walk returned")
+    };
+    for threads in [1, 2, 3] {
+        let (pack, idx) = (bytes.clone(), idx.clone());
+        let index_panics = within_a_minute(Box::new(move || {
+            pack::walk_indexed_from(&pack, || -> Result<Index, PackError> { panic!("no index") }, threads, || (), |_, _, _, _| {})
+                .is_ok()
+        }));
+        assert!(index_panics, "{threads} threads: the index closure's panic comes back");
+        let pack = bytes.clone();
+        let visit_panics = within_a_minute(Box::new(move || {
+            pack::walk_indexed_from(&pack, || Index::parse(&idx), threads, || (), |_, i, _, _| assert!(i != 270, "object 270"))
+                .is_ok()
+        }));
+        assert!(visit_panics, "{threads} threads: a panic in visit comes back");
+    }
+    remove_repo(&pack_path);
+}
