@@ -229,11 +229,12 @@ fn walk_objects(pack: &[u8], count: u32, mut visit: impl FnMut(&Object, &[u8])) 
 }
 
 /// Walks every object of `pack` as listed by its `index`, on `threads` threads (0: one per core),
-/// while another thread checks the pack's SHA-1 trailer. With every offset known up front, each
-/// object is decoded on its own: its header parsed, its stream inflated with the input cut at the
-/// next object's offset, and the stream must end exactly there; the CRC-32 of its packed bytes
-/// must match the index. `visit(object, inflated bytes)` runs on the worker threads, in no
-/// particular order. The objects are returned sorted by offset.
+/// the calling thread among them, while another checks the pack's SHA-1 trailer (with two threads
+/// or more, that thread is one of them: it inflates once the hash is done). With every offset
+/// known up front, each object is decoded on its own: its header parsed, its stream inflated with
+/// the input cut at the next object's offset, and the stream must end exactly there; the CRC-32
+/// of its packed bytes must match the index. `visit(object, inflated bytes)` runs on the walking
+/// threads, in no particular order. The objects are returned sorted by offset.
 ///
 /// Checks what [`walk`] followed by [`Index::verify`] checks: the header's count, objects tiling
 /// the pack from its header to its trailer, each stream's exact end, each CRC-32, the SHA-1. On
@@ -302,7 +303,8 @@ pub fn walk_indexed_with<S: Send>(
 /// [`walk_indexed_with`], the index coming from `index()`, which runs on the calling thread while
 /// another already checks the pack's SHA-1: reading and parsing a large `.idx` (156,000 entries:
 /// 5 ms) overlaps the hash instead of coming before it. An error of `index()` is returned as it
-/// is (the hash is abandoned); the walk's errors convert into the same type.
+/// is (the hash is abandoned); the walk's errors convert into the same type. A panic in `index`
+/// or `visit` comes back to the caller once every thread has stopped.
 ///
 /// ```no_run
 /// use strided_inflate::pack::{Index, PackError, walk_indexed_from};
