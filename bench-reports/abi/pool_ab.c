@@ -18,6 +18,10 @@ static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
 static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
 int main(int argc, char **argv) {
   struct lib L[2];
+  if (argc < 3) {
+    fprintf(stderr, "usage: %s FIRST/libbufkit.so SECOND/libbufkit.so\n", argv[0]);
+    return 1;
+  }
   for (int i = 0; i < 2; i++) {
     void *h = dlopen(argv[1 + i], RTLD_NOW | RTLD_LOCAL);
     if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
