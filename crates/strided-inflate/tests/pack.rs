@@ -348,10 +348,16 @@ fn every_walking_thread_returns_its_state_and_panics_come_back() {
     assert!(objects > 270, "the test pack must span two blocks of 256 objects: {objects}");
     for threads in [1, 2, 3] {
         // Slow objects, so that the SHA-1 ends long before the walk and that thread takes blocks.
-        let states = pack::walk_indexed_from(&bytes, || Index::parse(&idx), threads, || 0usize, |n, _, _, _| {
-            std::thread::sleep(std::time::Duration::from_micros(30));
-            *n += 1;
-        })
+        let states = pack::walk_indexed_from(
+            &bytes,
+            || Index::parse(&idx),
+            threads,
+            || 0usize,
+            |n, _, _, _| {
+                std::thread::sleep(std::time::Duration::from_micros(30));
+                *n += 1;
+            },
+        )
         .unwrap();
         assert_eq!(states.len(), threads, "one state per walking thread");
         assert_eq!(states.iter().sum::<usize>(), objects, "{threads} threads: {states:?}");
@@ -369,14 +375,26 @@ fn every_walking_thread_returns_its_state_and_panics_come_back() {
     for threads in [1, 2, 3] {
         let (pack, idx) = (bytes.clone(), idx.clone());
         let index_panics = within_a_minute(Box::new(move || {
-            pack::walk_indexed_from(&pack, || -> Result<Index, PackError> { panic!("no index") }, threads, || (), |_, _, _, _| {})
-                .is_ok()
+            pack::walk_indexed_from(
+                &pack,
+                || -> Result<Index, PackError> { panic!("no index") },
+                threads,
+                || (),
+                |_, _, _, _| {},
+            )
+            .is_ok()
         }));
         assert!(index_panics, "{threads} threads: the index closure's panic comes back");
         let pack = bytes.clone();
         let visit_panics = within_a_minute(Box::new(move || {
-            pack::walk_indexed_from(&pack, || Index::parse(&idx), threads, || (), |_, i, _, _| assert!(i != 270, "object 270"))
-                .is_ok()
+            pack::walk_indexed_from(
+                &pack,
+                || Index::parse(&idx),
+                threads,
+                || (),
+                |_, i, _, _| assert!(i != 270, "object 270"),
+            )
+            .is_ok()
         }));
         assert!(visit_panics, "{threads} threads: a panic in visit comes back");
     }
