@@ -38,7 +38,14 @@ iolists_are_walked_not_flattened_test_() ->
              {"large and sub-binaries", [Big, $|, Sub, [[], <<>>, [[]]], Big]},
              {"deeper than the stack's first 64", Deep},
              {"long: walked on a dirty scheduler", Long},
-             {"empty", []}],
+             {"empty", []},
+             {"a whole string", "just characters"},
+             %% Character lists are taken whole (enif_get_string); these cross its cases: longer
+             %% than the 4 KiB staging, NUL and 255, many short ones filling the staging, and lists
+             %% that turn out not to be strings after a few characters.
+             {"strings", [lists:duplicate(5000, $a), [0, 255, 0], [lists:seq(0, 255) || _ <- lists:seq(1, 40)],
+                          [[1, 2, 3] || _ <- lists:seq(1, 3000)], [1, 2, 3 | <<4>>], [7, 8, <<9>>, 10],
+                          [lists:duplicate(4094, $b), [$c, [$d]]]]}],
     [{Name, fun() ->
         [begin
              {ok, B} = bufkit:buffer_new(#{growth => G, chunk_size => 4096}),
@@ -54,9 +61,16 @@ iolist_append_refuses_bad_input_and_keeps_data_test() ->
     ?assertEqual({error, capacity_exceeded}, bufkit:buffer_append(B, [binary:copy(<<2>>, 100), [binary:copy(<<3>>, 100)]])),
     ?assertError(badarg, bufkit:buffer_append(B, [<<"a">>, 256])),
     ?assertError(badarg, bufkit:buffer_append(B, [<<"a">> | foo])),
+    ?assertError(badarg, bufkit:buffer_append(B, ["bc", [$d, 256]])),
+    ?assertError(badarg, bufkit:buffer_append(B, [$a, -1])),
     ?assertEqual({ok, iolist_to_binary([binary:copy(<<1>>, 100), 2, 3])}, bufkit:buffer_to_binary(B)),
     ok = bufkit:buffer_free(B),
-    ?assertEqual({error, closed}, bufkit:buffer_append(B, ["x"])).
+    ?assertEqual({error, closed}, bufkit:buffer_append(B, ["x"])),
+    %% A character list longer than the staging, bad only at its end: refused whole.
+    {ok, Roomy} = bufkit:buffer_new(),
+    ok = bufkit:buffer_append(Roomy, "kept"),
+    ?assertError(badarg, bufkit:buffer_append(Roomy, ["more", lists:duplicate(5000, $a) ++ [256]])),
+    ?assertEqual({ok, <<"kept">>}, bufkit:buffer_to_binary(Roomy)).
 
 linear_counters_match_hand_computed_values_test() ->
     {ok, B} = bufkit:buffer_new(#{growth => linear, step => 100}),

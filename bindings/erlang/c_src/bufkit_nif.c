@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* clock_gettime, pthread_cond_timedwait, strerrorname_np under -std=c11 */
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string.h>
@@ -367,6 +368,41 @@ static int sink_bytes(iolist_sink *sink, const uint8_t *data, size_t len) {
   return sink->status != BK_STATUS_OK;
 }
 
+/* A string (a proper list of integers 0..255) handed to the sink in one call into the VM's own
+   loop (enif_get_string), instead of one enif_get_list_cell and one enif_get_int per character:
+   what a list of character lists (the seed's JInterface strings) is mostly made of. Returns 1 when
+   `list` was a string and its bytes went to the sink (or the sink failed: its status says so), 0
+   when it is not one (nothing was taken: walk it element by element). Only for a sink that
+   appends: a counting sink walks elements, to stop at its limit. */
+static int sink_string(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink) {
+  unsigned room = (unsigned)(IOLIST_STAGING - sink->staged);
+  int n;
+  unsigned length;
+  char *long_string;
+  if (room < 2) {
+    if (sink_flush(sink)) return 1;
+    room = IOLIST_STAGING;
+  }
+  /* Writes the characters and a NUL into the staging's free room; the NUL is not kept. */
+  n = enif_get_string(env, list, (char *)sink->staging + sink->staged, room, ERL_NIF_LATIN1);
+  if (n > 0) {
+    sink->staged += (size_t)n - 1;
+    return 1;
+  }
+  if (n == 0) return 0; /* not a string of bytes */
+  /* Longer than the room: measure it, then take it whole into memory of its own. */
+  if (!enif_get_list_length(env, list, &length) || length >= INT_MAX) return 0;
+  long_string = enif_alloc((size_t)length + 1);
+  if (!long_string) {
+    sink->status = BK_STATUS_ALLOC_FAILED;
+    return 1;
+  }
+  n = enif_get_string(env, list, long_string, length + 1, ERL_NIF_LATIN1);
+  if (n == (int)length + 1) sink_bytes(sink, (const uint8_t *)long_string, length);
+  enif_free(long_string);
+  return n == (int)length + 1;
+}
+
 /* Walks an iolist depth first, in order, with an explicit stack of the tails still to walk, handing
    each integer and binary to `sink`. Returns 0 when done or when the sink failed (its status says
    why), 1 for a term that is not an iolist, 2 once more than `max_elements` elements are seen, 3
@@ -375,6 +411,7 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
   ERL_NIF_TERM small[64], *stack = small, head, tail, t = list;
   size_t depth = 0, cap = 64, elements = 0;
   int result = 0;
+  if (sink->buffer && sink_string(env, list, sink)) return 0; /* the whole list is a string */
   for (;;) {
     ErlNifBinary bin;
     int byte;
@@ -397,6 +434,11 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
       } else if (enif_inspect_binary(env, head, &bin)) {
         if (sink_bytes(sink, bin.data, bin.size)) break;
       } else if (enif_is_list(env, head)) {
+        if (sink->buffer && sink_string(env, head, sink)) {
+          if (sink->status != BK_STATUS_OK) break;
+          t = tail;
+          continue;
+        }
         if (depth == cap) {
           ERL_NIF_TERM *bigger = enif_alloc(2 * cap * sizeof *bigger);
           if (!bigger) {
