@@ -71,8 +71,9 @@ buffer_new(_) ->
 -spec buffer_append(buffer(), iodata()) -> ok | {error, reason()}.
 buffer_append(Buffer, Data) when is_binary(Data) -> bufkit_nif:buffer_append(Buffer, Data);
 buffer_append(Buffer, Data) when is_list(Data) ->
-    %% The NIF walks the list and appends each piece as it comes, flattening nothing; a term that
-    %% is not an iolist raises badarg (as iolist_to_binary/1 would) and appends nothing.
+    %% The NIF walks the list and appends each piece as it comes, flattening nothing (a character
+    %% list in one call, not a call per character); a term that is not an iolist raises badarg
+    %% (as iolist_to_binary/1 would) and appends nothing.
     bufkit_nif:buffer_append_iolist(Buffer, Data);
 buffer_append(_, _) -> {error, invalid_argument}.
 
