@@ -390,8 +390,16 @@ static int sink_string(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink) {
     return 1;
   }
   if (n == 0) return 0; /* not a string of bytes */
-  /* Longer than the room: measure it, then take it whole into memory of its own. */
+  /* Longer than the room: measure it, then take it into the emptied staging if it fits there,
+     else whole into memory of its own. */
   if (!enif_get_list_length(env, list, &length) || length >= INT_MAX) return 0;
+  if (length < IOLIST_STAGING) {
+    if (sink_flush(sink)) return 1;
+    n = enif_get_string(env, list, (char *)sink->staging, IOLIST_STAGING, ERL_NIF_LATIN1);
+    if (n <= 0) return 0;
+    sink->staged = (size_t)n - 1;
+    return 1;
+  }
   long_string = enif_alloc((size_t)length + 1);
   if (!long_string) {
     sink->status = BK_STATUS_ALLOC_FAILED;
