@@ -8,10 +8,9 @@
 //! measured baseline. Every buffer counts its grows, moves and bytes copied ([`Stats`]), and a hard
 //! capacity limit turns runaway growth into an [`Error`] instead of an abort.
 //!
-//! On Linux the process keeps the mapping of one dropped buffer of at most 32 MiB (glibc's own ceiling for blocks
-//! it keeps in its heap once freed), its pages
-//! offered back to the kernel (`MADV_FREE`), and the next buffer that grows past the heap starts
-//! from it: building message after message in fresh buffers then costs few page faults, as a
+//! On Linux the process keeps the mapping of one dropped buffer of at most 32 MiB (glibc's own
+//! ceiling for blocks it keeps in its heap once freed), its pages offered back to the kernel
+//! (`MADV_FREE`), and the next buffer that grows past the heap starts from it: building message after message in fresh buffers then costs few page faults, as a
 //! `realloc` loop reusing the C heap would.
 //!
 //! ```

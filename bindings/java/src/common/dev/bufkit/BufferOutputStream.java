@@ -4,9 +4,6 @@ import java.io.DataOutput;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.UTFDataFormatException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.nio.ByteOrder;
 import java.util.Objects;
 
 /**
@@ -39,9 +36,6 @@ import java.util.Objects;
  * }</pre>
  */
 public final class BufferOutputStream extends OutputStream implements DataOutput {
-    private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
-    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
-
     private final GrowableBuffer buffer;
     private final byte[] staging;
     private int staged;
@@ -116,22 +110,12 @@ public final class BufferOutputStream extends OutputStream implements DataOutput
 
     @Override
     public void writeInt(int v) throws IOException {
-        if (room(4)) {
-            INT.set(staging, staged, v);
-            staged += 4;
-        } else {
-            writeBigEndian(v, 4);
-        }
+        writeBigEndian(v, 4);
     }
 
     @Override
     public void writeLong(long v) throws IOException {
-        if (room(8)) {
-            LONG.set(staging, staged, v);
-            staged += 8;
-        } else {
-            writeBigEndian(v, 8);
-        }
+        writeBigEndian(v, 8);
     }
 
     @Override
