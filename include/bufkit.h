@@ -1240,8 +1240,9 @@ void bk_cancel_free(struct bk_cancel *cancel);
  in the host process.
 
  # Safety
- The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one
- write; `entry_buf`/`detail_buf` are NULL or writable for their lengths.
+ `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+ `report_out` is valid for one write; `entry_buf` and `detail_buf` are NULL or writable for
+ `entry_buf_len` and `detail_buf_len` bytes.
  */
 bk_status bk_extract(const char *archive_path,
                      const char *dest_path,
@@ -1258,7 +1259,8 @@ bk_status bk_extract(const char *archive_path,
  `{error, {enoent, Path}}` or `NoSuchFileException`. On success `*failure_out` is zeroed.
 
  # Safety
- As for `bk_extract`; `failure_out` is NULL or valid for one write.
+ `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+ `report_out` is valid for one write; `failure_out` is NULL or valid for one write.
  */
 bk_status bk_extract_detailed(const char *archive_path,
                               const char *dest_path,
@@ -1333,7 +1335,8 @@ bk_status bk_inflate_check_reachable(const struct bk_inflater *inflater,
  gives for the same input (a size the input cannot reach is refused before borrowing memory).
 
  # Safety
- As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
+ `inflater` is live; `pool` is a live pool; `input` is readable for `input_len` bytes (NULL only
+ with 0); `lease_out` and `consumed_out` are valid for one write each.
  */
 bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
                                const struct bk_pool *pool,
@@ -1358,8 +1361,9 @@ bk_status bk_inflate_at_pooled(struct bk_inflater *inflater,
  stays on the calling thread; below 2,048 per core it allocates nothing.
 
  # Safety
- `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
- is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
+ `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
+ (either NULL only with 0), and they do not overlap; `requests` is readable and `results`
+ writable for `count` elements; `succeeded_out` is valid for one write.
  `out` and `results` may be uninitialised memory: each result, and each request's share of `out`,
  is written.
  */
@@ -1409,8 +1413,9 @@ bk_status bk_inflate_stream_reset(struct bk_inflate_stream *stream, size_t origi
  empty input means the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
 
  # Safety
- `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are
- valid for one write each.
+ `stream` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
+ (either NULL only with 0), and they do not overlap; `used_out` and `consumed_out` are valid for
+ one write each.
  */
 bk_status bk_inflate_stream_feed(struct bk_inflate_stream *stream,
                                  const uint8_t *input,

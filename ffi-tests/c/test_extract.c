@@ -120,6 +120,11 @@ static void test_a_hostile_archive_leaves_nothing(void) {
   /* a tiny entry buffer truncates, still NUL-terminated */
   CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, 4, NULL, 0), BK_STATUS_UNSAFE_NAME);
   CHECK(strcmp(entry, "../") == 0);
+  /* a call refused before any entry is read leaves both texts empty, never stale */
+  memset(entry, 'x', sizeof entry);
+  memset(detail, 'x', sizeof detail);
+  CHECK_STATUS(bk_extract(NULL, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail), BK_STATUS_NULL_POINTER);
+  CHECK(entry[0] == 0 && detail[0] == 0);
 }
 
 static void test_missing_and_truncated_archives(void) {

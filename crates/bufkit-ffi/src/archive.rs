@@ -1,15 +1,16 @@
 //! `bk_archive`: an archive opened once and validated once, its entries read in place by name.
 
 use bufkit_ffi_macros::export;
-use std::ffi::{CStr, c_char};
+use std::ffi::c_char;
+use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::Arc;
 
 use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, Method};
 
 use crate::extract::status_of;
-use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, handle_free, handle_new, write_out};
-use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
+use crate::macros::{checked_bytes, handle_free, handle_new};
+use crate::pool::{bk_lease, bk_pool};
 use crate::status::bk_status;
 
 /// An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
@@ -82,17 +83,12 @@ pub struct bk_archive_entry {
 /// `options_out` is NULL (an error) or valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive_options) -> bk_status {
-    // SAFETY: NULL-checked by write_out; otherwise writable per the contract.
-    unsafe {
-        write_out(
-            options_out,
-            bk_archive_options {
-                holding: bk_archive_holding::BK_ARCHIVE_READ as u32,
-                local_headers: bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32,
-            },
-        )
-    }
+pub unsafe extern "C" fn bk_archive_options_default(#[out] options_out: *mut bk_archive_options) -> bk_status {
+    options_out.write(bk_archive_options {
+        holding: bk_archive_holding::BK_ARCHIVE_READ as u32,
+        local_headers: bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32,
+    });
+    Ok(())
 }
 
 /// Opens the archive at `path` (NUL-terminated UTF-8), validates its end records and central
@@ -106,19 +102,12 @@ pub unsafe extern "C" fn bk_archive_options_default(options_out: *mut bk_archive
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_open(
-    path: *const c_char,
-    options: *const bk_archive_options,
-    archive_out: *mut *mut bk_archive,
+    #[c_str] path: *const c_char,
+    #[nullable] options: *const bk_archive_options,
+    #[out = std::ptr::null_mut()] archive_out: *mut *mut bk_archive,
 ) -> bk_status {
-    if archive_out.is_null() || path.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { archive_out.write(std::ptr::null_mut()) };
-    // SAFETY: non-null and NUL-terminated per the contract.
-    let path = unsafe { CStr::from_ptr(path) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-    // SAFETY: NULL or readable per the contract.
-    let (holding, local_headers) = unsafe { options.as_ref() }.map_or((0, 0), |o| (o.holding, o.local_headers));
+    let path = path.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    let (holding, local_headers) = options.map_or((0, 0), |o| (o.holding, o.local_headers));
     let holding = match holding {
         h if h == bk_archive_holding::BK_ARCHIVE_READ as u32 => Holding::Read,
         h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
@@ -130,8 +119,7 @@ pub unsafe extern "C" fn bk_archive_open(
         _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
     };
     let inner = AssetArchive::open_with(Path::new(path), holding, local_headers).map_err(|e| status_of(&e))?;
-    // SAFETY: as above.
-    unsafe { handle_new(archive_out, bk_archive { inner: Arc::new(inner) }) }
+    handle_new(archive_out, bk_archive { inner: Arc::new(inner) })
 }
 
 /// Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.
@@ -140,7 +128,7 @@ pub unsafe extern "C" fn bk_archive_open(
 /// `archive` is NULL or came from `bk_archive_open` and is not used again.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_archive_free(archive: *mut bk_archive) {
+pub unsafe extern "C" fn bk_archive_free(#[raw] archive: *mut bk_archive) {
     // SAFETY: NULL, or from bk_archive_open (handle_new), freed once per the contract.
     unsafe { handle_free(archive) }
 }
@@ -151,11 +139,12 @@ pub unsafe extern "C" fn bk_archive_free(archive: *mut bk_archive) {
 /// `archive` is live; `count_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_archive_entry_count(archive: *const bk_archive, count_out: *mut usize) -> bk_status {
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
-    // SAFETY: per this function's contract.
-    unsafe { write_out(count_out, archive.inner.len()) }
+pub unsafe extern "C" fn bk_archive_entry_count(
+    #[live] archive: *const bk_archive,
+    #[out] count_out: *mut usize,
+) -> bk_status {
+    count_out.write(archive.inner.len());
+    Ok(())
 }
 
 /// Finds the entry named `name[0..name_len)` (UTF-8, as extraction would write it: `/`-separated,
@@ -167,22 +156,14 @@ pub unsafe extern "C" fn bk_archive_entry_count(archive: *const bk_archive, coun
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_find(
-    archive: *const bk_archive,
-    name: *const c_char,
+    #[live] archive: *const bk_archive,
+    #[bytes(name_len)] name: *const c_char,
     name_len: usize,
-    index_out: *mut usize,
+    #[out] index_out: *mut usize,
 ) -> bk_status {
-    if index_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
-    // SAFETY: per this function's contract.
-    let name = unsafe { checked_slice(name.cast(), name_len) }?;
     let name = std::str::from_utf8(name).map_err(|_| bk_status::BK_STATUS_NOT_FOUND)?;
-    let index = archive.inner.find(name).ok_or(bk_status::BK_STATUS_NOT_FOUND)?;
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { write_out(index_out, index) }
+    index_out.write(archive.inner.find(name).ok_or(bk_status::BK_STATUS_NOT_FOUND)?);
+    Ok(())
 }
 
 /// Lists the entries whose names match `pattern[0..pattern_len)` (UTF-8; `*` any run of
@@ -197,36 +178,26 @@ pub unsafe extern "C" fn bk_archive_find(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_list(
-    archive: *const bk_archive,
-    pattern: *const c_char,
+    #[live] archive: *const bk_archive,
+    #[raw] pattern: *const c_char,
     pattern_len: usize,
-    indexes_out: *mut usize,
+    #[out_slice(capacity)] indexes_out: *mut usize,
     capacity: usize,
-    count_out: *mut usize,
+    #[out = 0] count_out: *mut usize,
 ) -> bk_status {
-    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-    unsafe { write_out(count_out, 0) }?;
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
     let matching: Vec<usize> = if pattern.is_null() {
         (0..archive.inner.len()).collect()
     } else {
-        // SAFETY: per this function's contract.
-        let pattern = unsafe { checked_slice(pattern.cast(), pattern_len) }?;
+        // SAFETY: non-null, so readable for `pattern_len` bytes per the `# Safety` section.
+        let pattern = unsafe { checked_bytes(pattern, pattern_len) }?;
         let pattern = std::str::from_utf8(pattern).map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
         archive.inner.list_matching(pattern)
     };
-    if capacity > 0 {
-        if indexes_out.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
-        }
-        let n = capacity.min(matching.len());
-        // SAFETY: indexes_out is non-null and writable for `capacity` >= n elements per the
-        // contract; `matching` is a distinct allocation.
-        unsafe { std::ptr::copy_nonoverlapping(matching.as_ptr(), indexes_out, n) };
+    for (slot, &index) in indexes_out.iter_mut().zip(&matching) {
+        slot.write(index);
     }
-    // SAFETY: as above.
-    unsafe { write_out(count_out, matching.len()) }
+    *count_out = matching.len();
+    Ok(())
 }
 
 /// Fills `*entry_out` with entry `index`'s metadata (`BK_STATUS_OUT_OF_RANGE` past the last).
@@ -236,12 +207,10 @@ pub unsafe extern "C" fn bk_archive_list(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_info(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    entry_out: *mut bk_archive_entry,
+    #[out] entry_out: *mut bk_archive_entry,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
     let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
     let info = bk_archive_entry {
         size: e.size,
@@ -250,8 +219,8 @@ pub unsafe extern "C" fn bk_archive_entry_info(
         method: if e.method == Method::Stored { 0 } else { 8 },
         is_directory: u32::from(e.kind == Kind::Directory),
     };
-    // SAFETY: per this function's contract.
-    unsafe { write_out(entry_out, info) }
+    entry_out.write(info);
+    Ok(())
 }
 
 /// Stores a pointer to entry `index`'s name (UTF-8, not NUL-terminated) and its length. The name
@@ -262,22 +231,15 @@ pub unsafe extern "C" fn bk_archive_entry_info(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_name(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    name_out: *mut *const c_char,
-    name_len_out: *mut usize,
+    #[out] name_out: *mut *const c_char,
+    #[out] name_len_out: *mut usize,
 ) -> bk_status {
-    if name_out.is_null() || name_len_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
     let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    // SAFETY: both checked non-null and valid for a write per the contract.
-    unsafe {
-        write_out(name_out, e.path.as_ptr().cast())?;
-        write_out(name_len_out, e.path.len())
-    }
+    name_out.write(e.path.as_ptr().cast());
+    name_len_out.write(e.path.len());
+    Ok(())
 }
 
 /// Stores entry `index`'s size (bytes once read; 0 for a directory) in `*size_out`.
@@ -287,15 +249,12 @@ pub unsafe extern "C" fn bk_archive_entry_name(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_size(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    size_out: *mut u64,
+    #[out] size_out: *mut u64,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
-    let e = archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    // SAFETY: per this function's contract.
-    unsafe { write_out(size_out, e.size) }
+    size_out.write(archive.inner.entry(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?.size);
+    Ok(())
 }
 
 /// Reads the whole of entry `index` into `dst`, which must hold at least its size (else
@@ -312,25 +271,23 @@ pub unsafe extern "C" fn bk_archive_entry_size(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    dst: *mut u8,
+    #[out_bytes(dst_len)] dst: *mut u8,
     dst_len: usize,
-    written_out: *mut usize,
+    #[out = 0] written_out: *mut usize,
 ) -> bk_status {
-    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-    unsafe { write_out(written_out, 0) }?;
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
-    let size = file_size(&archive.inner, index)?;
-    if dst_len < size {
-        return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
-    }
-    // SAFETY: per this function's contract.
-    let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
-    archive.inner.read_into_uninit(index, &mut dst[..size]).map_err(|e| status_of(&e))?;
-    // SAFETY: as above.
-    unsafe { write_out(written_out, size) }
+    *written_out = read_entry(&archive.inner, index, dst)?;
+    Ok(())
+}
+
+/// Reads file entry `index` whole into the front of `dst` and returns its size:
+/// `BK_STATUS_SIZE_MISMATCH` (nothing written) when `dst` is shorter.
+fn read_entry(archive: &AssetArchive, index: usize, dst: &mut [MaybeUninit<u8>]) -> Result<usize, bk_status> {
+    let size = file_size(archive, index)?;
+    let dst = dst.get_mut(..size).ok_or(bk_status::BK_STATUS_SIZE_MISMATCH)?;
+    archive.read_into_uninit(index, dst).map_err(|e| status_of(&e))?;
+    Ok(size)
 }
 
 /// Reads the whole of entry `index`, as `bk_archive_read` does, into a buffer lent by `pool`:
@@ -343,39 +300,17 @@ pub unsafe extern "C" fn bk_archive_read(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read_pooled(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    pool: *const bk_pool,
-    lease_out: *mut bk_lease,
-    written_out: *mut usize,
+    #[live] pool: *const bk_pool,
+    #[out] lease_out: *mut bk_lease,
+    #[out = 0] written_out: *mut usize,
 ) -> bk_status {
-    if lease_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-    unsafe { write_out(written_out, 0) }?;
-    // SAFETY: per this function's contract.
-    let a = unsafe { checked_ref(archive) }?;
-    let size = file_size(&a.inner, index)?;
-    let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
-    // SAFETY: pool is live per the contract; lease is a valid local.
-    let status = unsafe { bk_pool_acquire(pool, size.max(1), &mut lease) };
-    if status != bk_status::BK_STATUS_OK {
-        return Err(status);
-    }
-    let mut written = 0usize;
-    // SAFETY: the lease's data holds at least `size` writable bytes that nothing else uses.
-    let status = unsafe { bk_archive_read(archive, index, lease.data, lease.len, &mut written) };
-    if status != bk_status::BK_STATUS_OK {
-        // SAFETY: the lease was just lent by this live pool.
-        unsafe { bk_pool_release(pool, &lease) };
-        return Err(status);
-    }
-    // SAFETY: checked non-null above; both valid for a write per the contract.
-    unsafe {
-        write_out(lease_out, lease)?;
-        write_out(written_out, written)
-    }
+    let size = file_size(&archive.inner, index)?;
+    let (lease, written) = pool.lend_filled(size, |buffer| read_entry(&archive.inner, index, buffer))?;
+    *written_out = written;
+    lease_out.write(lease);
+    Ok(())
 }
 
 /// For a stored entry, its bytes where they lie in the archive, no copy: `*data_out` and
@@ -388,23 +323,16 @@ pub unsafe extern "C" fn bk_archive_read_pooled(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_view(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    data_out: *mut *const u8,
-    len_out: *mut usize,
+    #[out] data_out: *mut *const u8,
+    #[out] len_out: *mut usize,
 ) -> bk_status {
-    if data_out.is_null() || len_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let archive = unsafe { checked_ref(archive) }?;
     file_size(&archive.inner, index)?;
     let bytes = archive.inner.view(index).map_err(|e| status_of(&e))?.ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-    // SAFETY: both checked non-null and valid for a write per the contract.
-    unsafe {
-        write_out(data_out, bytes.as_ptr())?;
-        write_out(len_out, bytes.len())
-    }
+    data_out.write(bytes.as_ptr());
+    len_out.write(bytes.len());
+    Ok(())
 }
 
 /// One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
@@ -426,22 +354,18 @@ pub struct bk_archive_reader {
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_open(
-    archive: *const bk_archive,
+    #[live] archive: *const bk_archive,
     index: usize,
-    reader_out: *mut *mut bk_archive_reader,
+    #[out = std::ptr::null_mut()] reader_out: *mut *mut bk_archive_reader,
 ) -> bk_status {
-    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-    unsafe { write_out(reader_out, std::ptr::null_mut()) }?;
-    // SAFETY: per this function's contract.
-    let archive = Arc::clone(&unsafe { checked_ref(archive) }?.inner);
+    let archive = Arc::clone(&archive.inner);
     // SAFETY: the AssetArchive lives on the heap behind the Arc, at a fixed address, for as
     // long as the reader holds the Arc; the reader that borrows it is dropped before the Arc
     // (field order), and never handed out with its 'static lifetime.
     let borrowed: &'static AssetArchive = unsafe { &*Arc::as_ptr(&archive) };
     file_size(borrowed, index)?;
     let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
-    // SAFETY: as above.
-    unsafe { handle_new(reader_out, bk_archive_reader { reader, archive }) }
+    handle_new(reader_out, bk_archive_reader { reader, archive })
 }
 
 /// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
@@ -457,24 +381,17 @@ pub unsafe extern "C" fn bk_archive_reader_open(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_read(
-    reader: *mut bk_archive_reader,
-    dst: *mut u8,
+    #[live] reader: *mut bk_archive_reader,
+    #[out_bytes(dst_len)] dst: *mut u8,
     dst_len: usize,
-    read_out: *mut usize,
+    #[out = 0] read_out: *mut usize,
 ) -> bk_status {
-    // SAFETY: NULL-checked by write_out; otherwise valid for a write per the contract.
-    unsafe { write_out(read_out, 0) }?;
-    // SAFETY: per this function's contract.
-    let reader = unsafe { checked_mut(reader) }?;
-    // SAFETY: per this function's contract.
-    let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
     // The reader copies into initialised bytes only: zero what it may write first.
     dst.fill(std::mem::MaybeUninit::new(0));
     // SAFETY: every byte was just initialised.
     let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [u8]) };
-    let n = reader.reader.read_checked(dst).map_err(|e| status_of(&e))?;
-    // SAFETY: as above.
-    unsafe { write_out(read_out, n) }
+    *read_out = reader.reader.read_checked(dst).map_err(|e| status_of(&e))?;
+    Ok(())
 }
 
 /// Frees a reader. NULL does nothing.
@@ -483,7 +400,7 @@ pub unsafe extern "C" fn bk_archive_reader_read(
 /// `reader` is NULL or came from `bk_archive_reader_open` and is not used again.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_archive_reader_free(reader: *mut bk_archive_reader) {
+pub unsafe extern "C" fn bk_archive_reader_free(#[raw] reader: *mut bk_archive_reader) {
     // SAFETY: NULL, or from bk_archive_reader_open (handle_new), freed once per the contract.
     unsafe { handle_free(reader) }
 }

@@ -8,7 +8,7 @@ use std::os::raw::c_int;
 
 use growable_buffer::{Config, GrowableBuffer, Growth};
 
-use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, handle_free, handle_new, write_out};
+use crate::macros::{handle_free, handle_new};
 use crate::status::bk_status;
 
 /// A growable byte buffer.
@@ -107,9 +107,9 @@ impl bk_buffer_config {
 /// `config_out` is NULL (an error) or valid for writing one `bk_buffer_config`.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_config_default(config_out: *mut bk_buffer_config) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { write_out(config_out, bk_buffer_config::defaults()) }
+pub unsafe extern "C" fn bk_buffer_config_default(#[out] config_out: *mut bk_buffer_config) -> bk_status {
+    config_out.write(bk_buffer_config::defaults());
+    Ok(())
 }
 
 /// Creates a buffer and stores it in `*buffer_out` (set to NULL on failure). `config` may be NULL
@@ -119,20 +119,15 @@ pub unsafe extern "C" fn bk_buffer_config_default(config_out: *mut bk_buffer_con
 /// `config` is NULL or points to a readable `bk_buffer_config`; `buffer_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_new(config: *const bk_buffer_config, buffer_out: *mut *mut bk_buffer) -> bk_status {
-    if buffer_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: checked non-null above; valid for a write per the contract.
-    unsafe { buffer_out.write(std::ptr::null_mut()) };
-    // SAFETY: NULL or readable per the contract.
-    let config = match unsafe { config.as_ref() } {
+pub unsafe extern "C" fn bk_buffer_new(
+    #[nullable] config: *const bk_buffer_config,
+    #[out = std::ptr::null_mut()] buffer_out: *mut *mut bk_buffer,
+) -> bk_status {
+    let config = match config {
         Some(c) => c.to_config()?,
         None => Config::default(),
     };
-    let inner = GrowableBuffer::with_config(config)?;
-    // SAFETY: as above.
-    unsafe { handle_new(buffer_out, bk_buffer { inner }) }
+    handle_new(buffer_out, bk_buffer { inner: GrowableBuffer::with_config(config)? })
 }
 
 /// Frees a buffer and everything it holds. NULL does nothing. The buffer must not be used again.
@@ -144,7 +139,7 @@ pub unsafe extern "C" fn bk_buffer_new(config: *const bk_buffer_config, buffer_o
 /// `buffer` is NULL or came from `bk_buffer_new` and has not been freed.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_free(buffer: *mut bk_buffer) {
+pub unsafe extern "C" fn bk_buffer_free(#[raw] buffer: *mut bk_buffer) {
     // SAFETY: NULL, or from bk_buffer_new (handle_new), freed once per the contract.
     unsafe { handle_free(buffer) }
 }
@@ -156,11 +151,11 @@ pub unsafe extern "C" fn bk_buffer_free(buffer: *mut bk_buffer) {
 /// `buffer` is a live buffer; `data` is readable for `len` bytes and does not point into `buffer`.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_append(buffer: *mut bk_buffer, data: *const u8, len: usize) -> bk_status {
-    // SAFETY: per this function's contract.
-    let buffer = unsafe { checked_mut(buffer) }?;
-    // SAFETY: per this function's contract.
-    let data = unsafe { checked_slice(data, len) }?;
+pub unsafe extern "C" fn bk_buffer_append(
+    #[live] buffer: *mut bk_buffer,
+    #[bytes(len)] data: *const u8,
+    len: usize,
+) -> bk_status {
     Ok(buffer.inner.append(data)?)
 }
 
@@ -170,9 +165,7 @@ pub unsafe extern "C" fn bk_buffer_append(buffer: *mut bk_buffer, data: *const u
 /// `buffer` is a live buffer.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_reserve(buffer: *mut bk_buffer, additional: usize) -> bk_status {
-    // SAFETY: per this function's contract.
-    let buffer = unsafe { checked_mut(buffer) }?;
+pub unsafe extern "C" fn bk_buffer_reserve(#[live] buffer: *mut bk_buffer, additional: usize) -> bk_status {
     Ok(buffer.inner.reserve(additional)?)
 }
 
@@ -182,9 +175,8 @@ pub unsafe extern "C" fn bk_buffer_reserve(buffer: *mut bk_buffer, additional: u
 /// `buffer` is a live buffer.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_clear(buffer: *mut bk_buffer) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(buffer) }?.inner.clear();
+pub unsafe extern "C" fn bk_buffer_clear(#[live] buffer: *mut bk_buffer) -> bk_status {
+    buffer.inner.clear();
     Ok(())
 }
 
@@ -196,10 +188,8 @@ pub unsafe extern "C" fn bk_buffer_clear(buffer: *mut bk_buffer) -> bk_status {
 /// `buffer` is a live buffer.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_truncate(buffer: *mut bk_buffer, len: usize) -> bk_status {
-    // SAFETY: `buffer` is NULL (refused by checked_mut) or a live buffer that this call
-    // borrows exclusively, as the contract requires.
-    unsafe { checked_mut(buffer) }?.inner.truncate(len);
+pub unsafe extern "C" fn bk_buffer_truncate(#[live] buffer: *mut bk_buffer, len: usize) -> bk_status {
+    buffer.inner.truncate(len);
     Ok(())
 }
 
@@ -209,11 +199,9 @@ pub unsafe extern "C" fn bk_buffer_truncate(buffer: *mut bk_buffer, len: usize) 
 /// `buffer` is a live buffer; `len_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_len(buffer: *const bk_buffer, len_out: *mut usize) -> bk_status {
-    // SAFETY: per this function's contract.
-    let buffer = unsafe { checked_ref(buffer) }?;
-    // SAFETY: per this function's contract.
-    unsafe { write_out(len_out, buffer.inner.len()) }
+pub unsafe extern "C" fn bk_buffer_len(#[live] buffer: *const bk_buffer, #[out] len_out: *mut usize) -> bk_status {
+    len_out.write(buffer.inner.len());
+    Ok(())
 }
 
 /// Fills `*stats_out` with the buffer's counters.
@@ -222,9 +210,11 @@ pub unsafe extern "C" fn bk_buffer_len(buffer: *const bk_buffer, len_out: *mut u
 /// `buffer` is a live buffer; `stats_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out: *mut bk_buffer_stats) -> bk_status {
-    // SAFETY: per this function's contract.
-    let s = unsafe { checked_ref(buffer) }?.inner.stats();
+pub unsafe extern "C" fn bk_buffer_get_stats(
+    #[live] buffer: *const bk_buffer,
+    #[out] stats_out: *mut bk_buffer_stats,
+) -> bk_status {
+    let s = buffer.inner.stats();
     let stats = bk_buffer_stats {
         len: s.len,
         capacity: s.capacity,
@@ -232,8 +222,8 @@ pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out
         moves: s.moves,
         bytes_copied: s.bytes_copied,
     };
-    // SAFETY: per this function's contract.
-    unsafe { write_out(stats_out, stats) }
+    stats_out.write(stats);
+    Ok(())
 }
 
 /// Points `*data_out` at the bytes and stores their count in `*len_out`, without copying. The
@@ -245,29 +235,14 @@ pub unsafe extern "C" fn bk_buffer_get_stats(buffer: *const bk_buffer, stats_out
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_data(
-    buffer: *const bk_buffer,
-    data_out: *mut *const u8,
-    len_out: *mut usize,
+    #[live] buffer: *const bk_buffer,
+    #[out] data_out: *mut *const u8,
+    #[out] len_out: *mut usize,
 ) -> bk_status {
-    if data_out.is_null() || len_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let bytes = unsafe { checked_ref(buffer) }?.inner.contiguous()?;
-    // SAFETY: both out-pointers checked non-null above; writable per the contract.
-    unsafe { write_view(data_out, len_out, bytes) }
-}
-
-/// Hands a borrowed view of the buffer's bytes to C as (pointer, length).
-///
-/// # Safety
-/// `data_out` and `len_out` are null (an error) or valid for one write each.
-unsafe fn write_view(data_out: *mut *const u8, len_out: *mut usize, bytes: &[u8]) -> Result<(), bk_status> {
-    // SAFETY: per this function's contract.
-    unsafe {
-        write_out(data_out, bytes.as_ptr())?;
-        write_out(len_out, bytes.len())
-    }
+    let bytes = buffer.inner.contiguous()?;
+    data_out.write(bytes.as_ptr());
+    len_out.write(bytes.len());
+    Ok(())
 }
 
 /// Stores in `*count_out` how many segments the bytes are in (0 when empty, 1 when contiguous).
@@ -276,11 +251,12 @@ unsafe fn write_view(data_out: *mut *const u8, len_out: *mut usize, bytes: &[u8]
 /// `buffer` is a live buffer; `count_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_segment_count(buffer: *const bk_buffer, count_out: *mut usize) -> bk_status {
-    // SAFETY: per this function's contract.
-    let buffer = unsafe { checked_ref(buffer) }?;
-    // SAFETY: per this function's contract.
-    unsafe { write_out(count_out, buffer.inner.segment_count()) }
+pub unsafe extern "C" fn bk_buffer_segment_count(
+    #[live] buffer: *const bk_buffer,
+    #[out] count_out: *mut usize,
+) -> bk_status {
+    count_out.write(buffer.inner.segment_count());
+    Ok(())
 }
 
 /// Points `*data_out`/`*len_out` at segment `index` (as for an iovec), without copying. Valid
@@ -291,18 +267,15 @@ pub unsafe extern "C" fn bk_buffer_segment_count(buffer: *const bk_buffer, count
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_segment(
-    buffer: *const bk_buffer,
+    #[live] buffer: *const bk_buffer,
     index: usize,
-    data_out: *mut *const u8,
-    len_out: *mut usize,
+    #[out] data_out: *mut *const u8,
+    #[out] len_out: *mut usize,
 ) -> bk_status {
-    if data_out.is_null() || len_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let segment = unsafe { checked_ref(buffer) }?.inner.segment(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
-    // SAFETY: both out-pointers checked non-null above; writable per the contract.
-    unsafe { write_view(data_out, len_out, segment) }
+    let segment = buffer.inner.segment(index).ok_or(bk_status::BK_STATUS_OUT_OF_RANGE)?;
+    data_out.write(segment.as_ptr());
+    len_out.write(segment.len());
+    Ok(())
 }
 
 /// Copies up to `dst_len` bytes starting at `offset` into the caller's `dst`, and stores the number
@@ -315,22 +288,14 @@ pub unsafe extern "C" fn bk_buffer_segment(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_copy_out(
-    buffer: *const bk_buffer,
+    #[live] buffer: *const bk_buffer,
     offset: usize,
-    dst: *mut u8,
+    #[out_bytes(dst_len)] dst: *mut u8,
     dst_len: usize,
-    copied_out: *mut usize,
+    #[out] copied_out: *mut usize,
 ) -> bk_status {
-    if copied_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let buffer = unsafe { checked_ref(buffer) }?;
-    // SAFETY: per this function's contract.
-    let dst = unsafe { checked_out_bytes(dst, dst_len) }?;
-    let copied = buffer.inner.copy_to_uninit(offset, dst)?;
-    // SAFETY: checked non-null; writable per the contract.
-    unsafe { write_out(copied_out, copied) }
+    copied_out.write(buffer.inner.copy_to_uninit(offset, dst)?);
+    Ok(())
 }
 
 /// Writes every byte to file descriptor `fd` with `writev` (segments go out as they are, no copy),
@@ -341,15 +306,14 @@ pub unsafe extern "C" fn bk_buffer_copy_out(
 /// `buffer` is a live buffer; `fd` is an open descriptor the caller owns; `written_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_write_fd(buffer: *const bk_buffer, fd: c_int, written_out: *mut usize) -> bk_status {
-    if written_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
+pub unsafe extern "C" fn bk_buffer_write_fd(
+    #[live] buffer: *const bk_buffer,
+    fd: c_int,
+    #[out] written_out: *mut usize,
+) -> bk_status {
     if fd < 0 {
         return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
     }
-    // SAFETY: per this function's contract.
-    let buffer = unsafe { checked_ref(buffer) }?;
     // SAFETY: fd is open per the contract; ManuallyDrop keeps the caller's fd open.
     let mut file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
     let written = buffer.inner.write_all_to(&mut *file).map_err(|e| {
@@ -359,8 +323,8 @@ pub unsafe extern "C" fn bk_buffer_write_fd(buffer: *const bk_buffer, fd: c_int,
         }
         bk_status::BK_STATUS_IO_ERROR
     })?;
-    // SAFETY: checked non-null; writable per the contract.
-    unsafe { write_out(written_out, written) }
+    written_out.write(written);
+    Ok(())
 }
 
 /// Makes a segmented buffer contiguous with one copy (counted in `bytes_copied`); later appends
@@ -370,7 +334,6 @@ pub unsafe extern "C" fn bk_buffer_write_fd(buffer: *const bk_buffer, fd: c_int,
 /// `buffer` is a live buffer.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_buffer_flatten(buffer: *mut bk_buffer) -> bk_status {
-    // SAFETY: per this function's contract.
-    Ok(unsafe { checked_mut(buffer) }?.inner.flatten()?)
+pub unsafe extern "C" fn bk_buffer_flatten(#[live] buffer: *mut bk_buffer) -> bk_status {
+    Ok(buffer.inner.flatten()?)
 }

@@ -2,12 +2,13 @@
 
 use bufkit_ffi_macros::export;
 use std::ffi::{CStr, c_char, c_void};
+use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Mode, Options, Progress};
 
-use crate::macros::{checked_mut, checked_ref, handle_free, handle_new, write_out};
+use crate::macros::{checked_c_str, checked_out, handle_free, handle_new, set_c_string};
 use crate::status::bk_status;
 
 /// Called with progress from the worker thread that finished an entry: possibly several threads
@@ -119,10 +120,9 @@ pub struct bk_extract_failure {
 /// `options_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extract_options) -> bk_status {
-    if options_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
-    }
+pub unsafe extern "C" fn bk_extract_options_new(
+    #[out = std::ptr::null_mut()] options_out: *mut *mut bk_extract_options,
+) -> bk_status {
     let options = bk_extract_options {
         mode: Mode::Create,
         fold_case: false,
@@ -139,8 +139,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
         progress_interval: std::time::Duration::ZERO,
         cancel: std::ptr::null(),
     };
-    // SAFETY: per this function's contract.
-    unsafe { handle_new(options_out, options) }
+    handle_new(options_out, options)
 }
 
 /// Frees options. NULL does nothing.
@@ -149,7 +148,7 @@ pub unsafe extern "C" fn bk_extract_options_new(options_out: *mut *mut bk_extrac
 /// `options` is NULL or came from `bk_extract_options_new` and has not been freed.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_options) {
+pub unsafe extern "C" fn bk_extract_options_free(#[raw] options: *mut bk_extract_options) {
     // SAFETY: NULL, or from bk_extract_options_new (handle_new), freed once per the contract.
     unsafe { handle_free(options) }
 }
@@ -161,15 +160,14 @@ pub unsafe extern "C" fn bk_extract_options_free(options: *mut bk_extract_option
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_mode(options: *mut bk_extract_options, mode: u32) -> bk_status {
+pub unsafe extern "C" fn bk_extract_options_set_mode(#[live] options: *mut bk_extract_options, mode: u32) -> bk_status {
     let mode = match mode {
         m if m == bk_extract_mode::BK_EXTRACT_CREATE as u32 => Mode::Create,
         m if m == bk_extract_mode::BK_EXTRACT_REPLACE as u32 => Mode::Replace,
         m if m == bk_extract_mode::BK_EXTRACT_MERGE as u32 => Mode::Merge,
         _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
     };
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.mode = mode;
+    options.mode = mode;
     Ok(())
 }
 
@@ -180,9 +178,11 @@ pub unsafe extern "C" fn bk_extract_options_set_mode(options: *mut bk_extract_op
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_fold_case(options: *mut bk_extract_options, fold: u32) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.fold_case = fold != 0;
+pub unsafe extern "C" fn bk_extract_options_set_fold_case(
+    #[live] options: *mut bk_extract_options,
+    fold: u32,
+) -> bk_status {
+    options.fold_case = fold != 0;
     Ok(())
 }
 
@@ -193,9 +193,11 @@ pub unsafe extern "C" fn bk_extract_options_set_fold_case(options: *mut bk_extra
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_strict(options: *mut bk_extract_options, strict: u32) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.strict = strict != 0;
+pub unsafe extern "C" fn bk_extract_options_set_strict(
+    #[live] options: *mut bk_extract_options,
+    strict: u32,
+) -> bk_status {
+    options.strict = strict != 0;
     Ok(())
 }
 
@@ -207,11 +209,10 @@ pub unsafe extern "C" fn bk_extract_options_set_strict(options: *mut bk_extract_
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_skip_symlinks(
-    options: *mut bk_extract_options,
+    #[live] options: *mut bk_extract_options,
     skip: u32,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.skip_symlinks = skip != 0;
+    options.skip_symlinks = skip != 0;
     Ok(())
 }
 
@@ -221,9 +222,11 @@ pub unsafe extern "C" fn bk_extract_options_set_skip_symlinks(
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_threads(options: *mut bk_extract_options, threads: u32) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.threads = threads as usize;
+pub unsafe extern "C" fn bk_extract_options_set_threads(
+    #[live] options: *mut bk_extract_options,
+    threads: u32,
+) -> bk_status {
+    options.threads = threads as usize;
     Ok(())
 }
 
@@ -235,16 +238,10 @@ pub unsafe extern "C" fn bk_extract_options_set_threads(options: *mut bk_extract
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_add_only(
-    options: *mut bk_extract_options,
-    pattern: *const c_char,
+    #[live] options: *mut bk_extract_options,
+    #[c_str] pattern: *const c_char,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    let options = unsafe { checked_mut(options) }?;
-    if pattern.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: non-null and NUL-terminated per the contract.
-    let pattern = unsafe { CStr::from_ptr(pattern) }.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    let pattern = pattern.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     options.only.push(pattern.to_string());
     Ok(())
 }
@@ -255,9 +252,11 @@ pub unsafe extern "C" fn bk_extract_options_add_only(
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_quota(options: *mut bk_extract_options, bytes: u64) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.quota = (bytes > 0).then_some(bytes);
+pub unsafe extern "C" fn bk_extract_options_set_quota(
+    #[live] options: *mut bk_extract_options,
+    bytes: u64,
+) -> bk_status {
+    options.quota = (bytes > 0).then_some(bytes);
     Ok(())
 }
 
@@ -267,12 +266,14 @@ pub unsafe extern "C" fn bk_extract_options_set_quota(options: *mut bk_extract_o
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_max_ratio(options: *mut bk_extract_options, ratio: f64) -> bk_status {
+pub unsafe extern "C" fn bk_extract_options_set_max_ratio(
+    #[live] options: *mut bk_extract_options,
+    ratio: f64,
+) -> bk_status {
     if !(ratio >= 0.0 && ratio.is_finite()) {
         return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
     }
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.max_ratio = (ratio > 0.0).then_some(ratio);
+    options.max_ratio = (ratio > 0.0).then_some(ratio);
     Ok(())
 }
 
@@ -282,9 +283,11 @@ pub unsafe extern "C" fn bk_extract_options_set_max_ratio(options: *mut bk_extra
 /// `options` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_durable(options: *mut bk_extract_options, durable: u32) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.durable = durable != 0;
+pub unsafe extern "C" fn bk_extract_options_set_durable(
+    #[live] options: *mut bk_extract_options,
+    durable: u32,
+) -> bk_status {
+    options.durable = durable != 0;
     Ok(())
 }
 
@@ -297,11 +300,10 @@ pub unsafe extern "C" fn bk_extract_options_set_durable(options: *mut bk_extract
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_incremental(
-    options: *mut bk_extract_options,
+    #[live] options: *mut bk_extract_options,
     incremental: u32,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.incremental = incremental != 0;
+    options.incremental = incremental != 0;
     Ok(())
 }
 
@@ -313,12 +315,10 @@ pub unsafe extern "C" fn bk_extract_options_set_incremental(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_progress(
-    options: *mut bk_extract_options,
+    #[live] options: *mut bk_extract_options,
     callback: bk_progress_fn,
-    user_data: *mut c_void,
+    #[raw] user_data: *mut c_void,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    let options = unsafe { checked_mut(options) }?;
     options.progress = callback;
     options.user_data = user_data;
     Ok(())
@@ -334,11 +334,10 @@ pub unsafe extern "C" fn bk_extract_options_set_progress(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_progress_interval(
-    options: *mut bk_extract_options,
+    #[live] options: *mut bk_extract_options,
     interval_ms: u32,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.progress_interval = std::time::Duration::from_millis(u64::from(interval_ms));
+    options.progress_interval = std::time::Duration::from_millis(u64::from(interval_ms));
     Ok(())
 }
 
@@ -349,11 +348,10 @@ pub unsafe extern "C" fn bk_extract_options_set_progress_interval(
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_options_set_cancel(
-    options: *mut bk_extract_options,
-    cancel: *const bk_cancel,
+    #[live] options: *mut bk_extract_options,
+    #[raw] cancel: *const bk_cancel,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(options) }?.cancel = cancel;
+    options.cancel = cancel;
     Ok(())
 }
 
@@ -363,12 +361,8 @@ pub unsafe extern "C" fn bk_extract_options_set_cancel(
 /// `cancel_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_cancel_new(cancel_out: *mut *mut bk_cancel) -> bk_status {
-    if cancel_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER); // before allocating: nothing to leak
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { handle_new(cancel_out, bk_cancel { flag: AtomicBool::new(false) }) }
+pub unsafe extern "C" fn bk_cancel_new(#[out = std::ptr::null_mut()] cancel_out: *mut *mut bk_cancel) -> bk_status {
+    handle_new(cancel_out, bk_cancel { flag: AtomicBool::new(false) })
 }
 
 /// Sets the flag: extractions watching it stop. Thread-safe.
@@ -377,9 +371,8 @@ pub unsafe extern "C" fn bk_cancel_new(cancel_out: *mut *mut bk_cancel) -> bk_st
 /// `cancel` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_cancel_request(cancel: *const bk_cancel) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_ref(cancel) }?.flag.store(true, Ordering::Relaxed);
+pub unsafe extern "C" fn bk_cancel_request(#[live] cancel: *const bk_cancel) -> bk_status {
+    cancel.flag.store(true, Ordering::Relaxed);
     Ok(())
 }
 
@@ -389,7 +382,7 @@ pub unsafe extern "C" fn bk_cancel_request(cancel: *const bk_cancel) -> bk_statu
 /// `cancel` is NULL or came from `bk_cancel_new`, is not freed yet, and no extraction uses it.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_cancel_free(cancel: *mut bk_cancel) {
+pub unsafe extern "C" fn bk_cancel_free(#[raw] cancel: *mut bk_cancel) {
     // SAFETY: NULL, or from bk_cancel_new (handle_new), freed once per the contract.
     unsafe { handle_free(cancel) }
 }
@@ -411,25 +404,6 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
     }
 }
 
-/// Copies `text` into a caller buffer as a NUL-terminated string, truncated to fit.
-///
-/// # Safety
-/// `buf` is NULL (nothing written) or writable for `len` bytes.
-unsafe fn copy_c_string(text: &str, buf: *mut c_char, len: usize) {
-    if buf.is_null() || len == 0 {
-        return;
-    }
-    let mut n = text.len().min(len - 1);
-    while !text.is_char_boundary(n) {
-        n -= 1;
-    }
-    // SAFETY: buf is writable for len > n bytes per the contract; the source is n readable bytes.
-    unsafe {
-        std::ptr::copy_nonoverlapping(text.as_ptr(), buf.cast::<u8>(), n);
-        *buf.add(n) = 0;
-    }
-}
-
 /// Extracts the archive at `archive_path` into `dest_path` (both UTF-8, NUL-terminated), as the
 /// options' `bk_extract_mode` allows (by default the destination must not exist or be an empty
 /// directory); nothing at the destination changes unless every entry has verified, and on any
@@ -448,33 +422,24 @@ unsafe fn copy_c_string(text: &str, buf: *mut c_char, len: usize) {
 /// in the host process.
 ///
 /// # Safety
-/// The paths are NUL-terminated strings; `options` is NULL or live; `report_out` is valid for one
-/// write; `entry_buf`/`detail_buf` are NULL or writable for their lengths.
+/// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+/// `report_out` is valid for one write; `entry_buf` and `detail_buf` are NULL or writable for
+/// `entry_buf_len` and `detail_buf_len` bytes.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract(
-    archive_path: *const c_char,
-    dest_path: *const c_char,
-    options: *const bk_extract_options,
-    report_out: *mut bk_extract_report,
-    entry_buf: *mut c_char,
+    #[c_str] archive_path: *const c_char,
+    #[c_str] dest_path: *const c_char,
+    #[nullable] options: *const bk_extract_options,
+    #[out] report_out: *mut bk_extract_report,
+    #[text_out(entry_buf_len)] entry_buf: *mut c_char,
     entry_buf_len: usize,
-    detail_buf: *mut c_char,
+    #[text_out(detail_buf_len)] detail_buf: *mut c_char,
     detail_buf_len: usize,
 ) -> bk_status {
-    // SAFETY: per this function's contract (the buffers may be NULL: then nothing is written).
-    unsafe {
-        copy_c_string("", entry_buf, entry_buf_len);
-        copy_c_string("", detail_buf, detail_buf_len);
-    }
-    // SAFETY: per this function's contract.
-    let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) }?;
-    if let Some((status, e)) = failed {
-        // SAFETY: per this function's contract.
-        unsafe {
-            copy_c_string(e.entry().unwrap_or(""), entry_buf, entry_buf_len);
-            copy_c_string(&e.to_string(), detail_buf, detail_buf_len);
-        }
+    if let Some((status, e)) = run_extract(archive_path, dest_path, options, report_out)? {
+        entry_buf.set(e.entry().unwrap_or(""));
+        detail_buf.set(&e.to_string());
         return Err(status);
     }
     Ok(())
@@ -485,35 +450,38 @@ pub unsafe extern "C" fn bk_extract(
 /// `{error, {enoent, Path}}` or `NoSuchFileException`. On success `*failure_out` is zeroed.
 ///
 /// # Safety
-/// As for `bk_extract`; `failure_out` is NULL or valid for one write.
+/// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+/// `report_out` is valid for one write; `failure_out` is NULL or valid for one write.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_detailed(
-    archive_path: *const c_char,
-    dest_path: *const c_char,
-    options: *const bk_extract_options,
-    report_out: *mut bk_extract_report,
-    failure_out: *mut bk_extract_failure,
+    #[raw] archive_path: *const c_char,
+    #[raw] dest_path: *const c_char,
+    #[nullable] options: *const bk_extract_options,
+    #[raw] report_out: *mut bk_extract_report,
+    #[raw] failure_out: *mut bk_extract_failure,
 ) -> bk_status {
     let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
-    // SAFETY: per this function's contract.
-    let failed = unsafe { run_extract(archive_path, dest_path, options, report_out) };
+    // SAFETY: the paths are NULL or NUL-terminated and report_out is NULL or writable, per the
+    // `# Safety` section; NULL is refused here, as `#[c_str]` and `#[out]` would. They are checked
+    // in the body so that `*failure_out` is written whatever fails.
+    let checked = unsafe { (checked_c_str(archive_path), checked_c_str(dest_path), checked_out(report_out)) };
+    let failed = match checked {
+        (Ok(archive), Ok(dest), Ok(report)) => run_extract(archive, dest, options, report),
+        _ => Err(bk_status::BK_STATUS_NULL_POINTER),
+    };
     let outcome = match failed {
         Ok(None) => Ok(()),
         Ok(Some((status, e))) => {
             failure.os_error = e.os_error().unwrap_or(0);
-            let path = e.entry().or(e.path()).unwrap_or("");
-            // SAFETY: both arrays are writable for their lengths.
-            unsafe {
-                copy_c_string(path, failure.path.as_mut_ptr(), failure.path.len());
-                copy_c_string(&e.to_string(), failure.detail.as_mut_ptr(), failure.detail.len());
-            }
+            set_c_string(e.entry().or(e.path()).unwrap_or(""), &mut failure.path);
+            set_c_string(&e.to_string(), &mut failure.detail);
             Err(status)
         }
         Err(status) => Err(status),
     };
     if !failure_out.is_null() {
-        // SAFETY: non-null and valid for one write per the contract.
+        // SAFETY: non-null, so valid for one write per the `# Safety` section.
         unsafe { failure_out.write(failure) };
     }
     outcome
@@ -521,24 +489,14 @@ pub unsafe extern "C" fn bk_extract_detailed(
 
 /// The extraction both exports run: `Ok(None)` on success (the report written), `Ok(Some(..))`
 /// for a failed extraction, `Err` for bad arguments.
-///
-/// # Safety
-/// As for `bk_extract`.
-unsafe fn run_extract(
-    archive_path: *const c_char,
-    dest_path: *const c_char,
-    options: *const bk_extract_options,
-    report_out: *mut bk_extract_report,
+fn run_extract(
+    archive: &CStr,
+    dest: &CStr,
+    opts: Option<&bk_extract_options>,
+    report_out: &mut MaybeUninit<bk_extract_report>,
 ) -> Result<Option<(bk_status, Error)>, bk_status> {
-    if archive_path.is_null() || dest_path.is_null() || report_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: non-null and NUL-terminated per the contract.
-    let (archive, dest) = unsafe { (CStr::from_ptr(archive_path), CStr::from_ptr(dest_path)) };
     let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-    // SAFETY: NULL or live per the contract.
-    let opts = unsafe { options.as_ref() };
     let callback = opts.and_then(|o| o.progress);
     let user_data = opts.map_or(std::ptr::null_mut(), |o| o.user_data) as usize; // passed across threads as an address
     let throttle = crate::progress::Throttle::new(opts.map_or(std::time::Duration::ZERO, |o| o.progress_interval));
@@ -576,8 +534,7 @@ unsafe fn run_extract(
                 skipped: r.skipped,
                 reused: r.reused,
             };
-            // SAFETY: checked non-null; valid for a write per the contract.
-            unsafe { write_out(report_out, report) }?;
+            report_out.write(report);
             Ok(None)
         }
         Err(e) => Ok(Some((status_of(&e), e))),

@@ -1,10 +1,11 @@
 //! `bk_inflater` and `bk_inflate_stream`: zlib/deflate streams at offsets, exact consumed counts.
 
 use bufkit_ffi_macros::export;
+use std::mem::MaybeUninit;
 use strided_inflate::{Decoder, Format, Request, StreamInflater};
 
-use crate::macros::{checked_mut, checked_out_bytes, checked_ref, checked_slice, handle_free, handle_new, write_out};
-use crate::pool::{bk_lease, bk_pool, bk_pool_acquire, bk_pool_release};
+use crate::macros::{handle_free, handle_new};
+use crate::pool::{bk_lease, bk_pool};
 use crate::status::bk_status;
 
 /// A reusable decoder for streams at offsets of a larger buffer.
@@ -72,15 +73,11 @@ fn format_of(code: u32) -> Result<Format, bk_status> {
 /// `inflater_out` is valid for one write.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_inflater_new(format: u32, inflater_out: *mut *mut bk_inflater) -> bk_status {
-    if inflater_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { inflater_out.write(std::ptr::null_mut()) };
-    let decoder = Decoder::new(format_of(format)?)?;
-    // SAFETY: as above.
-    unsafe { handle_new(inflater_out, bk_inflater { decoder }) }
+pub unsafe extern "C" fn bk_inflater_new(
+    format: u32,
+    #[out = std::ptr::null_mut()] inflater_out: *mut *mut bk_inflater,
+) -> bk_status {
+    handle_new(inflater_out, bk_inflater { decoder: Decoder::new(format_of(format)?)? })
 }
 
 /// Frees a decoder. NULL does nothing.
@@ -89,7 +86,7 @@ pub unsafe extern "C" fn bk_inflater_new(format: u32, inflater_out: *mut *mut bk
 /// `inflater` is NULL or came from `bk_inflater_new` and has not been freed.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
+pub unsafe extern "C" fn bk_inflater_free(#[raw] inflater: *mut bk_inflater) {
     // SAFETY: NULL, or from bk_inflater_new (handle_new), freed once per the contract.
     unsafe { handle_free(inflater) }
 }
@@ -108,28 +105,16 @@ pub unsafe extern "C" fn bk_inflater_free(inflater: *mut bk_inflater) {
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_at(
-    inflater: *mut bk_inflater,
-    input: *const u8,
+    #[live] inflater: *mut bk_inflater,
+    #[bytes(input_len)] input: *const u8,
     input_len: usize,
     offset: usize,
-    out: *mut u8,
+    #[out_bytes(out_len)] out: *mut u8,
     out_len: usize,
-    consumed_out: *mut usize,
+    #[out = 0] consumed_out: *mut usize,
 ) -> bk_status {
-    if consumed_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { consumed_out.write(0) };
-    // SAFETY: per this function's contract.
-    let inflater = unsafe { checked_mut(inflater) }?;
-    // SAFETY: per this function's contract.
-    let input = unsafe { checked_slice(input, input_len) }?;
-    // SAFETY: per this function's contract.
-    let out = unsafe { checked_out_bytes(out, out_len) }?;
-    let consumed = inflater.decoder.inflate_at_uninit(input, offset, out)?;
-    // SAFETY: as above.
-    unsafe { write_out(consumed_out, consumed) }
+    *consumed_out = inflater.decoder.inflate_at_uninit(input, offset, out)?;
+    Ok(())
 }
 
 /// The most bytes `compressed_len` bytes of deflate data can inflate to (deflate expands at most
@@ -152,17 +137,13 @@ pub extern "C" fn bk_inflate_max_len(compressed_len: usize) -> usize {
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_check_reachable(
-    inflater: *const bk_inflater,
-    input: *const u8,
+    #[live] inflater: *const bk_inflater,
+    #[bytes(input_len)] input: *const u8,
     input_len: usize,
     offset: usize,
     expected_len: usize,
 ) -> bk_status {
-    // SAFETY: per this function's contract.
-    let decoder = &unsafe { checked_ref(inflater) }?.decoder;
-    // SAFETY: per this function's contract.
-    let data = unsafe { checked_slice(input, input_len) }?;
-    decoder.refuse_unreachable(data, offset, expected_len).map_or(Ok(()), |refusal| Err(refusal.into()))
+    inflater.decoder.refuse_unreachable(input, offset, expected_len).map_or(Ok(()), |refusal| Err(refusal.into()))
 }
 
 /// Like `bk_inflate_at`, with the output in a buffer lent by `pool`: on success `*lease_out`
@@ -171,47 +152,30 @@ pub unsafe extern "C" fn bk_inflate_check_reachable(
 /// gives for the same input (a size the input cannot reach is refused before borrowing memory).
 ///
 /// # Safety
-/// As for `bk_inflate_at`; `pool` is a live pool; `lease_out` is valid for one write.
+/// `inflater` is live; `pool` is a live pool; `input` is readable for `input_len` bytes (NULL only
+/// with 0); `lease_out` and `consumed_out` are valid for one write each.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_at_pooled(
-    inflater: *mut bk_inflater,
-    pool: *const bk_pool,
-    input: *const u8,
+    #[live] inflater: *mut bk_inflater,
+    #[live] pool: *const bk_pool,
+    #[bytes(input_len)] input: *const u8,
     input_len: usize,
     offset: usize,
     expected_len: usize,
-    lease_out: *mut bk_lease,
-    consumed_out: *mut usize,
+    #[out] lease_out: *mut bk_lease,
+    #[out = 0] consumed_out: *mut usize,
 ) -> bk_status {
-    if lease_out.is_null() || consumed_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { consumed_out.write(0) };
-    // SAFETY: per this function's contract.
-    let decoder = &unsafe { checked_ref(inflater) }?.decoder;
-    // SAFETY: per this function's contract.
-    let data = unsafe { checked_slice(input, input_len) }?;
     // Borrow no memory for a size the input cannot reach; refuse as bk_inflate_at would.
-    if let Some(refusal) = decoder.refuse_unreachable(data, offset, expected_len) {
+    if let Some(refusal) = inflater.decoder.refuse_unreachable(input, offset, expected_len) {
         return Err(refusal.into());
     }
-    let mut lease = bk_lease { data: std::ptr::null_mut(), len: 0, pool, id: 0 };
-    // SAFETY: pool is live per the contract; lease is a valid local.
-    let status = unsafe { bk_pool_acquire(pool, expected_len.max(1), &mut lease) };
-    if status != bk_status::BK_STATUS_OK {
-        return Err(status);
-    }
-    // SAFETY: the lease's data holds at least expected_len writable bytes that nothing else uses.
-    let status = unsafe { bk_inflate_at(inflater, input, input_len, offset, lease.data, expected_len, consumed_out) };
-    if status != bk_status::BK_STATUS_OK {
-        // SAFETY: the lease was just lent by this live pool.
-        unsafe { bk_pool_release(pool, &lease) };
-        return Err(status);
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { write_out(lease_out, lease) }
+    let (lease, consumed) = pool.lend_filled(expected_len, |buffer| {
+        Ok(inflater.decoder.inflate_at_uninit(input, offset, &mut buffer[..expected_len])?)
+    })?;
+    *consumed_out = consumed;
+    lease_out.write(lease);
+    Ok(())
 }
 
 // A caller's requests are read as the decoder's own type, in place.
@@ -223,18 +187,26 @@ const _: () = {
 };
 
 /// The caller's results array, written from the threads a large batch fans out to.
-struct ResultsOut(*mut bk_inflate_result);
+struct ResultsOut<'a>(&'a [std::cell::UnsafeCell<MaybeUninit<bk_inflate_result>>]);
 
 // SAFETY: the threads of one batch write disjoint elements (each request's index once), and all of
 // them have ended before bk_inflate_batch returns, while the caller keeps the array alive.
-unsafe impl Sync for ResultsOut {}
+unsafe impl Sync for ResultsOut<'_> {}
 
-impl ResultsOut {
+impl<'a> ResultsOut<'a> {
+    fn new(results: &'a mut [MaybeUninit<bk_inflate_result>]) -> Self {
+        // SAFETY: UnsafeCell<T> has T's layout, and the exclusive borrow is held for 'a.
+        ResultsOut(unsafe {
+            &*(std::ptr::from_mut(results) as *const [std::cell::UnsafeCell<MaybeUninit<bk_inflate_result>>])
+        })
+    }
+
     /// # Safety
-    /// The array is valid for writing element `i`, and no other thread writes element `i`.
+    /// No other thread writes element `i`.
     unsafe fn write(&self, i: usize, result: bk_inflate_result) {
-        // SAFETY: per this function's contract; a raw write, as the memory may be uninitialised.
-        unsafe { self.0.add(i).write(result) }
+        // SAFETY: element i is in bounds (indexing checks), and no other thread accesses it per
+        // this function's one requirement.
+        unsafe { (*self.0[i].get()).write(result) };
     }
 }
 
@@ -257,58 +229,42 @@ fn batch_threads() -> usize {
 /// stays on the calling thread; below 2,048 per core it allocates nothing.
 ///
 /// # Safety
-/// `inflater` is live; `input`/`input_len`, `out`/`out_len` as for `bk_inflate_at`; `requests`
-/// is readable and `results` writable for `count` elements; `succeeded_out` is valid for one write.
+/// `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
+/// (either NULL only with 0), and they do not overlap; `requests` is readable and `results`
+/// writable for `count` elements; `succeeded_out` is valid for one write.
 /// `out` and `results` may be uninitialised memory: each result, and each request's share of `out`,
 /// is written.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_batch(
-    inflater: *mut bk_inflater,
-    input: *const u8,
+    #[live] inflater: *mut bk_inflater,
+    #[bytes(input_len)] input: *const u8,
     input_len: usize,
-    requests: *const bk_inflate_request,
+    #[slice(count)] requests: *const bk_inflate_request,
     count: usize,
-    out: *mut u8,
+    #[out_bytes(out_len)] out: *mut u8,
     out_len: usize,
-    results: *mut bk_inflate_result,
-    succeeded_out: *mut usize,
+    #[out_slice(count)] results: *mut bk_inflate_result,
+    #[out] succeeded_out: *mut usize,
 ) -> bk_status {
-    if succeeded_out.is_null() || (count > 0 && (requests.is_null() || results.is_null())) {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: per this function's contract.
-    let inflater = unsafe { checked_mut(inflater) }?;
-    // SAFETY: per this function's contract.
-    let input = unsafe { checked_slice(input, input_len) }?;
-    // SAFETY: per this function's contract.
-    let out = unsafe { checked_out_bytes(out, out_len) }?;
-    let requests = if count == 0 {
-        &[][..]
-    } else {
-        // SAFETY: non-null (checked) and valid for reading `count` elements per the contract.
-        unsafe { std::slice::from_raw_parts(requests, count) }
-    };
     let total = requests.iter().try_fold(0usize, |sum, r| sum.checked_add(r.expected_len));
     if total.is_none_or(|t| t > out.len()) {
         return Err(bk_status::BK_STATUS_SIZE_MISMATCH);
     }
     // SAFETY: bk_inflate_request and Request have the same layout (both repr(C), the same two
-    // usize fields in the same order: checked at compile time below), and the slice is read only.
+    // usize fields in the same order: checked at compile time above), and the slice is read only.
     let requests: &[Request] = unsafe { &*(std::ptr::from_ref(requests) as *const [Request]) };
-    let results = ResultsOut(results);
+    let results = ResultsOut::new(results);
     let ok = inflater.decoder.inflate_each_parallel_uninit(input, requests, out, batch_threads(), |i, outcome| {
         let result = match outcome {
             Ok(consumed) => bk_inflate_result { status: bk_status::BK_STATUS_OK as u32, consumed },
             Err(e) => bk_inflate_result { status: bk_status::from(e) as u32, consumed: 0 },
         };
-        assert!(i < count, "the decoder reports only the requests it was given");
-        // SAFETY: `results` is non-null (checked) and valid for writing `count` elements per the
-        // contract, i < count, and each index is reported once, by one thread.
+        // SAFETY: the decoder reports each request's index once, from one thread.
         unsafe { results.write(i, result) };
     });
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { write_out(succeeded_out, ok) }
+    succeeded_out.write(ok);
+    Ok(())
 }
 
 /// Starts a stream of `format` whose errors report `origin` as its offset, in `*stream_out`.
@@ -320,16 +276,10 @@ pub unsafe extern "C" fn bk_inflate_batch(
 pub unsafe extern "C" fn bk_inflate_stream_new(
     format: u32,
     origin: usize,
-    stream_out: *mut *mut bk_inflate_stream,
+    #[out = std::ptr::null_mut()] stream_out: *mut *mut bk_inflate_stream,
 ) -> bk_status {
-    if stream_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: checked non-null; valid for a write per the contract.
-    unsafe { stream_out.write(std::ptr::null_mut()) };
     let inner = StreamInflater::new(format_of(format)?).at_offset(origin);
-    // SAFETY: as above.
-    unsafe { handle_new(stream_out, bk_inflate_stream { inner }) }
+    handle_new(stream_out, bk_inflate_stream { inner })
 }
 
 /// Frees a stream. NULL does nothing.
@@ -338,7 +288,7 @@ pub unsafe extern "C" fn bk_inflate_stream_new(
 /// `stream` is NULL or came from `bk_inflate_stream_new` and has not been freed.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_inflate_stream_free(stream: *mut bk_inflate_stream) {
+pub unsafe extern "C" fn bk_inflate_stream_free(#[raw] stream: *mut bk_inflate_stream) {
     // SAFETY: NULL, or from bk_inflate_stream_new (handle_new), freed once per the contract.
     unsafe { handle_free(stream) }
 }
@@ -349,9 +299,8 @@ pub unsafe extern "C" fn bk_inflate_stream_free(stream: *mut bk_inflate_stream) 
 /// `stream` is live.
 #[export]
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_inflate_stream_reset(stream: *mut bk_inflate_stream, origin: usize) -> bk_status {
-    // SAFETY: per this function's contract.
-    unsafe { checked_mut(stream) }?.inner.reset(origin);
+pub unsafe extern "C" fn bk_inflate_stream_reset(#[live] stream: *mut bk_inflate_stream, origin: usize) -> bk_status {
+    stream.inner.reset(origin);
     Ok(())
 }
 
@@ -364,37 +313,22 @@ pub unsafe extern "C" fn bk_inflate_stream_reset(stream: *mut bk_inflate_stream,
 /// empty input means the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
 ///
 /// # Safety
-/// `stream` is live; `input`/`out` as for `bk_inflate_at`; `used_out` and `consumed_out` are
-/// valid for one write each.
+/// `stream` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
+/// (either NULL only with 0), and they do not overlap; `used_out` and `consumed_out` are valid for
+/// one write each.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_feed(
-    stream: *mut bk_inflate_stream,
-    input: *const u8,
+    #[live] stream: *mut bk_inflate_stream,
+    #[bytes(input_len)] input: *const u8,
     input_len: usize,
-    out: *mut u8,
+    #[out_bytes(out_len)] out: *mut u8,
     out_len: usize,
-    used_out: *mut usize,
-    consumed_out: *mut usize,
+    #[out = 0] used_out: *mut usize,
+    #[out = 0] consumed_out: *mut usize,
 ) -> bk_status {
-    if used_out.is_null() || consumed_out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: both checked non-null; valid for writes per the contract.
-    unsafe {
-        used_out.write(0);
-        consumed_out.write(0);
-    }
-    // SAFETY: per this function's contract.
-    let stream = unsafe { checked_mut(stream) }?;
-    // SAFETY: per this function's contract.
-    let input = unsafe { checked_slice(input, input_len) }?;
-    // SAFETY: per this function's contract.
-    let out = unsafe { checked_out_bytes(out, out_len) }?;
     let step = stream.inner.feed_uninit(input, out)?;
-    // SAFETY: as above.
-    unsafe {
-        write_out(used_out, step.used)?;
-        write_out(consumed_out, step.finished.unwrap_or(0))
-    }
+    *used_out = step.used;
+    *consumed_out = step.finished.unwrap_or(0);
+    Ok(())
 }

@@ -38,12 +38,44 @@ pub(crate) unsafe fn checked_mut<'a, T>(ptr: *mut T) -> Result<&'a mut T, bk_sta
     unsafe { ptr.as_mut() }.ok_or(bk_status::BK_STATUS_NULL_POINTER)
 }
 
-/// An input byte range from C. `(NULL, 0)` is the empty slice; `(NULL, n > 0)` is an error.
+/// One byte as C passes it: `u8`, or `c_char` (signed on some targets). A byte range of either
+/// is read as `u8`.
+pub(crate) trait Byte {}
+impl Byte for u8 {}
+impl Byte for i8 {}
+
+/// An input byte range from C (`#[bytes(len)]`). `(NULL, 0)` is the empty slice; `(NULL, n > 0)`
+/// is an error.
 ///
 /// # Safety
 /// If `ptr` is non-null it points to `len` readable bytes that are not written for `'a`.
-pub(crate) unsafe fn checked_slice<'a>(ptr: *const u8, len: usize) -> Result<&'a [u8], bk_status> {
-    if len > isize::MAX as usize {
+pub(crate) unsafe fn checked_bytes<'a, B: Byte>(ptr: *const B, len: usize) -> Result<&'a [u8], bk_status> {
+    // SAFETY: the caller's contract, passed on; B is one byte, so `len` elements are `len` bytes.
+    unsafe { checked_slice(ptr.cast::<u8>(), len) }
+}
+
+/// An output byte range from C (`#[out_bytes(len)]`), with the rules of [`checked_bytes`]. The
+/// memory may be uninitialised (a `malloc`, a fresh Erlang binary, a JNI scratch buffer), so it is
+/// seen as `MaybeUninit<u8>` and only ever written through the `_uninit` entry points of the crates.
+///
+/// # Safety
+/// If `ptr` is non-null it points to `len` writable bytes that nothing else accesses for `'a`.
+pub(crate) unsafe fn checked_out_bytes<'a, B: Byte>(
+    ptr: *mut B,
+    len: usize,
+) -> Result<&'a mut [MaybeUninit<u8>], bk_status> {
+    // SAFETY: the caller's contract, passed on; B is one byte.
+    unsafe { checked_out_slice(ptr.cast::<u8>(), len) }
+}
+
+/// An input array from C (`#[slice(len)]`): `len` elements. `(NULL, 0)` is the empty slice;
+/// `(NULL, n > 0)` is `BK_STATUS_NULL_POINTER`; more than `isize::MAX` bytes is
+/// `BK_STATUS_LENGTH_OVERFLOW`.
+///
+/// # Safety
+/// If `ptr` is non-null it points to `len` readable, initialised `T`s that are not written for `'a`.
+pub(crate) unsafe fn checked_slice<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], bk_status> {
+    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
         return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
     }
     if len == 0 {
@@ -52,18 +84,18 @@ pub(crate) unsafe fn checked_slice<'a>(ptr: *const u8, len: usize) -> Result<&'a
     if ptr.is_null() {
         return Err(bk_status::BK_STATUS_NULL_POINTER);
     }
-    // SAFETY: non-null, len ≤ isize::MAX, readable for len bytes per the caller's contract.
+    // SAFETY: non-null, at most isize::MAX bytes, readable and initialised for `len` elements per
+    // the caller's contract.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
-/// An output byte range from C, with the same rules as [`checked_slice`]. The memory may be
-/// uninitialised (a `malloc`, a fresh Erlang binary, a JNI scratch buffer), so it is seen as
-/// `MaybeUninit<u8>` and only ever written through the `_uninit` entry points of the crates.
+/// An output array from C (`#[out_slice(len)]`), with the rules of [`checked_slice`]. The memory
+/// may be uninitialised, so it is seen as `MaybeUninit<T>`: written, never read.
 ///
 /// # Safety
-/// If `ptr` is non-null it points to `len` writable bytes that nothing else accesses for `'a`.
-pub(crate) unsafe fn checked_out_bytes<'a>(ptr: *mut u8, len: usize) -> Result<&'a mut [MaybeUninit<u8>], bk_status> {
-    if len > isize::MAX as usize {
+/// If `ptr` is non-null it points to `len` writable `T`s that nothing else accesses for `'a`.
+pub(crate) unsafe fn checked_out_slice<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [MaybeUninit<T>], bk_status> {
+    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
         return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
     }
     if len == 0 {
@@ -72,35 +104,98 @@ pub(crate) unsafe fn checked_out_bytes<'a>(ptr: *mut u8, len: usize) -> Result<&
     if ptr.is_null() {
         return Err(bk_status::BK_STATUS_NULL_POINTER);
     }
-    // SAFETY: non-null, len ≤ isize::MAX, writable and unaliased for len bytes per the caller's
-    // contract; MaybeUninit asks nothing of the bytes' contents.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<u8>>(), len) })
+    // SAFETY: non-null, at most isize::MAX bytes, writable and unaliased for `len` elements per the
+    // caller's contract; MaybeUninit asks nothing of the contents.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.cast::<MaybeUninit<T>>(), len) })
 }
 
-/// Writes `value` through an out-parameter that must not be null.
+/// An out-parameter (`#[out]`), seen as possibly uninitialised memory: written, never read.
 ///
 /// # Safety
-/// `out` is null or valid for a write of `T`.
-pub(crate) unsafe fn write_out<T>(out: *mut T, value: T) -> Result<(), bk_status> {
-    if out.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
-    }
-    // SAFETY: non-null and writable per the caller's contract; `write` drops nothing old.
-    unsafe { out.write(value) };
-    Ok(())
+/// `ptr` is null or valid for writes of one `T`, and nothing else accesses it for `'a`.
+pub(crate) unsafe fn checked_out<'a, T>(ptr: *mut T) -> Result<&'a mut MaybeUninit<T>, bk_status> {
+    // SAFETY: non-null pointers are writable and unaliased per the caller's contract, and
+    // MaybeUninit<T> has T's layout and asks nothing of the contents.
+    unsafe { ptr.cast::<MaybeUninit<T>>().as_mut() }.ok_or(bk_status::BK_STATUS_NULL_POINTER)
 }
 
-/// Gives `value` to C as a new handle in `*out`: boxed, and the caller's until the matching
-/// `_free` hands it to [`handle_free`]. Nothing is allocated when `out` is NULL.
+/// An out-parameter that holds `value` from the start (`#[out = value]`): what a failure leaves
+/// there, whatever fails next.
 ///
 /// # Safety
-/// `out` is NULL or valid for one write.
-pub(crate) unsafe fn handle_new<T>(out: *mut *mut T, value: T) -> Result<(), bk_status> {
-    if out.is_null() {
+/// As for [`checked_out`].
+pub(crate) unsafe fn checked_out_init<'a, T>(ptr: *mut T, value: T) -> Result<&'a mut T, bk_status> {
+    // SAFETY: the caller's contract, passed on.
+    let out = unsafe { checked_out(ptr) }?;
+    Ok(out.write(value))
+}
+
+/// A NUL-terminated string from C (`#[c_str]`).
+///
+/// # Safety
+/// `ptr` is null or points to a NUL-terminated string that is not written for `'a`.
+pub(crate) unsafe fn checked_c_str<'a>(ptr: *const std::ffi::c_char) -> Result<&'a std::ffi::CStr, bk_status> {
+    if ptr.is_null() {
         return Err(bk_status::BK_STATUS_NULL_POINTER);
     }
-    // SAFETY: non-null, and valid for a write per the caller's contract.
-    unsafe { out.write(Box::into_raw(Box::new(value))) };
+    // SAFETY: non-null and NUL-terminated, unchanged for 'a, per the caller's contract.
+    Ok(unsafe { std::ffi::CStr::from_ptr(ptr) })
+}
+
+/// An optional text buffer from C (`#[text_out(len)]`): NULL, or `len` writable bytes that
+/// receive a NUL-terminated string, truncated to fit on a character boundary. It holds the empty
+/// string from the start of the call, so a failure of any kind leaves no stale text.
+pub(crate) struct TextOut<'a>(Option<&'a mut [MaybeUninit<u8>]>);
+
+impl TextOut<'_> {
+    /// Replaces the text.
+    pub(crate) fn set(&mut self, text: &str) {
+        let Some(buf) = self.0.as_deref_mut() else { return };
+        let text = text.as_bytes();
+        let n = fitting(text, buf.len() - 1);
+        for (dst, &byte) in buf.iter_mut().zip(&text[..n]) {
+            dst.write(byte);
+        }
+        buf[n].write(0);
+    }
+}
+
+/// Fills a C string array of a struct with `text`, NUL-terminated and truncated to fit.
+pub(crate) fn set_c_string(text: &str, buf: &mut [std::ffi::c_char]) {
+    let Some(room) = buf.len().checked_sub(1) else { return };
+    let n = fitting(text.as_bytes(), room);
+    for (dst, &byte) in buf.iter_mut().zip(&text.as_bytes()[..n]) {
+        *dst = byte as std::ffi::c_char;
+    }
+    buf[n] = 0;
+}
+
+/// How many of `text`'s bytes fit in `room`, cut on a UTF-8 character boundary.
+fn fitting(text: &[u8], room: usize) -> usize {
+    let mut n = text.len().min(room);
+    // A UTF-8 continuation byte (0b10xx_xxxx) never starts a character.
+    while n < text.len() && n > 0 && text[n] & 0xC0 == 0x80 {
+        n -= 1;
+    }
+    n
+}
+
+/// # Safety
+/// `ptr` is NULL, or writable for `len` bytes that nothing else accesses for `'a`.
+pub(crate) unsafe fn checked_text_out<'a, B: Byte>(ptr: *mut B, len: usize) -> Result<TextOut<'a>, bk_status> {
+    if ptr.is_null() || len == 0 {
+        return Ok(TextOut(None));
+    }
+    // SAFETY: the caller's contract, passed on.
+    let mut out = TextOut(Some(unsafe { checked_out_bytes(ptr, len) }?));
+    out.set("");
+    Ok(out)
+}
+
+/// Gives `value` to C as a new handle in `*out` (an `#[out = std::ptr::null_mut()]` parameter):
+/// boxed, and the caller's until the matching `_free` hands it to [`handle_free`].
+pub(crate) fn handle_new<T>(out: &mut *mut T, value: T) -> Result<(), bk_status> {
+    *out = Box::into_raw(Box::new(value));
     Ok(())
 }
 
