@@ -318,34 +318,21 @@ mod tests {
 
     #[test]
     fn a_checked_pointer_the_safety_section_does_not_name_is_refused() {
-        let error = expand(parse_quote! {
-            /// Does something.
-            ///
-            /// # Safety
-            /// `pool` is live.
-            #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn bk_f(#[live] pool: *const bk_pool, #[out] n_out: *mut usize) -> bk_status {
-                Ok(())
-            }
-        })
-        .unwrap_err();
-        assert!(error.to_string().contains("must name `n_out`"), "{error}");
-    }
-
-    #[test]
-    fn the_names_count_only_inside_the_safety_section() {
-        let error = expand(parse_quote! {
-            /// Stores into `n_out`.
-            ///
-            /// # Safety
-            /// `pool` is live.
-            #[unsafe(no_mangle)]
-            pub unsafe extern "C" fn bk_f(#[live] pool: *const bk_pool, #[out] n_out: *mut usize) -> bk_status {
-                Ok(())
-            }
-        })
-        .unwrap_err();
-        assert!(error.to_string().contains("must name `n_out`"), "{error}");
+        // Named nowhere, then named only above the section: refused both times.
+        for summary in ["Does something.", "Stores into `n_out`."] {
+            let error = expand(parse_quote! {
+                #[doc = #summary]
+                ///
+                /// # Safety
+                /// `pool` is live.
+                #[unsafe(no_mangle)]
+                pub unsafe extern "C" fn bk_f(#[live] pool: *const bk_pool, #[out] n_out: *mut usize) -> bk_status {
+                    Ok(())
+                }
+            })
+            .unwrap_err();
+            assert!(error.to_string().contains("must name `n_out`"), "{summary}: {error}");
+        }
     }
 
     #[test]
