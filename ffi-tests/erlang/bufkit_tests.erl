@@ -63,6 +63,10 @@ iolist_append_refuses_bad_input_and_keeps_data_test() ->
     ?assertError(badarg, bufkit:buffer_append(B, [<<"a">> | foo])),
     ?assertError(badarg, bufkit:buffer_append(B, ["bc", [$d, 256]])),
     ?assertError(badarg, bufkit:buffer_append(B, [$a, -1])),
+    %% Every other kind of element: a bitstring that is not whole bytes, a bignum, an atom, a
+    %% float, a tuple, a map, a pid.
+    [?assertError(badarg, bufkit:buffer_append(B, [<<"ok">>, [Bad], <<"ok">>]))
+     || Bad <- [<<1:3>>, 1 bsl 70, foo, 1.0, {1}, #{}, self()]],
     ?assertEqual({ok, iolist_to_binary([binary:copy(<<1>>, 100), 2, 3])}, bufkit:buffer_to_binary(B)),
     ok = bufkit:buffer_free(B),
     ?assertEqual({error, closed}, bufkit:buffer_append(B, ["x"])),

@@ -428,8 +428,11 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
         result = 2;
         break;
       }
-      if (enif_get_int(env, head, &byte)) {
-        if (byte < 0 || byte > 255) {
+      /* One call to learn the element's type, then the one call that reads it: asking in turn
+         (integer? binary? list?) cost a failed call or two per binary and per list. */
+      ErlNifTermType type = enif_term_type(env, head);
+      if (type == ERL_NIF_TERM_TYPE_INTEGER) {
+        if (!enif_get_int(env, head, &byte) || byte < 0 || byte > 255) {
           result = 1;
           break;
         }
@@ -439,9 +442,13 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
           uint8_t b = (uint8_t)byte;
           if (sink_bytes(sink, &b, 1)) break;
         }
-      } else if (enif_inspect_binary(env, head, &bin)) {
+      } else if (type == ERL_NIF_TERM_TYPE_BITSTRING) {
+        if (!enif_inspect_binary(env, head, &bin)) { /* a bitstring that is not whole bytes */
+          result = 1;
+          break;
+        }
         if (sink_bytes(sink, bin.data, bin.size)) break;
-      } else if (enif_is_list(env, head)) {
+      } else if (type == ERL_NIF_TERM_TYPE_LIST) {
         if (sink->buffer && sink_string(env, head, sink)) {
           if (sink->status != BK_STATUS_OK) break;
           t = tail;

@@ -1,0 +1,41 @@
+%% One iolist alone in a VM: the seed's 700,000 strings as the iolist of their external-term
+%% encoding, either with each string a binary (`binaries`) or a character list (`chars`), appended
+%% to a bufkit buffer in one call against iolist_to_binary/1 of it, alternating, Rounds rounds,
+%% medians. iolist_bench.erl times six variants over both iolists in one VM; here nothing else is
+%% built or timed, so each run compares the two on the list alone.
+%% Run: erlc -o /tmp bench-reports/abi/erlang/iolist_alone_bench.erl &&
+%%      erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'iolist_alone_bench:run(31, binaries), halt().'
+-module(iolist_alone_bench).
+-export([run/2]).
+
+run(Rounds, Kind) ->
+    rand:seed(exsss, {1, 2, 3}),
+    Strings = [[$a + rand:uniform(25) || _ <- lists:seq(1, 19 + rand:uniform(11))] || _ <- lists:seq(1, 700000)],
+    Elements = case Kind of
+                   binaries -> [[<<107, (length(S)):16>>, list_to_binary(S)] || S <- Strings];
+                   chars -> [[107, <<(length(S)):16>>, S] || S <- Strings]
+               end,
+    IoList = [131, 108, <<700000:32>>, Elements, 106],
+    Expected = term_to_binary(Strings),
+    {ok, Check} = bufkit:buffer_new(),
+    ok = bufkit:buffer_append(Check, IoList),
+    {ok, Expected} = bufkit:buffer_to_binary(Check),
+    Expected = iolist_to_binary(IoList),
+    ok = bufkit:buffer_free(Check),
+    Append = fun() ->
+                     {ok, B} = bufkit:buffer_new(),
+                     ok = bufkit:buffer_append(B, IoList),
+                     ok = bufkit:buffer_free(B)
+             end,
+    Flatten = fun() -> iolist_to_binary(IoList) end,
+    Times = [{timed(Append), timed(Flatten)} || _ <- lists:seq(1, Rounds)],
+    A = median([X || {X, _} <- Times]),
+    F = median([Y || {_, Y} <- Times]),
+    io:format("{\"kind\":\"~s\",\"append_ms\":~.1f,\"iolist_to_binary_ms\":~.1f,\"ratio\":~.2f}~n", [Kind, A, F, F / A]).
+
+timed(F) ->
+    garbage_collect(),
+    {Us, _} = timer:tc(F),
+    Us / 1000.
+
+median(L) -> lists:nth(length(L) div 2 + 1, lists:sort(L)).
