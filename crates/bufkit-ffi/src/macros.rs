@@ -151,9 +151,8 @@ impl TextOut<'_> {
     /// Replaces the text.
     pub(crate) fn set(&mut self, text: &str) {
         let Some(buf) = self.0.as_deref_mut() else { return };
-        let text = text.as_bytes();
         let n = fitting(text, buf.len() - 1);
-        for (dst, &byte) in buf.iter_mut().zip(&text[..n]) {
+        for (dst, &byte) in buf.iter_mut().zip(&text.as_bytes()[..n]) {
             dst.write(byte);
         }
         buf[n].write(0);
@@ -163,18 +162,17 @@ impl TextOut<'_> {
 /// Fills a C string array of a struct with `text`, NUL-terminated and truncated to fit.
 pub(crate) fn set_c_string(text: &str, buf: &mut [std::ffi::c_char]) {
     let Some(room) = buf.len().checked_sub(1) else { return };
-    let n = fitting(text.as_bytes(), room);
+    let n = fitting(text, room);
     for (dst, &byte) in buf.iter_mut().zip(&text.as_bytes()[..n]) {
         *dst = byte as std::ffi::c_char;
     }
     buf[n] = 0;
 }
 
-/// How many of `text`'s bytes fit in `room`, cut on a UTF-8 character boundary.
-fn fitting(text: &[u8], room: usize) -> usize {
+/// How many of `text`'s bytes fit in `room`, cut on a character boundary.
+fn fitting(text: &str, room: usize) -> usize {
     let mut n = text.len().min(room);
-    // A UTF-8 continuation byte (0b10xx_xxxx) never starts a character.
-    while n < text.len() && n > 0 && text[n] & 0xC0 == 0x80 {
+    while !text.is_char_boundary(n) {
         n -= 1;
     }
     n
@@ -207,5 +205,44 @@ pub(crate) unsafe fn handle_free<T>(handle: *mut T) {
     if !handle.is_null() {
         // SAFETY: made by Box::into_raw in handle_new, and freed once per the caller's contract.
         drop(unsafe { Box::from_raw(handle) });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The text a 0..len buffer holds after `set`, up to its NUL.
+    fn text_after_set(text: &str, len: usize) -> Vec<u8> {
+        let mut buf = vec![0xAAu8; len];
+        // SAFETY: `buf` is `len` writable bytes that nothing else uses while `out` lives.
+        let mut out = unsafe { checked_text_out(buf.as_mut_ptr(), len) }.unwrap();
+        out.set(text);
+        drop(out);
+        buf.iter().take_while(|&&b| b != 0).copied().collect()
+    }
+
+    #[test]
+    fn text_is_cut_to_fit_on_a_character_boundary_and_always_terminated() {
+        assert_eq!(text_after_set("héllo", 64), "héllo".as_bytes());
+        assert_eq!(text_after_set("héllo", 3), b"h"); // "h" + half of 'é' would not be UTF-8
+        assert_eq!(text_after_set("héllo", 4), "hé".as_bytes());
+        assert_eq!(text_after_set("abc", 1), b"");
+        let mut fixed = [1 as std::ffi::c_char; 4];
+        set_c_string("€uro", &mut fixed); // '€' is 3 bytes: it just fits
+        assert_eq!(fixed.map(|c| c as u8), [0xE2, 0x82, 0xAC, 0]);
+        set_c_string("x", &mut []); // no room even for the NUL: nothing written, no panic
+    }
+
+    #[test]
+    fn a_text_buffer_is_emptied_as_soon_as_it_is_checked() {
+        let mut buf = [b'x'; 8];
+        // SAFETY: `buf` is 8 writable bytes.
+        let out = unsafe { checked_text_out(buf.as_mut_ptr(), buf.len()) }.unwrap();
+        drop(out);
+        assert_eq!(buf[0], 0);
+        // NULL, or no room: nothing to write, and no error.
+        // SAFETY: NULL is allowed.
+        assert!(unsafe { checked_text_out(std::ptr::null_mut::<u8>(), 8) }.is_ok());
     }
 }
