@@ -75,18 +75,29 @@ pub(crate) unsafe fn checked_out_bytes<'a, B: Byte>(
 /// # Safety
 /// If `ptr` is non-null it points to `len` readable, initialised `T`s that are not written for `'a`.
 pub(crate) unsafe fn checked_slice<'a, T>(ptr: *const T, len: usize) -> Result<&'a [T], bk_status> {
-    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
-        return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
-    }
-    if len == 0 {
+    if !array_is_there::<T>(ptr.is_null(), len)? {
         return Ok(&[]);
-    }
-    if ptr.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
     }
     // SAFETY: non-null, at most isize::MAX bytes, readable and initialised for `len` elements per
     // the caller's contract.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+/// The rules every array from C follows: more than `isize::MAX` bytes is
+/// `BK_STATUS_LENGTH_OVERFLOW`; a length of 0 is the empty slice whatever the pointer
+/// (`Ok(false)`); otherwise a NULL pointer is `BK_STATUS_NULL_POINTER`, and `Ok(true)` means
+/// the slice may be made.
+fn array_is_there<T>(is_null: bool, len: usize) -> Result<bool, bk_status> {
+    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
+        return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
+    }
+    if len == 0 {
+        return Ok(false);
+    }
+    if is_null {
+        return Err(bk_status::BK_STATUS_NULL_POINTER);
+    }
+    Ok(true)
 }
 
 /// An output array from C (`#[out_slice(len)]`), with the rules of [`checked_slice`]. The memory
@@ -95,14 +106,8 @@ pub(crate) unsafe fn checked_slice<'a, T>(ptr: *const T, len: usize) -> Result<&
 /// # Safety
 /// If `ptr` is non-null it points to `len` writable `T`s that nothing else accesses for `'a`.
 pub(crate) unsafe fn checked_out_slice<'a, T>(ptr: *mut T, len: usize) -> Result<&'a mut [MaybeUninit<T>], bk_status> {
-    if len.checked_mul(size_of::<T>()).is_none_or(|bytes| bytes > isize::MAX as usize) {
-        return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
-    }
-    if len == 0 {
+    if !array_is_there::<T>(ptr.is_null(), len)? {
         return Ok(&mut []);
-    }
-    if ptr.is_null() {
-        return Err(bk_status::BK_STATUS_NULL_POINTER);
     }
     // SAFETY: non-null, at most isize::MAX bytes, writable and unaliased for `len` elements per the
     // caller's contract; MaybeUninit asks nothing of the contents.
@@ -150,32 +155,31 @@ pub(crate) struct TextOut<'a>(Option<&'a mut [MaybeUninit<u8>]>);
 impl TextOut<'_> {
     /// Replaces the text.
     pub(crate) fn set(&mut self, text: &str) {
-        let Some(buf) = self.0.as_deref_mut() else { return };
-        let n = fitting(text, buf.len() - 1);
-        for (dst, &byte) in buf.iter_mut().zip(&text.as_bytes()[..n]) {
-            dst.write(byte);
+        if let Some(buf) = self.0.as_deref_mut() {
+            write_c_string(text, buf, |dst, byte| {
+                dst.write(byte);
+            });
         }
-        buf[n].write(0);
     }
 }
 
 /// Fills a C string array of a struct with `text`, NUL-terminated and truncated to fit.
 pub(crate) fn set_c_string(text: &str, buf: &mut [std::ffi::c_char]) {
-    let Some(room) = buf.len().checked_sub(1) else { return };
-    let n = fitting(text, room);
-    for (dst, &byte) in buf.iter_mut().zip(&text.as_bytes()[..n]) {
-        *dst = byte as std::ffi::c_char;
-    }
-    buf[n] = 0;
+    write_c_string(text, buf, |dst, byte| *dst = byte as std::ffi::c_char);
 }
 
-/// How many of `text`'s bytes fit in `room`, cut on a character boundary.
-fn fitting(text: &str, room: usize) -> usize {
+/// Stores `text` in `buf` with `store`, NUL-terminated, cut on a character boundary to fit;
+/// nothing when `buf` has no room even for the NUL.
+fn write_c_string<T>(text: &str, buf: &mut [T], store: impl Fn(&mut T, u8)) {
+    let Some(room) = buf.len().checked_sub(1) else { return };
     let mut n = text.len().min(room);
     while !text.is_char_boundary(n) {
         n -= 1;
     }
-    n
+    for (dst, &byte) in buf.iter_mut().zip(&text.as_bytes()[..n]) {
+        store(dst, byte);
+    }
+    store(&mut buf[n], 0);
 }
 
 /// # Safety
