@@ -39,6 +39,11 @@ iolists_are_walked_not_flattened_test_() ->
              {"deeper than the stack's first 64", Deep},
              {"long: walked on a dirty scheduler", Long},
              {"empty", []},
+             %% A nested list's first cell is read once and the walk goes on from it: lists
+             %% that start with a binary, a list or [], and the seed's [header, string] shape.
+             {"lists that start with a binary, a list or []",
+              [[<<"ab">>, "cd"], [[<<"e">>], $f], [[], <<"g">>, [[[], [<<"h">> | <<"i">>]]]], [[[$j]], <<>>], [[] | <<"k">>]]},
+             {"the seed's shape, on a dirty scheduler", [131, [[<<107, 3:16>>, <<"abc">>] || _ <- lists:seq(1, 5000)], 106]},
              {"a whole string", "just characters"},
              %% Character lists are taken whole (enif_get_string); these cross its cases: longer
              %% than the 4 KiB staging, NUL and 255, many short ones filling the staging, and lists
@@ -63,6 +68,10 @@ iolist_append_refuses_bad_input_and_keeps_data_test() ->
     ?assertError(badarg, bufkit:buffer_append(B, [<<"a">> | foo])),
     ?assertError(badarg, bufkit:buffer_append(B, ["bc", [$d, 256]])),
     ?assertError(badarg, bufkit:buffer_append(B, [$a, -1])),
+    ?assertError(badarg, bufkit:buffer_append(B, [[<<"a">>, foo]])),
+    ?assertError(badarg, bufkit:buffer_append(B, [[[], 256]])),
+    ?assertError(badarg, bufkit:buffer_append(B, [[<<"a">> | foo]])),
+    ?assertError(badarg, bufkit:buffer_append(B, [[[<<"a">>], <<"b">> | 7]])),
     %% Every other kind of element: a bitstring that is not whole bytes, a bignum, an atom, a
     %% float, a tuple, a map, a pid.
     [?assertError(badarg, bufkit:buffer_append(B, [<<"ok">>, [Bad], <<"ok">>]))

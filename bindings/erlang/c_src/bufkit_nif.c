@@ -422,15 +422,17 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
   if (sink->buffer && sink_string(env, list, sink)) return 0; /* the whole list is a string */
   for (;;) {
     ErlNifBinary bin;
+    ErlNifTermType type;
     int byte;
     if (enif_get_list_cell(env, t, &head, &tail)) {
+      /* One call to learn the element's type, then the one call that reads it: asking in turn
+         (integer? binary? list?) cost a failed call or two per binary and per list. */
+      type = enif_term_type(env, head);
+    element:
       if (++elements > max_elements) {
         result = 2;
         break;
       }
-      /* One call to learn the element's type, then the one call that reads it: asking in turn
-         (integer? binary? list?) cost a failed call or two per binary and per list. */
-      ErlNifTermType type = enif_term_type(env, head);
       if (type == ERL_NIF_TERM_TYPE_INTEGER) {
         if (!enif_get_int(env, head, &byte) || byte < 0 || byte > 255) {
           result = 1;
@@ -449,7 +451,12 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
         }
         if (sink_bytes(sink, bin.data, bin.size)) break;
       } else if (type == ERL_NIF_TERM_TYPE_LIST) {
-        if (sink->buffer && sink_string(env, head, sink)) {
+        /* A nested list's first cell is read once: only a list that starts with an integer can
+           be a string, and otherwise the walk goes on from that cell without reading it again. */
+        ERL_NIF_TERM first, rest;
+        int nonempty = enif_get_list_cell(env, head, &first, &rest);
+        ErlNifTermType first_type = nonempty ? enif_term_type(env, first) : ERL_NIF_TERM_TYPE_LIST;
+        if (nonempty && first_type == ERL_NIF_TERM_TYPE_INTEGER && sink->buffer && sink_string(env, head, sink)) {
           if (sink->status != BK_STATUS_OK) break;
           t = tail;
           continue;
@@ -465,8 +472,12 @@ static int walk_iolist(ErlNifEnv *env, ERL_NIF_TERM list, iolist_sink *sink, siz
           stack = bigger, cap *= 2;
         }
         stack[depth++] = tail;
-        t = head;
-        continue;
+        if (!nonempty) { /* [], which the loop steps over */
+          t = head;
+          continue;
+        }
+        head = first, tail = rest, type = first_type;
+        goto element;
       } else {
         result = 1;
         break;

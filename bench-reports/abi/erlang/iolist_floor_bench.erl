@@ -1,0 +1,63 @@
+%% How far below iolist_to_binary/1 any NIF append of an iolist can go. One VM, the seed's
+%% 700,000 strings as the iolist of their external-term encoding (as in iolist_alone_bench.erl),
+%% timing per round, in an order that rotates each round:
+%%   size    erlang:iolist_size/1: the VM's own walk, no copy;
+%%   floor   walk_floor:walk/1: the fewest NIF API calls any NIF walk makes, no copy;
+%%   append  bufkit:buffer_append/2 into a fresh buffer (what a caller writes);
+%%   reuse   bufkit:buffer_append/2 into a buffer cleared and reused;
+%%   flatten iolist_to_binary/1.
+%% Prints each variant's median and the median over rounds of flatten ÷ each variant (each ratio
+%% taken within one round, so the machine's drift between rounds cancels).
+%% Run: bash bench-reports/abi/erlang/iolist_floor_bench.sh [ROUNDS] [binaries|chars]
+-module(iolist_floor_bench).
+-export([run/2]).
+
+run(Rounds, Kind) ->
+    rand:seed(exsss, {1, 2, 3}),
+    Strings = [[$a + rand:uniform(25) || _ <- lists:seq(1, 19 + rand:uniform(11))] || _ <- lists:seq(1, 700000)],
+    Elements = case Kind of
+                   binaries -> [[<<107, (length(S)):16>>, list_to_binary(S)] || S <- Strings];
+                   chars -> [[107, <<(length(S)):16>>, S] || S <- Strings]
+               end,
+    IoList = [131, 108, <<700000:32>>, Elements, 106],
+    Expected = iolist_to_binary(IoList),
+    Size = byte_size(Expected),
+    Size = erlang:iolist_size(IoList),
+    Size = walk_floor:walk(IoList),
+    {ok, Reused} = bufkit:buffer_new(),
+    ok = bufkit:buffer_append(Reused, IoList),
+    {ok, Expected} = bufkit:buffer_to_binary(Reused),
+    Variants = [{size, fun() -> erlang:iolist_size(IoList) end},
+                {floor, fun() -> walk_floor:walk(IoList) end},
+                {append, fun() ->
+                                 {ok, B} = bufkit:buffer_new(),
+                                 ok = bufkit:buffer_append(B, IoList),
+                                 ok = bufkit:buffer_free(B)
+                         end},
+                {reuse, fun() ->
+                                ok = bufkit:buffer_clear(Reused),
+                                ok = bufkit:buffer_append(Reused, IoList)
+                        end},
+                {flatten, fun() -> iolist_to_binary(IoList) end}],
+    Rows = [round_times(rotate(Variants, R)) || R <- lists:seq(1, Rounds)],
+    Names = [N || {N, _} <- Variants],
+    Medians = [{N, median([proplists:get_value(N, Row) || Row <- Rows])} || N <- Names],
+    Ratios = [{N, median([proplists:get_value(flatten, Row) / proplists:get_value(N, Row) || Row <- Rows])}
+              || N <- Names],
+    io:format("~s, ~b rounds, ~b bytes~n", [Kind, Rounds, Size]),
+    io:format("~-8s ~10s ~22s~n", ["variant", "median ms", "iolist_to_binary / it"]),
+    [io:format("~-8s ~10.1f ~22.2f~n", [N, M, proplists:get_value(N, Ratios)]) || {N, M} <- Medians],
+    ok = bufkit:buffer_free(Reused).
+
+rotate(L, R) ->
+    {A, B} = lists:split(R rem length(L), L),
+    B ++ A.
+
+round_times(Variants) -> [{N, timed(F)} || {N, F} <- Variants].
+
+timed(F) ->
+    garbage_collect(),
+    {Us, _} = timer:tc(F),
+    Us / 1000.
+
+median(L) -> lists:nth(length(L) div 2 + 1, lists:sort(L)).
