@@ -8,11 +8,15 @@
 %%   flatten iolist_to_binary/1.
 %% Prints each variant's median and the median over rounds of flatten ÷ each variant (each ratio
 %% taken within one round, so the machine's drift between rounds cancels).
-%% Run: bash bench-reports/abi/erlang/iolist_floor_bench.sh [ROUNDS] [binaries|chars]
+%% Gc: `gc` runs a full garbage collection of the process before each timing (as the earlier
+%% benches did); `no_gc` does not, so the VM collects when it would by itself. The two give
+%% iolist_to_binary/1 very different times (bench-reports/abi.md says how much); the NIF's
+%% variants barely move.
+%% Run: bash bench-reports/abi/erlang/iolist_floor_bench.sh [ROUNDS] [binaries|chars] [gc|no_gc]
 -module(iolist_floor_bench).
--export([run/2]).
+-export([run/3]).
 
-run(Rounds, Kind) ->
+run(Rounds, Kind, Gc) ->
     rand:seed(exsss, {1, 2, 3}),
     Strings = [[$a + rand:uniform(25) || _ <- lists:seq(1, 19 + rand:uniform(11))] || _ <- lists:seq(1, 700000)],
     Elements = case Kind of
@@ -39,12 +43,12 @@ run(Rounds, Kind) ->
                                 ok = bufkit:buffer_append(Reused, IoList)
                         end},
                 {flatten, fun() -> iolist_to_binary(IoList) end}],
-    Rows = [round_times(rotate(Variants, R)) || R <- lists:seq(1, Rounds)],
+    Rows = [round_times(rotate(Variants, R), Gc) || R <- lists:seq(1, Rounds)],
     Names = [N || {N, _} <- Variants],
     Medians = [{N, median([proplists:get_value(N, Row) || Row <- Rows])} || N <- Names],
     Ratios = [{N, median([proplists:get_value(flatten, Row) / proplists:get_value(N, Row) || Row <- Rows])}
               || N <- Names],
-    io:format("~s, ~b rounds, ~b bytes~n", [Kind, Rounds, Size]),
+    io:format("~s, ~s, ~b rounds, ~b bytes~n", [Kind, Gc, Rounds, Size]),
     io:format("~-8s ~10s ~22s~n", ["variant", "median ms", "iolist_to_binary / it"]),
     [io:format("~-8s ~10.1f ~22.2f~n", [N, M, proplists:get_value(N, Ratios)]) || {N, M} <- Medians],
     ok = bufkit:buffer_free(Reused).
@@ -53,10 +57,10 @@ rotate(L, R) ->
     {A, B} = lists:split(R rem length(L), L),
     B ++ A.
 
-round_times(Variants) -> [{N, timed(F)} || {N, F} <- Variants].
+round_times(Variants, Gc) -> [{N, timed(F, Gc)} || {N, F} <- Variants].
 
-timed(F) ->
-    garbage_collect(),
+timed(F, Gc) ->
+    Gc =:= gc andalso garbage_collect(),
     {Us, _} = timer:tc(F),
     Us / 1000.
 
