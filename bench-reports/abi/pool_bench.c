@@ -1,8 +1,9 @@
 /* What a C caller gets from the pool through the ABI, against what a C programmer writes by hand:
    bk_pool_acquire + bk_pool_release against malloc + free of the same size, touched once (one
-   byte written, as a caller would), in alternating rounds; medians in ns per pair. Three cases:
-   one thread; two threads at once, each with its own pairs (wall time per pair); and cross-thread
-   release, one thread acquiring and another releasing through a ring of 256.
+   byte written, as a caller would), in alternating rounds; medians in ns per pair. The cases:
+   one thread; two threads at once, and eight on the machine's two cores, each with its own pairs
+   (wall time per pair of one thread); and cross-thread release, one thread acquiring and another
+   releasing through a ring of 256.
    ALLOCATOR names the malloc in the table (run under LD_PRELOAD for mimalloc or jemalloc).
 
    Build: gcc -O2 -I include bench-reports/abi/pool_bench.c LIBDIR/libbufkit.a \
@@ -145,19 +146,20 @@ int main(int argc, char **argv) {
   bk_pool *pool = NULL;
   if (rounds < 1 || rounds > 1000 || bk_pool_new(NULL, &pool) != BK_STATUS_OK) return 1;
   printf("| case | size | bk_pool | malloc+free (%s) | pool / malloc |\n|---|---:|---:|---:|---:|\n", allocator);
-  /* Mode 3 is mode 0 again, once the process has started threads: glibc takes a lock-free path
+  /* Mode 4 is mode 0 again, once the process has started threads: glibc takes a lock-free path
      while a process has never had a second thread, which a JVM or a BEAM never is. */
-  for (int mode = 0; mode < 4; mode++) {
+  for (int mode = 0; mode < 5; mode++) {
     const char *name = mode == 0   ? "1 thread"
                        : mode == 1 ? "2 threads, each its own pairs"
-                       : mode == 2 ? "cross-thread: acquire on one, release on another"
+                       : mode == 2 ? "8 threads on 2 cores, each its own pairs"
+                       : mode == 3 ? "cross-thread: acquire on one, release on another"
                                    : "1 thread, in a process that has started threads";
     for (int s = 0; s < 3; s++) {
       double pooled[1000], plain[1000];
       for (int r = -1; r < rounds; r++) { /* round -1 warms both */
-        int single = mode == 0 || mode == 3;
-        double p = single ? round_pool(pool, sizes[s]) : mode == 1 ? round_threads(pool, sizes[s], 2) : round_cross(pool, sizes[s]);
-        double m = single ? round_malloc(sizes[s]) : mode == 1 ? round_threads(NULL, sizes[s], 2) : round_cross(NULL, sizes[s]);
+        int single = mode == 0 || mode == 4, threads = mode == 1 ? 2 : 8;
+        double p = single ? round_pool(pool, sizes[s]) : mode == 3 ? round_cross(pool, sizes[s]) : round_threads(pool, sizes[s], threads);
+        double m = single ? round_malloc(sizes[s]) : mode == 3 ? round_cross(NULL, sizes[s]) : round_threads(NULL, sizes[s], threads);
         if (r >= 0) pooled[r] = p, plain[r] = m;
       }
       double p = median(pooled, rounds), m = median(plain, rounds);
