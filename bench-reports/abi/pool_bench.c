@@ -9,8 +9,10 @@
    Build: gcc -O2 -I include bench-reports/abi/pool_bench.c LIBDIR/libbufkit.a \
             -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o pool_bench
    Run:   ./pool_bench [ROUNDS]   (prints a Markdown table) */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_DEFAULT */
 #include "bufkit.h"
+#include "preloaded.h"
+
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -141,7 +143,7 @@ static double round_cross(bk_pool *pool, size_t size) {
 
 int main(int argc, char **argv) {
   int rounds = argc > 1 ? atoi(argv[1]) : 11;
-  const char *allocator = getenv("ALLOCATOR") ? getenv("ALLOCATOR") : "glibc";
+  const char *allocator = allocator_name();
   size_t sizes[3] = {4096, 65536, 1 << 20};
   bk_pool *pool = NULL;
   if (rounds < 1 || rounds > 1000 || bk_pool_new(NULL, &pool) != BK_STATUS_OK) return 1;

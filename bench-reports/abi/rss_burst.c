@@ -9,8 +9,9 @@
             -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -o rss_burst
    Run:   ./rss_burst pool CAP_MIB DECAY_MS   and   ./rss_burst malloc 0 DECAY_MS
    (prints one JSON line: MiB resident at each point) */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* RTLD_DEFAULT, in preloaded.h */
 #include "bufkit.h"
+#include "preloaded.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -105,7 +106,7 @@ int main(int argc, char **argv) {
   printf("{\"allocator\":\"%s\",\"burst_mib\":%.1f,\"cap_mib\":%.1f,\"before_mib\":%.1f,\"peak_mib\":%.1f,\"after_release_mib\":%.1f,"
          "\"after_decay_mib\":%.1f,\"after_trim_mib\":%.1f,\"retained_after_release_mib\":%.1f,\"retained_after_decay_mib\":%.1f,"
          "\"decayed_buffers\":%llu}\n",
-         use_pool ? "bufkit pool" : (getenv("ALLOCATOR") ? getenv("ALLOCATOR") : "glibc malloc"), (double)total / (1 << 20),
+         use_pool ? "bufkit pool" : allocator_name(), (double)total / (1 << 20),
          (double)cap / (1 << 20), before, peak, after, decayed, trimmed, (double)st_after.retained_bytes / (1 << 20),
          (double)st_decayed.retained_bytes / (1 << 20), (unsigned long long)st_decayed.decayed);
   for (unsigned k = 0; k < KEPT; k++) free(kept[k]);
