@@ -3,19 +3,14 @@
 %% to a bufkit buffer in one call against iolist_to_binary/1 of it, alternating, Rounds rounds,
 %% medians. iolist_bench.erl times six variants over both iolists in one VM; here nothing else is
 %% built or timed, so each run compares the two on the list alone.
-%% Run: erlc -o /tmp bench-reports/abi/erlang/iolist_alone_bench.erl &&
+%% Run: erlc -o /tmp bench-reports/abi/erlang/seed_iolist.erl bench-reports/abi/erlang/iolist_alone_bench.erl &&
 %%      erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'iolist_alone_bench:run(31, binaries), halt().'
 -module(iolist_alone_bench).
 -export([run/2]).
 
 run(Rounds, Kind) ->
-    rand:seed(exsss, {1, 2, 3}),
-    Strings = [[$a + rand:uniform(25) || _ <- lists:seq(1, 19 + rand:uniform(11))] || _ <- lists:seq(1, 700000)],
-    Elements = case Kind of
-                   binaries -> [[<<107, (length(S)):16>>, list_to_binary(S)] || S <- Strings];
-                   chars -> [[107, <<(length(S)):16>>, S] || S <- Strings]
-               end,
-    IoList = [131, 108, <<700000:32>>, Elements, 106],
+    Strings = seed_iolist:strings(),
+    IoList = seed_iolist:iolist(Kind, Strings),
     Expected = term_to_binary(Strings),
     {ok, Check} = bufkit:buffer_new(),
     ok = bufkit:buffer_append(Check, IoList),

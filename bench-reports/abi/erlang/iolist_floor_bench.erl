@@ -17,13 +17,7 @@
 -export([run/3]).
 
 run(Rounds, Kind, Gc) ->
-    rand:seed(exsss, {1, 2, 3}),
-    Strings = [[$a + rand:uniform(25) || _ <- lists:seq(1, 19 + rand:uniform(11))] || _ <- lists:seq(1, 700000)],
-    Elements = case Kind of
-                   binaries -> [[<<107, (length(S)):16>>, list_to_binary(S)] || S <- Strings];
-                   chars -> [[107, <<(length(S)):16>>, S] || S <- Strings]
-               end,
-    IoList = [131, 108, <<700000:32>>, Elements, 106],
+    IoList = seed_iolist:iolist(Kind, seed_iolist:strings()),
     Expected = iolist_to_binary(IoList),
     Size = byte_size(Expected),
     Size = erlang:iolist_size(IoList),

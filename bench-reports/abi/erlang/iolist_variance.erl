@@ -2,15 +2,13 @@
 %% iolist of their external-term encoding) varies from one call to the next in one VM, and how
 %% many garbage collections each call ran (count, words reclaimed). With `true`, a bufkit append
 %% of the same iolist is timed before each call, as iolist_alone_bench.erl does.
-%% Run: erlc -o /tmp bench-reports/abi/erlang/iolist_variance.erl &&
+%% Run: erlc -o /tmp bench-reports/abi/erlang/seed_iolist.erl bench-reports/abi/erlang/iolist_variance.erl &&
 %%      erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'iolist_variance:run(true), halt().'
 -module(iolist_variance).
 -export([run/1]).
 
 run(WithAppend) ->
-    rand:seed(exsss, {1, 2, 3}),
-    Strings = [[$a + rand:uniform(25) || _ <- lists:seq(1, 19 + rand:uniform(11))] || _ <- lists:seq(1, 700000)],
-    IoList = [131, 108, <<700000:32>>, [[<<107, (length(S)):16>>, list_to_binary(S)] || S <- Strings], 106],
+    IoList = seed_iolist:iolist(binaries, seed_iolist:strings()),
     Append = fun() ->
                      {ok, B} = bufkit:buffer_new(),
                      ok = bufkit:buffer_append(B, IoList),
