@@ -4,15 +4,19 @@ a plain libzip extractor (libzip_extract.c) and Python's zipfile, on three real 
 (/dev/shm) and to the local disk. Wall-clock medians over alternating rounds, ratios to bufkit at 2
 threads, peak RSS per tool (wait4), and every tool's output compared byte for byte with unzip's.
 
-Usage: python3 bench-reports/extract/run.py [ROUNDS [ARCHIVE...]]   (ARCHIVE: assets, stdlib, big; all by default; needs zip, unzip, bsdtar, libzip-dev, gcc, GNU time,
+Each run is timed by spawn_time.c (built here): from posix_spawn to wait4, with nothing of the
+harness inside the clock, and the tool's own peak RSS from wait4.
+
+Usage: python3 bench-reports/extract/run.py [ROUNDS [ARCHIVE...]]   (ARCHIVE: assets, stdlib, big; all by default; needs zip, unzip, bsdtar, libzip-dev, gcc,
 and `cargo install ripunzip --locked` for the ripunzip rows)
 """
-import os, shutil, statistics, subprocess, sys, sysconfig, time
+import os, shutil, statistics, subprocess, sys, sysconfig
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WORK = "/tmp/bufkit-extract-bench"
 BUFKIT = os.path.join(ROOT, "target/release/bufkit")
 LIBZIP = os.path.join(WORK, "libzip_extract")
+SPAWN_TIME = os.path.join(WORK, "spawn_time")
 ZIPCRATE = os.path.join(ROOT, "bench-reports/extract/zipcrate/target/release/zipcrate-extract")
 
 def sh(*args, **kw):
@@ -72,15 +76,13 @@ def run(tool, archive, dest):
     shutil.rmtree(dest, ignore_errors=True)
     if tool == "bsdtar":
         os.makedirs(dest)
-    # GNU time forks the tool itself, so the tool's peak RSS is its own (a child of this Python
-    # process would inherit Python's as its starting maximum across exec).
-    rss_file = os.path.join(WORK, "rss")
-    start = time.perf_counter()
-    p = subprocess.run(["/usr/bin/time", "-o", rss_file, "-f", "%M", *TOOLS[tool](archive, dest)], stdout=subprocess.DEVNULL)
-    elapsed = time.perf_counter() - start
+    # spawn_time starts the tool itself and times only it (see spawn_time.c): the harness's own
+    # fork and exec stay outside the clock, and the peak RSS is the tool's, not Python's.
+    p = subprocess.run([SPAWN_TIME, *TOOLS[tool](archive, dest)], capture_output=True, text=True)
     if p.returncode != 0:
-        raise SystemExit(f"{tool} failed on {archive}")
-    return elapsed, int(open(rss_file).read().split()[-1])
+        raise SystemExit(f"{tool} failed on {archive}: {p.stderr.strip()}")
+    elapsed, rss_kib = p.stdout.split()
+    return float(elapsed), int(rss_kib)
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
@@ -88,6 +90,7 @@ def main():
     sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", "-p", "bufkit-cli", cwd=ROOT)
     sh(os.environ.get("CARGO", "cargo"), "build", "--release", "-q", cwd=os.path.join(ROOT, "bench-reports/extract/zipcrate"))
     sh("gcc", "-O2", "-o", LIBZIP, os.path.join(ROOT, "bench-reports/extract/libzip_extract.c"), "-lzip")
+    sh("gcc", "-O2", "-o", SPAWN_TIME, os.path.join(ROOT, "bench-reports/extract/spawn_time.c"))
     archives = make_archives()
     if len(sys.argv) > 2:
         archives = {n: a for n, a in archives.items() if n in sys.argv[2:]}
