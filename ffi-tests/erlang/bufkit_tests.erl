@@ -10,6 +10,17 @@ version_matches_the_library_test() ->
     ?assertEqual(<<"0.1.0">>, bufkit:version()),
     ?assertEqual(1, bufkit:abi_version()).
 
+%% The application's documentation builds (rebar.config publishes it with edoc): a `<<...>>' left
+%% unquoted in a @doc is an XML error that stops edoc.
+docs_build_with_edoc_test() ->
+    Src = filename:join([filename:dirname(filename:dirname(code:which(bufkit))), "src"]),
+    Dir = filename:join(os:getenv("TMPDIR", "/tmp"), "bufkit-edoc-" ++ os:getpid()),
+    try
+        ?assertEqual(ok, edoc:files(filelib:wildcard(filename:join(Src, "*.erl")), [{dir, Dir}]))
+    after
+        file:del_dir_r(Dir)
+    end.
+
 roundtrip_every_policy_test_() ->
     Pieces = pieces(5000),
     Expected = iolist_to_binary(Pieces),

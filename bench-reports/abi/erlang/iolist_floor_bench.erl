@@ -5,6 +5,7 @@
 %%   floor   walk_floor:walk/1: the fewest NIF API calls any NIF walk makes, no copy;
 %%   append  bufkit:buffer_append/2 into a fresh buffer (what a caller writes);
 %%   reuse   bufkit:buffer_append/2 into a buffer cleared and reused;
+%%   flat_append  iolist_to_binary/1, then that binary appended to a fresh buffer (the VM walks);
 %%   flatten iolist_to_binary/1.
 %% Prints each variant's median and the median over rounds of flatten ÷ each variant (each ratio
 %% taken within one round, so the machine's drift between rounds cancels).
@@ -36,6 +37,11 @@ run(Rounds, Kind, Gc) ->
                                 ok = bufkit:buffer_clear(Reused),
                                 ok = bufkit:buffer_append(Reused, IoList)
                         end},
+                {flat_append, fun() ->
+                                      {ok, B} = bufkit:buffer_new(),
+                                      ok = bufkit:buffer_append(B, iolist_to_binary(IoList)),
+                                      ok = bufkit:buffer_free(B)
+                              end},
                 {flatten, fun() -> iolist_to_binary(IoList) end}],
     Rows = [round_times(rotate(Variants, R), Gc) || R <- lists:seq(1, Rounds)],
     Names = [N || {N, _} <- Variants],
@@ -43,8 +49,8 @@ run(Rounds, Kind, Gc) ->
     Ratios = [{N, median([proplists:get_value(flatten, Row) / proplists:get_value(N, Row) || Row <- Rows])}
               || N <- Names],
     io:format("~s, ~s, ~b rounds, ~b bytes~n", [Kind, Gc, Rounds, Size]),
-    io:format("~-8s ~10s ~22s~n", ["variant", "median ms", "iolist_to_binary / it"]),
-    [io:format("~-8s ~10.1f ~22.2f~n", [N, M, proplists:get_value(N, Ratios)]) || {N, M} <- Medians],
+    io:format("~-12s ~10s ~22s~n", ["variant", "median ms", "iolist_to_binary / it"]),
+    [io:format("~-12s ~10.1f ~22.2f~n", [N, M, proplists:get_value(N, Ratios)]) || {N, M} <- Medians],
     ok = bufkit:buffer_free(Reused).
 
 rotate(L, R) ->

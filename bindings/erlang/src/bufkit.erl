@@ -44,7 +44,7 @@
 -type reason() :: closed | capacity_exceeded | alloc_failed | length_overflow | invalid_argument
                 | not_contiguous | out_of_range | panic | atom().
 
-%% @doc The loaded library's version, e.g. <<"0.1.0">>.
+%% @doc The loaded library's version, e.g. `<<"0.1.0">>'.
 -spec version() -> binary().
 version() -> bufkit_nif:version().
 
@@ -68,6 +68,12 @@ buffer_new(_) ->
     {error, invalid_argument}.
 
 %% @doc Appends iodata. On error nothing is appended and nothing already held is lost.
+%% A list is walked in the NIF, not flattened first. That is the faster way for character lists:
+%% each string is taken whole, in the VM's own loop. For a long list made of small binaries,
+%% `buffer_append(B, iolist_to_binary(L))' is faster, at the cost of a transient copy: the VM
+%% walks binaries with no call per element, and the NIF cannot. bench-reports/abi.md has the
+%% numbers: on the seed's 700,000 strings the walk is 1.6x faster with character lists, and
+%% flattening first 1.3x faster with binaries.
 -spec buffer_append(buffer(), iodata()) -> ok | {error, reason()}.
 buffer_append(Buffer, Data) when is_binary(Data) -> bufkit_nif:buffer_append(Buffer, Data);
 buffer_append(Buffer, Data) when is_list(Data) ->
