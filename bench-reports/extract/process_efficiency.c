@@ -9,24 +9,12 @@
 // Usage: /tmp/process_efficiency ROUNDS THREADS ARCHIVE NAME=BINARY[:EXTRA_ARG] [NAME=BINARY...]
 // (e.g. mapped=target/release/bufkit:--map-archive)
 #define _GNU_SOURCE
-#include <fcntl.h>
+#include "timed_spawn.h"
+
 #include <ftw.h>
-#include <spawn.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-
-extern char **environ;
-
-static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
-}
 
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
     (void)st, (void)flag, (void)ftw;
@@ -53,9 +41,6 @@ int main(int argc, char **argv) {
     if (rounds < 1) return 2;
     char dest[128];
     snprintf(dest, sizeof dest, "/dev/shm/bufkit-process-efficiency-%d", (int)getpid());
-    posix_spawn_file_actions_t quiet; // the tools' own report goes to /dev/null
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
     double *wall = calloc((size_t)rounds * tools, sizeof *wall), *cpu = calloc((size_t)rounds * tools, sizeof *cpu);
     if (!wall || !cpu) return 1;
     for (int r = 0; r < rounds; r++) {
@@ -68,19 +53,11 @@ int main(int argc, char **argv) {
             if (extra) *extra++ = '\0';
             char *args[] = {binary + 1, "extract", (char *)archive, dest, "--threads", (char *)threads, extra, NULL};
             nftw(dest, remove_one, 16, FTW_DEPTH | FTW_PHYS);
-            pid_t pid;
-            double start = now_s();
-            if (posix_spawn(&pid, args[0], &quiet, NULL, args, environ) != 0) {
-                perror("posix_spawn");
-                return 1;
-            }
-            int status;
             struct rusage use;
-            if (wait4(pid, &status, 0, &use) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+            if (timed_spawn(args, &wall[t * rounds + r], &use) != 0) {
                 fprintf(stderr, "%s failed\n", argv[4 + t]);
                 return 1;
             }
-            wall[t * rounds + r] = now_s() - start;
             cpu[t * rounds + r] = use.ru_utime.tv_sec + use.ru_utime.tv_usec * 1e-6 + use.ru_stime.tv_sec +
                                   use.ru_stime.tv_usec * 1e-6;
         }
