@@ -12,16 +12,9 @@ run(Rounds, Kind) ->
     Strings = seed_iolist:strings(),
     IoList = seed_iolist:iolist(Kind, Strings),
     Expected = term_to_binary(Strings),
-    {ok, Check} = bufkit:buffer_new(),
-    ok = bufkit:buffer_append(Check, IoList),
-    {ok, Expected} = bufkit:buffer_to_binary(Check),
+    Expected = seed_iolist:appended_bytes(IoList),
     Expected = iolist_to_binary(IoList),
-    ok = bufkit:buffer_free(Check),
-    Append = fun() ->
-                     {ok, B} = bufkit:buffer_new(),
-                     ok = bufkit:buffer_append(B, IoList),
-                     ok = bufkit:buffer_free(B)
-             end,
+    Append = fun() -> seed_iolist:append_to_fresh_buffer(IoList) end,
     Flatten = fun() -> iolist_to_binary(IoList) end,
     Times = [{timed(Append), timed(Flatten)} || _ <- lists:seq(1, Rounds)],
     A = median([X || {X, _} <- Times]),

@@ -23,25 +23,16 @@ run(Rounds, Kind, Gc) ->
     Size = byte_size(Expected),
     Size = erlang:iolist_size(IoList),
     Size = walk_floor:walk(IoList),
+    Expected = seed_iolist:appended_bytes(IoList),
     {ok, Reused} = bufkit:buffer_new(),
-    ok = bufkit:buffer_append(Reused, IoList),
-    {ok, Expected} = bufkit:buffer_to_binary(Reused),
     Variants = [{size, fun() -> erlang:iolist_size(IoList) end},
                 {floor, fun() -> walk_floor:walk(IoList) end},
-                {append, fun() ->
-                                 {ok, B} = bufkit:buffer_new(),
-                                 ok = bufkit:buffer_append(B, IoList),
-                                 ok = bufkit:buffer_free(B)
-                         end},
+                {append, fun() -> seed_iolist:append_to_fresh_buffer(IoList) end},
                 {reuse, fun() ->
                                 ok = bufkit:buffer_clear(Reused),
                                 ok = bufkit:buffer_append(Reused, IoList)
                         end},
-                {flat_append, fun() ->
-                                      {ok, B} = bufkit:buffer_new(),
-                                      ok = bufkit:buffer_append(B, iolist_to_binary(IoList)),
-                                      ok = bufkit:buffer_free(B)
-                              end},
+                {flat_append, fun() -> seed_iolist:append_to_fresh_buffer(iolist_to_binary(IoList)) end},
                 {flatten, fun() -> iolist_to_binary(IoList) end}],
     Rows = [round_times(rotate(Variants, R), Gc) || R <- lists:seq(1, Rounds)],
     Names = [N || {N, _} <- Variants],

@@ -9,11 +9,7 @@
 
 run(WithAppend) ->
     IoList = seed_iolist:iolist(binaries, seed_iolist:strings()),
-    Append = fun() ->
-                     {ok, B} = bufkit:buffer_new(),
-                     ok = bufkit:buffer_append(B, IoList),
-                     ok = bufkit:buffer_free(B)
-             end,
+    Append = fun() -> seed_iolist:append_to_fresh_buffer(IoList) end,
     Flatten = fun() -> iolist_to_binary(IoList) end,
     Calls = [begin
                  WithAppend andalso timed(Append),
