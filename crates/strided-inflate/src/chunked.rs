@@ -189,7 +189,16 @@ enum State {
 /// ```
 pub struct ChunkedInflater<'a> {
     format: Format,
+    /// The stream, when it is all in memory ([`start`](Self::start)).
     input: &'a [u8],
+    /// Whether the input arrives in pieces ([`start_fed`](Self::start_fed)) into `fed`.
+    feeding: bool,
+    /// Input fed so far that may still be needed: from the first byte not yet consumed on.
+    fed: Vec<u8>,
+    /// Bytes fed and dropped from the front of `fed` (consumed), so that offsets stay absolute.
+    dropped: usize,
+    /// Whether the last piece of input has been fed: only then may the decoder reach its end.
+    input_ended: bool,
     /// Next input byte to load into the bit buffer (may pass the end by the zeros loaded there).
     next_in: usize,
     bits: u64,
@@ -261,6 +270,10 @@ impl<'a> ChunkedInflater<'a> {
         ChunkedInflater {
             format,
             input: &[],
+            feeding: false,
+            fed: Vec::new(),
+            dropped: 0,
+            input_ended: true,
             next_in: 0,
             bits: 0,
             bit_count: 0,
@@ -285,6 +298,113 @@ impl<'a> ChunkedInflater<'a> {
     /// of it).
     pub fn start(&mut self, input: &'a [u8]) {
         self.input = input;
+        self.feeding = false;
+        self.input_ended = true;
+        self.restart();
+    }
+
+    /// Starts on a stream whose input is not all in memory (read from a file, say): feed it with
+    /// [`feed_with`](Self::feed_with) whenever [`wants_input`](Self::wants_input) says, and call
+    /// [`end_input`](Self::end_input) once the source has no more. The decoder holds at most the
+    /// last piece fed plus [`INPUT_MARGIN`](Self::INPUT_MARGIN) bytes of input, and decodes exactly
+    /// as [`start`](Self::start) would over the whole stream, wherever the pieces are cut.
+    ///
+    /// ```
+    /// use strided_inflate::{ChunkedInflater, Format};
+    ///
+    /// let stream = [0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, b'n', b'e', b'x', b't'];
+    /// let mut inflater = ChunkedInflater::new(Format::Raw);
+    /// inflater.start_fed();
+    /// let (mut fed, mut out) = (0, Vec::new());
+    /// loop {
+    ///     while inflater.wants_input() {
+    ///         if fed == stream.len() {
+    ///             inflater.end_input();
+    ///             break;
+    ///         }
+    ///         // Three bytes at a time, as a short read might give them.
+    ///         let piece = &stream[fed..(fed + 3).min(stream.len())];
+    ///         fed += inflater.feed_with(piece.len(), |room| {
+    ///             room.copy_from_slice(piece);
+    ///             Ok::<usize, std::io::Error>(piece.len())
+    ///         })?;
+    ///     }
+    ///     match inflater.next_chunk()? {
+    ///         Some(chunk) => out.extend_from_slice(chunk),
+    ///         None => break,
+    ///     }
+    /// }
+    /// assert_eq!((out.as_slice(), inflater.consumed()), (&b"hello"[..], 7));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn start_fed(&mut self) {
+        self.input = &[];
+        self.feeding = true;
+        self.fed.clear();
+        self.dropped = 0;
+        self.input_ended = false;
+        self.restart();
+    }
+
+    /// Input a fed decoder keeps ahead of where it decodes (unless the input has ended): more than
+    /// any block header or the bits of one symbol can take, so it never has to stop mid-header.
+    pub const INPUT_MARGIN: usize = 2 << 10;
+
+    /// Whether the decoder needs more input before [`next_chunk`](Self::next_chunk) can go on
+    /// (always `false` for a stream started with [`start`](Self::start)). A chunk handed out while
+    /// it does may be short, or empty.
+    pub fn wants_input(&self) -> bool {
+        self.feeding
+            && !self.input_ended
+            && self.state != State::Done
+            && self.fed.len() - self.next_in <= Self::INPUT_MARGIN
+    }
+
+    /// Feeds up to `max` more bytes of input: `read` fills the front of the slice it is given (as
+    /// `pread` would) and says how many bytes it wrote. Input already consumed is dropped first,
+    /// so memory stays at what is not yet decoded. Returns what `read` returned.
+    ///
+    /// # Panics
+    /// If `read` says it wrote more than it was given.
+    pub fn feed_with<E>(&mut self, max: usize, read: impl FnOnce(&mut [u8]) -> Result<usize, E>) -> Result<usize, E> {
+        assert!(self.feeding, "feed_with needs a stream started with start_fed");
+        let unneeded = self.consumed_here();
+        if unneeded > 0 {
+            self.fed.drain(..unneeded);
+            self.next_in -= unneeded;
+            self.dropped += unneeded;
+        }
+        let held = self.fed.len();
+        self.fed.resize(held + max, 0);
+        let result = read(&mut self.fed[held..]);
+        let n = *result.as_ref().unwrap_or(&0);
+        assert!(n <= max, "read {n} bytes into room for {max}");
+        self.fed.truncate(held + n);
+        result
+    }
+
+    /// Says that all the input has been fed: the stream must end within it.
+    pub fn end_input(&mut self) {
+        self.input_ended = true;
+    }
+
+    /// The stream's input in memory: all of it, or what is held of what was fed.
+    #[inline(always)]
+    fn input(&self) -> &[u8] {
+        if self.feeding { &self.fed } else { self.input }
+    }
+
+    /// Input bytes consumed, counted from the front of [`input`](Self::input).
+    fn consumed_here(&self) -> usize {
+        self.next_in - (self.bit_count / 8) as usize
+    }
+
+    /// Whether a fed decoder must stop and wait for more input.
+    fn starved(&self) -> bool {
+        self.feeding && !self.input_ended && self.fed.len() - self.next_in <= Self::INPUT_MARGIN
+    }
+
+    fn restart(&mut self) {
         self.next_in = 0;
         self.bits = 0;
         self.bit_count = 0;
@@ -304,7 +424,7 @@ impl<'a> ChunkedInflater<'a> {
 
     /// Input bytes the stream occupied (header and trailer included), once it is complete.
     pub fn consumed(&self) -> usize {
-        self.next_in - (self.bit_count / 8) as usize
+        self.dropped + self.consumed_here()
     }
 
     /// The next chunk of output, `None` once the stream is complete (and, for zlib, its Adler-32
@@ -321,7 +441,7 @@ impl<'a> ChunkedInflater<'a> {
             self.state = State::Done;
             // Whatever the decoder made of the zeros past the end, a stream that needed them is
             // truncated.
-            return Err(if self.consumed() > self.input.len() { Self::truncated() } else { e });
+            return Err(if self.consumed_here() > self.input().len() { Self::truncated() } else { e });
         }
         let chunk = &self.window[self.chunk_start..self.pos];
         self.total_out += chunk.len() as u64;
@@ -347,14 +467,20 @@ impl<'a> ChunkedInflater<'a> {
             self.zlib_header()?;
             self.header_read = true;
         }
-        // Slide: the last 32 KiB handed out become the history of the next chunk.
-        if self.pos > HISTORY {
+        // Slide: the last 32 KiB handed out become the history of the next chunk. Only once the
+        // chunk's room is mostly used: a fed decoder short of input hands out short chunks, and
+        // sliding after each would cost 32 KiB of copying per piece fed.
+        let room_end = HISTORY + self.chunk_size;
+        if self.pos > HISTORY && room_end.saturating_sub(self.pos) <= self.chunk_size / 4 {
             self.window.copy_within(self.pos - HISTORY..self.pos, 0);
             self.pos = HISTORY;
         }
         self.chunk_start = self.pos;
-        let limit = self.pos + self.chunk_size;
+        let limit = (self.pos + self.chunk_size).min(room_end);
         while self.pos < limit {
+            if self.starved() {
+                break;
+            }
             match self.state {
                 State::Header if self.last_block => {
                     self.finish()?;
@@ -376,7 +502,8 @@ impl<'a> ChunkedInflater<'a> {
     /// Tops the bit buffer up (see [`refill`]).
     #[inline(always)]
     fn refill(&mut self) -> Result<(), Error> {
-        refill(self.input, &mut self.bits, &mut self.bit_count, &mut self.next_in).map(|_| ())
+        let input = if self.feeding { &self.fed[..] } else { self.input };
+        refill(input, &mut self.bits, &mut self.bit_count, &mut self.next_in).map(|_| ())
     }
 
     #[inline(always)]
@@ -388,7 +515,7 @@ impl<'a> ChunkedInflater<'a> {
     }
 
     fn zlib_header(&mut self) -> Result<(), Error> {
-        let (&cmf, &flg) = match (self.input.first(), self.input.get(1)) {
+        let (&cmf, &flg) = match (self.input().first(), self.input().get(1)) {
             (Some(a), Some(b)) => (a, b),
             _ => return Err(Self::truncated()),
         };
@@ -407,12 +534,12 @@ impl<'a> ChunkedInflater<'a> {
         // Drop the bits of the last partial byte; whole bytes left in the buffer were not used.
         self.bits >>= self.bit_count % 8;
         self.bit_count -= self.bit_count % 8;
-        if self.consumed() > self.input.len() {
+        if self.consumed_here() > self.input().len() {
             return Err(Self::truncated());
         }
         if self.format == Format::Zlib {
-            let at = self.consumed();
-            let trailer = self.input.get(at..at + 4).ok_or_else(Self::truncated)?;
+            let at = self.consumed_here();
+            let trailer = self.input().get(at..at + 4).ok_or_else(Self::truncated)?;
             let expected = u32::from_be_bytes(trailer.try_into().expect("4 bytes"));
             // The chunk not yet handed out is still to be summed.
             let adler = adler32(self.adler, &self.window[self.chunk_start..self.pos]);
@@ -446,7 +573,7 @@ impl<'a> ChunkedInflater<'a> {
                 self.next_in -= (self.bit_count / 8) as usize;
                 self.bits = 0;
                 self.bit_count = 0;
-                if self.next_in > self.input.len() {
+                if self.next_in > self.input().len() {
                     return Err(Self::truncated());
                 }
                 self.state = State::Stored(len as usize);
@@ -466,8 +593,13 @@ impl<'a> ChunkedInflater<'a> {
     }
 
     fn copy_stored(&mut self, left: usize, limit: usize) -> Result<(), Error> {
-        let n = left.min(limit - self.pos);
-        let src = self.input.get(self.next_in..self.next_in + n).ok_or_else(Self::truncated)?;
+        let mut n = left.min(limit - self.pos);
+        if self.feeding && !self.input_ended {
+            // What has been fed; the rest of the block after the next piece.
+            n = n.min(self.fed.len() - self.next_in);
+        }
+        let input = if self.feeding { &self.fed[..] } else { self.input };
+        let src = input.get(self.next_in..self.next_in + n).ok_or_else(Self::truncated)?;
         self.window[self.pos..self.pos + n].copy_from_slice(src);
         self.pos += n;
         self.next_in += n;
@@ -545,9 +677,13 @@ impl<'a> ChunkedInflater<'a> {
     fn decode_codes(&mut self, limit: usize) -> Result<(), Error> {
         let (litlen, dist): (&[u32; LITLEN_TABLE], &[u32; DIST_TABLE]) =
             if self.fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
-        let input = self.input;
+        let input: &[u8] = if self.feeding { &self.fed } else { self.input };
         // `next_in < words_end` exactly when a whole word can be read at `next_in`.
         let words_end = input.len().saturating_sub(7);
+        // A fed decoder stops this far before the end of what it holds, unless the input has
+        // ended: a symbol's refill reads 8 bytes at most, so the fast path always has its word.
+        let input_stop =
+            if self.feeding && !self.input_ended { input.len().saturating_sub(Self::INPUT_MARGIN) } else { usize::MAX };
         let window = &mut self.window[..];
         // Every write below lands before `limit + SLACK`: a symbol starts below `limit + 3` (up to
         // three literals pass the loop's check) and writes at most a match and 40 bytes of overrun.
@@ -584,7 +720,7 @@ impl<'a> ChunkedInflater<'a> {
                 e = lookup_litlen(bits);
             };
         }
-        while pos < limit {
+        while pos < limit && next_in < input_stop {
             let before = bit_count;
             if next_in < words_end {
                 // The fast half of `refill`, here so that nothing but the word load is on the path.
@@ -810,6 +946,74 @@ mod tests {
                     "level {level}, chunk {chunk}"
                 );
             }
+        }
+    }
+
+    /// Inflates `stream` fed in pieces of the sizes `pieces` cycles through; `Err` as `start` would.
+    fn inflate_fed(stream: &[u8], chunk: usize, pieces: &[usize], format: Format) -> Result<(Vec<u8>, usize), Error> {
+        let mut inflater = ChunkedInflater::with_chunk_size(format, chunk);
+        inflater.start_fed();
+        let (mut fed, mut out, mut turn) = (0, Vec::new(), 0);
+        loop {
+            while inflater.wants_input() {
+                if fed == stream.len() {
+                    inflater.end_input();
+                    break;
+                }
+                let piece = &stream[fed..(fed + pieces[turn % pieces.len()]).min(stream.len())];
+                turn += 1;
+                fed += inflater
+                    .feed_with(piece.len(), |room| {
+                        room.copy_from_slice(piece);
+                        Ok::<_, ()>(piece.len())
+                    })
+                    .unwrap();
+                assert!(inflater.fed.len() <= piece.len() + ChunkedInflater::INPUT_MARGIN + 8, "holds little input");
+            }
+            match inflater.next_chunk()? {
+                Some(c) => out.extend_from_slice(c),
+                None => break,
+            }
+        }
+        Ok((out, inflater.consumed()))
+    }
+
+    #[test]
+    fn fed_input_decodes_exactly_as_whole_input_wherever_the_pieces_are_cut() {
+        let mut data = sample();
+        for i in 0..40u32 {
+            data.extend(sample().iter().map(|b| b.wrapping_add(i as u8)));
+        }
+        let mut tail = b"trailing bytes of the next entry".to_vec();
+        for level in [0u8, 1, 6, 9] {
+            let mut stream = miniz_oxide::deflate::compress_to_vec(&data, level);
+            let len = stream.len();
+            stream.append(&mut tail.clone());
+            for pieces in [&[1usize][..], &[3, 1000], &[4096], &[100_000], &[7, 65_536, 1]] {
+                for chunk in [64usize, 5000, 1 << 20] {
+                    let fed = inflate_fed(&stream, chunk, pieces, Format::Raw).unwrap();
+                    assert_eq!(fed, (data.clone(), len), "level {level}, pieces {pieces:?}, chunk {chunk}");
+                }
+            }
+        }
+        let zlib = miniz_oxide::deflate::compress_to_vec_zlib(&data, 6);
+        assert_eq!(inflate_fed(&zlib, 4096, &[5, 3000], Format::Zlib).unwrap(), (data.clone(), zlib.len()));
+        let mut bad = zlib.clone();
+        *bad.last_mut().unwrap() ^= 1;
+        assert!(matches!(inflate_fed(&bad, 4096, &[5, 3000], Format::Zlib), Err(Error::Checksum { .. })));
+        tail.clear();
+    }
+
+    #[test]
+    fn fed_input_that_ends_early_is_truncated_or_corrupt_as_whole_input_is() {
+        let stream = miniz_oxide::deflate::compress_to_vec(&sample(), 6);
+        for cut in (0..stream.len()).step_by(29) {
+            let whole = inflate_all(&stream[..cut], 64).map(|_| ()).map_err(|e| std::mem::discriminant(&e));
+            let fed = inflate_fed(&stream[..cut], 64, &[11, 2], Format::Raw)
+                .map(|_| ())
+                .map_err(|e| std::mem::discriminant(&e));
+            assert!(fed.is_err(), "cut at {cut}");
+            assert_eq!(fed, whole, "cut at {cut}");
         }
     }
 
