@@ -1,5 +1,7 @@
 /* A plain libzip extractor, as a C program would write one: zip_open, then per entry
- * zip_fopen_index / zip_fread into a 64 KiB buffer / write. Usage: libzip_extract ARCHIVE DEST */
+ * zip_fopen_index / zip_fread into a 64 KiB buffer / write; with PREFIX, only the entries whose
+ * names start with it (the name filter of an app that extracts its assets/).
+ * Usage: libzip_extract ARCHIVE DEST [PREFIX] */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <fcntl.h>
@@ -24,13 +26,15 @@ static int mkdirs(char *path) { /* mkdir -p of path's directories (path is modif
 int main(int argc, char **argv) {
   int err = 0;
   static char buf[65536], path[8192];
-  if (argc != 3) { fprintf(stderr, "usage: libzip_extract ARCHIVE DEST\n"); return 2; }
+  if (argc != 3 && argc != 4) { fprintf(stderr, "usage: libzip_extract ARCHIVE DEST [PREFIX]\n"); return 2; }
+  const char *prefix = argc == 4 ? argv[3] : "";
   zip_t *z = zip_open(argv[1], ZIP_RDONLY, &err);
   if (!z) { fprintf(stderr, "zip_open failed: %d\n", err); return 1; }
   mkdir(argv[2], 0755);
   zip_int64_t n = zip_get_num_entries(z, 0);
   for (zip_int64_t i = 0; i < n; i++) {
     const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
+    if (strncmp(name, prefix, strlen(prefix)) != 0) continue;
     snprintf(path, sizeof path, "%s/%s", argv[2], name);
     if (mkdirs(path) != 0) { perror(path); return 1; }
     size_t len = strlen(name);

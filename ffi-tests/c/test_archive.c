@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char workdir[64];
@@ -90,6 +91,24 @@ static void test_bad_input_is_refused(void) {
   CHECK_STATUS(bk_archive_open(path, NULL, NULL), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_archive_find(NULL, "x", 1, &index), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_archive_entry_count(NULL, &index), BK_STATUS_NULL_POINTER);
+}
+
+/* A FIFO given as the archive is refused at once: a plain open(2) of it would wait for a writer
+ * forever, and the caller's thread with it (issue 29). The alarm turns a hang into a failure. */
+static void test_a_fifo_is_refused_without_waiting_for_a_writer(void) {
+  char fifo[128], dest[128];
+  bk_archive *archive = NULL;
+  struct bk_extract_report report;
+  snprintf(fifo, sizeof fifo, "%s/pipe.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/fifo-out", workdir);
+  CHECK(mkfifo(fifo, 0600) == 0);
+  alarm(20);
+  CHECK_STATUS(bk_archive_open(fifo, NULL, &archive), BK_STATUS_IO_ERROR);
+  CHECK(archive == NULL);
+  CHECK_STATUS(bk_extract(fifo, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_IO_ERROR);
+  alarm(0);
+  CHECK(access(dest, F_OK) != 0);
+  unlink(fifo);
 }
 
 static bk_archive *open_bytes(const char *file, const unsigned char *zip, size_t len) {
@@ -270,6 +289,7 @@ int main(void) {
   if (!mkdtemp(workdir)) return 1;
   RUN(test_entries_are_found_and_read);
   RUN(test_bad_input_is_refused);
+  RUN(test_a_fifo_is_refused_without_waiting_for_a_writer);
   RUN(test_pooled_reads);
   RUN(test_readers);
   RUN(test_listing);

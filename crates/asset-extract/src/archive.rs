@@ -175,7 +175,7 @@ fn find_end(data: &Window<'_>) -> Result<(Directory, u64), Error> {
     if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff {
         dir = zip64_end(data, pos)?;
     }
-    Ok((dir, appended))
+    Ok((within_limits(dir)?, appended))
 }
 
 /// Where an end record's signature appears in `data[lowest..]` with a whole record's 22 bytes
@@ -191,7 +191,32 @@ fn end_signatures(data: &Window<'_>, lowest: usize) -> impl Iterator<Item = usiz
 }
 
 /// How far back from the end of the file an end record followed by appended data is looked for.
-const APPENDED_SEARCH: usize = 1 << 20;
+pub(crate) const APPENDED_SEARCH: usize = 1 << 20;
+
+/// The most entries an archive may declare: 4,194,304. More is refused before anything is
+/// allocated for them (an index of this many entries already takes hundreds of MiB).
+pub const MAX_ENTRIES: u64 = 1 << 22;
+
+/// The largest central directory an archive may declare: 512 MiB. More is refused before any of
+/// it is read.
+pub const MAX_CENTRAL_DIRECTORY: u64 = 512 << 20;
+
+/// Refuses a directory larger than the limits above.
+fn within_limits(dir: Directory) -> Result<Directory, Error> {
+    if dir.entries > MAX_ENTRIES {
+        return Err(Error::malformed(format!(
+            "{} entries declared: more than the limit of {MAX_ENTRIES}",
+            dir.entries
+        )));
+    }
+    if dir.size > MAX_CENTRAL_DIRECTORY {
+        return Err(Error::malformed(format!(
+            "a central directory of {} bytes declared: more than the limit of {MAX_CENTRAL_DIRECTORY}",
+            dir.size
+        )));
+    }
+    Ok(dir)
+}
 
 /// When no end record fits the end of the file: the one end record, followed by other data, whose
 /// central directory (as its own fields say, or ZIP64's) ends right where the end records begin and

@@ -246,6 +246,146 @@ pub fn structured(data: &[u8]) {
     }
 }
 
+/// Writes a ZIP64 archive at `path` whose first entry, `hole.bin`, is `hole` bytes of zeros
+/// stored as a hole in the file (no disk is used for it: the archive is sparse), followed by
+/// `files` stored as they are, past the 4 GiB mark when `hole` reaches it (so their offsets need
+/// ZIP64 too). The end records are ZIP64's. For tests and benchmarks of what reading one small
+/// entry of a huge archive costs.
+pub fn write_sparse_zip64(path: &std::path::Path, hole: u64, files: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+    use std::io::{Seek, SeekFrom, Write};
+    const MADE_BY: u16 = 3 << 8 | 45;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    let mut central = Vec::new();
+    let mut count = 0u64;
+    // The hole: 64-bit sizes in the local header's ZIP64 field.
+    let name = b"hole.bin";
+    let crc = crc_of_zeros(hole);
+    let mut local = local_header(name, crc, u32::MAX, u32::MAX, 20);
+    local.extend_from_slice(name);
+    local.extend_from_slice(&1u16.to_le_bytes());
+    local.extend_from_slice(&16u16.to_le_bytes());
+    local.extend_from_slice(&hole.to_le_bytes());
+    local.extend_from_slice(&hole.to_le_bytes());
+    out.write_all(&local)?;
+    let mut extra = Vec::new();
+    extra.extend_from_slice(&1u16.to_le_bytes());
+    extra.extend_from_slice(&16u16.to_le_bytes());
+    extra.extend_from_slice(&hole.to_le_bytes());
+    extra.extend_from_slice(&hole.to_le_bytes());
+    central_record(&mut central, name, crc, u32::MAX, u32::MAX, 0, &extra, MADE_BY);
+    count += 1;
+    out.seek(SeekFrom::Current(hole as i64))?;
+    let mut offset = local.len() as u64 + hole;
+    for (name, data) in files {
+        let crc = crc32fast::hash(data);
+        let mut local = local_header(name.as_bytes(), crc, data.len() as u32, data.len() as u32, 0);
+        local.extend_from_slice(name.as_bytes());
+        out.write_all(&local)?;
+        out.write_all(data)?;
+        let mut extra = Vec::new();
+        extra.extend_from_slice(&1u16.to_le_bytes());
+        extra.extend_from_slice(&8u16.to_le_bytes());
+        extra.extend_from_slice(&offset.to_le_bytes());
+        central_record(
+            &mut central,
+            name.as_bytes(),
+            crc,
+            data.len() as u32,
+            data.len() as u32,
+            u32::MAX,
+            &extra,
+            MADE_BY,
+        );
+        count += 1;
+        offset += (local.len() + data.len()) as u64;
+    }
+    let central_at = offset;
+    out.write_all(&central)?;
+    let record_at = central_at + central.len() as u64;
+    let mut end = Vec::new();
+    end.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+    end.extend_from_slice(&44u64.to_le_bytes());
+    end.extend_from_slice(&MADE_BY.to_le_bytes());
+    end.extend_from_slice(&45u16.to_le_bytes());
+    end.extend_from_slice(&[0; 8]);
+    end.extend_from_slice(&count.to_le_bytes());
+    end.extend_from_slice(&count.to_le_bytes());
+    end.extend_from_slice(&(central.len() as u64).to_le_bytes());
+    end.extend_from_slice(&central_at.to_le_bytes());
+    end.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+    end.extend_from_slice(&0u32.to_le_bytes());
+    end.extend_from_slice(&record_at.to_le_bytes());
+    end.extend_from_slice(&1u32.to_le_bytes());
+    end.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+    end.extend_from_slice(&[0; 4]);
+    end.extend_from_slice(&(count as u16).to_le_bytes());
+    end.extend_from_slice(&(count as u16).to_le_bytes());
+    end.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    end.extend_from_slice(&u32::MAX.to_le_bytes());
+    end.extend_from_slice(&0u16.to_le_bytes());
+    out.write_all(&end)?;
+    out.flush()
+}
+
+/// The CRC-32 of `len` zero bytes, in O(log len): CRCs of halves combined.
+fn crc_of_zeros(len: u64) -> u32 {
+    let mut result = crc32fast::Hasher::new();
+    let mut power = crc32fast::Hasher::new();
+    power.update(&[0]);
+    let mut bit = 1u64;
+    while bit <= len {
+        if len & bit != 0 {
+            result.combine(&power);
+        }
+        let twice = power.clone();
+        power.combine(&twice);
+        bit <<= 1;
+    }
+    result.finalize()
+}
+
+fn local_header(name: &[u8], crc: u32, csize: u32, size: u32, extra_len: u16) -> Vec<u8> {
+    let mut h = Vec::with_capacity(30);
+    h.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+    h.extend_from_slice(&45u16.to_le_bytes());
+    h.extend_from_slice(&0x800u16.to_le_bytes());
+    h.extend_from_slice(&[0; 6]); // stored, no time or date
+    h.extend_from_slice(&crc.to_le_bytes());
+    h.extend_from_slice(&csize.to_le_bytes());
+    h.extend_from_slice(&size.to_le_bytes());
+    h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    h.extend_from_slice(&extra_len.to_le_bytes());
+    h
+}
+
+#[allow(clippy::too_many_arguments)]
+fn central_record(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    crc: u32,
+    csize: u32,
+    size: u32,
+    offset: u32,
+    extra: &[u8],
+    made_by: u16,
+) {
+    out.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+    out.extend_from_slice(&made_by.to_le_bytes());
+    out.extend_from_slice(&45u16.to_le_bytes());
+    out.extend_from_slice(&0x800u16.to_le_bytes());
+    out.extend_from_slice(&[0; 6]);
+    out.extend_from_slice(&crc.to_le_bytes());
+    out.extend_from_slice(&csize.to_le_bytes());
+    out.extend_from_slice(&size.to_le_bytes());
+    out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+    out.extend_from_slice(&(extra.len() as u16).to_le_bytes());
+    out.extend_from_slice(&[0; 6]); // comment, disk, internal attributes
+    out.extend_from_slice(&(0o100644u32 << 16).to_le_bytes());
+    out.extend_from_slice(&offset.to_le_bytes());
+    out.extend_from_slice(name);
+    out.extend_from_slice(extra);
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Spec, build};

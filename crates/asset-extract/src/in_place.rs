@@ -2,7 +2,6 @@
 //! parser, then any entry read by name without extracting anything.
 
 use std::cell::RefCell;
-use std::fs::File;
 use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -16,7 +15,7 @@ use crate::entry_data::read_entry_uninit;
 use crate::entry_reader::EntryReader;
 use crate::name_index::NameIndex;
 use crate::names::Kind;
-use crate::pread::PreadFile;
+use crate::pread::{PreadFile, open_archive_file};
 
 /// How an [`AssetArchive`] holds the archive's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -134,25 +133,22 @@ impl AssetArchive {
     /// Opens and validates the archive at `path`, held as `holding` says, its local headers
     /// checked when `local_headers` says.
     pub fn open_with(path: &Path, holding: Holding, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
-        let file = File::open(path).map_err(|e| Error::io("opening", path, e))?;
-        let meta = file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
-        if meta.is_dir() {
-            return Err(Error::io("reading the archive", path, std::io::ErrorKind::IsADirectory.into()));
-        }
+        let (file, meta) = open_archive_file(path)?;
         match holding {
             Holding::Read => {
-                let (file, layout, mut locals) = PreadFile::open(file, meta.len(), path)?;
+                let (file, layout, mut locals) = PreadFile::open(file, &meta, path)?;
                 let symlinks = std::mem::take(&mut locals.symlinks);
                 let archive = AssetArchive::indexed(Bytes::Pread(file), layout, locals.entries)?;
-                if local_headers == LocalHeaders::AtOpen {
-                    // As extraction does: every entry's local header, and every symlink's.
-                    for (index, e) in archive.entries.iter().enumerate() {
-                        archive.data_offset(index, e)?;
-                    }
-                    if let Bytes::Pread(file) = &archive.data {
-                        for (local, e) in &symlinks {
-                            file.check_local(local, e)?;
-                        }
+                if local_headers == LocalHeaders::AtOpen
+                    && let Bytes::Pread(file) = &archive.data
+                {
+                    // As extraction does: every entry's local header, and every symlink's, in
+                    // file order and few reads.
+                    let mut checks: Vec<(&LocalRef, &Entry)> = archive.locals.iter().zip(&archive.entries).collect();
+                    checks.extend(symlinks.iter().map(|(local, e)| (local, e)));
+                    let offsets = file.check_locals(&checks)?;
+                    for (slot, offset) in archive.data_offsets.iter().zip(offsets) {
+                        slot.store(offset, Ordering::Relaxed);
                     }
                 }
                 Ok(archive)

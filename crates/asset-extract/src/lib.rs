@@ -1,8 +1,11 @@
 //! Zip/APK/JAR extraction that is fast and safe on hostile archives.
 //!
-//! The archive is read into memory (so a file changed underneath is a clean error, never a
-//! SIGBUS; [`Options::map_archive`] maps it instead) and its whole structure checked before
-//! anything is written: one
+//! The archive is read with `pread`, only where it must be: its end records and central directory,
+//! every local header, and the data of the entries selected, in file order (so a file changed
+//! underneath is a clean error, never a SIGBUS; [`Options::map_archive`] maps it instead). Memory
+//! stays bounded whatever the archive's size: the index of its central directory, plus a fixed
+//! budget per worker (see [`extract`]). Its whole structure is checked before anything is
+//! written: one
 //! unambiguous end record, ZIP64 records where sizes need them, a central directory whose every
 //! entry agrees with its local header (name, method, sizes, data descriptor), entries whose data
 //! lies inside the archive and overlaps no other entry's (the smallest zip bombs share data), safe
@@ -47,12 +50,12 @@ mod name_index;
 mod names;
 mod pread;
 mod remove;
-mod snapshot;
+mod source;
 mod staging;
 mod tree;
 mod write;
 
-pub use archive::{Entry, Layout, Method, read_archive, read_entries};
+pub use archive::{Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, read_archive, read_entries};
 pub use destination::Mode;
 pub use entry_reader::EntryReader;
 pub use error::Error;

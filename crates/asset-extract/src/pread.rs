@@ -1,12 +1,13 @@
-//! An archive read with `pread` (the default holding of an [`AssetArchive`](crate::AssetArchive)):
-//! at open, only its end records and central directory come into memory; an entry's local header
-//! and data are read when the entry is. The file may change underneath: a read then fails with an
-//! error (short reads, a local header that no longer agrees, a CRC that no longer matches), never
-//! a signal.
+//! The one way an archive file is read, by extraction, `cat`, `ls` and an
+//! [`AssetArchive`](crate::AssetArchive) alike: at open, only its end records and central
+//! directory come into memory; after that only the byte ranges asked for are read, with `pread`.
+//! The file may change underneath: a read then fails with an error (short reads, a local header
+//! that no longer agrees, a CRC that no longer matches, a changed size or identity), never a
+//! signal.
 
 use std::fs::File;
 use std::mem::MaybeUninit;
-use std::os::unix::fs::FileExt;
+use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::Error;
@@ -20,29 +21,109 @@ const FIRST_TAIL: u64 = 64 * 1024 + 22 + 1024;
 /// What of the local header the first read of an entry takes beyond its name: most extra fields.
 const EXTRA_GUESS: u64 = 512;
 
+/// The most of the file's end read at open: the largest central directory allowed, the end
+/// records, and the search for an end record before appended data.
+const HELD_MAX: u64 = crate::archive::MAX_CENTRAL_DIRECTORY + crate::archive::APPENDED_SEARCH as u64 + FIRST_TAIL;
+
+/// Local headers closer together than this are checked from one read.
+const HEADERS_READ_MAX: u64 = 64 << 10;
+
 /// The held part of the file: its end, from the central directory on.
 pub(crate) struct PreadFile {
     file: File,
     len: u64,
     tail: Vec<u8>,
+    /// The file as it was at open, to tell that it changed since.
+    identity: Identity,
+}
+
+/// What identifies a file's version: which file, its size and its last change.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Identity {
+    dev: u64,
+    ino: u64,
+    len: u64,
+    mtime: (i64, i64),
+    ctime: (i64, i64),
+}
+
+impl Identity {
+    fn of(meta: &std::fs::Metadata) -> Identity {
+        Identity {
+            dev: meta.dev(),
+            ino: meta.ino(),
+            len: meta.len(),
+            mtime: (meta.mtime(), meta.mtime_nsec()),
+            ctime: (meta.ctime(), meta.ctime_nsec()),
+        }
+    }
+}
+
+/// Opens the archive at `path` for reading, refusing what is not a regular file: a directory, a
+/// device, a socket, or a FIFO, which is opened without waiting for a writer (a plain `open(2)` of
+/// a FIFO blocks until one comes, and the caller's thread with it).
+pub(crate) fn open_archive_file(path: &Path) -> Result<(File, std::fs::Metadata), Error> {
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
+        .open(path)
+        .map_err(|e| Error::io("opening", path, e))?;
+    let meta = file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
+    let kind = meta.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            std::io::ErrorKind::IsADirectory.into()
+        } else {
+            std::io::Error::other("not a regular file (a FIFO, device or socket)")
+        };
+        return Err(Error::io("reading the archive", path, what));
+    }
+    Ok((file, meta))
 }
 
 impl PreadFile {
+    /// Opens the archive at `path` (a regular file: see [`open_archive_file`]) and parses its
+    /// central directory, as [`open`](Self::open) does.
+    pub(crate) fn open_path(path: &Path) -> Result<(PreadFile, Layout, Locals), Error> {
+        let (file, meta) = open_archive_file(path)?;
+        PreadFile::open(file, &meta, path)
+    }
+
     /// Reads the end of `file` and parses its central directory, reading more of the file only
-    /// when the first read did not hold it all (a central directory beyond 64 KiB, an end record
-    /// before appended data, ZIP64 records elsewhere): at worst the whole file, so a parse over too
-    /// little never refuses an archive the strict parser accepts.
-    pub(crate) fn open(file: File, len: u64, path: &Path) -> Result<(PreadFile, Layout, Locals), Error> {
+    /// when the first read did not hold it all: from where the end records say the central
+    /// directory starts (a directory beyond 64 KiB, ZIP64 records elsewhere), or up to 1 MiB more
+    /// when no end record fits the end (one may stand before appended data). Never more: a
+    /// damaged end costs what it costs to refuse, not a read of the whole file.
+    pub(crate) fn open(
+        file: File,
+        meta: &std::fs::Metadata,
+        path: &Path,
+    ) -> Result<(PreadFile, Layout, Locals), Error> {
+        let identity = Identity::of(meta);
+        let len = identity.len;
+        let appended_reach = len.saturating_sub(crate::archive::APPENDED_SEARCH as u64 + FIRST_TAIL);
         let mut from = len.saturating_sub(FIRST_TAIL);
         loop {
             let tail = read_at(&file, from, len - from, path)?;
+            if (tail.len() as u64) < len - from {
+                return Err(Error::io(
+                    "reading",
+                    path,
+                    std::io::Error::other("the archive shrank while it was opened"),
+                ));
+            }
             let window = Window::tail(&tail, to_usize(len)?);
             match read_central(&window) {
-                Ok((layout, locals)) => return Ok((PreadFile { file, len, tail }, layout, locals)),
-                Err(e) if from == 0 => return Err(e),
-                Err(_) => {
-                    // Where the central directory starts, if the end records say; else all of it.
-                    from = crate::archive::central_start(&window).filter(|&start| start < from).unwrap_or(0);
+                Ok((layout, locals)) => return Ok((PreadFile { file, len, tail, identity }, layout, locals)),
+                Err(e) => {
+                    from = match crate::archive::central_start(&window) {
+                        // The end records say where the directory starts: read from there.
+                        // A directory that far from the end is refused (what the parse said)
+                        // rather than read, however it is described.
+                        Some(start) if start < from && len - start <= HELD_MAX => start,
+                        None if from > appended_reach => appended_reach,
+                        _ => return Err(e),
+                    };
                 }
             }
         }
@@ -111,6 +192,80 @@ impl PreadFile {
                 }
                 n => done += n as usize,
             }
+        }
+        Ok(())
+    }
+
+    /// Checks the local headers of `entries` (each with its [`LocalRef`]) as
+    /// [`check_local`](Self::check_local) does and returns where each one's data starts, in the
+    /// order given. Headers are read in file order, and headers closer together than 64 KiB
+    /// (those of small entries, with their data between them) from one read: a few reads for an
+    /// archive of many small files, one small read per entry where entries are large.
+    pub(crate) fn check_locals(&self, entries: &[(&LocalRef, &Entry)]) -> Result<Vec<u64>, Error> {
+        let mut order: Vec<usize> = (0..entries.len()).collect();
+        order.sort_unstable_by_key(|&i| entries[i].0.header_offset());
+        // What checking entry `i` reads at most, if its extra field is of a usual length.
+        let need_end = |i: usize| {
+            let (local, e) = entries[i];
+            let header = local.header_offset() + 30 + local.name_len() as u64 + EXTRA_GUESS;
+            let end = if local.has_descriptor() { header.saturating_add(e.compressed_size) + 24 } else { header };
+            end.min(local.limit())
+        };
+        let mut offsets = vec![0u64; entries.len()];
+        let mut k = 0;
+        while k < order.len() {
+            // One read for this header and the ones after it that end within HEADERS_READ_MAX.
+            let start = entries[order[k]].0.header_offset();
+            let mut group_end = k + 1;
+            let mut end = need_end(order[k]);
+            while let Some(&next) = order.get(group_end) {
+                let next_end = need_end(next);
+                if next_end.max(end) - start > HEADERS_READ_MAX {
+                    break;
+                }
+                end = end.max(next_end);
+                group_end += 1;
+            }
+            let path = Path::new(&entries[order[k]].1.path);
+            let held = if group_end - k > 1 { read_at(&self.file, start, end - start, path)? } else { Vec::new() };
+            for &i in &order[k..group_end] {
+                let (local, e) = entries[i];
+                offsets[i] = match self.local_in(&held, start, local, e) {
+                    Some(window) => check_local(&self.window(), &window, local, e)?,
+                    None => self.check_local(local, e)?,
+                };
+            }
+            k = group_end;
+        }
+        Ok(offsets)
+    }
+
+    /// `held` (read at `start`) as a window, if it holds all that checking `local` (of entry `e`)
+    /// reads: the header, its name and extra field, and the data descriptor if there is one.
+    fn local_in<'h>(&self, held: &'h [u8], start: u64, local: &LocalRef, e: &Entry) -> Option<Window<'h>> {
+        let at = local.header_offset().checked_sub(start)?;
+        let header = held.get(usize::try_from(at).ok()?..)?.get(..30)?;
+        let field = |o: usize| u64::from(u16::from_le_bytes([header[o], header[o + 1]]));
+        let data_at = at + 30 + field(26) + field(28);
+        let needed = if local.has_descriptor() {
+            // At most 24 bytes of descriptor, and none past where the entry must end.
+            (data_at.checked_add(e.compressed_size)? + 24).min(local.limit() - start)
+        } else {
+            data_at
+        };
+        if needed > held.len() as u64 {
+            return None;
+        }
+        Some(Window::parts((usize::try_from(start).ok()?, held), (0, &[]), usize::try_from(self.len).ok()?))
+    }
+
+    /// Fails if the file is no longer the one opened: another file at its path is fine (it was
+    /// opened), but a change of its size or contents since (its modification or change time) is
+    /// not, so that nothing is put in place from an archive rewritten midway.
+    pub(crate) fn check_unchanged(&self, path: &Path) -> Result<(), Error> {
+        let now = self.file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
+        if Identity::of(&now) != self.identity {
+            return Err(Error::io("reading", path, std::io::Error::other("the archive changed while it was read")));
         }
         Ok(())
     }

@@ -7,12 +7,13 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use buffer_pool::BufferPool;
+use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method};
 use crate::behind::{Chunk, Target, WriteBehind};
+use crate::source::Source;
 use crate::tree::Tree;
 
 /// Entries inflating to more than this are streamed to disk in chunks, so memory stays bounded
@@ -31,38 +32,107 @@ pub(crate) struct Inflaters<'a> {
     pub(crate) chunked: Option<ChunkedInflater<'a>>,
 }
 
+impl Inflaters<'_> {
+    pub(crate) fn new() -> Self {
+        Inflaters { whole: Decoder::new(Format::Raw).expect("decoder allocation"), chunked: None }
+    }
+}
+
+/// What writing an entry needs besides the entry: where the archive's bytes are (and the entry's,
+/// if a batch read already holds them), where to write, and the shared buffers and flags.
+pub(crate) struct Job<'j, 'a, 'pool> {
+    pub(crate) source: Source<'a>,
+    /// The entry's data as stored, when a batch read holds it.
+    pub(crate) held: Option<&'j [u8]>,
+    pub(crate) tree: &'j Tree<'j>,
+    pub(crate) pool: &'pool BufferPool,
+    pub(crate) behind: &'j WriteBehind<'pool>,
+    pub(crate) halt: &'j Halt<'j>,
+    pub(crate) durable: bool,
+}
+
+/// A file-held archive is read in pieces of this size when an entry streams.
+const INPUT_PIECE: usize = 256 << 10;
+
+/// Neighbouring entries are read together when the span holding them is at most this long...
+const PREFETCH_MAX: u64 = 4 << 20;
+
+/// The data of a batch of neighbouring small entries, read from the file at once.
+pub(crate) struct Prefetch<'pool> {
+    data: Lease<'pool>,
+    start: u64,
+    len: u64,
+}
+
+impl<'pool> Prefetch<'pool> {
+    /// Reads the span holding the data of `entries` in one `pread`, when the archive is in a
+    /// file, they are two or more, and their data fills at least half the span (what lies
+    /// between them, local headers and unselected entries, is read for nothing); else `None`.
+    pub(crate) fn read<'e>(
+        source: Source<'_>,
+        entries: impl Iterator<Item = &'e Entry> + Clone,
+        pool: &'pool BufferPool,
+    ) -> Result<Option<Prefetch<'pool>>, Error> {
+        if matches!(source, Source::Memory(_)) || entries.clone().nth(1).is_none() {
+            return Ok(None);
+        }
+        let start = entries.clone().map(|e| e.data_offset).min().unwrap_or(0);
+        let end = entries.clone().map(|e| e.data_offset + e.compressed_size).max().unwrap_or(0);
+        let data_bytes: u64 = entries.clone().map(|e| e.compressed_size).sum();
+        let len = end - start;
+        if len > PREFETCH_MAX || data_bytes < len / 2 {
+            return Ok(None);
+        }
+        let first = entries.clone().next().expect("two or more");
+        let mut data = pool
+            .acquire(len as usize)
+            .map_err(|_| Error::Limit { entry: first.path.clone(), reason: "out of memory".into() })?;
+        source.read_exact_at(start, &mut data[..len as usize], &first.path)?;
+        Ok(Some(Prefetch { data, start, len }))
+    }
+
+    /// Entry `e`'s data as stored, if this read holds it.
+    pub(crate) fn span(&self, e: &Entry) -> Option<&[u8]> {
+        let from = e.data_offset.checked_sub(self.start)?;
+        let to = from + e.compressed_size;
+        (to <= self.len).then(|| &self.data[from as usize..to as usize])
+    }
+}
+
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn write_file<'a, 'pool>(
-    data: &'a [u8],
-    e: &Entry,
-    tree: &Tree<'_>,
-    pool: &'pool BufferPool,
-    behind: &WriteBehind<'pool>,
-    stop: &Halt<'_>,
-    inflaters: &mut Inflaters<'a>,
-    durable: bool,
-) -> Result<(), Error> {
-    let start = e.data_offset as usize;
-    let src = &data[start..start + e.compressed_size as usize];
+pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut Inflaters<'a>) -> Result<(), Error> {
+    let tree = job.tree;
     let mut file = tree.create_file(&e.path, e.mode)?;
     let write = |file: &mut File, bytes: &[u8]| {
         file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
     };
+    let in_memory = job.held.or_else(|| job.source.span(e.data_offset, e.compressed_size));
     match e.method {
-        Method::Stored => {
-            if crc32fast::hash(src) != e.crc32 {
-                return Err(Error::Crc { entry: e.path.clone() });
+        Method::Stored => match in_memory {
+            Some(src) => {
+                if crc32fast::hash(src) != e.crc32 {
+                    return Err(Error::Crc { entry: e.path.clone() });
+                }
+                write(&mut file, src)?;
             }
-            write(&mut file, src)?;
-        }
+            None => copy_stored(e, job, |bytes| write(&mut file, bytes))?,
+        },
         Method::Deflate if e.size <= WHOLE_ENTRY_MAX => {
+            let read;
+            let src = match in_memory {
+                Some(src) => src,
+                None => {
+                    read = read_whole(e, job)?;
+                    &read[..e.compressed_size as usize]
+                }
+            };
             let size = e.size as usize;
-            let mut lease = pool
+            let mut lease = job
+                .pool
                 .acquire(size.max(1))
                 .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
             let out = &mut lease[..size];
-            crate::entry_data::read_entry(crate::entry_data::stored_span(data, e), e, &mut inflaters.whole, out, true)?;
+            crate::entry_data::read_entry(src, e, &mut inflaters.whole, out, true)?;
             write(&mut file, out)?;
         }
         Method::Deflate => {
@@ -71,19 +141,26 @@ pub(crate) fn write_file<'a, 'pool>(
             // waits for work, copied into a pooled buffer and handed to it.
             let inflater =
                 inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
-            if durable {
-                stream_entry(src, e, inflater, stop, |_, chunk| write(&mut file, chunk))?;
+            // (Large entries are never read with a batch: see `Prefetch`'s callers.)
+            let input = match job.source.span(e.data_offset, e.compressed_size) {
+                Some(src) => Input::Memory(src),
+                None => Input::File { source: job.source, at: e.data_offset },
+            };
+            if job.durable {
+                stream_entry(input, e, inflater, job.halt, |_, chunk| write(&mut file, chunk))?;
             } else {
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
+                let behind = job.behind;
                 let _producing = behind.producing();
-                return stream_entry(src, e, inflater, stop, |offset, chunk| {
+                return stream_entry(input, e, inflater, job.halt, |offset, chunk| {
                     if !behind.has_idle_writer() {
                         return target
                             .file
                             .write_all_at(chunk, offset)
                             .map_err(|err| Error::io("writing", &target.path, err));
                     }
-                    let mut data = pool
+                    let mut data = job
+                        .pool
                         .acquire(CHUNK_BUFFER)
                         .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
                     data[..chunk.len()].copy_from_slice(chunk);
@@ -92,10 +169,57 @@ pub(crate) fn write_file<'a, 'pool>(
             }
         }
     }
-    if durable {
+    if job.durable {
         file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;
     }
     Ok(())
+}
+
+/// Entry `e`'s data as stored, read from the file into a pooled buffer.
+fn read_whole<'pool>(e: &Entry, job: &Job<'_, '_, 'pool>) -> Result<Lease<'pool>, Error> {
+    let len = e.compressed_size as usize;
+    let mut lease = job
+        .pool
+        .acquire(len.max(1))
+        .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+    job.source.read_exact_at(e.data_offset, &mut lease[..len], &e.path)?;
+    Ok(lease)
+}
+
+/// A stored entry of a file-held archive, read in pieces into one pooled buffer, each piece
+/// hashed and handed to `sink`; the CRC-32 checked at the end.
+fn copy_stored(
+    e: &Entry,
+    job: &Job<'_, '_, '_>,
+    mut sink: impl FnMut(&[u8]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    let piece = (e.size as usize).clamp(1, CHUNK_BUFFER);
+    let mut lease =
+        job.pool.acquire(piece).map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+    let mut crc = crc32fast::Hasher::new();
+    let mut done = 0u64;
+    while done < e.size {
+        if job.halt.is_set() {
+            return Err(Error::Cancelled);
+        }
+        let n = (e.size - done).min(piece as u64) as usize;
+        job.source.read_exact_at(e.data_offset + done, &mut lease[..n], &e.path)?;
+        crc.update(&lease[..n]);
+        sink(&lease[..n])?;
+        done += n as u64;
+    }
+    if crc.finalize() != e.crc32 {
+        return Err(Error::Crc { entry: e.path.clone() });
+    }
+    Ok(())
+}
+
+/// Where a streamed entry's compressed data comes from.
+enum Input<'a> {
+    /// All of it, in memory.
+    Memory(&'a [u8]),
+    /// In the file, from `at` on: fed to the decoder a piece at a time.
+    File { source: Source<'a>, at: u64 },
 }
 
 /// Why workers stop early: another worker failed, or the caller cancelled.
@@ -115,17 +239,34 @@ impl Halt<'_> {
 /// Inflates a large entry in chunks, checking its size and CRC-32; each chunk goes to
 /// `sink(offset in the file, bytes)`. Stops early when `stop` is set.
 fn stream_entry<'a>(
-    src: &'a [u8],
+    input: Input<'a>,
     e: &Entry,
     inflater: &mut ChunkedInflater<'a>,
     stop: &Halt<'_>,
     mut sink: impl FnMut(u64, &[u8]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut crc = crc32fast::Hasher::new();
-    inflater.start(src);
+    let mut fed = 0u64;
+    match input {
+        Input::Memory(src) => inflater.start(src),
+        Input::File { .. } => inflater.start_fed(),
+    }
     loop {
         if stop.is_set() {
             return Err(Error::Cancelled);
+        }
+        if let Input::File { source, at } = input {
+            while inflater.wants_input() {
+                let left = e.compressed_size - fed;
+                if left == 0 {
+                    inflater.end_input();
+                    break;
+                }
+                let piece = left.min(INPUT_PIECE as u64) as usize;
+                fed += inflater
+                    .feed_with(piece, |room| source.read_exact_at(at + fed, room, &e.path).map(|()| piece))?
+                    as u64;
+            }
         }
         let offset = inflater.total_out();
         let Some(chunk) = inflater.next_chunk().map_err(|source| Error::Data { entry: e.path.clone(), source })? else {
@@ -140,7 +281,7 @@ fn stream_entry<'a>(
     if inflater.total_out() != e.size {
         return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
     }
-    if inflater.consumed() != src.len() {
+    if inflater.consumed() as u64 != e.compressed_size {
         return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
     }
     if crc.finalize() != e.crc32 {

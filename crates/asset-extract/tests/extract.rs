@@ -274,7 +274,18 @@ fn zip64_records_are_checked() {
     refused(
         "zip64-absurd-count",
         &absurd,
-        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("cannot fit")),
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("more than the limit of 4194304")),
+    );
+    // Tens of millions of entries, in a directory that could hold them: refused by the stated
+    // limit (asset_extract::MAX_ENTRIES), before anything is allocated or read for them.
+    let mut many = absurd.clone();
+    let at = record as usize;
+    many[at + 24..at + 32].copy_from_slice(&30_000_000u64.to_le_bytes());
+    many[at + 32..at + 40].copy_from_slice(&30_000_000u64.to_le_bytes());
+    refused(
+        "zip64-thirty-million",
+        &many,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("30000000 entries declared: more than the limit")),
     );
     // The locator pointing past the end.
     let mut past = [z, eocd].concat();
