@@ -233,9 +233,12 @@ fn extract_from(
     if options.fold_case || folds_case(staging.path()) {
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
-    let mut report = write_all(source, &entries, staging.path(), options, bytes_total, previous.as_ref())?;
-    // Nothing goes in place from an archive that changed while it was read.
+    let written = write_all(source, &entries, staging.path(), options, bytes_total, previous.as_ref());
+    // Nothing goes in place from an archive that changed while it was read; and a change explains
+    // a failure better than what it caused (a read racing a truncation can copy the zeros the
+    // kernel writes over the cut page, which then fail the CRC).
     source.check_unchanged(archive)?;
+    let mut report = written?;
     report.skipped = skipped;
     report.prepended = prepended;
     report.appended = appended;
