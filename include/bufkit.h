@@ -1235,9 +1235,12 @@ void bk_cancel_free(struct bk_cancel *cancel);
  `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
  `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
  `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
- statuses for bad entry data. The archive is read, not mapped: one truncated or rewritten while
- it is extracted gives `BK_STATUS_IO_ERROR` or `BK_STATUS_ARCHIVE_MALFORMED`, never a signal
- in the host process.
+ statuses for bad entry data. The archive is read with `pread`, only where it must be: its end
+ records, central directory and local headers, then the selected entries' data, so memory stays
+ bounded whatever the archive's size (under 32 MiB of peak RSS with 2 threads). One truncated or
+ rewritten while it is extracted gives `BK_STATUS_IO_ERROR` or `BK_STATUS_ARCHIVE_MALFORMED`,
+ never a signal in the host process; a path that is not a regular file (a FIFO, a device) is
+ `BK_STATUS_IO_ERROR` at once, never a wait.
 
  # Safety
  `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;

@@ -162,7 +162,7 @@ pub(crate) fn matches(pattern: &str, path: &str) -> bool {
 /// neighbours from one read), and then only the data of the selected entries, in file order,
 /// neighbouring small entries in one read. It holds the central directory's index, plus per
 /// worker at most: one entry's compressed data and its output (entries up to 4 MiB; a batch
-/// of neighbouring small entries up to 4 MiB in one read), or, for a larger entry, a 256 KiB
+/// of neighbouring small entries up to 1 MiB in one read), or, for a larger entry, a 256 KiB
 /// input piece and the decoder's 1 MiB chunk and 32 KiB window; plus two 1 MiB chunks per worker
 /// queued for writing. With 2 workers that is under 32 MiB of peak RSS whatever the archive
 /// holds (`bench-reports/asset-extract.md`, "Reading only what is asked").
@@ -348,7 +348,7 @@ fn write_all(
     let streamed = files.iter().filter(|e| e.method == Method::Deflate && e.size > WHOLE_ENTRY_MAX).count();
     let threads = worker_threads(options.threads).min(files.len() + streamed).max(1);
     let pool =
-        BufferPool::new(PoolConfig { max_retained_bytes: 16 << 20, ..PoolConfig::default() }).expect("valid config");
+        BufferPool::new(PoolConfig { max_retained_bytes: 8 << 20, ..PoolConfig::default() }).expect("valid config");
     let batches = batches(&files, threads);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);

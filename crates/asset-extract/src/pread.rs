@@ -25,8 +25,14 @@ const EXTRA_GUESS: u64 = 512;
 /// records, and the search for an end record before appended data.
 const HELD_MAX: u64 = crate::archive::MAX_CENTRAL_DIRECTORY + crate::archive::APPENDED_SEARCH as u64 + FIRST_TAIL;
 
-/// Local headers closer together than this are checked from one read.
+/// From this many entries on, local headers are checked by one thread per core.
+const PARALLEL_CHECKS: usize = 2048;
+
+/// Local headers are checked from one read when that read is at most this long...
 const HEADERS_READ_MAX: u64 = 64 << 10;
+/// ...and each header in it starts at most this far past what the one before it needs: the bytes
+/// between (the smaller entry's data) are read for nothing, so only small entries group.
+const HEADERS_GAP_MAX: u64 = 4 << 10;
 
 /// The held part of the file: its end, from the central directory on.
 pub(crate) struct PreadFile {
@@ -198,12 +204,41 @@ impl PreadFile {
 
     /// Checks the local headers of `entries` (each with its [`LocalRef`]) as
     /// [`check_local`](Self::check_local) does and returns where each one's data starts, in the
-    /// order given. Headers are read in file order, and headers closer together than 64 KiB
-    /// (those of small entries, with their data between them) from one read: a few reads for an
-    /// archive of many small files, one small read per entry where entries are large.
+    /// order given. Headers are read in file order; those of neighbouring small entries (each
+    /// header within 4 KiB of what the one before needs, at most 64 KiB in all) from one read:
+    /// a few reads for an archive of many small files, one small read per entry where entries
+    /// are large, so that their data is never read for it.
     pub(crate) fn check_locals(&self, entries: &[(&LocalRef, &Entry)]) -> Result<Vec<u64>, Error> {
         let mut order: Vec<usize> = (0..entries.len()).collect();
         order.sort_unstable_by_key(|&i| entries[i].0.header_offset());
+        // Many entries: their headers (and small entries' data between them) are read by one
+        // thread per core, each a contiguous run of the file.
+        let threads = if entries.len() >= PARALLEL_CHECKS {
+            std::thread::available_parallelism().map_or(1, |n| n.get()).min(4)
+        } else {
+            1
+        };
+        let runs: Vec<&[usize]> = order.chunks(order.len().div_ceil(threads).max(1)).collect();
+        let checked: Vec<Result<Vec<(usize, u64)>, Error>> = if runs.len() <= 1 {
+            runs.iter().map(|run| self.check_run(entries, run)).collect()
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = runs.iter().map(|run| s.spawn(|| self.check_run(entries, run))).collect();
+                handles.into_iter().map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+            })
+        };
+        let mut offsets = vec![0u64; entries.len()];
+        for run in checked {
+            for (i, offset) in run? {
+                offsets[i] = offset;
+            }
+        }
+        Ok(offsets)
+    }
+
+    /// Checks the local headers of `run` (indexes into `entries`, in file order): each with the
+    /// offset where its data starts.
+    fn check_run(&self, entries: &[(&LocalRef, &Entry)], order: &[usize]) -> Result<Vec<(usize, u64)>, Error> {
         // What checking entry `i` reads at most, if its extra field is of a usual length.
         let need_end = |i: usize| {
             let (local, e) = entries[i];
@@ -211,7 +246,7 @@ impl PreadFile {
             let end = if local.has_descriptor() { header.saturating_add(e.compressed_size) + 24 } else { header };
             end.min(local.limit())
         };
-        let mut offsets = vec![0u64; entries.len()];
+        let mut offsets = Vec::with_capacity(order.len());
         let mut k = 0;
         while k < order.len() {
             // One read for this header and the ones after it that end within HEADERS_READ_MAX.
@@ -220,7 +255,8 @@ impl PreadFile {
             let mut end = need_end(order[k]);
             while let Some(&next) = order.get(group_end) {
                 let next_end = need_end(next);
-                if next_end.max(end) - start > HEADERS_READ_MAX {
+                let gap = entries[next].0.header_offset().saturating_sub(end);
+                if next_end.max(end) - start > HEADERS_READ_MAX || gap > HEADERS_GAP_MAX {
                     break;
                 }
                 end = end.max(next_end);
@@ -230,10 +266,11 @@ impl PreadFile {
             let held = if group_end - k > 1 { read_at(&self.file, start, end - start, path)? } else { Vec::new() };
             for &i in &order[k..group_end] {
                 let (local, e) = entries[i];
-                offsets[i] = match self.local_in(&held, start, local, e) {
+                let offset = match self.local_in(&held, start, local, e) {
                     Some(window) => check_local(&self.window(), &window, local, e)?,
                     None => self.check_local(local, e)?,
                 };
+                offsets.push((i, offset));
             }
             k = group_end;
         }

@@ -55,7 +55,7 @@ pub(crate) struct Job<'j, 'a, 'pool> {
 const INPUT_PIECE: usize = 256 << 10;
 
 /// Neighbouring entries are read together when the span holding them is at most this long...
-const PREFETCH_MAX: u64 = 4 << 20;
+const PREFETCH_MAX: u64 = 1 << 20;
 
 /// The data of a batch of neighbouring small entries, read from the file at once.
 pub(crate) struct Prefetch<'pool> {
