@@ -936,8 +936,9 @@ bk_status bk_buffer_new(const struct bk_buffer_config *config, struct bk_buffer 
 /*
  Frees a buffer and everything it holds. NULL does nothing. The buffer must not be used again.
  On Linux the memory of one freed buffer of 128 KiB to 32 MiB is kept for the next buffer that
- grows that large, its pages offered back to the kernel (`MADV_FREE`) until then: resident
- memory may stay up to 32 MiB higher until the kernel needs it.
+ grows that large (and whose `max_capacity` it fits: a buffer never holds more than its limit),
+ its pages offered back to the kernel (`MADV_FREE`) until then: resident memory may stay up to
+ 32 MiB higher until the kernel needs it.
 
  # Safety
  `buffer` is NULL or came from `bk_buffer_new` and has not been freed.

@@ -316,6 +316,39 @@ static void test_segmented_buffers_hold_up_to_their_limit(void) {
   bk_buffer_free(buf);
 }
 
+/* Issue 29, 1: a freed buffer's mapping is kept for the next buffer that grows past the heap. A
+   buffer with a small max_capacity took over a kept 4 MiB mapping whole (capacity 10,000,002 read
+   back) and then appended past its limit. Every policy that can take it, and a flattened
+   segmented buffer, must stay within its limit. */
+static void test_a_kept_mapping_never_lifts_max_capacity(void) {
+  static uint8_t block[100000];
+  uint32_t policies[] = {BK_GROWTH_GEOMETRIC, BK_GROWTH_EXACT, BK_GROWTH_SEGMENTED};
+  memset(block, 0x5a, sizeof block);
+  for (size_t i = 0; i < sizeof policies / sizeof policies[0]; i++) {
+    /* A buffer that grew to 4 MiB, freed: its mapping is kept. */
+    bk_buffer *big = new_buffer(BK_GROWTH_GEOMETRIC, 0);
+    CHECK(big != NULL);
+    for (int k = 0; k < 42; k++) CHECK_STATUS(bk_buffer_append(big, block, sizeof block), BK_STATUS_OK);
+    bk_buffer_free(big);
+
+    bk_buffer *buf = new_buffer(policies[i], 200000);
+    bk_buffer_stats stats;
+    size_t len = 0;
+    CHECK(buf != NULL);
+    CHECK_STATUS(bk_buffer_append(buf, block, 100000), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_append(buf, block, 50000), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_flatten(buf), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_get_stats(buf, &stats), BK_STATUS_OK);
+    CHECK(stats.capacity <= 200000);
+    CHECK_STATUS(bk_buffer_append(buf, block, 100000), BK_STATUS_CAPACITY_EXCEEDED);
+    CHECK_STATUS(bk_buffer_len(buf, &len), BK_STATUS_OK);
+    CHECK(len == 150000);
+    CHECK_STATUS(bk_buffer_append(buf, block, 50000), BK_STATUS_OK);
+    CHECK_STATUS(bk_buffer_append(buf, block, 1), BK_STATUS_CAPACITY_EXCEEDED);
+    bk_buffer_free(buf);
+  }
+}
+
 int main(void) {
   RUN(test_versions_match_the_header);
   RUN(test_every_status_has_a_message);
@@ -332,5 +365,6 @@ int main(void) {
   RUN(test_a_rust_panic_comes_back_as_a_status);
   RUN(test_large_buffers_give_back_all_their_address_space);
   RUN(test_segmented_buffers_hold_up_to_their_limit);
+  RUN(test_a_kept_mapping_never_lifts_max_capacity);
   return REPORT();
 }

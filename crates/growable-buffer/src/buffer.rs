@@ -202,7 +202,7 @@ impl GrowableBuffer {
             Storage::Contiguous { raw, len } => {
                 let target = growth.next_capacity(raw.capacity(), needed).min(max);
                 let strategy = if growth.grows_in_place() { Strategy::InPlace } else { Strategy::AllocateCopy };
-                let relocation = raw.resize(target, *len, strategy)?;
+                let relocation = raw.resize(target, max, *len, strategy)?;
                 self.stats.grows += 1;
                 self.stats.moves += u64::from(relocation.moved);
                 self.stats.bytes_copied += relocation.bytes_copied as u64;
@@ -400,7 +400,7 @@ impl GrowableBuffer {
     pub fn flatten(&mut self) -> Result<(), Error> {
         let Storage::Segmented(segments) = &self.storage else { return Ok(()) };
         let len = segments.len();
-        let mut raw = RawBytes::with_capacity(len)?;
+        let mut raw = RawBytes::with_capacity(len, self.max_capacity)?;
         let copied = segments.copy_to(0, {
             // SAFETY: the block holds `len` bytes, uninitialised (hence MaybeUninit); copy_to writes
             // them all before anything reads them.

@@ -168,9 +168,9 @@ pub(crate) unsafe fn keep(ptr: NonNull<u8>, len: usize) {
 /// The kept mapping, if there is one of at least `min_len` bytes, and its length; the caller owns
 /// it from then on (to be given back with [`unmap`], [`keep`] or grown with [`remap`]). Its
 /// contents are undefined.
-pub(crate) fn take_kept(min_len: usize) -> Option<(NonNull<u8>, usize)> {
+pub(crate) fn take_kept(min_len: usize, max_len: usize) -> Option<(NonNull<u8>, usize)> {
     let mut kept = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    let (addr, len) = (*kept).filter(|&(_, len)| len >= min_len)?;
+    let (addr, len) = (*kept).filter(|&(_, len)| (min_len..=max_len).contains(&len))?;
     *kept = None;
     Some((NonNull::new(addr as *mut u8)?, len))
 }

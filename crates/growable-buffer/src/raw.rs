@@ -52,10 +52,10 @@ impl RawBytes {
         RawBytes { ptr: NonNull::dangling(), cap: 0, reuse: true }
     }
 
-    /// A block of at least `cap` bytes.
-    pub(crate) fn with_capacity(cap: usize) -> Result<Self, Error> {
+    /// A block of at least `cap` bytes and at most `most`.
+    pub(crate) fn with_capacity(cap: usize, most: usize) -> Result<Self, Error> {
         let mut raw = RawBytes::new();
-        raw.resize(cap, 0, Strategy::InPlace)?;
+        raw.resize(cap, most, 0, Strategy::InPlace)?;
         Ok(raw)
     }
 
@@ -72,10 +72,16 @@ impl RawBytes {
     }
 
     /// Changes the capacity to `new_cap` (≥ `len`), keeping the first `len` bytes. Moving to a
-    /// fresh mapping in place may give more: a kept mapping larger than asked is taken whole.
-    /// On error the block is unchanged.
-    pub(crate) fn resize(&mut self, new_cap: usize, len: usize, strategy: Strategy) -> Result<Relocation, Error> {
-        debug_assert!(len <= self.cap && len <= new_cap);
+    /// fresh mapping in place may give more, never more than `most` (≥ `new_cap`): a kept
+    /// mapping larger than asked is taken whole when it fits. On error the block is unchanged.
+    pub(crate) fn resize(
+        &mut self,
+        new_cap: usize,
+        most: usize,
+        len: usize,
+        strategy: Strategy,
+    ) -> Result<Relocation, Error> {
+        debug_assert!(len <= self.cap && len <= new_cap && new_cap <= most);
         if new_cap == self.cap {
             return Ok(Relocation { moved: false, bytes_copied: 0 });
         }
@@ -98,7 +104,7 @@ impl RawBytes {
             (NonNull::dangling(), 0)
         } else {
             // SAFETY: new_cap is non-zero and ≤ isize::MAX.
-            unsafe { allocate(new_cap, reuse) }.ok_or(Error::AllocFailed { bytes: new_cap })?
+            unsafe { allocate(new_cap, most, reuse) }.ok_or(Error::AllocFailed { bytes: new_cap })?
         };
         if len > 0 {
             // SAFETY: both blocks hold at least `len` bytes and are distinct allocations.
@@ -140,13 +146,13 @@ fn heap_layout(cap: usize) -> Layout {
 ///
 /// # Safety
 /// `cap` is non-zero and ≤ `isize::MAX`.
-unsafe fn allocate(cap: usize, reuse: bool) -> Option<(NonNull<u8>, usize)> {
+unsafe fn allocate(cap: usize, most: usize, reuse: bool) -> Option<(NonNull<u8>, usize)> {
     #[cfg(all(target_os = "linux", not(miri)))]
     if mapped(cap) {
-        let kept = if reuse { crate::pages::take_kept(cap) } else { None };
+        let kept = if reuse { crate::pages::take_kept(cap, most) } else { None };
         return kept.or_else(|| Some((crate::pages::map(cap)?, cap)));
     }
-    let _ = reuse;
+    let _ = (reuse, most);
     // SAFETY: the layout has non-zero size (caller's contract).
     Some((NonNull::new(unsafe { alloc::alloc(heap_layout(cap)) })?, cap))
 }
@@ -207,16 +213,16 @@ mod tests {
 
     #[test]
     fn bytes_survive_every_kind_of_resize() {
-        let mut raw = RawBytes::with_capacity(100).unwrap();
+        let mut raw = RawBytes::with_capacity(100, usize::MAX).unwrap();
         filled(&mut raw, 100);
-        let r = raw.resize(1000, 100, Strategy::InPlace).unwrap();
+        let r = raw.resize(1000, usize::MAX, 100, Strategy::InPlace).unwrap();
         assert!(r.bytes_copied == 0 || r.bytes_copied == 100);
         check(&raw, 100);
-        raw.resize(MAP_THRESHOLD * 2, 100, Strategy::InPlace).unwrap();
+        raw.resize(MAP_THRESHOLD * 2, usize::MAX, 100, Strategy::InPlace).unwrap();
         check(&raw, 100);
-        raw.resize(MAP_THRESHOLD * 8, 100, Strategy::InPlace).unwrap();
+        raw.resize(MAP_THRESHOLD * 8, usize::MAX, 100, Strategy::InPlace).unwrap();
         check(&raw, 100);
-        let r = raw.resize(MAP_THRESHOLD * 9, 100, Strategy::AllocateCopy).unwrap();
+        let r = raw.resize(MAP_THRESHOLD * 9, usize::MAX, 100, Strategy::AllocateCopy).unwrap();
         assert_eq!(r, Relocation { moved: true, bytes_copied: 100 });
         check(&raw, 100);
     }
@@ -224,12 +230,12 @@ mod tests {
     #[cfg(all(target_os = "linux", not(miri)))]
     #[test]
     fn mapped_growth_copies_nothing() {
-        let mut raw = RawBytes::with_capacity(MAP_THRESHOLD).unwrap();
+        let mut raw = RawBytes::with_capacity(MAP_THRESHOLD, usize::MAX).unwrap();
         filled(&mut raw, MAP_THRESHOLD);
         let mut cap = MAP_THRESHOLD;
         for _ in 0..8 {
             cap *= 2;
-            let r = raw.resize(cap, MAP_THRESHOLD, Strategy::InPlace).unwrap();
+            let r = raw.resize(cap, usize::MAX, MAP_THRESHOLD, Strategy::InPlace).unwrap();
             assert_eq!(r.bytes_copied, 0);
         }
         check(&raw, MAP_THRESHOLD);
@@ -237,12 +243,15 @@ mod tests {
 
     #[test]
     fn impossible_sizes_fail_cleanly() {
-        let mut raw = RawBytes::with_capacity(16).unwrap();
+        let mut raw = RawBytes::with_capacity(16, usize::MAX).unwrap();
         filled(&mut raw, 16);
-        assert_eq!(raw.resize(usize::MAX, 16, Strategy::InPlace), Err(Error::AllocFailed { bytes: usize::MAX }));
+        assert_eq!(
+            raw.resize(usize::MAX, usize::MAX, 16, Strategy::InPlace),
+            Err(Error::AllocFailed { bytes: usize::MAX })
+        );
         // 2^47 bytes is the whole user address space of x86-64: no allocator can satisfy it.
         #[cfg(not(miri))]
-        assert!(matches!(raw.resize(1 << 47, 16, Strategy::InPlace), Err(Error::AllocFailed { .. })));
+        assert!(matches!(raw.resize(1 << 47, usize::MAX, 16, Strategy::InPlace), Err(Error::AllocFailed { .. })));
         assert_eq!(raw.capacity(), 16);
         check(&raw, 16);
     }
