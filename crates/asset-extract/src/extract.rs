@@ -10,17 +10,17 @@ use buffer_pool::{BufferPool, PoolConfig};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Layout, Method, read_archive};
+use crate::archive::{Entry, Layout, LocalRef, Locals, Method, read_archive};
 use crate::behind::WriteBehind;
 use crate::destination::{self, Found, Mode};
 use crate::manifest;
 use crate::merge;
 use crate::names::{Kind, check_collisions};
-use crate::pread::open_archive_file;
-use crate::source::{Source, open_located};
+use crate::pread::{PreadFile, check_end, open_archive_file};
+use crate::source::Source;
 use crate::staging::{self, Staging};
 use crate::tree::Tree;
-use crate::write::{Halt, Inflaters, Job, Prefetch, WHOLE_ENTRY_MAX, write_file};
+use crate::write::{Halt, Inflaters, Job, Prefetch, Scratch, WHOLE_ENTRY_MAX, write_file};
 
 /// How to extract.
 #[derive(Default)]
@@ -158,14 +158,16 @@ pub(crate) fn matches(pattern: &str, path: &str) -> bool {
 /// not exist or be an empty directory; see [`Mode`]).
 ///
 /// What it reads and holds follows what is asked, not the archive's size. It reads the end
-/// records and the central directory, every local header (a small read each, in file order,
-/// neighbours from one read), and then only the data of the selected entries, in file order,
-/// neighbouring small entries in one read. It holds the central directory's index, plus per
-/// worker at most: one entry's compressed data and its output (entries up to 4 MiB; a batch
-/// of neighbouring small entries up to 1 MiB in one read), or, for a larger entry, a 256 KiB
-/// input piece and the decoder's 1 MiB chunk and 32 KiB window; plus two 1 MiB chunks per worker
-/// queued for writing. With 2 workers that is under 32 MiB of peak RSS whatever the archive
-/// holds (`bench-reports/asset-extract.md`, "Reading only what is asked").
+/// records and the central directory; the local headers of the entries left out (a small read
+/// each, in file order, neighbours from one read); and then the selected entries, in file order,
+/// each one's local header checked from the same read as its data, neighbouring small entries in
+/// one read. It holds the central directory's index, plus per worker at most: one entry's
+/// compressed data and its output (entries up to 4 MiB; a batch of neighbouring small entries up
+/// to 1 MiB in one read), each in a buffer the worker keeps from entry to entry, or, for a larger
+/// entry, a 256 KiB input piece and the decoder's 1 MiB chunk and 32 KiB window; plus two 1 MiB
+/// chunks per worker queued for writing. With 2 workers that is under 32 MiB of peak RSS on an
+/// archive of 36,674 entries (most of it the index), whatever the entries' sizes
+/// (`bench-reports/asset-extract.md`, "Reading only what is asked").
 ///
 /// The file is checked at the end to be the one opened, unchanged (identity, size, modification
 /// and change time); content rewritten in place under a read fails the CRC. Either way nothing is
@@ -189,15 +191,15 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
         return extract_bytes(&map, dest, options);
     }
-    let (file, layout) = open_located(archive)?;
-    extract_from(Source::File(&file), layout, archive, dest, options)
+    let (file, layout, locals) = PreadFile::open_path(archive)?;
+    extract_from(Source::File(&file), layout, Some(locals), archive, dest, options)
 }
 
 /// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`
 /// changes unless every selected entry verified; see [`Mode`] for what changes then.
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     refuse_early(dest, options)?;
-    extract_from(Source::Memory(data), read_archive(data)?, Path::new("(memory)"), dest, options)
+    extract_from(Source::Memory(data), read_archive(data)?, None, Path::new("(memory)"), dest, options)
 }
 
 /// What is refused before the archive is looked at: a cancelled run, an incremental merge.
@@ -214,26 +216,47 @@ fn refuse_early(dest: &Path, options: &Options<'_>) -> Result<(), Error> {
     Ok(())
 }
 
-/// Extraction proper, over the archive's bytes wherever they are, its layout parsed and every
-/// local header checked.
+/// Extraction proper, over the archive's bytes wherever they are and its parsed layout. From a
+/// file, `locals` are the local headers still to check: those of the entries left out (and of
+/// directories and symlinks) are checked here, in file order; each file's is checked by the
+/// worker that writes it, from the read that brings its data (one read for both).
 fn extract_from(
     source: Source<'_>,
     layout: Layout,
+    locals: Option<Locals>,
     archive: &Path,
     dest: &Path,
     options: &Options<'_>,
 ) -> Result<Report, Error> {
-    let Selection { entries, skipped, bytes: bytes_total, prepended, appended, symlinks } = select(layout, options)?;
+    let Selection { mut entries, mut locals, left_out, skipped, bytes: bytes_total, prepended, appended, symlinks } =
+        select(layout, locals, options)?;
+    let previous = if options.incremental { manifest::previous(dest) } else { None };
+    if let (Source::File(file), Some(file_locals)) = (source, locals.as_ref()) {
+        // A file kept from the last extraction is never read: check every header now.
+        let now_or_later = |e: &Entry| previous.is_some() || e.kind != Kind::File;
+        let mut checks: Vec<(&LocalRef, &Entry)> =
+            file_locals.iter().zip(&entries).filter(|(_, e)| now_or_later(e)).collect();
+        checks.extend(left_out.iter().map(|(local, e)| (local, e)));
+        file.check_locals(&checks)?;
+        if previous.is_some() {
+            let all: Vec<(&LocalRef, &Entry)> = file_locals.iter().zip(&entries).collect();
+            let offsets = file.check_locals(&all)?;
+            for (e, offset) in entries.iter_mut().zip(offsets) {
+                e.data_offset = offset;
+            }
+            locals = None;
+        }
+    }
     staging::sweep_beside(dest);
     let found = destination::inspect(dest, options.mode)?;
     let merging = options.mode == Mode::Merge && found == Found::Directory;
 
-    let previous = if options.incremental { manifest::previous(dest) } else { None };
     let staging = if merging { Staging::inside(dest)? } else { Staging::beside(dest)? };
     if options.fold_case || folds_case(staging.path()) {
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
-    let written = write_all(source, &entries, staging.path(), options, bytes_total, previous.as_ref());
+    let written =
+        write_all(source, &entries, locals.as_deref(), staging.path(), options, bytes_total, previous.as_ref());
     // Nothing goes in place from an archive that changed while it was read; and a change explains
     // a failure better than what it caused (a read racing a truncation can copy the zeros the
     // kernel writes over the cut page, which then fail the CRC).
@@ -265,9 +288,10 @@ fn folds_case(dir: &Path) -> bool {
 
 /// Parses and validates the archive, keeps the entries the `only` patterns select, and checks
 /// their names and limits: the one selection both extraction paths start from. Returns the
-/// selected entries, how many the archive holds, and the bytes they will write. Patterns that
+/// selected entries, how many the archive holds, and the bytes they will write; with `locals`
+/// (headers not checked yet), the selected entries' and those of what is left out. Patterns that
 /// select nothing are refused: the caller surely meant something.
-fn select(layout: Layout, options: &Options<'_>) -> Result<Selection, Error> {
+fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Result<Selection, Error> {
     if options.strict && layout.prepended > 0 {
         return Err(Error::malformed(format!("{} bytes of other data precede the archive (strict)", layout.prepended)));
     }
@@ -278,11 +302,36 @@ fn select(layout: Layout, options: &Options<'_>) -> Result<Selection, Error> {
         return Err(Error::UnsupportedKind { entry: link.clone(), kind: "symlink" });
     }
     let total = layout.entries.len();
-    let entries: Vec<Entry> = layout
-        .entries
-        .into_iter()
-        .filter(|e| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path)))
-        .collect();
+    let wanted = |e: &Entry| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path));
+    // The index is most of what extraction holds: kept as it is when everything is selected,
+    // else split into vectors of the exact sizes.
+    let selected: Vec<bool> = layout.entries.iter().map(wanted).collect();
+    let count = selected.iter().filter(|&&s| s).count();
+    let (entries, locals, left_out) = match locals {
+        None if count == total => (layout.entries, None, Vec::new()),
+        Some(Locals { entries: entry_locals, symlinks }) if count == total => {
+            (layout.entries, Some(entry_locals), symlinks)
+        }
+        None => {
+            let picked = layout.entries.into_iter().zip(&selected).filter(|&(_, &s)| s);
+            (picked.map(|(e, _)| e).collect(), None, Vec::new())
+        }
+        Some(Locals { entries: entry_locals, symlinks }) => {
+            let mut entries = Vec::with_capacity(count);
+            let mut kept = Vec::with_capacity(count);
+            let mut left_out = symlinks;
+            left_out.reserve_exact(total - count);
+            for ((e, local), s) in layout.entries.into_iter().zip(entry_locals).zip(selected) {
+                if s {
+                    entries.push(e);
+                    kept.push(local);
+                } else {
+                    left_out.push((local, e));
+                }
+            }
+            (entries, Some(kept), left_out)
+        }
+    };
     if entries.is_empty() && !options.only.is_empty() {
         return Err(Error::NothingSelected { patterns: options.only.clone() });
     }
@@ -291,6 +340,8 @@ fn select(layout: Layout, options: &Options<'_>) -> Result<Selection, Error> {
     Ok(Selection {
         skipped: (total - entries.len()) as u64,
         entries,
+        locals,
+        left_out,
         bytes,
         prepended: layout.prepended,
         appended: layout.appended,
@@ -301,6 +352,10 @@ fn select(layout: Layout, options: &Options<'_>) -> Result<Selection, Error> {
 /// What [`select`] keeps of an archive.
 struct Selection {
     entries: Vec<Entry>,
+    /// The selected entries' local headers, when still to check (parallel to `entries`).
+    locals: Option<Vec<LocalRef>>,
+    /// Entries left out (and symlinks) with their local headers, when still to check.
+    left_out: Vec<(LocalRef, Entry)>,
     /// Entries left out by the patterns.
     skipped: u64,
     /// Bytes the selected entries will write.
@@ -337,18 +392,40 @@ fn check_limits(entries: &[Entry], options: &Options<'_>) -> Result<u64, Error> 
 fn write_all(
     source: Source<'_>,
     entries: &[Entry],
+    locals: Option<&[LocalRef]>,
     root: &Path,
     options: &Options<'_>,
     bytes_total: u64,
     previous: Option<&manifest::Previous>,
 ) -> Result<Report, Error> {
     let tree = Tree::plan(root, entries)?;
-    let files: Vec<&Entry> = entries.iter().filter(|e| e.kind == Kind::File).collect();
+    let is_file = |&(_, e): &(usize, &Entry)| e.kind == Kind::File;
+    let files: Vec<&Entry> = entries.iter().enumerate().filter(is_file).map(|(_, e)| e).collect();
+    // Each file's local header, when the worker writing it checks it.
+    let file_locals: Option<Vec<&LocalRef>> =
+        locals.map(|l| entries.iter().enumerate().filter(is_file).map(|(i, _)| &l[i]).collect());
+    let pread_file = match source {
+        Source::File(file) => file_locals.as_ref().map(|l| (file, l)),
+        Source::Memory(_) => None,
+    };
+    // What a file's read must cover: its data, or its local header through its data.
+    let extent = |i: usize| match pread_file {
+        Some((_, l)) => (l[i].header_offset(), check_end(l[i], files[i], true)),
+        None => (files[i].data_offset, files[i].data_offset + files[i].compressed_size),
+    };
+    let locate = |i: usize, prefetch: Option<&Prefetch<'_>>| match pread_file {
+        Some((file, l)) => file.locate(l[i], files[i], prefetch.map(Prefetch::held)),
+        None => Ok(files[i].data_offset),
+    };
     // One worker per file at most, plus one per streamed entry to write behind it.
     let streamed = files.iter().filter(|e| e.method == Method::Deflate && e.size > WHOLE_ENTRY_MAX).count();
     let threads = worker_threads(options.threads).min(files.len() + streamed).max(1);
-    let pool =
-        BufferPool::new(PoolConfig { max_retained_bytes: 8 << 20, ..PoolConfig::default() }).expect("valid config");
+    // Workers keep their own buffers (see `Scratch`); what goes through the pool besides is a
+    // large entry's chunks, taken by the worker inflating it and given back by whichever writes
+    // them: no thread caches, so a chunk one thread gives back is the next one another takes
+    // (cached by the writer, it would be out of the producer's reach, and freed at the budget).
+    let config = PoolConfig { max_retained_bytes: 8 << 20, thread_cache_buffers: 0, ..PoolConfig::default() };
+    let pool = BufferPool::new(config).expect("valid config");
     let batches = batches(&files, threads);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
@@ -361,7 +438,8 @@ fn write_all(
         failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
     };
     let work = || {
-        let mut inflaters = Inflaters::new();
+        let mut inflaters = Inflaters::new(&pool);
+        let mut batch_bytes = Scratch::new(&pool);
         'batches: loop {
             // Queued chunks of large entries first: writing them frees their buffers.
             while let Some(written) = behind.write_one() {
@@ -372,8 +450,11 @@ fn write_all(
             }
             let b = next.fetch_add(1, Ordering::Relaxed);
             let Some(batch) = batches.get(b) else { break };
-            // Neighbouring small entries of a file-held archive: their data in one read.
-            let prefetch = match Prefetch::read(source, batch.iter().map(|&i| files[i]), &pool) {
+            // Neighbouring small entries of a file-held archive: their data in one read, with
+            // their local headers when those are still to check (then even for one entry).
+            let extents: Vec<(u64, u64)> = batch.iter().map(|&i| extent(i)).collect();
+            let at_least = if pread_file.is_some() { 1 } else { 2 };
+            let prefetch = match Prefetch::read(source, &extents, at_least, files[batch[0]], &mut batch_bytes) {
                 Ok(p) => p,
                 Err(e) => {
                     fail(e);
@@ -395,9 +476,10 @@ fn write_all(
                         } else {
                             let durable = options.durable;
                             let halt = Halt { failed: &stop, cancel: options.cancel };
-                            let held = prefetch.as_ref().and_then(|p| p.span(files[i]));
-                            let job =
-                                Job { source, held, tree: &tree, pool: &pool, behind: &behind, halt: &halt, durable };
+                            let data_offset = locate(i, prefetch.as_ref())?;
+                            let held = prefetch.as_ref().and_then(|p| p.span(files[i], data_offset));
+                            let (tree, pool, behind) = (&tree, &pool, &behind);
+                            let job = Job { source, data_offset, held, tree, pool, behind, halt: &halt, durable };
                             write_file(files[i], &job, &mut inflaters)
                         }
                     })
@@ -520,7 +602,7 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         return Err(Error::Cancelled);
     }
     let entries: Vec<Entry> =
-        select(read_archive(data)?, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
+        select(read_archive(data)?, None, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
     let mut out = Vec::with_capacity(entries.len());
     for (done, e) in entries.iter().enumerate() {

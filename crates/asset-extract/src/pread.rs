@@ -239,12 +239,9 @@ impl PreadFile {
     /// Checks the local headers of `run` (indexes into `entries`, in file order): each with the
     /// offset where its data starts.
     fn check_run(&self, entries: &[(&LocalRef, &Entry)], order: &[usize]) -> Result<Vec<(usize, u64)>, Error> {
-        // What checking entry `i` reads at most, if its extra field is of a usual length.
         let need_end = |i: usize| {
             let (local, e) = entries[i];
-            let header = local.header_offset() + 30 + local.name_len() as u64 + EXTRA_GUESS;
-            let end = if local.has_descriptor() { header.saturating_add(e.compressed_size) + 24 } else { header };
-            end.min(local.limit())
+            check_end(local, e, false)
         };
         let mut offsets = Vec::with_capacity(order.len());
         let mut k = 0;
@@ -275,6 +272,16 @@ impl PreadFile {
             k = group_end;
         }
         Ok(offsets)
+    }
+
+    /// Checks entry `e`'s local header and returns where its data starts, as
+    /// [`check_local`](Self::check_local) does, from `held` (bytes read at an offset) when they
+    /// hold all the check needs, so that one read serves the check and the entry's data.
+    pub(crate) fn locate(&self, local: &LocalRef, e: &Entry, held: Option<(u64, &[u8])>) -> Result<u64, Error> {
+        match held.and_then(|(start, bytes)| self.local_in(bytes, start, local, e)) {
+            Some(window) => check_local(&self.window(), &window, local, e),
+            None => self.check_local(local, e),
+        }
     }
 
     /// `held` (read at `start`) as a window, if it holds all that checking `local` (of entry `e`)
@@ -311,6 +318,21 @@ impl PreadFile {
     pub(crate) fn file(&self) -> &File {
         &self.file
     }
+}
+
+/// Where what checking entry `e`'s local header reads ends, if its extra field is of a usual
+/// length: past the header (and the data descriptor, if there is one), and past the data too with
+/// `with_data`. Never past where the entry must end.
+pub(crate) fn check_end(local: &LocalRef, e: &Entry, with_data: bool) -> u64 {
+    let header = local.header_offset() + 30 + local.name_len() as u64 + EXTRA_GUESS;
+    let end = if local.has_descriptor() {
+        header.saturating_add(e.compressed_size).saturating_add(24)
+    } else if with_data {
+        header.saturating_add(e.compressed_size)
+    } else {
+        header
+    };
+    end.min(local.limit())
 }
 
 /// `len` bytes at `offset`, fewer only at the end of the file.

@@ -5,7 +5,6 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 
 use crate::Error;
-use crate::archive::{Entry, Layout};
 use crate::pread::PreadFile;
 
 /// Where the archive's bytes are.
@@ -48,18 +47,4 @@ impl<'a> Source<'a> {
             Source::File(file) => file.check_unchanged(path),
         }
     }
-}
-
-/// Opens the archive at `path` for extraction: its end records and central directory read and
-/// checked, then every entry's local header (symlinks' too), in file order and few reads, each
-/// entry's `data_offset` set from it. Nothing else of the archive is read.
-pub(crate) fn open_located(path: &Path) -> Result<(PreadFile, Layout), Error> {
-    let (file, mut layout, locals) = PreadFile::open_path(path)?;
-    let mut checks: Vec<(&_, &Entry)> = locals.entries.iter().zip(&layout.entries).collect();
-    checks.extend(locals.symlinks.iter().map(|(local, e)| (local, e)));
-    let offsets = file.check_locals(&checks)?;
-    for (e, offset) in layout.entries.iter_mut().zip(offsets) {
-        e.data_offset = offset;
-    }
-    Ok((file, layout))
 }

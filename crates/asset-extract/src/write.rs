@@ -26,15 +26,52 @@ const CHUNK_BUFFER: usize = 1 << 20;
 const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
 
 /// What a worker keeps between entries: the whole-stream decoder for entries inflated at once,
-/// and the chunked one (made on first use) for large entries.
-pub(crate) struct Inflaters<'a> {
+/// the chunked one (made on first use) for large entries, and its buffers for an entry's data as
+/// stored and as inflated.
+pub(crate) struct Inflaters<'a, 'pool> {
     pub(crate) whole: Decoder,
     pub(crate) chunked: Option<ChunkedInflater<'a>>,
+    input: Scratch<'pool>,
+    output: Scratch<'pool>,
 }
 
-impl Inflaters<'_> {
-    pub(crate) fn new() -> Self {
-        Inflaters { whole: Decoder::new(Format::Raw).expect("decoder allocation"), chunked: None }
+impl<'pool> Inflaters<'_, 'pool> {
+    pub(crate) fn new(pool: &'pool BufferPool) -> Self {
+        Inflaters {
+            whole: Decoder::new(Format::Raw).expect("decoder allocation"),
+            chunked: None,
+            input: Scratch::new(pool),
+            output: Scratch::new(pool),
+        }
+    }
+}
+
+/// A worker's buffer for one purpose, kept from entry to entry and replaced only by a larger one.
+/// (A lease per entry, of each entry's size, would cycle through every size class of the pool,
+/// each claiming its share of the pool's small budget, and the classes left out would be mapped
+/// and unmapped for every entry: 1,750 `mmap`s extracting 31,000 files.)
+pub(crate) struct Scratch<'pool> {
+    pool: &'pool BufferPool,
+    held: Option<Lease<'pool>>,
+}
+
+impl<'pool> Scratch<'pool> {
+    pub(crate) fn new(pool: &'pool BufferPool) -> Self {
+        Scratch { pool, held: None }
+    }
+
+    /// `len` bytes of the buffer, holding whatever they held; a larger buffer replaces it first
+    /// if it is too small. `entry` names the entry in an out-of-memory error.
+    pub(crate) fn take(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error> {
+        if self.held.as_ref().is_none_or(|held| held.len() < len) {
+            self.held = None; // the smaller one back to the pool first
+            let lease = self
+                .pool
+                .acquire(len.max(1))
+                .map_err(|_| Error::Limit { entry: entry.to_owned(), reason: "out of memory".into() })?;
+            self.held = Some(lease);
+        }
+        Ok(&mut self.held.as_mut().expect("a buffer is held")[..len])
     }
 }
 
@@ -42,6 +79,8 @@ impl Inflaters<'_> {
 /// if a batch read already holds them), where to write, and the shared buffers and flags.
 pub(crate) struct Job<'j, 'a, 'pool> {
     pub(crate) source: Source<'a>,
+    /// Where the entry's data starts in the archive (its local header checked).
+    pub(crate) data_offset: u64,
     /// The entry's data as stored, when a batch read holds it.
     pub(crate) held: Option<&'j [u8]>,
     pub(crate) tree: &'j Tree<'j>,
@@ -57,56 +96,62 @@ const INPUT_PIECE: usize = 256 << 10;
 /// Neighbouring entries are read together when the span holding them is at most this long...
 const PREFETCH_MAX: u64 = 1 << 20;
 
-/// The data of a batch of neighbouring small entries, read from the file at once.
-pub(crate) struct Prefetch<'pool> {
-    data: Lease<'pool>,
+/// The bytes of a batch of neighbouring small entries, read from the file at once: their data,
+/// and their local headers when those are checked from the same read.
+pub(crate) struct Prefetch<'s> {
+    data: &'s [u8],
     start: u64,
-    len: u64,
 }
 
-impl<'pool> Prefetch<'pool> {
-    /// Reads the span holding the data of `entries` in one `pread`, when the archive is in a
-    /// file, they are two or more, and their data fills at least half the span (what lies
-    /// between them, local headers and unselected entries, is read for nothing); else `None`.
-    pub(crate) fn read<'e>(
+impl<'s> Prefetch<'s> {
+    /// Reads the span holding `extents` (each entry's `(start, end)` in the file: its data, or its
+    /// local header through its data) in one `pread`, when the archive is in a file, there are at
+    /// least `at_least` of them, and they fill at least half the span (what lies between them,
+    /// other headers and unselected entries, is read for nothing); else `None`. `first` names
+    /// the batch in errors.
+    pub(crate) fn read(
         source: Source<'_>,
-        entries: impl Iterator<Item = &'e Entry> + Clone,
-        pool: &'pool BufferPool,
-    ) -> Result<Option<Prefetch<'pool>>, Error> {
-        if matches!(source, Source::Memory(_)) || entries.clone().nth(1).is_none() {
+        extents: &[(u64, u64)],
+        at_least: usize,
+        first: &Entry,
+        scratch: &'s mut Scratch<'_>,
+    ) -> Result<Option<Prefetch<'s>>, Error> {
+        if matches!(source, Source::Memory(_)) || extents.len() < at_least.max(1) {
             return Ok(None);
         }
-        let start = entries.clone().map(|e| e.data_offset).min().unwrap_or(0);
-        let end = entries.clone().map(|e| e.data_offset + e.compressed_size).max().unwrap_or(0);
-        let data_bytes: u64 = entries.clone().map(|e| e.compressed_size).sum();
+        let start = extents.iter().map(|&(from, _)| from).min().unwrap_or(0);
+        let end = extents.iter().map(|&(_, to)| to).max().unwrap_or(0);
+        let useful: u64 = extents.iter().map(|&(from, to)| to - from).sum();
         let len = end - start;
-        if len > PREFETCH_MAX || data_bytes < len / 2 {
+        if len > PREFETCH_MAX || useful < len / 2 {
             return Ok(None);
         }
-        let first = entries.clone().next().expect("two or more");
-        let mut data = pool
-            .acquire(len as usize)
-            .map_err(|_| Error::Limit { entry: first.path.clone(), reason: "out of memory".into() })?;
-        source.read_exact_at(start, &mut data[..len as usize], &first.path)?;
-        Ok(Some(Prefetch { data, start, len }))
+        let data = scratch.take(len as usize, &first.path)?;
+        source.read_exact_at(start, data, &first.path)?;
+        Ok(Some(Prefetch { data, start }))
     }
 
-    /// Entry `e`'s data as stored, if this read holds it.
-    pub(crate) fn span(&self, e: &Entry) -> Option<&[u8]> {
-        let from = e.data_offset.checked_sub(self.start)?;
-        let to = from + e.compressed_size;
-        (to <= self.len).then(|| &self.data[from as usize..to as usize])
+    /// The bytes read, and where in the file they start.
+    pub(crate) fn held(&self) -> (u64, &[u8]) {
+        (self.start, self.data)
+    }
+
+    /// Entry `e`'s data as stored (from `data_offset`), if this read holds it.
+    pub(crate) fn span(&self, e: &Entry, data_offset: u64) -> Option<&[u8]> {
+        let from = data_offset.checked_sub(self.start)?;
+        let to = from.checked_add(e.compressed_size)?;
+        (to <= self.data.len() as u64).then(|| &self.data[from as usize..to as usize])
     }
 }
 
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
-pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut Inflaters<'a>) -> Result<(), Error> {
+pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
     let tree = job.tree;
     let mut file = tree.create_file(&e.path, e.mode)?;
     let write = |file: &mut File, bytes: &[u8]| {
         file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
     };
-    let in_memory = job.held.or_else(|| job.source.span(e.data_offset, e.compressed_size));
+    let in_memory = job.held.or_else(|| job.source.span(job.data_offset, e.compressed_size));
     match e.method {
         Method::Stored => match in_memory {
             Some(src) => {
@@ -115,23 +160,18 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
                 }
                 write(&mut file, src)?;
             }
-            None => copy_stored(e, job, |bytes| write(&mut file, bytes))?,
+            None => copy_stored(e, job, &mut inflaters.input, |bytes| write(&mut file, bytes))?,
         },
         Method::Deflate if e.size <= WHOLE_ENTRY_MAX => {
-            let read;
             let src = match in_memory {
                 Some(src) => src,
                 None => {
-                    read = read_whole(e, job)?;
-                    &read[..e.compressed_size as usize]
+                    let read = inflaters.input.take(e.compressed_size as usize, &e.path)?;
+                    job.source.read_exact_at(job.data_offset, read, &e.path)?;
+                    &*read
                 }
             };
-            let size = e.size as usize;
-            let mut lease = job
-                .pool
-                .acquire(size.max(1))
-                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-            let out = &mut lease[..size];
+            let out = inflaters.output.take(e.size as usize, &e.path)?;
             crate::entry_data::read_entry(src, e, &mut inflaters.whole, out, true)?;
             write(&mut file, out)?;
         }
@@ -142,9 +182,9 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
             let inflater =
                 inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
             // (Large entries are never read with a batch: see `Prefetch`'s callers.)
-            let input = match job.source.span(e.data_offset, e.compressed_size) {
+            let input = match job.source.span(job.data_offset, e.compressed_size) {
                 Some(src) => Input::Memory(src),
-                None => Input::File { source: job.source, at: e.data_offset },
+                None => Input::File { source: job.source, at: job.data_offset },
             };
             if job.durable {
                 stream_entry(input, e, inflater, job.halt, |_, chunk| write(&mut file, chunk))?;
@@ -175,27 +215,16 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
     Ok(())
 }
 
-/// Entry `e`'s data as stored, read from the file into a pooled buffer.
-fn read_whole<'pool>(e: &Entry, job: &Job<'_, '_, 'pool>) -> Result<Lease<'pool>, Error> {
-    let len = e.compressed_size as usize;
-    let mut lease = job
-        .pool
-        .acquire(len.max(1))
-        .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-    job.source.read_exact_at(e.data_offset, &mut lease[..len], &e.path)?;
-    Ok(lease)
-}
-
-/// A stored entry of a file-held archive, read in pieces into one pooled buffer, each piece
-/// hashed and handed to `sink`; the CRC-32 checked at the end.
+/// A stored entry of a file-held archive, read in pieces into the worker's input buffer, each
+/// piece hashed and handed to `sink`; the CRC-32 checked at the end.
 fn copy_stored(
     e: &Entry,
     job: &Job<'_, '_, '_>,
+    scratch: &mut Scratch<'_>,
     mut sink: impl FnMut(&[u8]) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let piece = (e.size as usize).clamp(1, CHUNK_BUFFER);
-    let mut lease =
-        job.pool.acquire(piece).map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+    let lease = scratch.take(piece, &e.path)?;
     let mut crc = crc32fast::Hasher::new();
     let mut done = 0u64;
     while done < e.size {
@@ -203,7 +232,7 @@ fn copy_stored(
             return Err(Error::Cancelled);
         }
         let n = (e.size - done).min(piece as u64) as usize;
-        job.source.read_exact_at(e.data_offset + done, &mut lease[..n], &e.path)?;
+        job.source.read_exact_at(job.data_offset + done, &mut lease[..n], &e.path)?;
         crc.update(&lease[..n]);
         sink(&lease[..n])?;
         done += n as u64;

@@ -17,16 +17,27 @@ fn refused(name: &str, archive: &[u8], check: impl Fn(&Error) -> bool) {
     refused_with(name, archive, Options { mode: Mode::Replace, ..Options::default() }, check)
 }
 
+/// The same from memory and from a file (where each selected file's local header is checked by
+/// the worker that reads its data).
 fn refused_with(name: &str, archive: &[u8], options: Options<'_>, check: impl Fn(&Error) -> bool) {
     let dir = workdir(name);
+    let zip = std::env::temp_dir().join(format!("asset-extract-{name}-{}.zip", std::process::id()));
+    std::fs::write(&zip, archive).unwrap();
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("out/keep.txt"), b"existing data").unwrap();
-    let err = extract_bytes(archive, &dir.join("out"), &options).expect_err("must be refused");
-    assert!(check(&err), "{name}: unexpected error {err:?}");
-    assert_eq!(listing(&dir), vec!["out"], "{name}: something was left beside the destination");
-    assert_eq!(listing(&dir.join("out")), vec!["keep.txt"], "{name}: the destination changed");
-    assert_eq!(std::fs::read(dir.join("out/keep.txt")).unwrap(), b"existing data");
+    for from_file in [false, true] {
+        let err = if from_file {
+            extract(&zip, &dir.join("out"), &options).expect_err("must be refused from a file")
+        } else {
+            extract_bytes(archive, &dir.join("out"), &options).expect_err("must be refused")
+        };
+        assert!(check(&err), "{name} (from a file: {from_file}): unexpected error {err:?}");
+        assert_eq!(listing(&dir), vec!["out"], "{name}: something was left beside the destination");
+        assert_eq!(listing(&dir.join("out")), vec!["keep.txt"], "{name}: the destination changed");
+        assert_eq!(std::fs::read(dir.join("out/keep.txt")).unwrap(), b"existing data");
+    }
     std::fs::remove_dir_all(dir).unwrap();
+    std::fs::remove_file(zip).unwrap();
 }
 
 fn sample() -> Vec<Spec> {
