@@ -1158,7 +1158,9 @@ bk_status bk_extract_options_set_durable(struct bk_extract_options *options, uin
 /*
  Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
  incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the
- existing destination instead of written, and files gone from the archive disappear.
+ existing destination instead of written, and files gone from the archive disappear. A merge
+ (`BK_EXTRACT_MERGE`) into the destination removes the manifest, so the incremental run after it
+ writes every file afresh instead of keeping files the merge replaced.
 
  # Safety
  `options` is live.
@@ -1237,8 +1239,10 @@ void bk_cancel_free(struct bk_cancel *cancel);
  `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
  `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
  statuses for bad entry data. The archive is read with `pread`, only where it must be: its end
- records, central directory and local headers, then the selected entries' data, so memory stays
- bounded whatever the archive's size (under 32 MiB of peak RSS with 2 threads). One truncated or
+ records and central directory, then the selected entries' local headers and data (entries left
+ out are not read), so memory stays bounded whatever the archive's size (the central
+ directory's index plus a few MiB per thread: under 32 MiB of peak RSS with 2 threads on 36,674
+ entries). One truncated or
  rewritten while it is extracted gives `BK_STATUS_IO_ERROR` or `BK_STATUS_ARCHIVE_MALFORMED`,
  never a signal in the host process; a path that is not a regular file (a FIFO, a device) is
  `BK_STATUS_IO_ERROR` at once, never a wait.

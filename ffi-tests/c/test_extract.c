@@ -55,6 +55,7 @@ static void on_progress_record(void *user, uint64_t done, uint64_t total, uint64
 }
 
 static size_t stored_zip(unsigned char *out, int count, size_t size);
+static size_t stored_zip_filled(unsigned char *out, int count, size_t size, int fill);
 
 /* With an interval, progress is the first report, at most one per interval, and the last one,
    which nothing follows. */
@@ -182,6 +183,46 @@ static void test_incremental(void) {
   bk_extract_options_free(opts);
 }
 
+/* Issue 29, 3: extract A into D (incremental), merge B into D (same names and sizes, other
+   bytes), replace D with A (incremental). The merge changed the files the manifest describes: the
+   last run must write A's bytes, not keep B's as "reused". */
+static void test_incremental_after_a_merge_keeps_nothing_the_merge_replaced(void) {
+  static unsigned char zip[3 * 1200 + 400];
+  char a[300], b[300], dest[300], file[320];
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  unsigned char byte = 0xff;
+  snprintf(a, sizeof a, "%s/merge-a.zip", workdir);
+  snprintf(b, sizeof b, "%s/merge-b.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/merged", workdir);
+  write_file(a, zip, stored_zip_filled(zip, 3, 1000, 0));
+  write_file(b, zip, stored_zip_filled(zip, 3, 1000, 100));
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(a, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 3 && report.reused == 0);
+  CHECK_STATUS(bk_extract_options_set_incremental(opts, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_MERGE), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(b, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(a, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 3 && report.reused == 0);
+  for (int i = 0; i < 3; i++) {
+    FILE *f;
+    snprintf(file, sizeof file, "%s/f%02d.bin", dest, i);
+    f = fopen(file, "rb");
+    CHECK(f != NULL);
+    if (!f) continue;
+    CHECK(fseek(f, 999, SEEK_SET) == 0 && fread(&byte, 1, 1, f) == 1 && byte == i);
+    fclose(f);
+  }
+  /* And the run after that, with nothing merged in between, keeps all three again. */
+  CHECK_STATUS(bk_extract(a, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 3 && report.reused == 3);
+  bk_extract_options_free(opts);
+}
+
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
@@ -236,13 +277,16 @@ static unsigned char *put(unsigned char *at, uint64_t v, int bytes) {
   return at;
 }
 
-static size_t stored_zip(unsigned char *out, int count, size_t size) {
+static size_t stored_zip(unsigned char *out, int count, size_t size) { return stored_zip_filled(out, count, size, 0); }
+
+/* `count` stored files f00.bin... of `size` bytes, file i filled with the byte i + fill. */
+static size_t stored_zip_filled(unsigned char *out, int count, size_t size, int fill) {
   unsigned char *at = out, *data = malloc(size);
   uint32_t crcs[16];
   size_t offsets[16];
   char name[16];
   for (int i = 0; i < count; i++) {
-    memset(data, i, size);
+    memset(data, i + fill, size);
     crcs[i] = crc32_of(data, size);
     offsets[i] = (size_t)(at - out);
     snprintf(name, sizeof name, "f%02d.bin", i);
@@ -352,6 +396,7 @@ int main(void) {
   RUN(test_missing_and_truncated_archives);
   RUN(test_limits_and_cancellation);
   RUN(test_incremental);
+  RUN(test_incremental_after_a_merge_keeps_nothing_the_merge_replaced);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);

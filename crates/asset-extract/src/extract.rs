@@ -65,8 +65,9 @@ pub struct Options<'a> {
     /// from the existing destination instead of writing it again; files gone from the archive
     /// disappear. Still all or nothing. Kept files are trusted to be as the last extraction left
     /// them (their size and type are checked, not their bytes); they are reached without following any
-    /// symlink, so nothing outside the destination is ever kept. The destination rules of `mode`
-    /// apply (replacing an earlier extraction needs [`Mode::Replace`]); merge is refused.
+    /// symlink, so nothing outside the destination is ever kept. A merge into the destination
+    /// removes its manifest, so the run after it writes every file afresh. The destination rules
+    /// of `mode` apply (replacing an earlier extraction needs [`Mode::Replace`]); merge is refused.
     pub incremental: bool,
 }
 
@@ -158,10 +159,9 @@ pub(crate) fn matches(pattern: &str, path: &str) -> bool {
 /// not exist or be an empty directory; see [`Mode`]).
 ///
 /// What it reads and holds follows what is asked, not the archive's size. It reads the end
-/// records and the central directory; the local headers of the entries left out (a small read
-/// each, in file order, neighbours from one read); and then the selected entries, in file order,
-/// each one's local header checked from the same read as its data, neighbouring small entries in
-/// one read. It holds the central directory's index, plus per worker at most: one entry's
+/// records and the central directory, and then the selected entries, in file order, each one's
+/// local header checked from the same read as its data, neighbouring small entries in one read.
+/// Entries left out are not read (as `unzip` and `AssetArchive` do not). It holds the central directory's index, plus per worker at most: one entry's
 /// compressed data and its output (entries up to 4 MiB; a batch of neighbouring small entries up
 /// to 1 MiB in one read), each in a buffer the worker keeps from entry to entry, or, for a larger
 /// entry, a 256 KiB input piece and the decoder's 1 MiB chunk and 32 KiB window; plus two 1 MiB
@@ -217,9 +217,11 @@ fn refuse_early(dest: &Path, options: &Options<'_>) -> Result<(), Error> {
 }
 
 /// Extraction proper, over the archive's bytes wherever they are and its parsed layout. From a
-/// file, `locals` are the local headers still to check: those of the entries left out (and of
-/// directories and symlinks) are checked here, in file order; each file's is checked by the
-/// worker that writes it, from the read that brings its data (one read for both).
+/// file, `locals` are the local headers still to check: those of the selected directories are
+/// checked here, in file order; each file's by the worker that writes it, from the read that
+/// brings its data (one read for both). Entries left out are not read at all: what they hold
+/// does not change what is extracted (where each entry may lie was checked against all the
+/// others from the central directory).
 fn extract_from(
     source: Source<'_>,
     layout: Layout,
@@ -228,15 +230,14 @@ fn extract_from(
     dest: &Path,
     options: &Options<'_>,
 ) -> Result<Report, Error> {
-    let Selection { mut entries, mut locals, left_out, skipped, bytes: bytes_total, prepended, appended, symlinks } =
+    let Selection { mut entries, mut locals, skipped, bytes: bytes_total, prepended, appended, symlinks } =
         select(layout, locals, options)?;
     let previous = if options.incremental { manifest::previous(dest) } else { None };
     if let (Source::File(file), Some(file_locals)) = (source, locals.as_ref()) {
         // A file kept from the last extraction is never read: check every header now.
         let now_or_later = |e: &Entry| previous.is_some() || e.kind != Kind::File;
-        let mut checks: Vec<(&LocalRef, &Entry)> =
+        let checks: Vec<(&LocalRef, &Entry)> =
             file_locals.iter().zip(&entries).filter(|(_, e)| now_or_later(e)).collect();
-        checks.extend(left_out.iter().map(|(local, e)| (local, e)));
         file.check_locals(&checks)?;
         if previous.is_some() {
             let all: Vec<(&LocalRef, &Entry)> = file_locals.iter().zip(&entries).collect();
@@ -289,8 +290,8 @@ fn folds_case(dir: &Path) -> bool {
 /// Parses and validates the archive, keeps the entries the `only` patterns select, and checks
 /// their names and limits: the one selection both extraction paths start from. Returns the
 /// selected entries, how many the archive holds, and the bytes they will write; with `locals`
-/// (headers not checked yet), the selected entries' and those of what is left out. Patterns that
-/// select nothing are refused: the caller surely meant something.
+/// (headers not checked yet), the selected entries'. Patterns that select nothing are refused:
+/// the caller surely meant something.
 fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Result<Selection, Error> {
     if options.strict && layout.prepended > 0 {
         return Err(Error::malformed(format!("{} bytes of other data precede the archive (strict)", layout.prepended)));
@@ -307,29 +308,23 @@ fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Resu
     // else split into vectors of the exact sizes.
     let selected: Vec<bool> = layout.entries.iter().map(wanted).collect();
     let count = selected.iter().filter(|&&s| s).count();
-    let (entries, locals, left_out) = match locals {
-        None if count == total => (layout.entries, None, Vec::new()),
-        Some(Locals { entries: entry_locals, symlinks }) if count == total => {
-            (layout.entries, Some(entry_locals), symlinks)
-        }
+    let (entries, locals) = match locals {
+        None if count == total => (layout.entries, None),
+        Some(Locals { entries: entry_locals, .. }) if count == total => (layout.entries, Some(entry_locals)),
         None => {
             let picked = layout.entries.into_iter().zip(&selected).filter(|&(_, &s)| s);
-            (picked.map(|(e, _)| e).collect(), None, Vec::new())
+            (picked.map(|(e, _)| e).collect(), None)
         }
-        Some(Locals { entries: entry_locals, symlinks }) => {
+        Some(Locals { entries: entry_locals, .. }) => {
             let mut entries = Vec::with_capacity(count);
             let mut kept = Vec::with_capacity(count);
-            let mut left_out = symlinks;
-            left_out.reserve_exact(total - count);
             for ((e, local), s) in layout.entries.into_iter().zip(entry_locals).zip(selected) {
                 if s {
                     entries.push(e);
                     kept.push(local);
-                } else {
-                    left_out.push((local, e));
                 }
             }
-            (entries, Some(kept), left_out)
+            (entries, Some(kept))
         }
     };
     if entries.is_empty() && !options.only.is_empty() {
@@ -341,7 +336,6 @@ fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Resu
         skipped: (total - entries.len()) as u64,
         entries,
         locals,
-        left_out,
         bytes,
         prepended: layout.prepended,
         appended: layout.appended,
@@ -354,8 +348,6 @@ struct Selection {
     entries: Vec<Entry>,
     /// The selected entries' local headers, when still to check (parallel to `entries`).
     locals: Option<Vec<LocalRef>>,
-    /// Entries left out (and symlinks) with their local headers, when still to check.
-    left_out: Vec<(LocalRef, Entry)>,
     /// Entries left out by the patterns.
     skipped: u64,
     /// Bytes the selected entries will write.

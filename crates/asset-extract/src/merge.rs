@@ -90,6 +90,24 @@ fn check(root: &OwnedFd, dest: &Path, entries: &[Entry]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Removes the incremental manifest of an earlier extraction into `dest`, before anything is
+/// merged in: the files it describes are about to change, and the next incremental run would
+/// otherwise keep the merged files as the ones it wrote (issue 29, 3). Without it, that run
+/// writes every file afresh.
+fn forget_manifest(root: &OwnedFd, dest: &Path) -> Result<(), Error> {
+    let name = c_name(crate::names::MANIFEST_NAME);
+    // SAFETY: `root` is an open directory and `name` a NUL-terminated name outliving the call;
+    // unlinkat removes that name only (a symlink itself, never what it points to).
+    if unsafe { libc::unlinkat(root.as_raw_fd(), name.as_ptr(), 0) } == 0 {
+        return Ok(());
+    }
+    match io::Error::last_os_error() {
+        // None there, or a directory of that name (which no run reads as a manifest).
+        e if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EISDIR)) => Ok(()),
+        e => Err(Error::io("removing the incremental manifest", &dest.join(crate::names::MANIFEST_NAME), e)),
+    }
+}
+
 /// Moves every staged entry of `entries` from `staged` (a directory inside `dest`) into `dest`.
 /// Returns the files moved. On an error after the first move, the files already moved stay (they
 /// are complete and verified) and the error says how many.
@@ -99,6 +117,7 @@ pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result
     let staged_root = at::open_at(libc::AT_FDCWD, &c_path(staged)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
         .map_err(|e| Error::io("opening", staged, e))?;
     check(&root, dest, entries)?;
+    forget_manifest(&root, dest)?;
     let mut moved = 0u64;
     let partial = |moved: u64, e: Error| match moved {
         0 => e,

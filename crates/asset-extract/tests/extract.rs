@@ -405,6 +405,24 @@ fn a_very_deep_name_extracts_on_a_small_stack() {
 }
 
 #[test]
+fn a_merge_makes_the_next_incremental_run_write_everything_afresh() {
+    let dir = workdir("merge-then-incremental");
+    let dest = dir.join("out");
+    let a = build(&[Spec::file("app.js", b"version A"), Spec::file("lib.js", b"library A")], b"").0;
+    let b = build(&[Spec::file("app.js", b"version B"), Spec::file("lib.js", b"library B")], b"").0;
+    let inc = Options { mode: Mode::Replace, incremental: true, ..Options::default() };
+    assert_eq!(extract_bytes(&a, &dest, &inc).unwrap().reused, 0);
+    extract_bytes(&b, &dest, &Options { mode: Mode::Merge, ..Options::default() }).unwrap();
+    assert!(!dest.join(".bufkit-manifest").exists(), "the merge left the manifest of files it replaced");
+    let after = extract_bytes(&a, &dest, &inc).unwrap();
+    assert_eq!((after.files, after.reused), (2, 0));
+    assert_eq!(std::fs::read(dest.join("app.js")).unwrap(), b"version A");
+    assert_eq!(std::fs::read(dest.join("lib.js")).unwrap(), b"library A");
+    assert_eq!(extract_bytes(&a, &dest, &inc).unwrap().reused, 2, "with nothing merged since, kept again");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
 fn incremental_extraction_keeps_what_did_not_change() {
     use std::os::unix::fs::MetadataExt;
     let dir = workdir("incremental");
