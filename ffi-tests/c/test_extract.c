@@ -223,6 +223,55 @@ static void test_incremental_after_a_merge_keeps_nothing_the_merge_replaced(void
   bk_extract_options_free(opts);
 }
 
+struct racer {
+  const char *archive, *dest;
+  int runs, failures;
+  bk_status last;
+  char detail[256];
+};
+
+static void *extract_repeatedly(void *arg) {
+  struct racer *r = arg;
+  bk_extract_options *opts = NULL;
+  bk_extract_report report;
+  if (bk_extract_options_new(&opts) != BK_STATUS_OK) abort();
+  if (bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE) != BK_STATUS_OK) abort();
+  if (bk_extract_options_set_threads(opts, 1) != BK_STATUS_OK) abort();
+  for (int i = 0; i < r->runs; i++) {
+    bk_status s = bk_extract(r->archive, r->dest, opts, &report, NULL, 0, r->detail, sizeof r->detail);
+    if (s != BK_STATUS_OK) r->failures++, r->last = s;
+  }
+  bk_extract_options_free(opts);
+  return NULL;
+}
+
+/* Issue 29, 6: concurrent extractions replacing one destination. One run's sweep could take
+   another live run's lock file between its creation and its flock, and that run failed with
+   BK_STATUS_IO_ERROR. Every run must succeed, and the tree be the archive's, whole. */
+static void test_concurrent_extractions_into_one_destination_all_succeed(void) {
+  static unsigned char zip[4 * 300 + 400];
+  char archive[300], dest[300];
+  struct racer racers[6];
+  pthread_t threads[6];
+  snprintf(archive, sizeof archive, "%s/race.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/race", workdir);
+  write_file(archive, zip, stored_zip(zip, 4, 200));
+  /* The destination exists first (runs racing to create it are refused but one, as documented). */
+  racers[0] = (struct racer){archive, dest, 1, 0, BK_STATUS_OK, ""};
+  extract_repeatedly(&racers[0]);
+  CHECK(racers[0].failures == 0);
+  for (int t = 0; t < 6; t++) {
+    racers[t] = (struct racer){archive, dest, 100, 0, BK_STATUS_OK, ""};
+    CHECK(pthread_create(&threads[t], NULL, extract_repeatedly, &racers[t]) == 0);
+  }
+  for (int t = 0; t < 6; t++) {
+    pthread_join(threads[t], NULL);
+    CHECK(racers[t].failures == 0);
+    if (racers[t].failures) fprintf(stderr, "  %d runs failed, the last with %s: %s\n", racers[t].failures, bk_status_message(racers[t].last), racers[t].detail);
+  }
+  CHECK(count_entries(dest) == 4);
+}
+
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
@@ -397,6 +446,7 @@ int main(void) {
   RUN(test_limits_and_cancellation);
   RUN(test_incremental);
   RUN(test_incremental_after_a_merge_keeps_nothing_the_merge_replaced);
+  RUN(test_concurrent_extractions_into_one_destination_all_succeed);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);

@@ -72,17 +72,20 @@ pub(crate) fn inspect(dest: &Path, mode: Mode) -> Result<Found, Error> {
     if !kind.is_dir() {
         return Err(refuse(dest, "exists and is not a directory"));
     }
-    let empty = fs::read_dir(dest).map_err(|e| Error::io("reading", dest, e))?.next().is_none();
+    let empty = || Ok::<_, Error>(fs::read_dir(dest).map_err(|e| Error::io("reading", dest, e))?.next().is_none());
     match mode {
-        Mode::Create if empty => Ok(Found::EmptyDirectory),
+        Mode::Create if empty()? => Ok(Found::EmptyDirectory),
         Mode::Create => Err(refuse(dest, "exists and is not empty (replace or merge it explicitly)")),
         Mode::Replace => {
             if let Some(reason) = protected(dest)? {
                 return Err(refuse(dest, reason));
             }
-            Ok(if empty { Found::EmptyDirectory } else { Found::Directory })
+            // Empty or not, it is swapped out whole: what it held does not matter, and a run
+            // replacing it at the same moment may have emptied the very directory just read
+            // (issue 29, 6), which is then not the destination any more.
+            Ok(Found::Directory)
         }
-        Mode::Merge => Ok(if empty { Found::EmptyDirectory } else { Found::Directory }),
+        Mode::Merge => Ok(if empty()? { Found::EmptyDirectory } else { Found::Directory }),
     }
 }
 

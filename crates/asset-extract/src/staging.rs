@@ -3,11 +3,14 @@
 //! everything verified, removed otherwise.
 //!
 //! Each staging directory `S` has a lock file `S.lock` beside it, locked (`flock`) for as long as
-//! its extraction runs; the kernel drops the lock when the process dies, however it dies. Before
-//! staging, an extraction sweeps what dead runs left for the same destination: a staging
-//! directory whose lock it can take is removed, and an old destination that an interrupted commit
-//! had moved aside (`S.old`) is put back if the new one never arrived. Nothing is removed on the
-//! strength of its name alone, and a live run's lock is never taken.
+//! its extraction runs; the kernel drops the lock when the process dies, however it dies. A run
+//! creates its lock file, locks it, and only then writes into it: an empty lock file may be one
+//! whose run has not locked it yet. Before staging, an extraction sweeps what dead runs left for
+//! the same destination: a staging directory whose (written) lock it can take is removed, and an
+//! old destination that an interrupted commit had moved aside (`S.old`) is put back if the new
+//! one never arrived. Nothing is removed on the strength of its name alone, and a live run's lock
+//! is never taken: a sweep that finds an empty lock file lets go of it at once (and removes it
+//! only once it is an hour old, the trace of a run that died between creating and locking it).
 
 use std::fs::{self, File, OpenOptions};
 use std::io;
@@ -31,6 +34,23 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     s.push(suffix);
     PathBuf::from(s)
 }
+
+/// Takes `lock`'s exclusive lock, waiting for whoever holds it.
+fn lock_waiting(file: &File) -> io::Result<()> {
+    loop {
+        // SAFETY: flock on a descriptor we own; no memory is involved.
+        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
+            return Ok(());
+        }
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+}
+
+/// A lock file left empty this long belongs to a run that died between creating and locking it.
+const UNLOCKED_LOCK_AGE: std::time::Duration = std::time::Duration::from_secs(3600);
 
 /// Takes `lock`'s exclusive lock without waiting: true if taken (no live owner).
 fn try_lock(file: &File) -> bool {
@@ -56,16 +76,18 @@ impl Staging {
         let unique = format!("{prefix}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
         let path = dir.join(unique);
         let lock_path = with_suffix(&path, ".lock");
-        let lock = OpenOptions::new()
+        let mut lock = OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
             .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
             .open(&lock_path)
             .map_err(|e| Error::io("creating", &lock_path, e))?;
-        if !try_lock(&lock) {
+        // Waiting is right here: the file is ours (a fresh unique name), and only a sweep can
+        // hold its lock, for the instant it takes to see the file is still empty.
+        if let Err(e) = lock_waiting(&lock).and_then(|()| io::Write::write_all(&mut lock, b"live\n")) {
             let _ = fs::remove_file(&lock_path);
-            return Err(Error::io("locking", &lock_path, io::Error::last_os_error()));
+            return Err(Error::io("locking", &lock_path, e));
         }
         // From here on, dropping `staging` removes the lock file (and the directory once made).
         let mut staging = Staging { path: None, lock: Some((lock_path, lock)) };
@@ -174,6 +196,16 @@ fn sweep(dir: &Path, prefix: &str, dest: Option<&Path>) {
         if !try_lock(&lock) {
             continue; // a live run
         }
+        let Ok(meta) = lock.metadata() else { continue };
+        if meta.len() == 0 {
+            // Created, not yet locked by its run (which waits for us): let go at once. Removed
+            // only when so old that its run surely died before locking it.
+            let stale = meta.modified().ok().and_then(|m| m.elapsed().ok()).is_some_and(|age| age > UNLOCKED_LOCK_AGE);
+            if stale {
+                let _ = fs::remove_file(&lock_path);
+            }
+            continue;
+        }
         let staged = dir.join(stem);
         let aside = with_suffix(&staged, ".old");
         let is_dir = |p: &Path| fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_dir());
@@ -192,5 +224,36 @@ fn sweep(dir: &Path, prefix: &str, dest: Option<&Path>) {
         if !is_dir(&staged) && !is_dir(&aside) {
             let _ = fs::remove_file(&lock_path);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Staging, sweep_beside};
+
+    /// Issue 29, 6: one run's sweep could take another live run's lock file between its creation
+    /// and its `flock`, and that run then failed (EAGAIN, or ENOENT). Many threads stage for one
+    /// destination, each sweeping first, as extractions do: every one must get its staging.
+    #[test]
+    fn a_sweep_never_takes_a_live_run_s_lock() {
+        let dir = std::env::temp_dir().join(format!("asset-extract-staging-race-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let dest = dir.join("out");
+        std::thread::scope(|s| {
+            for _ in 0..8 {
+                s.spawn(|| {
+                    for _ in 0..300 {
+                        sweep_beside(&dest);
+                        let staging = Staging::beside(&dest).unwrap_or_else(|e| panic!("a live run failed: {e}"));
+                        assert!(staging.path().is_dir());
+                        drop(staging);
+                    }
+                });
+            }
+        });
+        let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert!(left.is_empty(), "left behind: {left:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

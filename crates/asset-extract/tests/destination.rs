@@ -208,15 +208,22 @@ fn names_that_differ_only_in_case_extract_where_the_file_system_keeps_them_apart
 #[test]
 fn what_a_dead_run_left_is_swept_and_a_live_run_is_left_alone() {
     let dir = workdir("dest-sweep");
-    // A dead run: its lock file exists but nobody holds the lock.
+    // A dead run: its lock file exists, written (a run writes it once it holds the lock), but
+    // nobody holds the lock.
     let dead = dir.join(".out.bufkit-tmp-999999-0");
     std::fs::create_dir_all(dead.join("big/tree")).unwrap();
     std::fs::write(dead.join("big/tree/f"), b"partial").unwrap();
-    std::fs::write(dir.join(".out.bufkit-tmp-999999-0.lock"), b"").unwrap();
+    std::fs::write(dir.join(".out.bufkit-tmp-999999-0.lock"), b"live\n").unwrap();
     // A dead run that died between moving the old destination aside and renaming the new one in.
     std::fs::create_dir_all(dir.join(".out.bufkit-tmp-999999-1.old")).unwrap();
     std::fs::write(dir.join(".out.bufkit-tmp-999999-1.old/precious"), b"the old destination").unwrap();
-    std::fs::write(dir.join(".out.bufkit-tmp-999999-1.lock"), b"").unwrap();
+    std::fs::write(dir.join(".out.bufkit-tmp-999999-1.lock"), b"live\n").unwrap();
+    // A run between creating its lock file and locking it: the file is empty and unlocked.
+    std::fs::write(dir.join(".out.bufkit-tmp-666666-0.lock"), b"").unwrap();
+    // One that died right there, two hours ago: only its empty lock file is left.
+    let died = std::fs::File::create(dir.join(".out.bufkit-tmp-666666-1.lock")).unwrap();
+    died.set_modified(std::time::SystemTime::now() - std::time::Duration::from_secs(7200)).unwrap();
+    drop(died);
     // A live run: its lock is held (here, by this process through another descriptor).
     let live = dir.join(".out.bufkit-tmp-888888-0");
     std::fs::create_dir_all(&live).unwrap();
@@ -235,6 +242,8 @@ fn what_a_dead_run_left_is_swept_and_a_live_run_is_left_alone() {
     assert!(!left.iter().any(|n| n.starts_with(".out.bufkit-tmp-999999")), "dead runs swept: {left:?}");
     assert!(left.contains(&".out.bufkit-tmp-888888-0".to_string()), "a live run is left alone: {left:?}");
     assert!(left.contains(&".out.bufkit-tmp-777777-0".to_string()), "no guess from a name: {left:?}");
+    assert!(left.contains(&".out.bufkit-tmp-666666-0.lock".to_string()), "a run about to lock is left alone: {left:?}");
+    assert!(!left.contains(&".out.bufkit-tmp-666666-1.lock".to_string()), "an hour-old empty lock is swept: {left:?}");
     drop(held);
     std::fs::remove_dir_all(dir).unwrap();
 }
@@ -309,5 +318,28 @@ fn a_full_destination_file_system_is_a_clear_error_that_keeps_the_old_tree_and_l
     assert!(matches!(&err, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EROFS)), "{err}");
     assert_eq!(listing(&out), vec!["keep.txt"]);
     drop(fs);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Issue 29, 6: runs replacing one destination at once all succeed, and the tree is always one
+/// archive's, whole (a sweep never takes a live run's lock; a run never sees the destination
+/// missing while another swaps it).
+#[test]
+fn concurrent_runs_replacing_one_destination_all_succeed() {
+    let dir = workdir("dest-concurrent");
+    let dest = dir.join("out");
+    let zip = archive();
+    let replace = || Options { mode: Mode::Replace, threads: 1, ..Options::default() };
+    extract_bytes(&zip, &dest, &replace()).unwrap();
+    std::thread::scope(|s| {
+        for _ in 0..6 {
+            s.spawn(|| {
+                for _ in 0..100 {
+                    extract_bytes(&zip, &dest, &replace()).unwrap_or_else(|e| panic!("a run failed: {e}"));
+                }
+            });
+        }
+    });
+    assert_eq!(listing(&dir), vec!["out"], "nothing left beside the destination");
     std::fs::remove_dir_all(dir).unwrap();
 }
