@@ -1451,7 +1451,8 @@ bk_status bk_pool_config_default(struct bk_pool_config *config_out);
 bk_status bk_pool_new(const struct bk_pool_config *config, struct bk_pool **pool_out);
 
 /*
- Frees a pool and every idle buffer it holds. NULL does nothing (returns OK). If leases are
+ Frees a pool and every idle buffer it holds, those other live threads cache for it included
+ (freed at once, not when those threads exit). NULL does nothing (returns OK). If leases are
  still out it frees nothing and returns `BK_STATUS_LEASES_OUTSTANDING`: release them, then call
  again. On OK the pool must not be used again.
 

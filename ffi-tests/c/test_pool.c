@@ -5,6 +5,8 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bk_pool *new_pool(size_t max_retained, size_t thread_cache) {
@@ -206,6 +208,66 @@ static void test_lease_ids_are_not_predictable(void) {
   CHECK(same < 4);
 }
 
+/* Whether `addr` lies in a mapping of this process (/proc/self/maps; adjacent mappings may be
+   merged into one line, so a range, not a start, is looked for). */
+static int mapped_at(uintptr_t addr) {
+  char line[512];
+  int found = 0;
+  FILE *maps = fopen("/proc/self/maps", "r");
+  if (!maps) return -1;
+  while (fgets(line, sizeof line, maps)) {
+    char *dash;
+    uintptr_t start = (uintptr_t)strtoull(line, &dash, 16);
+    uintptr_t end = (uintptr_t)strtoull(dash + 1, NULL, 16);
+    if (addr >= start && addr < end) found = 1;
+  }
+  fclose(maps);
+  return found;
+}
+
+struct cacher {
+  bk_pool *pool;
+  uintptr_t addr;
+  pthread_mutex_t lock;
+  pthread_cond_t changed;
+  int cached, looked;
+};
+
+/* Caches a 1 MiB buffer in this thread's cache, then stays alive until the main thread looked. */
+static void *cache_and_wait(void *arg) {
+  struct cacher *c = arg;
+  bk_lease lease;
+  if (bk_pool_acquire(c->pool, 1 << 20, &lease) != BK_STATUS_OK) abort();
+  c->addr = (uintptr_t)lease.data;
+  if (bk_pool_release(c->pool, &lease) != BK_STATUS_OK) abort();
+  pthread_mutex_lock(&c->lock);
+  c->cached = 1;
+  pthread_cond_broadcast(&c->changed);
+  while (!c->looked) pthread_cond_wait(&c->changed, &c->lock);
+  pthread_mutex_unlock(&c->lock);
+  return NULL;
+}
+
+/* Issue 29, 2: bk_pool_free returned OK while another live thread still cached the pool's idle
+   buffer, and 1 MiB stayed mapped until that thread exited (a JVM's or BEAM's never do). */
+static void test_freeing_a_pool_frees_what_live_threads_cache(void) {
+  struct cacher c = {new_pool(0, 4), 0, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0};
+  pthread_t thread;
+  CHECK(c.pool != NULL);
+  CHECK(pthread_create(&thread, NULL, cache_and_wait, &c) == 0);
+  pthread_mutex_lock(&c.lock);
+  while (!c.cached) pthread_cond_wait(&c.changed, &c.lock);
+  pthread_mutex_unlock(&c.lock);
+  CHECK(mapped_at(c.addr) == 1);
+  CHECK_STATUS(bk_pool_free(c.pool), BK_STATUS_OK);
+  CHECK(mapped_at(c.addr) == 0);
+  pthread_mutex_lock(&c.lock);
+  c.looked = 1;
+  pthread_cond_broadcast(&c.changed);
+  pthread_mutex_unlock(&c.lock);
+  pthread_join(thread, NULL);
+}
+
 int main(void) {
   RUN(test_leases_are_reused_warm_and_dirty);
   RUN(test_zeroing_on_request);
@@ -217,5 +279,6 @@ int main(void) {
   RUN(test_threads_share_one_pool);
   RUN(test_a_forged_lease_with_a_live_id_releases_nothing);
   RUN(test_lease_ids_are_not_predictable);
+  RUN(test_freeing_a_pool_frees_what_live_threads_cache);
   return REPORT();
 }

@@ -8,7 +8,7 @@ use crate::block::Block;
 use crate::lease_table::LOCAL_SLOTS;
 use crate::shared::Shared;
 use crate::stats::{Counters, Event};
-use crate::sync::{Arc, AtomicU64, Ordering, thread_local};
+use crate::sync::{Arc, AtomicU64, Mutex, Ordering, thread_local};
 
 /// Most buffers a thread caches per class; [`PoolConfig::thread_cache_buffers`](crate::PoolConfig)
 /// may not exceed it. A fixed array keeps the fast path free of capacity checks and allocation.
@@ -48,13 +48,83 @@ impl LocalClass {
     }
 }
 
+/// A thread's cached buffers for one pool, reachable from the pool too: closing the pool frees
+/// them at once, even while the thread lives on (a JVM's or a BEAM's threads never exit). Only the
+/// owning thread's fast path touches the classes while the pool is open, without locking; once it
+/// is closed no fast path runs on it again (no handle is left to call one), and whoever empties
+/// the cache for good (the pool's close, or the thread's own hand-off when it exits or forgets
+/// the closed pool) does it under `emptied`, once.
+pub(crate) struct Cache {
+    /// True once emptied for good.
+    emptied: Mutex<bool>,
+    /// From `Box::into_raw`, freed on drop.
+    classes: *mut [LocalClass],
+}
+
+// SAFETY: the classes are only reached by the owning thread while the pool is open, and after
+// that under `emptied`, by one thread at a time (see the type's docs); the blocks they point to
+// are owned memory like Box<[u8]>, tied to no thread.
+unsafe impl Send for Cache {}
+// SAFETY: as above.
+unsafe impl Sync for Cache {}
+
+impl Cache {
+    /// Empties the cache with `f` (for good with `for_good`: nothing is cached again), unless it
+    /// was emptied for good already.
+    fn empty(&self, for_good: bool, f: impl FnOnce(&mut [LocalClass])) {
+        let mut emptied = self.emptied.lock().unwrap_or_else(|e| e.into_inner());
+        if *emptied {
+            return;
+        }
+        // SAFETY: under `emptied`, which every access but the owner's fast path takes, and the
+        // fast path does not run meanwhile: the caller is the owning thread, or the pool is closed.
+        f(unsafe { &mut *self.classes });
+        *emptied = for_good;
+    }
+
+    /// Frees every cached buffer (the pool is closed); returns how many bytes they held.
+    pub(crate) fn free_all(&self) -> usize {
+        let mut freed = 0;
+        self.empty(true, |classes| {
+            for local in classes.iter_mut() {
+                freed += local.len * local.size;
+                local.drain().for_each(drop);
+            }
+        });
+        freed
+    }
+}
+
+impl Drop for Cache {
+    fn drop(&mut self) {
+        // SAFETY: from Box::into_raw in LocalPool::new, freed once, here. Emptied before the last
+        // holder lets go (LocalPool's drop hands off or finds it freed).
+        drop(unsafe { Box::from_raw(self.classes) });
+    }
+}
+
+/// A [`Cache`]'s classes as its owning thread's fast path reaches them: straight, unlocked.
+struct FastClasses(*mut [LocalClass]);
+
+impl FastClasses {
+    #[inline]
+    fn get(&mut self) -> &mut [LocalClass] {
+        // SAFETY: the cache's array, alive as long as the LocalPool holding this and the cache's
+        // Arc. While the pool is open only the owning thread touches it, through `&mut`; the fast
+        // path never runs once it closed (see `Cache`), and the hand-off takes the lock instead.
+        unsafe { &mut *self.0 }
+    }
+}
+
 /// One thread's cache for one pool.
 pub(crate) struct LocalPool {
     /// `shared.id`, kept here so finding this thread's cache touches no shared line.
     id: u64,
     shared: Arc<Shared>,
     generation: u64,
-    classes: Box<[LocalClass]>,
+    /// `cache`'s classes, for the fast path: only this thread uses them while the pool is open.
+    classes: FastClasses,
+    cache: Arc<Cache>,
     counters: Arc<Counters>,
     /// Free slots of the pool's lease table: `lease_slots[..lease_slot_count]`. A lend takes one
     /// with plain stores, a release on this thread puts its slot back here.
@@ -115,9 +185,8 @@ fn create<'a>(pools: &'a mut Vec<LocalPool>, shared: &Arc<Shared>) -> &'a mut Lo
 impl LocalPool {
     fn new(shared: Arc<Shared>) -> LocalPool {
         let counters = Arc::new(Counters::new(shared.config.class_count()));
-        shared.register(counters.clone());
         let cap = shared.config.thread_cache_buffers.min(MAX_THREAD_CACHE);
-        let classes = (0..shared.config.class_count())
+        let classes: Box<[LocalClass]> = (0..shared.config.class_count())
             .map(|i| LocalClass {
                 len: 0,
                 slots: [std::ptr::null_mut(); MAX_THREAD_CACHE],
@@ -127,12 +196,16 @@ impl LocalPool {
                 counts: counters.class(i),
             })
             .collect();
+        let classes = Box::into_raw(classes);
+        let cache = Arc::new(Cache { emptied: Mutex::new(false), classes });
+        shared.register(counters.clone(), cache.clone());
         let generation = shared.generation.load(Ordering::Acquire);
         LocalPool {
             id: shared.id,
             shared,
             generation,
-            classes,
+            classes: FastClasses(classes),
+            cache,
             counters,
             lease_slots: [0; LOCAL_SLOTS],
             lease_slot_count: 0,
@@ -141,6 +214,12 @@ impl LocalPool {
 
     pub(crate) fn counters(&self) -> &Counters {
         &self.counters
+    }
+
+    /// The cached buffers, for this thread's fast path.
+    #[inline]
+    fn classes(&mut self) -> &mut [LocalClass] {
+        self.classes.get()
     }
 
     /// A free lease slot cached by this thread, if any.
@@ -177,18 +256,19 @@ impl LocalPool {
 
     /// Frees every cached buffer and gives back every reservation.
     pub(crate) fn flush(&mut self) {
-        for local in self.classes.iter_mut() {
+        let shared = self.shared.clone();
+        for local in self.classes().iter_mut() {
             let held = local.len * local.size + local.credit;
             local.drain().for_each(drop);
             local.credit = 0;
-            self.shared.unreserve(held);
+            shared.unreserve(held);
         }
     }
 
     /// An idle buffer of `class`, from this thread's cache or the shared pool; `None` on a miss.
     #[inline]
     pub(crate) fn take(&mut self, class: usize) -> Option<Block> {
-        let local = &mut self.classes[class];
+        let local = &mut self.classes.get()[class];
         if local.len > 0 {
             local.len -= 1;
             local.credit += local.size; // its reservation stays with this thread
@@ -204,7 +284,7 @@ impl LocalPool {
 
     #[inline(never)]
     fn take_shared(&mut self, class: usize) -> Option<Block> {
-        let local = &mut self.classes[class];
+        let local = &mut self.classes.get()[class];
         let block = self.shared.pop(class);
         match &block {
             Some(_) => {
@@ -227,7 +307,7 @@ impl LocalPool {
     /// cap is reached) frees it.
     #[inline]
     pub(crate) fn put(&mut self, class: usize, block: Block) {
-        let local = &mut self.classes[class];
+        let local = &mut self.classes.get()[class];
         if local.len < local.cap && local.credit >= local.size {
             local.credit -= local.size;
             local.slots[local.len] = block.into_raw().0.as_ptr();
@@ -240,7 +320,7 @@ impl LocalPool {
 
     #[inline(never)]
     fn put_slow(&mut self, class: usize, block: Block) {
-        let local = &mut self.classes[class];
+        let local = &mut self.classes.get()[class];
         let size = local.size;
         if local.len < local.cap {
             if self.shared.reserve(size) {
@@ -264,19 +344,28 @@ impl LocalPool {
     /// Gives every cached buffer to the shared pool (freed if the pool is closed or a class is
     /// full) and every credit back: what a thread exit does, on request.
     pub(crate) fn hand_off(&mut self) {
-        let closed = self.shared.closed.load(Ordering::Acquire);
-        for (class, local) in self.classes.iter_mut().enumerate() {
-            let size = local.size;
-            self.shared.unreserve(std::mem::take(&mut local.credit));
-            for block in local.drain() {
-                if closed {
-                    drop(block);
-                    self.shared.unreserve(size);
-                } else {
-                    self.shared.push_reserved(class, block);
+        self.hand_off_cache(false);
+    }
+
+    /// [`hand_off`](Self::hand_off), and for good with `for_good` (the cache is going away).
+    /// Nothing to do if the pool's close freed the cache already.
+    fn hand_off_cache(&mut self, for_good: bool) {
+        let shared = &self.shared;
+        self.cache.empty(for_good, |classes| {
+            let closed = shared.closed.load(Ordering::Acquire);
+            for (class, local) in classes.iter_mut().enumerate() {
+                let size = local.size;
+                shared.unreserve(std::mem::take(&mut local.credit));
+                for block in local.drain() {
+                    if closed {
+                        drop(block);
+                        shared.unreserve(size);
+                    } else {
+                        shared.push_reserved(class, block);
+                    }
                 }
             }
-        }
+        });
     }
 }
 
@@ -284,10 +373,10 @@ impl Drop for LocalPool {
     /// Thread exit (or the pool is gone): the cache is handed off and the counters are folded into
     /// the pool's totals.
     fn drop(&mut self) {
-        self.hand_off();
+        self.hand_off_cache(true);
         for &index in &self.lease_slots[..self.lease_slot_count] {
             self.shared.leases.give_back(index);
         }
-        self.shared.retire(&self.counters);
+        self.shared.retire(&self.counters, &self.cache);
     }
 }

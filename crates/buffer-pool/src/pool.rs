@@ -45,6 +45,7 @@ impl Drop for Handle {
     fn drop(&mut self) {
         self.shared.closed.store(true, Ordering::Release);
         with_local(self.id, &self.shared, |local| local.flush());
+        self.shared.free_thread_caches();
         self.shared.drain();
         for (data, len) in self.shared.leases.drain() {
             // SAFETY: lent by `lend` from Block::into_raw and never taken back; drain ended the

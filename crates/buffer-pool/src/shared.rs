@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::block::Block;
 use crate::lease_table::LeaseTable;
+use crate::local::Cache;
 use crate::stats::{Counters, PoolStats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, BoundedQueue, Mutex, Ordering};
 use crate::{ClassStats, PoolConfig};
@@ -31,9 +32,10 @@ pub(crate) struct Shared {
     pub(crate) leases: LeaseTable,
 }
 
-/// Every live thread's counters, and the sum of those whose threads have exited.
+/// Every live thread's counters and cache, and the sum of the counters of those whose threads
+/// have exited.
 struct Registry {
-    live: Vec<Arc<Counters>>,
+    live: Vec<(Arc<Counters>, Arc<Cache>)>,
     retired: PoolStats,
 }
 
@@ -155,23 +157,34 @@ impl Shared {
         freed
     }
 
-    pub(crate) fn register(&self, counters: Arc<Counters>) {
-        self.registry.lock().unwrap_or_else(|e| e.into_inner()).live.push(counters);
+    pub(crate) fn register(&self, counters: Arc<Counters>, cache: Arc<Cache>) {
+        self.registry.lock().unwrap_or_else(|e| e.into_inner()).live.push((counters, cache));
     }
 
-    /// Folds an exiting thread's counters into the retired totals.
-    pub(crate) fn retire(&self, counters: &Arc<Counters>) {
+    /// Folds an exiting thread's counters into the retired totals, and forgets its cache.
+    pub(crate) fn retire(&self, counters: &Arc<Counters>, cache: &Arc<Cache>) {
         let mut registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(i) = registry.live.iter().position(|c| Arc::ptr_eq(c, counters)) {
-            let gone = registry.live.swap_remove(i);
+        if let Some(i) = registry.live.iter().position(|(c, k)| Arc::ptr_eq(c, counters) && Arc::ptr_eq(k, cache)) {
+            let (gone, _) = registry.live.swap_remove(i);
             gone.add_to(&mut registry.retired);
+        }
+    }
+
+    /// Frees the buffers every live thread caches (the pool is closed, so none of them uses its
+    /// cache again): nothing stays mapped until those threads exit.
+    pub(crate) fn free_thread_caches(&self) {
+        let caches: Vec<Arc<Cache>> =
+            self.registry.lock().unwrap_or_else(|e| e.into_inner()).live.iter().map(|(_, k)| k.clone()).collect();
+        for cache in caches {
+            let freed = cache.free_all();
+            self.unreserve(freed);
         }
     }
 
     pub(crate) fn stats(&self) -> PoolStats {
         let registry = self.registry.lock().unwrap_or_else(|e| e.into_inner());
         let mut stats = registry.retired.clone();
-        for counters in &registry.live {
+        for (counters, _) in &registry.live {
             counters.add_to(&mut stats);
         }
         drop(registry);

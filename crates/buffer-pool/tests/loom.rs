@@ -156,3 +156,23 @@ fn concurrent_lends_never_share_a_slot() {
         assert_eq!(pool.outstanding_leases(), 0);
     });
 }
+
+/// Issue 29, 2: closing a pool frees what live threads cache for it, and a thread that forgets
+/// the closed pool's cache (on its next new pool) may do so at the same moment: whichever comes
+/// first empties the cache, the other finds it empty, and no buffer is freed twice.
+#[test]
+fn a_closing_pool_and_a_thread_forgetting_it_free_its_cache_once() {
+    loom::model(|| {
+        let pool = small_pool(4 * 8192, 2);
+        let other = pool.clone();
+        let t = thread::spawn(move || {
+            drop(other.acquire(4096).unwrap()); // cached by this thread
+            drop(other);
+            let fresh = small_pool(8192, 1); // forgets caches of closed pools
+            drop(fresh.acquire(4096).unwrap());
+            fresh.return_thread_cache();
+        });
+        drop(pool);
+        t.join().unwrap();
+    });
+}

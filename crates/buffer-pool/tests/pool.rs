@@ -234,6 +234,40 @@ fn a_dropped_pool_leaves_other_threads_working() {
     assert_eq!(worker.join().unwrap(), 1);
 }
 
+/// Whether the 1 MiB at `addr` are mapped: `msync` fails with ENOMEM on a range that is not.
+fn mapped_at(addr: usize) -> bool {
+    // SAFETY: msync only inspects the range; an unmapped one is an error, not a fault.
+    unsafe { libc::msync(addr as *mut libc::c_void, 1 << 20, libc::MS_ASYNC) == 0 }
+}
+
+/// Issue 29, 2: dropping the pool (`bk_pool_free`) frees the buffers other live threads cache for
+/// it, at once: a JVM's or a BEAM's threads never exit, so waiting for their exit leaks them.
+#[cfg(target_os = "linux")]
+#[test]
+fn dropping_the_pool_frees_what_other_live_threads_cache() {
+    let pool = std::sync::Arc::new(pool(PoolConfig::default()));
+    let (cached_tx, cached_rx) = std::sync::mpsc::channel::<usize>();
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let worker = {
+        let pool = pool.clone();
+        std::thread::spawn(move || {
+            let lease = pool.acquire(1 << 20).unwrap();
+            let addr = lease.as_ptr() as usize;
+            drop(lease); // into this thread's cache
+            drop(pool);
+            cached_tx.send(addr).unwrap();
+            done_rx.recv().unwrap(); // alive until the main thread has looked
+        })
+    };
+    let addr = cached_rx.recv().unwrap();
+    assert!(mapped_at(addr), "the cached buffer is a mapping of its own");
+    let pool = std::sync::Arc::into_inner(pool).expect("the last handle");
+    drop(pool);
+    assert!(!mapped_at(addr), "a live thread's cached buffer stayed mapped after the pool was freed");
+    done_tx.send(()).unwrap();
+    worker.join().unwrap();
+}
+
 #[test]
 fn a_thread_can_hand_its_cache_over_without_exiting() {
     let pool = pool(PoolConfig::default());

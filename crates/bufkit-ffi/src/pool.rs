@@ -195,7 +195,8 @@ pub unsafe extern "C" fn bk_pool_new(
     handle_new(pool_out, bk_pool { pool: BufferPool::new(config)? })
 }
 
-/// Frees a pool and every idle buffer it holds. NULL does nothing (returns OK). If leases are
+/// Frees a pool and every idle buffer it holds, those other live threads cache for it included
+/// (freed at once, not when those threads exit). NULL does nothing (returns OK). If leases are
 /// still out it frees nothing and returns `BK_STATUS_LEASES_OUTSTANDING`: release them, then call
 /// again. On OK the pool must not be used again.
 ///
