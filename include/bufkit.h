@@ -308,8 +308,13 @@ enum bk_archive_local_headers
 #endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
  {
   /*
-   At open (the default): an archive `bk_extract` refuses is refused at open, with the same
-   status. Costs a look at every entry's local header.
+   At open (the default): every entry's local header is checked, as `bk_extract` of the
+   whole archive checks them, and an archive it refuses for its layout or headers is refused
+   at open, with the same status. Symlink entries are the one difference, on purpose: an
+   archive is opened to read its files, and a link is not one, so links are left out of the
+   entries (their local headers still checked), where `bk_extract` refuses the archive unless
+   told to skip them (`bk_extract_options_set_skip_symlinks`). Costs a look at every entry's
+   local header.
    */
   BK_LOCAL_HEADERS_AT_OPEN = 0,
   /*
@@ -894,7 +899,8 @@ bk_status bk_archive_reader_open(const struct bk_archive *archive,
 /*
  Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
  `dst_len`, and 0 only at the end, once the whole entry has been checked (its stream ends at
- its compressed size, its size and CRC-32 match). Bytes come out before those checks can run;
+ its compressed size, its size and CRC-32 match). A `dst_len` of 0 is
+ `BK_STATUS_INVALID_ARGUMENT` (and reads nothing), so that 0 bytes read always means the end. Bytes come out before those checks can run;
  when one fails, the call that would have returned 0 returns its status instead
  (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`...), and so does
  every later call. A caller that must not act on unchecked bytes reads the entry whole.
@@ -955,7 +961,10 @@ void bk_buffer_free(struct bk_buffer *buffer);
 bk_status bk_buffer_append(struct bk_buffer *buffer, const uint8_t *data, size_t len);
 
 /*
- Makes room for `additional` more bytes without growing again.
+ Makes room for `additional` more bytes without growing again. A total past `PTRDIFF_MAX` is
+ `BK_STATUS_LENGTH_OVERFLOW`, whatever the buffer's limit; past its `max_capacity`,
+ `BK_STATUS_CAPACITY_EXCEEDED`; memory the system refuses, `BK_STATUS_ALLOC_FAILED`. On any
+ failure the buffer is unchanged.
 
  # Safety
  `buffer` is a live buffer.
@@ -1419,6 +1428,8 @@ bk_status bk_inflate_stream_reset(struct bk_inflate_stream *stream, size_t origi
  the stream ends: the rest belongs to whatever follows. A full output never stops feeding early:
  a stream longer than `out_len` is `BK_STATUS_SIZE_MISMATCH` as soon as the input shows it. An
  empty input means the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
+ A failed feed fails the stream: `out` is zeroed, and every later feed returns the same status
+ (using no input: `*used_out` is 0) until `bk_inflate_stream_reset` starts it over.
 
  # Safety
  `stream` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`

@@ -4,6 +4,7 @@
 #include "check.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,6 +86,22 @@ static void test_bad_lengths_are_errors_and_lose_nothing(void) {
   CHECK_STATUS(bk_buffer_append(buffer, (const uint8_t *)"x", SIZE_MAX), BK_STATUS_LENGTH_OVERFLOW);
   CHECK_STATUS(bk_buffer_reserve(buffer, SIZE_MAX), BK_STATUS_LENGTH_OVERFLOW);
   CHECK_STATUS(bk_buffer_reserve(buffer, (size_t)1 << 47), BK_STATUS_ALLOC_FAILED); /* the whole address space */
+  /* Issue 29, unclear point: past PTRDIFF_MAX is LENGTH_OVERFLOW whatever the policy and limit
+     (it was 3, 5 or 100 depending on them). */
+  CHECK_STATUS(bk_buffer_reserve(buffer, (size_t)PTRDIFF_MAX), BK_STATUS_LENGTH_OVERFLOW);
+  {
+    uint32_t policies[] = {BK_GROWTH_GEOMETRIC, BK_GROWTH_LINEAR, BK_GROWTH_EXACT, BK_GROWTH_SEGMENTED};
+    size_t limits[] = {0, 1000, (size_t)PTRDIFF_MAX};
+    for (size_t p = 0; p < 4; p++)
+      for (size_t l = 0; l < 3; l++) {
+        bk_buffer *b = new_buffer(policies[p], limits[l]);
+        CHECK(b != NULL);
+        CHECK_STATUS(bk_buffer_append(b, (const uint8_t *)"ab", 2), BK_STATUS_OK);
+        CHECK_STATUS(bk_buffer_reserve(b, (size_t)PTRDIFF_MAX - 1), BK_STATUS_LENGTH_OVERFLOW);
+        CHECK_STATUS(bk_buffer_reserve(b, SIZE_MAX - 1), BK_STATUS_LENGTH_OVERFLOW);
+        bk_buffer_free(b);
+      }
+  }
   CHECK_STATUS(bk_buffer_copy_out(buffer, 5, out, sizeof out, &n), BK_STATUS_OUT_OF_RANGE);
   CHECK(read_all(buffer, out, sizeof out) == 4 && memcmp(out, "kept", 4) == 0);
   bk_buffer_free(buffer);

@@ -272,6 +272,39 @@ static void test_concurrent_extractions_into_one_destination_all_succeed(void) {
   CHECK(count_entries(dest) == 4);
 }
 
+/* Issue 29, 5: an archive with a symlink entry. bk_archive_open (local headers checked at open)
+   opens it and leaves the link out of its entries; bk_extract refuses it, unless told to skip
+   symlinks. The header says so; this pins it. */
+static void test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extraction(void) {
+  static unsigned char zip[2 * 300 + 400];
+  char path[300], dest[300];
+  size_t len = stored_zip(zip, 2, 10), count = 0, index = 0;
+  size_t cd = (size_t)zip[len - 6] | (size_t)zip[len - 5] << 8 | (size_t)zip[len - 4] << 16;
+  unsigned char *external = zip + cd + (46 + 7) + 38; /* the second central record's attributes */
+  bk_archive_options aopts;
+  bk_archive *archive = NULL;
+  bk_extract_options *opts = NULL;
+  bk_extract_report report;
+  external[2] = 0xff, external[3] = 0xa1; /* 0120777 << 16: a symlink */
+  snprintf(path, sizeof path, "%s/link.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/link-out", workdir);
+  write_file(path, zip, len);
+  CHECK_STATUS(bk_archive_options_default(&aopts), BK_STATUS_OK);
+  CHECK(aopts.local_headers == BK_LOCAL_HEADERS_AT_OPEN);
+  CHECK_STATUS(bk_archive_open(path, &aopts, &archive), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_entry_count(archive, &count), BK_STATUS_OK);
+  CHECK(count == 1);
+  CHECK_STATUS(bk_archive_find(archive, "f01.bin", 7, &index), BK_STATUS_NOT_FOUND);
+  bk_archive_free(archive);
+  CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_UNSUPPORTED_ENTRY);
+  CHECK(access(dest, F_OK) != 0);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_skip_symlinks(opts, 1), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(path, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 1);
+  bk_extract_options_free(opts);
+}
+
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
@@ -447,6 +480,7 @@ int main(void) {
   RUN(test_incremental);
   RUN(test_incremental_after_a_merge_keeps_nothing_the_merge_replaced);
   RUN(test_concurrent_extractions_into_one_destination_all_succeed);
+  RUN(test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extraction);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);

@@ -154,6 +154,11 @@ static void test_strides(void) {
     size_t used, consumed;
     CHECK_STATUS(bk_inflate_stream_feed(s, stream_text, 20, out, TEXT_LEN, &used, &consumed), BK_STATUS_OK);
     CHECK_STATUS(bk_inflate_stream_feed(s, NULL, 0, out, TEXT_LEN, &used, &consumed), BK_STATUS_TRUNCATED);
+    /* Issue 29, unclear point: a failed stream stays failed, using no input, until reset. */
+    used = 99;
+    CHECK_STATUS(bk_inflate_stream_feed(s, stream_text + 20, sizeof stream_text - 20, out, TEXT_LEN, &used, &consumed),
+                 BK_STATUS_TRUNCATED);
+    CHECK(used == 0 && consumed == 0);
     CHECK_STATUS(bk_inflate_stream_reset(s, 0), BK_STATUS_OK);
     CHECK_STATUS(bk_inflate_stream_feed(s, stream_text, sizeof stream_text, out, TEXT_LEN, &used, &consumed), BK_STATUS_OK);
     CHECK(consumed == sizeof stream_text);

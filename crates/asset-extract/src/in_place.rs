@@ -58,7 +58,9 @@ pub enum LocalHeaders {
 /// local header is checked at open too, or on its first read ([`LocalHeaders`]). Its CRC-32 is
 /// checked the first time it is read whole (on every read in the [`Holding::Read`] holding, where
 /// the file may change). A read that fails its CRC leaves the output zeroed and returns
-/// [`Error::Crc`].
+/// [`Error::Crc`]. Symlink entries are left out of the entries (their local headers are still
+/// checked): the archive is opened to read files, and a link is not one, where [`extract`](crate::extract)
+/// refuses such an archive unless told to skip links ([`Options::skip_symlinks`](crate::Options)).
 ///
 /// ```no_run
 /// use asset_extract::{AssetArchive, Holding};

@@ -41,8 +41,13 @@ pub enum bk_archive_holding {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[allow(non_camel_case_types)]
 pub enum bk_archive_local_headers {
-    /// At open (the default): an archive `bk_extract` refuses is refused at open, with the same
-    /// status. Costs a look at every entry's local header.
+    /// At open (the default): every entry's local header is checked, as `bk_extract` of the
+    /// whole archive checks them, and an archive it refuses for its layout or headers is refused
+    /// at open, with the same status. Symlink entries are the one difference, on purpose: an
+    /// archive is opened to read its files, and a link is not one, so links are left out of the
+    /// entries (their local headers still checked), where `bk_extract` refuses the archive unless
+    /// told to skip them (`bk_extract_options_set_skip_symlinks`). Costs a look at every entry's
+    /// local header.
     BK_LOCAL_HEADERS_AT_OPEN = 0,
     /// When each entry is first read: opening reads only the end records and the central
     /// directory (still all checked); an entry whose local header disagrees fails its reads with
@@ -370,7 +375,8 @@ pub unsafe extern "C" fn bk_archive_reader_open(
 
 /// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
 /// `dst_len`, and 0 only at the end, once the whole entry has been checked (its stream ends at
-/// its compressed size, its size and CRC-32 match). Bytes come out before those checks can run;
+/// its compressed size, its size and CRC-32 match). A `dst_len` of 0 is
+/// `BK_STATUS_INVALID_ARGUMENT` (and reads nothing), so that 0 bytes read always means the end. Bytes come out before those checks can run;
 /// when one fails, the call that would have returned 0 returns its status instead
 /// (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`...), and so does
 /// every later call. A caller that must not act on unchecked bytes reads the entry whole.
@@ -386,6 +392,9 @@ pub unsafe extern "C" fn bk_archive_reader_read(
     dst_len: usize,
     #[out = 0] read_out: *mut usize,
 ) -> bk_status {
+    if dst.is_empty() {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
     // The reader copies into initialised bytes only: zero what it may write first.
     dst.fill(std::mem::MaybeUninit::new(0));
     // SAFETY: every byte was just initialised.

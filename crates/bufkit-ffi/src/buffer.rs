@@ -160,7 +160,10 @@ pub unsafe extern "C" fn bk_buffer_append(
     Ok(buffer.inner.append(data)?)
 }
 
-/// Makes room for `additional` more bytes without growing again.
+/// Makes room for `additional` more bytes without growing again. A total past `PTRDIFF_MAX` is
+/// `BK_STATUS_LENGTH_OVERFLOW`, whatever the buffer's limit; past its `max_capacity`,
+/// `BK_STATUS_CAPACITY_EXCEEDED`; memory the system refuses, `BK_STATUS_ALLOC_FAILED`. On any
+/// failure the buffer is unchanged.
 ///
 /// # Safety
 /// `buffer` is a live buffer.

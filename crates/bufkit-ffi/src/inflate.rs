@@ -311,6 +311,8 @@ pub unsafe extern "C" fn bk_inflate_stream_reset(#[live] stream: *mut bk_inflate
 /// the stream ends: the rest belongs to whatever follows. A full output never stops feeding early:
 /// a stream longer than `out_len` is `BK_STATUS_SIZE_MISMATCH` as soon as the input shows it. An
 /// empty input means the source has ended: `BK_STATUS_TRUNCATED` if the stream has not.
+/// A failed feed fails the stream: `out` is zeroed, and every later feed returns the same status
+/// (using no input: `*used_out` is 0) until `bk_inflate_stream_reset` starts it over.
 ///
 /// # Safety
 /// `stream` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`

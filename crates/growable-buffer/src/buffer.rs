@@ -179,10 +179,16 @@ impl GrowableBuffer {
         Stats { len: self.len(), capacity: self.capacity(), ..self.stats }
     }
 
-    /// Makes sure `additional` more bytes fit without growing again.
+    /// Makes sure `additional` more bytes fit without growing again. A total past `isize::MAX`
+    /// (what no allocation can hold) is [`Error::LengthOverflow`] whatever the limit; past
+    /// [`max_capacity`](Self::max_capacity), [`Error::CapacityExceeded`]; memory the system
+    /// refuses, [`Error::AllocFailed`].
     pub fn reserve(&mut self, additional: usize) -> Result<(), Error> {
         let len = self.len();
-        let needed = len.checked_add(additional).ok_or(Error::LengthOverflow { len, additional })?;
+        let needed = len
+            .checked_add(additional)
+            .filter(|&n| n <= isize::MAX as usize)
+            .ok_or(Error::LengthOverflow { len, additional })?;
         // The limit first: a segmented buffer's last chunk can have room past it.
         if needed > self.max_capacity {
             return Err(Error::CapacityExceeded { requested: needed, limit: self.max_capacity });

@@ -32,6 +32,8 @@ pub struct StreamInflater {
     format: Format,
     /// Offset to report in errors (where the stream started in the caller's source).
     origin: usize,
+    /// Why the stream failed: every later feed fails the same way, until a reset.
+    failed: Option<Error>,
 }
 
 /// What one call to [`StreamInflater::feed`] did.
@@ -81,7 +83,7 @@ impl StreamInflater {
 
     /// A fresh stream.
     pub fn new(format: Format) -> StreamInflater {
-        StreamInflater { d: Decompress::new(format == Format::Zlib), format, origin: 0 }
+        StreamInflater { d: Decompress::new(format == Format::Zlib), format, origin: 0, failed: None }
     }
 
     /// Sets the offset reported in errors (where this stream starts in the caller's source).
@@ -90,10 +92,12 @@ impl StreamInflater {
         self
     }
 
-    /// Starts over for another stream at `origin`, keeping the allocation.
+    /// Starts over for another stream at `origin`, keeping the allocation. The one way on
+    /// after a failed feed.
     pub fn reset(&mut self, origin: usize) {
         self.d.reset(self.format == Format::Zlib);
         self.origin = origin;
+        self.failed = None;
     }
 
     /// Feeds the next stride of input. `out` is the whole output (the stream's exact inflated
@@ -101,6 +105,9 @@ impl StreamInflater {
     /// stream has not, that is [`Error::Truncated`]. [`Step::used`] is less than the stride only
     /// when the stream ended inside it: a stream that outgrows `out` is
     /// [`Error::SizeMismatch`] as soon as the stride shows it, never a request for more input.
+    ///
+    /// A failed feed fails the stream: every later feed returns the same error, using no input,
+    /// until [`reset`](Self::reset) (the decoder's state after bad data is not one to go on from).
     pub fn feed(&mut self, input: &[u8], out: &mut [u8]) -> Result<Step, Error> {
         self.feed_uninit(input, crate::decoder::as_uninit(out))
     }
@@ -108,6 +115,19 @@ impl StreamInflater {
     /// Like [`feed`](Self::feed), into memory that may be uninitialised: the bytes produced so
     /// far are initialised (all of `out` once [`Step::finished`]); on error `out` is zeroed.
     pub fn feed_uninit(&mut self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Step, Error> {
+        if let Some(e) = &self.failed {
+            out.fill(MaybeUninit::new(0));
+            return Err(e.clone());
+        }
+        let result = self.feed_fresh(input, out);
+        if let Err(e) = &result {
+            self.failed = Some(e.clone());
+        }
+        result
+    }
+
+    /// [`feed_uninit`](Self::feed_uninit) on a stream that has not failed.
+    fn feed_fresh(&mut self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Step, Error> {
         let offset = self.origin;
         let in_before = self.d.total_in() as usize;
         if input.is_empty() {

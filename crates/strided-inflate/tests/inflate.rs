@@ -218,6 +218,36 @@ fn streaming_reports_truncation_and_checksum() {
     assert!(out.iter().all(|&b| b == 0));
 }
 
+/// A failed feed fails the stream: later feeds, even of the rest of a good stream, return the same
+/// error and use nothing, until a reset starts over (issue 29: the state after a failed feed was
+/// undocumented, and the decoder's state after bad data is not one to go on from).
+#[test]
+fn a_failed_feed_fails_every_later_feed_until_a_reset() {
+    let data = text(5000, 3);
+    let stream = raw(&data, 6);
+    let mut out = vec![0u8; data.len()];
+    let mut s = StreamInflater::new(Format::Raw).at_offset(5);
+    let mut bad = stream.clone();
+    bad[0] = 0xff; // block type 3: reserved
+    let failure = s.feed(&bad[..10], &mut out).unwrap_err();
+    assert!(matches!(failure, Error::Corrupt { offset: 5, .. }), "{failure:?}");
+    for piece in [&stream[..10], &stream[10..], &[][..]] {
+        assert_eq!(s.feed(piece, &mut out), Err(failure.clone()));
+        assert!(out.iter().all(|&b| b == 0));
+    }
+    // An ended source fails it too.
+    s.reset(0);
+    let half = stream.len() / 2;
+    assert_eq!(s.feed(&stream[..half], &mut out).unwrap().finished, None);
+    assert_eq!(s.feed(&[], &mut out), Err(Error::Truncated { offset: 0 }));
+    assert_eq!(s.feed(&stream[half..], &mut out), Err(Error::Truncated { offset: 0 }));
+    // A reset is the way on.
+    s.reset(9);
+    let step = s.feed(&stream, &mut out).unwrap();
+    assert_eq!((step.used, step.finished), (stream.len(), Some(stream.len())));
+    assert_eq!(out, data);
+}
+
 /// Sync and full flushes put empty stored blocks between compressed ones, and level 0 makes stored
 /// blocks with data: every block type, mixed in one stream, at many sizes.
 #[test]
