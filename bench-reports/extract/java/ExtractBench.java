@@ -20,7 +20,9 @@ import java.util.zip.ZipFile;
  * fix), and Bufkit.extract. Each is timed twice per round: into a fresh destination (the first
  * start: the previous output is deleted before the clock starts) and replacing the previous
  * output (an upgrade: deleting it is part of the timed work, for the Java loops as for bufkit).
- * Usage: java ExtractBench FRONT ARCHIVE DEST_ROOT ROUNDS
+ * With PREFIX (the APK case: {@code assets/}), only the entries under it are extracted: the Java
+ * loops skip the other names, bufkit is asked for {@code --only PREFIX}.
+ * Usage: java ExtractBench FRONT ARCHIVE DEST_ROOT ROUNDS [PREFIX]
  */
 public final class ExtractBench {
     private static final byte[] STATIC = new byte[4096];
@@ -29,12 +31,16 @@ public final class ExtractBench {
         String front = args[0];
         Path archive = Path.of(args[1]), root = Path.of(args[2]);
         int rounds = Integer.parseInt(args[3]);
+        String prefix = args.length > 4 ? args[4] : "";
+        ExtractOptions options = ExtractOptions.defaults().withMode(ExtractMode.REPLACE);
+        if (!prefix.isEmpty()) options = options.withOnly(java.util.List.of(prefix));
+        ExtractOptions bufkitOptions = options;
         Bufkit bufkit = Bufkit.load(front.equals("panama") ? "dev.bufkit.panama.PanamaBufkit" : "dev.bufkit.jni.JniBufkit");
         String[] names = {"original", "fixed", "bufkit"};
         Body[] bodies = {
-            () -> javaLoop(archive, root.resolve("original"), true),
-            () -> javaLoop(archive, root.resolve("fixed"), false),
-            () -> bufkit.extract(archive, root.resolve("bufkit"), ExtractOptions.defaults().withMode(ExtractMode.REPLACE)),
+            () -> javaLoop(archive, root.resolve("original"), true, prefix),
+            () -> javaLoop(archive, root.resolve("fixed"), false, prefix),
+            () -> bufkit.extract(archive, root.resolve("bufkit"), bufkitOptions),
         };
         long[][] fresh = new long[3][rounds], replace = new long[3][rounds];
         for (int r = 0; r < rounds + 2; r++) { // two warm-up rounds
@@ -52,8 +58,8 @@ public final class ExtractBench {
         for (int mode = 0; mode < 2; mode++) {
             long[][] m = mode == 0 ? fresh : replace;
             long o = median(m[0]), x = median(m[1]), b = median(m[2]);
-            System.out.printf("{\"front\":\"%s\",\"java\":\"%s\",\"destination\":\"%s\",\"original_ms\":%.2f,\"fixed_4k_ms\":%.2f,\"bufkit_ms\":%.2f,\"fixed_over_bufkit\":%.2f,\"original_over_bufkit\":%.2f}%n",
-                    front, Runtime.version(), mode == 0 ? "fresh" : "replace", o / 1e6, x / 1e6, b / 1e6,
+            System.out.printf("{\"archive\":\"%s\",\"only\":\"%s\",\"front\":\"%s\",\"java\":\"%s\",\"destination\":\"%s\",\"original_ms\":%.2f,\"fixed_4k_ms\":%.2f,\"bufkit_ms\":%.2f,\"fixed_over_bufkit\":%.2f,\"original_over_bufkit\":%.2f}%n",
+                    archive.getFileName(), prefix, front, Runtime.version(), mode == 0 ? "fresh" : "replace", o / 1e6, x / 1e6, b / 1e6,
                     x / (double) b, o / (double) b);
         }
     }
@@ -69,11 +75,12 @@ public final class ExtractBench {
     }
 
     /** The seed's loop; like Bufkit.extract, it replaces whatever is at {@code dest}. */
-    static void javaLoop(Path archive, Path dest, boolean freshBuffers) throws IOException {
+    static void javaLoop(Path archive, Path dest, boolean freshBuffers, String prefix) throws IOException {
         delete(dest);
         try (ZipFile zip = new ZipFile(archive.toFile())) {
             for (Enumeration<? extends ZipEntry> e = zip.entries(); e.hasMoreElements(); ) {
                 ZipEntry entry = e.nextElement();
+                if (!entry.getName().startsWith(prefix)) continue;
                 Path out = dest.resolve(entry.getName());
                 if (entry.isDirectory()) {
                     Files.createDirectories(out);

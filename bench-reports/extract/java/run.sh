@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # From Java, on the assets archive made by bench-reports/extract/run.py, to tmpfs: the mobile
 # runtime's ZipFile loops (fresh 100 KB buffer + BufferedOutputStream; static 4 KiB buffer) vs
-# Bufkit.extract, JNI on JDK 17 and Panama on the JDK 22+ under /usr/lib/jvm.
+# Bufkit.extract, JNI on JDK 17 and Panama on the JDK 22+ under /usr/lib/jvm. Then the APK case
+# (issue 25): app.apk (bench-reports/extract/only_what_is_asked.py makes it), only 'assets/'.
 # Usage: bench-reports/extract/java/run.sh [ROUNDS]
 set -euo pipefail
 rounds=${1:-7}
@@ -24,4 +25,7 @@ for front in jni panama; do
   flags=(-cp "build/java/bufkit.jar:$work/java-$front")
   [[ $front == panama ]] && flags+=(--enable-native-access=ALL-UNNAMED)
   XDG_CACHE_HOME=$cache "$jdk/bin/java" "${flags[@]}" ExtractBench "$front" "$archive" /dev/shm/bufkit-java-extract "$rounds"
+  if [[ -f $work/app.apk ]]; then
+    XDG_CACHE_HOME=$cache "$jdk/bin/java" "${flags[@]}" ExtractBench "$front" "$work/app.apk" /dev/shm/bufkit-java-extract "$rounds" assets/
+  fi
 done
