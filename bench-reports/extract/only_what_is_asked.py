@@ -10,6 +10,9 @@
   --only` against `unzip -p`.
 - whole: whole extractions of run.py's archives (assets, stdlib, big), bufkit now against the
   bufkit binary given as BEFORE (built from an earlier commit), with peak RSS.
+- cold: apk-assets, apk-cat and whole stdlib again, the archive evicted from the page cache before
+  every run (posix_fadvise DONTNEED: only the archive, not the tools' binaries; the destination is
+  tmpfs), so what each tool reads comes from the disk.
 
 Every run is timed by spawn_time.c (posix_spawn to wait4, stdout to /dev/null) with the tool's
 own peak RSS; the destination is tmpfs. Medians over ROUNDS; ratios are the other tool's median
@@ -66,13 +69,25 @@ def timed(cmd):
     return float(wall), int(rss)
 
 
-def compare(rows, rounds, reference, title):
-    """rows: name -> (command builder, setup); runs them alternately; prints ms, ratio, RSS."""
+def evict(path):
+    """Drops `path`'s pages from the page cache (they are clean: nothing writes the archives)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+
+
+def compare(rows, rounds, reference, title, cold=None):
+    """rows: name -> (command builder, setup); runs them alternately; prints ms, ratio, RSS.
+    With `cold` (an archive path), it is evicted from the page cache before every run."""
     times = {n: [] for n in rows}
     rss = {n: 0 for n in rows}
     for _ in range(rounds):
         for name, (cmd, setup) in rows.items():
             setup()
+            if cold:
+                evict(cold)
             t, m = timed(cmd())
             times[name].append(t)
             rss[name] = max(rss[name], m)
@@ -129,6 +144,22 @@ def main():
             }, rounds, "bufkit now", f"whole {name}")
             if subprocess.run(["diff", "-r", "-q", d("now"), d("before")], capture_output=True).returncode != 0:
                 raise SystemExit(f"now and before differ on {name}")
+    compare({
+        "bufkit --only 'assets/*'": (lambda: [BUFKIT, "extract", apk, d("bufkit"), "--only", "assets/*"], fresh(d("bufkit"))),
+        "unzip 'assets/*'": (lambda: ["unzip", "-q", "-o", apk, "assets/*", "-d", d("unzip")], fresh(d("unzip"))),
+        "libzip loop, prefix assets/": (lambda: [allrun.LIBZIP, apk, d("libzip"), "assets/"], fresh(d("libzip"))),
+    }, rounds, "bufkit --only 'assets/*'", "cold apk-assets", cold=apk)
+    compare({
+        "bufkit cat": (lambda: [BUFKIT, "cat", apk, small], lambda: None),
+        "unzip -p": (lambda: ["unzip", "-p", apk, small], lambda: None),
+    }, rounds * 3, "bufkit cat", "cold apk-cat", cold=apk)
+    if before:
+        stdlib = allrun.make_archives()["stdlib"]
+        compare({
+            "bufkit now": (lambda: [BUFKIT, "extract", stdlib, d("now"), "--threads", "2"], fresh(d("now"))),
+            "bufkit before": (lambda: [before, "extract", stdlib, d("before"), "--threads", "2"], fresh(d("before"))),
+            "unzip": (lambda: ["unzip", "-q", "-o", stdlib, "-d", d("unzip")], fresh(d("unzip"))),
+        }, rounds, "bufkit now", "cold whole stdlib", cold=stdlib)
     shutil.rmtree(OUT, ignore_errors=True)
     print()
     print(f"- app.apk: {os.path.getsize(apk) / 1e6:.1f} MB, {len(zipfile.ZipFile(apk).namelist())} entries; assets alone: {os.path.getsize(alone) / 1e6:.2f} MB")

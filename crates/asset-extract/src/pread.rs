@@ -119,6 +119,15 @@ impl PreadFile {
                 ));
             }
             let window = Window::tail(&tail, to_usize(len)?);
+            // Where the end records put the central directory, when this read does not reach it:
+            // read from there at once rather than parse most of the directory to find that out.
+            match crate::archive::central_start(&window) {
+                Some(start) if start < from && len - start <= HELD_MAX => {
+                    from = start;
+                    continue;
+                }
+                _ => {}
+            }
             match read_central(&window) {
                 Ok((layout, locals)) => return Ok((PreadFile { file, len, tail, identity }, layout, locals)),
                 Err(e) => {
