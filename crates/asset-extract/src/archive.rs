@@ -442,6 +442,22 @@ pub(crate) fn read_central(data: &Window<'_>) -> Result<(Layout, Locals), Error>
     parse(data, true)
 }
 
+/// Copies the central names that `locals` refer to out of `central` into one buffer, and points
+/// them at it: all that checking local headers needs of the central directory, so that a reader
+/// need not hold the directory itself (a third of it, or less, for archives with extra fields).
+pub(crate) fn compact_names(central: &Window<'_>, locals: &mut Locals) -> Result<Vec<u8>, Error> {
+    let refs = || locals.entries.iter().chain(locals.symlinks.iter().map(|(l, _)| l));
+    let mut names = Vec::with_capacity(refs().map(|l| l.name_len).sum());
+    for local in locals.entries.iter_mut().chain(locals.symlinks.iter_mut().map(|(l, _)| l)) {
+        let name = central
+            .get(local.name_at..local.name_at + local.name_len)
+            .ok_or_else(|| Error::malformed("a central name is not held"))?;
+        local.name_at = names.len();
+        names.extend_from_slice(name);
+    }
+    Ok(names)
+}
+
 /// Checks entry `e`'s local header in `data` as [`read_archive`] does (against its central
 /// record, whose name `central` holds, and its extent against the next entry's) and returns where
 /// its data starts. `data` needs only the local header and, for an entry with a data descriptor,

@@ -34,11 +34,13 @@ const HEADERS_READ_MAX: u64 = 64 << 10;
 /// between (the smaller entry's data) are read for nothing, so only small entries group.
 const HEADERS_GAP_MAX: u64 = 4 << 10;
 
-/// The held part of the file: its end, from the central directory on.
+/// An archive file open for reading, holding of it only its entries' central names (what checking
+/// their local headers needs); the index is the caller's.
 pub(crate) struct PreadFile {
     file: File,
     len: u64,
-    tail: Vec<u8>,
+    /// The central names, one after another (see [`compact_names`](crate::archive::compact_names)).
+    names: Vec<u8>,
     /// The file as it was at open, to tell that it changed since.
     identity: Identity,
 }
@@ -129,7 +131,10 @@ impl PreadFile {
                 _ => {}
             }
             match read_central(&window) {
-                Ok((layout, locals)) => return Ok((PreadFile { file, len, tail, identity }, layout, locals)),
+                Ok((layout, mut locals)) => {
+                    let names = crate::archive::compact_names(&window, &mut locals)?;
+                    return Ok((PreadFile { file, len, names, identity }, layout, locals));
+                }
                 Err(e) => {
                     from = match crate::archive::central_start(&window) {
                         // The end records say where the directory starts: read from there.
@@ -144,9 +149,9 @@ impl PreadFile {
         }
     }
 
-    /// The held part, at its offset in the file.
+    /// The central names, where the local header checks look for them.
     pub(crate) fn window(&self) -> Window<'_> {
-        Window::tail(&self.tail, self.len as usize)
+        Window::whole(&self.names)
     }
 
     /// Checks entry `e`'s local header (and data descriptor), reading them from the file, and

@@ -7,7 +7,7 @@ use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use buffer_pool::{BufferPool, Lease};
+use buffer_pool::{BufferPool, PooledBuffer};
 use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
@@ -46,13 +46,14 @@ impl<'pool> Inflaters<'_, 'pool> {
     }
 }
 
-/// A worker's buffer for one purpose, kept from entry to entry and replaced only by a larger one.
-/// (A lease per entry, of each entry's size, would cycle through every size class of the pool,
-/// each claiming its share of the pool's small budget, and the classes left out would be mapped
-/// and unmapped for every entry: 1,750 `mmap`s extracting 31,000 files.)
+/// A worker's buffer for one purpose, kept from entry to entry and replaced only by a larger one,
+/// the smaller one freed (never kept idle in the pool: no scratch would take it again). A lease
+/// per entry, of each entry's size, would cycle through every size class of the pool, each
+/// claiming its share of the pool's small budget, and the classes left out would be mapped and
+/// unmapped for every entry: 1,750 `mmap`s extracting 31,000 files.
 pub(crate) struct Scratch<'pool> {
     pool: &'pool BufferPool,
-    held: Option<Lease<'pool>>,
+    held: Option<PooledBuffer>,
 }
 
 impl<'pool> Scratch<'pool> {
@@ -64,12 +65,13 @@ impl<'pool> Scratch<'pool> {
     /// if it is too small. `entry` names the entry in an out-of-memory error.
     pub(crate) fn take(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error> {
         if self.held.as_ref().is_none_or(|held| held.len() < len) {
-            self.held = None; // the smaller one back to the pool first
-            let lease = self
+            self.held = None; // the smaller one freed first
+            let buffer = self
                 .pool
                 .acquire(len.max(1))
-                .map_err(|_| Error::Limit { entry: entry.to_owned(), reason: "out of memory".into() })?;
-            self.held = Some(lease);
+                .map_err(|_| Error::Limit { entry: entry.to_owned(), reason: "out of memory".into() })?
+                .detach();
+            self.held = Some(buffer);
         }
         Ok(&mut self.held.as_mut().expect("a buffer is held")[..len])
     }
