@@ -160,6 +160,12 @@ enum bk_status
    The `only` patterns matched no entry; nothing was touched.
    */
   BK_STATUS_NOTHING_SELECTED = 408,
+  /*
+   The archive's bytes admit two readings that disagree (two end records describing different
+   central directories, one hidden in the other's comment, say): no reading is picked, and
+   nothing was extracted. The detail text names both.
+   */
+  BK_STATUS_ARCHIVE_AMBIGUOUS = 409,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -1246,7 +1252,8 @@ void bk_cancel_free(struct bk_cancel *cancel);
  truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
  `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
  `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
- `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
+ `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_ARCHIVE_AMBIGUOUS` (the bytes admit two readings:
+ two end records describing different central directories), `BK_STATUS_IO_ERROR`, and the inflate
  statuses for bad entry data. The archive is read with `pread`, only where it must be: its end
  records and central directory, then the selected entries' local headers and data (entries left
  out are not read), so memory stays bounded whatever the archive's size (the central

@@ -305,6 +305,28 @@ static void test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extracti
   bk_extract_options_free(opts);
 }
 
+/* Issue 26: two end records, the second in the first's comment, describing different central
+   directories. Readers that take the last end record and readers that take the first would see
+   different files: refused as ambiguous by extraction and by archives alike, nothing written. */
+static void test_two_end_records_that_disagree_are_ambiguous(void) {
+  static unsigned char zip[2 * 300 + 400], other[3 * 300 + 400];
+  char path[300], dest[300], detail[512] = "";
+  size_t len = stored_zip(zip, 1, 10), other_len = stored_zip(other, 1, 1); /* its directory fits before its record */
+  bk_extract_report report;
+  bk_archive *archive = NULL;
+  zip[len - 2] = 22, zip[len - 1] = 0; /* a 22-byte comment: the other archive's end record */
+  memcpy(zip + len, other + other_len - 22, 22);
+  len += 22;
+  snprintf(path, sizeof path, "%s/ambiguous.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/ambiguous-out", workdir);
+  write_file(path, zip, len);
+  CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, detail, sizeof detail), BK_STATUS_ARCHIVE_AMBIGUOUS);
+  CHECK(strstr(detail, "end record at byte") != NULL);
+  CHECK(access(dest, F_OK) != 0);
+  CHECK_STATUS(bk_archive_open(path, NULL, &archive), BK_STATUS_ARCHIVE_AMBIGUOUS);
+  CHECK(archive == NULL);
+}
+
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
@@ -481,6 +503,7 @@ int main(void) {
   RUN(test_incremental_after_a_merge_keeps_nothing_the_merge_replaced);
   RUN(test_concurrent_extractions_into_one_destination_all_succeed);
   RUN(test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extraction);
+  RUN(test_two_end_records_that_disagree_are_ambiguous);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);

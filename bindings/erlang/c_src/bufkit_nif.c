@@ -58,6 +58,7 @@ static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
     case BK_STATUS_CANCELLED: return enif_make_atom(env, "cancelled");
     case BK_STATUS_DESTINATION_REFUSED: return enif_make_atom(env, "destination_refused");
     case BK_STATUS_NOTHING_SELECTED: return enif_make_atom(env, "nothing_selected");
+    case BK_STATUS_ARCHIVE_AMBIGUOUS: return enif_make_atom(env, "archive_ambiguous");
     default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
   }
 }

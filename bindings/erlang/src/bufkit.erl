@@ -257,7 +257,9 @@ inflate_stream_reset(_, _, _) ->
 %% `replace': an existing directory is replaced as a whole; `merge': files are added into it;
 %% a refusal is `{error, {destination_refused, <<>>}}' with nothing touched), `threads',
 %% `only' (a list of patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'),
-%% `strict' (refuse data prepended to the archive), `skip_symlinks' (skip symlink entries instead of
+%% `strict' (refuse data prepended or appended to the archive, or an end record's comment cut short
+%% by the end of the file; an archive the bytes admit two readings of is `archive_ambiguous'
+%% either way), `skip_symlinks' (skip symlink entries instead of
 %% refusing the archive; a link is never created), `quota' (bytes),
 %% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
 %% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives

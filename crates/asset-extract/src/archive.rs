@@ -128,6 +128,7 @@ impl Shown<'_> {
 }
 
 /// The central directory's location and size, from the end records.
+#[derive(Debug, Clone, Copy)]
 struct Directory {
     offset: u64,
     size: u64,
@@ -136,34 +137,94 @@ struct Directory {
     end: u64,
 }
 
-/// Finds the end of central directory record and says how many bytes follow it and its comment.
-/// A record whose comment reaches exactly the end of the file counts, and there must be exactly
-/// one: a second record hidden in the comment is refused rather than guessed between. Failing
-/// that, data appended after the archive is read past when exactly one record fits.
-fn find_end(data: &Window<'_>) -> Result<(Directory, u64), Error> {
+impl Directory {
+    /// Whether two readings describe the same central directory, wherever a reader looks for it:
+    /// at the offset the record gives, or (as readers that allow for prepended data do) right
+    /// before the end records. Two distinct end records never agree on the second, unless they
+    /// share one ZIP64 end record.
+    fn same_as(&self, other: &Directory) -> bool {
+        (self.offset, self.size, self.entries, self.end) == (other.offset, other.size, other.entries, other.end)
+    }
+
+    /// Whether this could be a reading of the archive at all, for an end record at `pos`: its
+    /// directory lies before its end records and can hold its entries. Bytes that merely look like
+    /// an end record (a comment mentioning one, compressed data) fail this; a planted second
+    /// record, describing another directory, passes and makes the archive ambiguous.
+    fn plausible(&self, pos: usize) -> bool {
+        self.offset.checked_add(self.size).is_some_and(|end| end <= self.end.min(pos as u64))
+            && self.entries <= self.size / 46
+    }
+}
+
+/// Finds the end of central directory record: says how many bytes follow it and its comment,
+/// and whether its comment runs past the end of the file (a truncated comment, which `unzip` and
+/// Python read past). Every end record that reaches the end of the file is a reading of the
+/// archive: the last one, and any inside its comment. They must all describe the same central
+/// directory, or the archive is refused as ambiguous rather than guessed between. Failing any,
+/// data appended after the archive is read past when one record (or several that agree) fits.
+fn find_end(data: &Window<'_>) -> Result<(Directory, u64, bool), Error> {
     if data.len() < 22 {
         return Err(Error::malformed("too short for an end of central directory record"));
     }
     let lowest = data.len().saturating_sub(22 + 0xffff);
-    let mut found = None;
-    for pos in end_signatures(data, lowest) {
-        if pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0)) == data.len() {
-            if found.is_some() {
-                return Err(Error::malformed("more than one end record fits the file: one hides in the comment"));
+    // (position, directory, comment truncated), last first.
+    let signatures: Vec<usize> = end_signatures(data, lowest).collect();
+    let reach = |pos: usize| pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0));
+    // The first record whose comment reaches the end of the file: from it on, everything is
+    // comment, and every record in it a reading too (readers that take the last signature in the
+    // file take one of those).
+    let outermost = signatures.iter().copied().filter(|&pos| reach(pos) >= data.len()).min();
+    let mut readings: Vec<(usize, Directory, bool)> = Vec::new();
+    // The last record that reaches the end but cannot be a reading, or the error it gave: what is
+    // said about the archive when nothing else reads it (the parse then says what is wrong).
+    let mut implausible = None;
+    for &pos in signatures.iter().filter(|&&pos| outermost.is_some_and(|outer| pos >= outer)) {
+        let truncated = reach(pos) > data.len();
+        match directory_at(data, pos) {
+            Ok(dir) if dir.plausible(pos) => readings.push((pos, dir, truncated)),
+            other if reach(pos) >= data.len() => {
+                implausible.get_or_insert(other.map(|dir| (dir, truncated)));
             }
-            found = Some(pos);
+            _ => {} // bytes in a comment that only look like a record
         }
     }
-    let pos = match found {
-        Some(pos) => pos,
-        None => end_before_appended_data(data)?,
-    };
+    if let Some((_, dir, truncated)) = agreeing(&readings)? {
+        return Ok((within_limits(dir)?, 0, truncated));
+    }
+    if let Some(last) = implausible {
+        let (dir, truncated) = last?;
+        return Ok((within_limits(dir)?, 0, truncated));
+    }
+    let (pos, dir) = end_before_appended_data(data)?;
+    let appended = (data.len() - (pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0)))) as u64;
+    Ok((within_limits(dir)?, appended, false))
+}
+
+/// The reading all of `readings` agree on (the one whose comment fits the file, else the first),
+/// `None` if there are none; refused as ambiguous if two describe different central directories.
+fn agreeing(readings: &[(usize, Directory, bool)]) -> Result<Option<(usize, Directory, bool)>, Error> {
+    let Some(&(first_pos, first, _)) = readings.first() else { return Ok(None) };
+    if let Some(&(pos, other, _)) = readings.iter().find(|(_, d, _)| !d.same_as(&first)) {
+        let (a, b) =
+            if pos < first_pos { ((pos, other), (first_pos, first)) } else { ((first_pos, first), (pos, other)) };
+        return Err(Error::Ambiguous {
+            reason: format!(
+                "the end record at byte {} reads {} entries in {} bytes at offset {}, the one at byte {} \
+                 reads {} entries in {} bytes at offset {}",
+                a.0, a.1.entries, a.1.size, a.1.offset, b.0, b.1.entries, b.1.size, b.1.offset
+            ),
+        });
+    }
+    Ok(readings.iter().find(|(_, _, truncated)| !truncated).or(readings.first()).copied())
+}
+
+/// The directory the end record at `pos` describes: its own fields, or ZIP64's where they say so.
+fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
     let field = |at| data.u16(pos + at).expect("inside the record");
-    let appended = (data.len() - (pos + 22 + usize::from(field(20)))) as u64;
     if field(4) != 0 || field(6) != 0 {
         return Err(Error::malformed("multi-disk archives are not supported"));
     }
-    let mut dir = Directory {
+    let dir = Directory {
         entries: u64::from(field(10)),
         size: u64::from(data.u32(pos + 12).expect("inside")),
         offset: u64::from(data.u32(pos + 16).expect("inside")),
@@ -173,9 +234,9 @@ fn find_end(data: &Window<'_>) -> Result<(Directory, u64), Error> {
         return Err(Error::malformed("entry counts disagree"));
     }
     if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff {
-        dir = zip64_end(data, pos)?;
+        return zip64_end(data, pos);
     }
-    Ok((within_limits(dir)?, appended))
+    Ok(dir)
 }
 
 /// Where an end record's signature appears in `data[lowest..]` with a whole record's 22 bytes
@@ -218,12 +279,13 @@ fn within_limits(dir: Directory) -> Result<Directory, Error> {
     Ok(dir)
 }
 
-/// When no end record fits the end of the file: the one end record, followed by other data, whose
-/// central directory (as its own fields say, or ZIP64's) ends right where the end records begin and
-/// starts with a central directory signature. More than one such record could be read: refused.
-fn end_before_appended_data(data: &Window<'_>) -> Result<usize, Error> {
+/// When no end record reaches the end of the file: the end record followed by other data whose
+/// central directory (as its own fields say, or ZIP64's) ends right where the end records begin
+/// and starts with a central directory signature. Several such records must describe the same
+/// directory, or the archive is ambiguous.
+fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Error> {
     let lowest = data.len().saturating_sub(22 + APPENDED_SEARCH);
-    let mut found = None;
+    let mut readings: Vec<(usize, Directory, bool)> = Vec::new();
     for pos in end_signatures(data, lowest) {
         if pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0)) > data.len() {
             continue;
@@ -237,13 +299,14 @@ fn end_before_appended_data(data: &Window<'_>) -> Result<usize, Error> {
         let zip64_size = (records != pos).then(|| data.u64(records + 40).map_or(0, |v| v as usize));
         let cd = records.checked_sub(zip64_size.unwrap_or(size));
         if cd.is_some_and(|cd| data.u32(cd) == Some(CENTRAL_SIG)) {
-            if found.is_some() {
-                return Err(Error::malformed("data follows the archive and more than one end record could be read"));
-            }
-            found = Some(pos);
+            readings.push((pos, directory_at(data, pos)?, false));
         }
     }
-    found.ok_or_else(|| Error::malformed("no end of central directory record (or its comment length passes the end)"))
+    match agreeing(&readings)? {
+        // The last of those that agree: the one nearest what follows.
+        Some(_) => Ok(readings.first().map(|&(pos, dir, _)| (pos, dir)).expect("one at least")),
+        None => Err(Error::malformed("no end of central directory record (or its comment length passes the end)")),
+    }
 }
 
 /// Reads the ZIP64 end record through its locator, which must sit just before the end record.
@@ -365,6 +428,9 @@ pub struct Layout {
     pub prepended: u64,
     /// Bytes after the end record and its comment (0 for a plain zip).
     pub appended: u64,
+    /// The end record's comment runs past the end of the file (the file was cut inside it):
+    /// read past, as `unzip` and Python do, unless strict.
+    pub comment_truncated: bool,
     /// Symlink entries, as stored (lossily decoded): checked like the others but never in
     /// `entries`, since a link is never extracted; the caller refuses or skips them.
     pub symlinks: Vec<String>,
@@ -429,7 +495,7 @@ impl LocalRef {
 /// The lowest offset a parse of the central directory reads, as the end records in `data` say
 /// (`None` when they cannot be read from it): where to read from when `data` holds too little.
 pub(crate) fn central_start(data: &Window<'_>) -> Option<u64> {
-    let (dir, _) = find_end(data).ok()?;
+    let (dir, _, _) = find_end(data).ok()?;
     Some(dir.offset.min(dir.end.saturating_sub(dir.size)))
 }
 
@@ -496,7 +562,7 @@ pub(crate) struct Locals {
 }
 
 fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error> {
-    let (mut dir, appended) = find_end(data)?;
+    let (mut dir, appended, comment_truncated) = find_end(data)?;
     let prepended = prepended_bytes(data, &dir)?;
     dir.offset += prepended;
     let len = data.len() as u64;
@@ -636,7 +702,8 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
             }
         }
     }
-    Ok((Layout { entries, prepended, appended, symlinks }, Locals { entries: locals, symlinks: symlink_locals }))
+    let layout = Layout { entries, prepended, appended, comment_truncated, symlinks };
+    Ok((layout, Locals { entries: locals, symlinks: symlink_locals }))
 }
 
 /// The least an entry at `offset` can occupy: a local header with no extra field, the same name

@@ -14,6 +14,15 @@ pub enum Error {
         /// The entry concerned, if any.
         entry: Option<String>,
     },
+    /// The bytes admit two readings that disagree: two end records (one in the other's comment,
+    /// say) that describe different central directories. Readers that pick differently see
+    /// different files in the same archive, which is how signature checks get bypassed; so no
+    /// reading is picked.
+    #[error("ambiguous archive: {reason}")]
+    Ambiguous {
+        /// The two readings.
+        reason: String,
+    },
     /// An entry's name is not a safe relative path (absolute, `..`, backslash, drive letter, NUL,
     /// invalid UTF-8, too long), or collides with another entry's.
     #[error("unsafe entry name {entry:?}: {reason}")]
@@ -115,7 +124,11 @@ impl Error {
             | Error::Data { entry, .. }
             | Error::Crc { entry }
             | Error::Limit { entry, .. } => Some(entry),
-            Error::Io { .. } | Error::Cancelled | Error::Destination { .. } | Error::NothingSelected { .. } => None,
+            Error::Io { .. }
+            | Error::Cancelled
+            | Error::Destination { .. }
+            | Error::NothingSelected { .. }
+            | Error::Ambiguous { .. } => None,
         }
     }
 

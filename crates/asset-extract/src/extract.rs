@@ -40,8 +40,10 @@ pub struct Options<'a> {
     /// archive, the default. A link is never created either way: extracted links are how archives
     /// write outside their destination.
     pub skip_symlinks: bool,
-    /// Refuse archives with other data before or after the zip part (accepted by default when
-    /// every offset agrees with one reading, as `unzip` and the JDK do).
+    /// Refuse archives with other data before or after the zip part, or whose end record's
+    /// comment runs past the end of the file (accepted by default when every offset agrees with
+    /// one reading, as `unzip` and the JDK do). An archive the bytes admit two readings of is
+    /// refused either way ([`Error::Ambiguous`]).
     pub strict: bool,
     /// Worker threads; 0 means one per core.
     pub threads: usize,
@@ -295,6 +297,9 @@ fn folds_case(dir: &Path) -> bool {
 fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Result<Selection, Error> {
     if options.strict && layout.prepended > 0 {
         return Err(Error::malformed(format!("{} bytes of other data precede the archive (strict)", layout.prepended)));
+    }
+    if options.strict && layout.comment_truncated {
+        return Err(Error::malformed("the end record's comment runs past the end of the file (strict)"));
     }
     if options.strict && layout.appended > 0 {
         return Err(Error::malformed(format!("{} bytes of other data follow the archive (strict)", layout.appended)));

@@ -240,19 +240,48 @@ fn end_records_are_strict() {
     let (inner, _) = build(&[Spec::file("fake", b"x")], b"");
     let fake_eocd = inner[inner.len() - 22..].to_vec();
     let (zip, _) = build(&[Spec::file("real", b"abc")], &fake_eocd);
-    refused(
-        "fake-eocd",
-        &zip,
-        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("more than one end record")),
-    );
+    refused("fake-eocd", &zip, |e| matches!(e, Error::Ambiguous { reason } if reason.contains("the one at byte")));
+    // A comment cut short by the end of the file: one reading (unzip's and Python's), read past
+    // unless strict.
     let (mut zip, l) = build(&[Spec::file("a", b"abc")], b"");
     put_u16(&mut zip, l.eocd + 20, 10);
-    refused("comment-past-eof", &zip, |e| matches!(e, Error::Malformed { .. }));
+    let dir = workdir("comment-past-eof");
+    let layout = asset_extract::read_archive(&zip).unwrap();
+    assert!(layout.comment_truncated && layout.entries.len() == 1);
+    extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
+    assert_eq!(std::fs::read(dir.join("out/a")).unwrap(), b"abc");
+    std::fs::remove_dir_all(dir).unwrap();
+    let strict = Options { mode: Mode::Replace, strict: true, ..Options::default() };
+    refused_with(
+        "comment-past-eof",
+        &zip,
+        strict,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("comment")),
+    );
     let (zip, _) = build(&[Spec::file("a", b"abc")], b"");
     // Prepended data is read past by default (see below); `strict` refuses it.
     let strict = Options { mode: Mode::Replace, strict: true, ..Options::default() };
     let prepended = [b"#!/bin/sh\nexit 0\n".as_slice(), &zip].concat();
     refused_with("prepended", &prepended, strict, |e| matches!(e, Error::Malformed { .. }));
+}
+
+/// Issue 26: a comment cut short by the end of the file, holding a second end record that reads an
+/// archive embedded in the first one's data. Readers that read past the cut comment see the outer
+/// archive; readers that take the last end record see the inner one. Refused, naming both.
+#[test]
+fn a_truncated_comment_holding_another_end_record_is_ambiguous() {
+    let (inner, inner_layout) = build(&[Spec::file("inner.txt", b"hidden")], b"");
+    // The comment: the inner archive's central directory and end record, then cut short.
+    let inner_end = &inner[inner_layout.central[0]..];
+    let (mut outer, l) = build(&[Spec::stored("outer.bin", &inner)], inner_end);
+    put_u16(&mut outer, l.eocd + 20, (inner_end.len() + 10) as u16);
+    let err = asset_extract::read_archive(&outer).unwrap_err();
+    assert!(matches!(&err, Error::Ambiguous { reason } if reason.contains("reads 1 entries")), "{err}");
+    refused("truncated-comment-ambiguous", &outer, |e| matches!(e, Error::Ambiguous { .. }));
+    // Without the second record, the cut comment alone is one reading: read past.
+    let (mut alone, l) = build(&[Spec::stored("outer.bin", &inner)], b"");
+    put_u16(&mut alone, l.eocd + 20, 10);
+    assert_eq!(asset_extract::read_archive(&alone).unwrap().entries[0].path, "outer.bin");
 }
 
 #[test]
@@ -746,11 +775,7 @@ fn data_appended_after_an_archive_is_read_past_when_one_end_record_fits() {
     // A second directory and end record in the appended data: two readings, refused.
     let copy = &zip[layout.central[0]..];
     let ambiguous = [&zip[..], b"junk", copy, b"more junk"].concat();
-    refused(
-        "appended-ambiguous",
-        &ambiguous,
-        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("more than one")),
-    );
+    refused("appended-ambiguous", &ambiguous, |e| matches!(e, Error::Ambiguous { .. }));
 }
 
 #[test]

@@ -401,6 +401,7 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
         Error::Cancelled => bk_status::BK_STATUS_CANCELLED,
         Error::Destination { .. } => bk_status::BK_STATUS_DESTINATION_REFUSED,
         Error::NothingSelected { .. } => bk_status::BK_STATUS_NOTHING_SELECTED,
+        Error::Ambiguous { .. } => bk_status::BK_STATUS_ARCHIVE_AMBIGUOUS,
         Error::Io { .. } => bk_status::BK_STATUS_IO_ERROR,
         _ => bk_status::BK_STATUS_ARCHIVE_MALFORMED,
     }
@@ -418,7 +419,8 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 /// truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
 /// `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
 /// `BK_STATUS_LIMIT_EXCEEDED`, `BK_STATUS_CANCELLED`, `BK_STATUS_DESTINATION_REFUSED`,
-/// `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_IO_ERROR`, and the inflate
+/// `BK_STATUS_NOTHING_SELECTED`, `BK_STATUS_ARCHIVE_AMBIGUOUS` (the bytes admit two readings:
+/// two end records describing different central directories), `BK_STATUS_IO_ERROR`, and the inflate
 /// statuses for bad entry data. The archive is read with `pread`, only where it must be: its end
 /// records and central directory, then the selected entries' local headers and data (entries left
 /// out are not read), so memory stays bounded whatever the archive's size (the central

@@ -66,6 +66,10 @@ pub enum bk_status {
     BK_STATUS_DESTINATION_REFUSED = 407,
     /// The `only` patterns matched no entry; nothing was touched.
     BK_STATUS_NOTHING_SELECTED = 408,
+    /// The archive's bytes admit two readings that disagree (two end records describing different
+    /// central directories, one hidden in the other's comment, say): no reading is picked, and
+    /// nothing was extracted. The detail text names both.
+    BK_STATUS_ARCHIVE_AMBIGUOUS = 409,
 }
 
 impl bk_status {
@@ -108,6 +112,7 @@ impl bk_status {
                 b"the destination cannot be used in this extract mode; it was not touched\0",
             ),
             (BK_STATUS_NOTHING_SELECTED, b"no entry matches the patterns given; nothing was touched\0"),
+            (BK_STATUS_ARCHIVE_AMBIGUOUS, b"the archive admits two readings that disagree; nothing was extracted\0"),
         ];
         known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
     }

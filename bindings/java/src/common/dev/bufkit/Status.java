@@ -56,6 +56,8 @@ public enum Status {
     DESTINATION_REFUSED(407),
     /** The {@code only} patterns matched no entry; nothing was touched. */
     NOTHING_SELECTED(408),
+    /** The archive admits two readings that disagree (two end records, one hidden in the other's comment); nothing was extracted. */
+    ARCHIVE_AMBIGUOUS(409),
     /** A code this version of the binding does not know. */
     UNKNOWN(-1);
 
