@@ -181,6 +181,7 @@ fn find_end(data: &Window<'_>) -> Result<(Directory, u64, bool), Error> {
     for &pos in signatures.iter().filter(|&&pos| outermost.is_some_and(|outer| pos >= outer)) {
         let truncated = reach(pos) > data.len();
         match directory_at(data, pos) {
+            Err(e @ Error::Ambiguous { .. }) => return Err(e),
             Ok(dir) if dir.plausible(pos) => readings.push((pos, dir, truncated)),
             other if reach(pos) >= data.len() => {
                 implausible.get_or_insert(other.map(|dir| (dir, truncated)));
@@ -235,6 +236,21 @@ fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
     }
     if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff {
         return zip64_end(data, pos);
+    }
+    // A ZIP64 locator before a record that needs none: readers that always follow it (Python)
+    // and readers that follow it only for saturated fields (Go, unzip) must read the same thing.
+    if pos >= 20
+        && data.u32(pos - 20) == Some(ZIP64_LOCATOR_SIG)
+        && let Ok(wide) = zip64_end(data, pos)
+        && (wide.entries, wide.size, wide.offset) != (dir.entries, dir.size, dir.offset)
+    {
+        return Err(Error::Ambiguous {
+            reason: format!(
+                "the end record reads {} entries in {} bytes at offset {}, its ZIP64 record {} entries in {} \
+                 bytes at offset {}",
+                dir.entries, dir.size, dir.offset, wide.entries, wide.size, wide.offset
+            ),
+        });
     }
     Ok(dir)
 }
@@ -386,17 +402,19 @@ fn zip64_extra(
     Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", &name.text()))
 }
 
-/// Whether an extra field area is made of whole (id, length, data) records that end exactly where
-/// it does. Checked in the central directory only: `zipalign` pads local headers with zeros.
+/// Whether an extra field area is made of whole (id, length, data) blocks that end where it does,
+/// but for 1 to 3 zero bytes after the last block (the padding `zipalign` adds to local headers).
+/// A block whose length runs past the area, or any other trailing bytes, do not fit (`unzip -t`
+/// reports them). Checked in central and local headers alike.
 fn extra_fields_fit(extra: &[u8]) -> bool {
     let mut at = 0;
-    while at < extra.len() {
-        match u16_at(extra, at + 2) {
-            Some(len) => at += 4 + usize::from(len),
-            None => return false,
-        }
+    while let Some(len) = u16_at(extra, at + 2) {
+        at += 4 + usize::from(len);
     }
-    at == extra.len()
+    match extra.get(at..) {
+        Some(rest) => rest.len() <= 3 && rest.iter().all(|&b| b == 0),
+        None => false, // the last block runs past the area
+    }
 }
 
 /// Whether an extra field area holds a ZIP64 extended information field (id 1).
@@ -757,6 +775,9 @@ fn local_data(
     let extra = data
         .get(at + 30 + name_len..at + 30 + name_len + extra_len)
         .ok_or_else(|| bad("local extra field runs past the end"))?;
+    if !extra_fields_fit(extra) {
+        return Err(bad("local extra field disagrees with its own length"));
+    }
     let data_offset = offset + 30 + name_len as u64 + extra_len as u64;
     let data_end = data_offset.checked_add(csize).ok_or_else(|| bad("size overflows"))?;
     if data_end > dir.offset {

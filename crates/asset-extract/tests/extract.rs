@@ -284,6 +284,44 @@ fn a_truncated_comment_holding_another_end_record_is_ambiguous() {
     assert_eq!(asset_extract::read_archive(&alone).unwrap().entries[0].path, "outer.bin");
 }
 
+/// `zip` with a ZIP64 end record and locator put before its end record, saying `entries`
+/// entries (the 32-bit record is left as it is, needing none).
+fn with_zip64_record(entries: u64) -> Vec<u8> {
+    let (zip, l) = build(&[Spec::file("a", b"abc"), Spec::file("b", b"def")], b"");
+    let eocd = &zip[l.eocd..];
+    let cd_size = u32::from_le_bytes(eocd[12..16].try_into().unwrap()) as u64;
+    let cd_offset = u32::from_le_bytes(eocd[16..20].try_into().unwrap()) as u64;
+    let mut record = Vec::new();
+    record.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+    record.extend_from_slice(&44u64.to_le_bytes());
+    record.extend_from_slice(&[45, 3, 45, 0]);
+    record.extend_from_slice(&[0; 8]);
+    record.extend_from_slice(&entries.to_le_bytes());
+    record.extend_from_slice(&entries.to_le_bytes());
+    record.extend_from_slice(&cd_size.to_le_bytes());
+    record.extend_from_slice(&cd_offset.to_le_bytes());
+    let mut locator = Vec::new();
+    locator.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+    locator.extend_from_slice(&0u32.to_le_bytes());
+    locator.extend_from_slice(&(l.eocd as u64).to_le_bytes());
+    locator.extend_from_slice(&1u32.to_le_bytes());
+    [&zip[..l.eocd], &record, &locator, eocd].concat()
+}
+
+/// Issue 26: a ZIP64 end record beside a 32-bit one that needs none. Python follows it whenever
+/// its locator is there, Go and unzip only for saturated fields: when they disagree, refused.
+#[test]
+fn a_zip64_record_that_disagrees_with_the_32_bit_one_is_ambiguous() {
+    let agrees = with_zip64_record(2);
+    assert_eq!(asset_extract::read_archive(&agrees).unwrap().entries.len(), 2);
+    let disagrees = with_zip64_record(1);
+    refused(
+        "zip64-disagrees",
+        &disagrees,
+        |e| matches!(e, Error::Ambiguous { reason } if reason.contains("ZIP64 record")),
+    );
+}
+
 #[test]
 fn zip64_records_are_checked() {
     let (zip, l) = build(&[Spec::file("a", b"abc")], b"");
@@ -798,6 +836,43 @@ fn a_central_extra_field_that_disagrees_with_its_own_length_is_refused() {
     let dir = workdir("good-extra");
     extract_bytes(&fine, &dir.join("out"), &Options::default()).unwrap();
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A stored "a.txt" whose local header carries `extra`.
+fn with_local_extra(extra: &[u8]) -> Vec<u8> {
+    let (zip, l) = build(&[Spec::stored("a.txt", b"hello")], b"");
+    let at = l.local[0] + 30 + "a.txt".len();
+    let mut spliced = [&zip[..at], extra, &zip[at..]].concat();
+    put_u16(&mut spliced, l.local[0] + 28, extra.len() as u16);
+    let eocd = l.eocd + extra.len();
+    let cd_offset = u32::from_le_bytes(spliced[eocd + 16..eocd + 20].try_into().unwrap());
+    put_u32(&mut spliced, eocd + 16, cd_offset + extra.len() as u32);
+    spliced
+}
+
+/// Issue 26: a local extra block whose length runs past the extra area is refused, as in the
+/// central directory; 1 to 3 zero bytes after the last whole block (zipalign's padding) are not.
+#[test]
+fn local_extra_fields_are_checked_and_zipalign_padding_is_accepted() {
+    let past = with_local_extra(&[0x34, 0x12, 8, 0, 1, 2, 3, 4]);
+    refused(
+        "local-extra-past",
+        &past,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("local extra")),
+    );
+    let junk = with_local_extra(&[0x34, 0x12, 0, 0, 0, 0, 1]);
+    refused(
+        "local-extra-junk",
+        &junk,
+        |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("local extra")),
+    );
+    for padding in [&[0u8][..], &[0, 0], &[0, 0, 0]] {
+        let padded = with_local_extra(&[&[0x34, 0x12, 2, 0, 9, 9][..], padding].concat());
+        let dir = workdir("zipalign");
+        extract_bytes(&padded, &dir.join("out"), &Options::default()).unwrap();
+        assert_eq!(std::fs::read(dir.join("out/a.txt")).unwrap(), b"hello");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
 }
 
 #[test]
