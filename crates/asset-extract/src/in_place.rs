@@ -385,6 +385,12 @@ impl AssetArchive {
         (0..self.entries.len()).filter(|&i| crate::extract::matches(pattern, &self.entries[i].path)).collect()
     }
 
+    /// Checks entry `index`'s local header, if that was not done at open or by a read.
+    pub(crate) fn local_header_checked(&self, index: usize) -> Result<(), Error> {
+        let e = &self.entries[index];
+        self.data_offset(index, e).map(|_| ())
+    }
+
     /// Where entry `index`'s data starts, its local header checked on first use.
     fn data_offset(&self, index: usize, e: &Entry) -> Result<u64, Error> {
         let offset = self.data_offsets[index].load(Ordering::Acquire);

@@ -53,6 +53,7 @@ mod remove;
 mod source;
 mod staging;
 mod tree;
+mod verify;
 mod write;
 
 pub use archive::{Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, read_archive, read_entries};
@@ -62,6 +63,7 @@ pub use error::Error;
 pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory};
 pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
+pub use verify::Verification;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

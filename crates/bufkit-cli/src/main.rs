@@ -7,6 +7,7 @@ mod extract;
 mod inflate_pack;
 mod ls;
 mod report;
+mod test;
 
 #[global_allocator]
 static ALLOCATOR: alloc_count::Counting = alloc_count::Counting;
@@ -63,6 +64,19 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Verify a zip/APK/JAR without writing anything, like `unzip -t`: the central directory, then
+    /// every entry's local header, and every file inflated with its size and CRC-32 checked.
+    /// Prints each failure and a summary (or JSON); exits non-zero if anything failed.
+    Test {
+        /// The archive.
+        archive: std::path::PathBuf,
+        /// Print machine-readable JSON instead of lines.
+        #[arg(long)]
+        json: bool,
+        /// Threads checking entries (default: one per core).
+        #[arg(long, default_value_t = 0)]
+        threads: usize,
+    },
     /// Walk a git pack: inflate every object at its offset, count objects by type, and verify
     /// the walk against the pack's trailer and (with --idx) its index. Exits non-zero on any mismatch.
     InflatePack {
@@ -93,6 +107,7 @@ fn main() -> std::process::ExitCode {
         Command::Extract(args) => extract::run(args),
         Command::Cat { archive, names } => cat::run(&archive, names),
         Command::Ls { archive, patterns, json } => ls::run(&archive, &patterns, json),
+        Command::Test { archive, json, threads } => test::run(&archive, json, threads),
         Command::InflatePack { pack, idx, json, threads } => inflate_pack::run(&pack, idx.as_deref(), json, threads),
         Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     };
