@@ -1237,6 +1237,23 @@ static ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   return enif_make_tuple2(env, atom_ok, enif_make_uint64(env, index));
 }
 
+/* archive_verify(Archive, Threads) -> ok | {error, {Status, Failed, FirstIndex}}: every entry
+   checked as a read would, nothing written; long, so on a dirty I/O scheduler. */
+static ERL_NIF_TERM archive_verify_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  unsigned threads;
+  size_t failed = 0, first = SIZE_MAX;
+  bk_status status;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_get_uint(env, argv[1], &threads))
+    return enif_make_badarg(env);
+  status = bk_archive_verify(res->archive, threads, &failed, &first);
+  if (status == BK_STATUS_OK) return atom_ok;
+  return enif_make_tuple2(env, atom_error,
+                          enif_make_tuple3(env, status_atom(env, status), enif_make_uint64(env, failed),
+                                           enif_make_uint64(env, first)));
+}
+
 /* archive_entries(Archive) -> [{Name, Size, file | directory}] in archive order. */
 static ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
@@ -1378,6 +1395,7 @@ static ErlNifFunc nif_funcs[] = {
     {"archive_find", 2, archive_find_nif, 0},
     {"archive_list", 2, archive_list_nif, 0},
     {"archive_entries", 1, archive_entries_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"archive_verify", 2, archive_verify_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_read", 2, archive_read_nif, 0},
 };
 

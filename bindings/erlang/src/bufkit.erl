@@ -23,7 +23,7 @@
          inflate_stream_new/2, inflate_stream_new/3, inflate_stream_feed/2, inflate_stream_finish/1, inflate_stream_reset/3,
          extract/3,
          archive_open/1, archive_open/2, archive_entries/1, archive_find/2, archive_read/2,
-         archive_list/1, archive_list/2]).
+         archive_list/1, archive_list/2, archive_verify/1, archive_verify/2]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0]).
 
@@ -328,6 +328,22 @@ archive_list(Archive, Pattern) -> bufkit_nif:archive_list(Archive, iolist_to_bin
 %% writes them: `/'-separated, a directory without its trailing `/').
 -spec archive_entries(archive()) -> [{binary(), non_neg_integer(), file | directory}].
 archive_entries(Archive) -> bufkit_nif:archive_entries(Archive).
+
+%% @doc Checks every entry as a read would, writing nothing (`unzip -t'): each local header, and
+%% each file inflated in bounded pieces with its size and CRC-32 checked, on a dirty I/O
+%% scheduler. `ok', or `{error, {Reason, Failed, FirstIndex}}': why the first failing entry failed,
+%% how many failed, and the first one's index. Option: `threads' (0, the default: one per core).
+-spec archive_verify(archive()) -> ok | {error, {reason(), pos_integer(), non_neg_integer()}}.
+archive_verify(Archive) -> archive_verify(Archive, #{}).
+
+-spec archive_verify(archive(), #{threads => non_neg_integer()}) ->
+    ok | {error, {reason(), pos_integer(), non_neg_integer()}}.
+archive_verify(Archive, Options) when is_map(Options) ->
+    case maps:get(threads, Options, 0) of
+        Threads when is_integer(Threads), Threads >= 0 -> bufkit_nif:archive_verify(Archive, Threads);
+        _ -> {error, invalid_argument}
+    end;
+archive_verify(_, _) -> {error, invalid_argument}.
 
 %% @doc The index of the entry named `Name', or `{error, not_found}'.
 -spec archive_find(archive(), iodata()) -> {ok, non_neg_integer()} | {error, not_found}.

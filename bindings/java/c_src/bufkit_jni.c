@@ -593,6 +593,21 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, j
   return count > INT32_MAX ? INT32_MAX : (jint)count;
 }
 
+/* bk_archive_verify: a long call (every entry inflated, on worker threads), made with no Java
+   memory held; the two results go into out[2] after. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads,
+                                                                  jlongArray out) {
+  size_t failed = 0, first = SIZE_MAX;
+  jlong values[2];
+  bk_status status;
+  (void)cls;
+  status = bk_archive_verify(ARCHIVE(handle), threads < 0 ? 0 : (uint32_t)threads, &failed, &first);
+  values[0] = (jlong)failed;
+  values[1] = first == SIZE_MAX ? -1 : (jlong)first;
+  (*env)->SetLongArrayRegion(env, out, 0, 2, values);
+  return (jint)status;
+}
+
 /* bk_archive_find of a Java byte[] name, copied onto the stack when short (as entry names are):
    no allocation, and no pinning that would hold up the garbage collector. */
 static bk_status find_by_array(JNIEnv *env, jlong handle, jbyteArray name, size_t *index) {

@@ -152,6 +152,37 @@ pub unsafe extern "C" fn bk_archive_entry_count(
     Ok(())
 }
 
+/// Verifies the archive without writing anything, as `unzip -t` does: every entry's local header
+/// against its central record, and every file inflated in bounded pieces with its size and CRC-32
+/// checked, on up to `threads` threads (0: one per core). Every entry is checked, failing or not.
+/// Stores how many failed in `*failed_out` and the index of the first that failed in
+/// `*first_failed_out` (`SIZE_MAX` when none; `bk_archive_entry_name` names it), and returns
+/// `BK_STATUS_OK` when every entry verified, else the first failure's status
+/// (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`,
+/// `BK_STATUS_IO_ERROR`...). Thread-safe, like reads. Its central directory was verified when it
+/// was opened.
+///
+/// # Safety
+/// `archive` is live; `failed_out` and `first_failed_out` are valid for one write each.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_verify(
+    #[live] archive: *const bk_archive,
+    threads: u32,
+    #[out = 0] failed_out: *mut usize,
+    #[out = usize::MAX] first_failed_out: *mut usize,
+) -> bk_status {
+    let verified = archive.inner.verify(threads as usize);
+    *failed_out = verified.failures.len();
+    match verified.failures.first() {
+        None => Ok(()),
+        Some((index, e)) => {
+            *first_failed_out = *index;
+            Err(status_of(e))
+        }
+    }
+}
+
 /// Finds the entry named `name[0..name_len)` (UTF-8, as extraction would write it: `/`-separated,
 /// a directory without its trailing `/`) and stores its index in `*index_out`;
 /// `BK_STATUS_NOT_FOUND` if there is none. O(1).

@@ -80,6 +80,7 @@ public final class BufferTests {
         tests.add(new Object[] {"buffer: the view as a DataOutput writes DataOutputStream's bytes", (Test) BufferTests::dataOutputMatchesDataOutputStream});
         tests.add(new Object[] {"buffer: writeTo channels and streams", (Test) BufferTests::writeToChannelsAndStreams});
         tests.add(new Object[] {"archive: entries read in place", (Test) BufferTests::archiveInPlace});
+        tests.add(new Object[] {"archive: verify checks every entry, writing nothing", (Test) BufferTests::archiveVerify});
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) BufferTests::archiveBuffersAndStreams});
         tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) BufferTests::archiveViews});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
@@ -820,6 +821,34 @@ public final class BufferTests {
         check(refused.status() == Status.UNSAFE_NAME, "hostile: " + refused.status());
         BufkitException missing = expect(BufkitException.class, () -> bufkit.openArchive(dir.resolve("none.apk"), false));
         check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Issue 26: verify, like unzip -t: OK on a good archive; a damaged first entry named by index and status. */
+    static void archiveVerify() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-verify");
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"},
+                new byte[][] {pattern(300_000), "hi".getBytes()});
+        for (boolean mapped : new boolean[] {false, true}) {
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(apk, mapped)) {
+                for (int threads : new int[] {0, 1, 2}) {
+                    dev.bufkit.AssetArchive.Verification v = a.verify(threads);
+                    check(v.ok() && v.failed() == 0 && v.firstFailed() == -1 && v.firstStatus() == Status.OK, "good: " + v);
+                }
+                expect(IllegalArgumentException.class, () -> a.verify(-1));
+            }
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(apk);
+        bytes[30 + "assets/app.js".length() + 100] ^= 0x55; // inside the first entry's deflated data
+        java.nio.file.Path damaged = dir.resolve("damaged.apk");
+        java.nio.file.Files.write(damaged, bytes);
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(damaged, false)) {
+            dev.bufkit.AssetArchive.Verification v = a.verify(2);
+            check(!v.ok() && v.failed() == 1 && v.firstFailed() == 0, "damaged: " + v);
+            check(v.firstStatus() != Status.OK && v.firstStatus() != Status.UNKNOWN, "its status: " + v.firstStatus());
+        }
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

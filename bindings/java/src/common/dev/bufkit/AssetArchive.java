@@ -135,6 +135,38 @@ public abstract class AssetArchive implements AutoCloseable {
     /** {@code bk_status_message}. */
     protected abstract String statusMessage(int code);
 
+    /** {@code bk_archive_verify} on {@code threads} threads: its status, with failed count and first failed index in {@code out[2]}. */
+    protected abstract int nativeVerify(int threads, long[] out);
+
+    /**
+     * What {@link #verify(int)} found: how many entries failed, the first that failed (its index,
+     * or -1) and why.
+     */
+    public record Verification(int failed, int firstFailed, Status firstStatus) {
+        /** Whether every entry verified. */
+        public boolean ok() {
+            return failed == 0;
+        }
+    }
+
+    /**
+     * Checks every entry as a read would, writing nothing ({@code unzip -t}): each local header,
+     * and each file inflated in bounded pieces with its size and CRC-32 checked, on up to
+     * {@code threads} threads (0: one per core). Every entry is checked, failing or not.
+     */
+    public final Verification verify(int threads) {
+        if (threads < 0) throw new IllegalArgumentException("threads must be 0 or more");
+        gate.enter();
+        try {
+            long[] out = new long[2];
+            int status = nativeVerify(threads, out);
+            int first = out[1] < 0 || out[1] > Integer.MAX_VALUE ? -1 : (int) out[1];
+            return new Verification((int) Math.min(out[0], Integer.MAX_VALUE), first, Status.of(status));
+        } finally {
+            gate.leave();
+        }
+    }
+
     /** Number of entries (files and directories), in archive order. */
     public final int size() {
         gate.enter();

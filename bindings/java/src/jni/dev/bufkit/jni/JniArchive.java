@@ -18,6 +18,11 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
+    protected int nativeVerify(int threads, long[] out) {
+        return JniNative.archiveVerify(handle, threads, out);
+    }
+
+    @Override
     protected long nativeFind(byte[] utf8Name) {
         return JniNative.archiveFind(handle, utf8Name);
     }

@@ -103,6 +103,9 @@ final class JniNative {
     /** bk_archive_entry_info into {@code out[5]}: size, compressed size, CRC-32, method, directory. */
     static native int archiveInfo(long handle, int index, long[] out);
 
+    /** bk_archive_verify: the status; failed count and first failed index (-1 if none) in out[2]. */
+    static native int archiveVerify(long handle, int threads, long[] out);
+
     /** bk_archive_entry_name: UTF-8 bytes, or null. */
     static native byte[] archiveName(long handle, int index);
 

@@ -70,6 +70,8 @@ final class BufkitLibrary {
     /** Reads and validates the whole archive: a plain downcall. */
     static final MethodHandle ARCHIVE_OPEN = fn("bk_archive_open", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_FREE = fn("bk_archive_free", FunctionDescriptor.ofVoid(ADDRESS));
+    /** Long (every entry inflated, on worker threads): a plain downcall, native memory only. */
+    static final MethodHandle ARCHIVE_VERIFY = fn("bk_archive_verify", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_ENTRY_COUNT = critical("bk_archive_entry_count", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_FIND = critical("bk_archive_find", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle ARCHIVE_ENTRY_INFO = critical("bk_archive_entry_info", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));

@@ -35,6 +35,19 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
+    protected int nativeVerify(int threads, long[] out) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment failed = arena.allocate(ValueLayout.JAVA_LONG), first = arena.allocate(ValueLayout.JAVA_LONG);
+            int status = (int) BufkitLibrary.ARCHIVE_VERIFY.invokeExact(handle, threads, failed, first);
+            out[0] = failed.get(ValueLayout.JAVA_LONG, 0);
+            out[1] = first.get(ValueLayout.JAVA_LONG, 0); // SIZE_MAX reads as -1
+            return status;
+        } catch (Throwable t) {
+            throw PanamaBuffer.rethrow(t);
+        }
+    }
+
+    @Override
     protected long nativeFind(byte[] utf8Name) {
         long[] index = new long[1];
         try {
