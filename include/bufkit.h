@@ -384,7 +384,7 @@ typedef struct bk_cancel bk_cancel;
  `bk_extract_options_set_skip_symlinks`,
  `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
  `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
- `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
+ `bk_extract_options_set_durable`, `bk_extract_options_set_no_mtime`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
  `bk_extract_options_set_progress_interval`,
  `bk_extract_options_set_cancel`, `bk_extract_options_free`.
  */
@@ -1188,6 +1188,17 @@ bk_status bk_extract_options_set_max_ratio(struct bk_extract_options *options, d
  `options` is live.
  */
 bk_status bk_extract_options_set_durable(struct bk_extract_options *options, uint32_t durable);
+
+/*
+ Non-zero: leave files and directories with the time of the extraction. By default (0) they get
+ the modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
+ extra field, else its DOS date and time read as local time, as `unzip` does (a directory gets
+ its own only when the archive has an entry for it).
+
+ # Safety
+ `options` is live.
+ */
+bk_status bk_extract_options_set_no_mtime(struct bk_extract_options *options, uint32_t no_mtime);
 
 /*
  Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next

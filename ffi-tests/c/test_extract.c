@@ -327,6 +327,34 @@ static void test_two_end_records_that_disagree_are_ambiguous(void) {
   CHECK(archive == NULL);
 }
 
+/* Issue 26: modification times. The test archives carry only a DOS date (1980-01-01 00:00, read
+   as local time, as unzip does): restored by default; with no_mtime, the time of the extraction. */
+static void test_modification_times_are_restored_unless_told_not_to(void) {
+  static unsigned char zip[2 * 300 + 400];
+  char path[300], dest[300], file[340];
+  bk_extract_report report;
+  bk_extract_options *opts = NULL;
+  struct stat st;
+  struct tm tm = {0};
+  time_t dos;
+  tm.tm_year = 80, tm.tm_mon = 0, tm.tm_mday = 1, tm.tm_isdst = -1;
+  dos = mktime(&tm);
+  snprintf(path, sizeof path, "%s/mtime.zip", workdir);
+  write_file(path, zip, stored_zip(zip, 2, 10));
+  snprintf(dest, sizeof dest, "%s/mtime-restored", workdir);
+  CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  snprintf(file, sizeof file, "%s/f01.bin", dest);
+  CHECK(stat(file, &st) == 0 && st.st_mtime == dos);
+  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_no_mtime(opts, 1), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract_options_set_no_mtime(NULL, 1), BK_STATUS_NULL_POINTER);
+  snprintf(dest, sizeof dest, "%s/mtime-now", workdir);
+  CHECK_STATUS(bk_extract(path, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  snprintf(file, sizeof file, "%s/f01.bin", dest);
+  CHECK(stat(file, &st) == 0 && st.st_mtime > time(NULL) - 60);
+  bk_extract_options_free(opts);
+}
+
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
@@ -504,6 +532,7 @@ int main(void) {
   RUN(test_concurrent_extractions_into_one_destination_all_succeed);
   RUN(test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extraction);
   RUN(test_two_end_records_that_disagree_are_ambiguous);
+  RUN(test_modification_times_are_restored_unless_told_not_to);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);

@@ -397,6 +397,24 @@ archive_read_in_place_test() ->
     ?assertEqual({error, io_error}, bufkit:archive_open("/nonexistent.apk")),
     os:cmd("rm -rf " ++ Dir).
 
+%% Issue 26: modification times restored by default (zip:create records the files' DOS time:
+%% here, of a file dated 2020; whole minutes, as zip:create writes the seconds where DOS wants
+%% half of them), the time of the extraction with `no_mtime'.
+extract_mtime_test() ->
+    Dir = extract_dir(),
+    Src = filename:join(Dir, "old.txt"),
+    ok = file:write_file(Src, <<"old">>),
+    ok = file:change_time(Src, {{2020, 6, 15}, {13, 45, 0}}),
+    Zip = filename:join(Dir, "t.zip"),
+    {ok, _} = zip:create(Zip, ["old.txt"], [{cwd, Dir}]),
+    {ok, _} = bufkit:extract(Zip, filename:join(Dir, "restored"), #{}),
+    {ok, Info} = file:read_file_info(filename:join([Dir, "restored", "old.txt"])),
+    ?assertEqual({{2020, 6, 15}, {13, 45, 0}}, element(6, Info)),
+    {ok, _} = bufkit:extract(Zip, filename:join(Dir, "now"), #{no_mtime => true}),
+    {ok, Now} = file:read_file_info(filename:join([Dir, "now", "old.txt"])),
+    ?assertNotEqual({{2020, 6, 15}, {13, 45, 0}}, element(6, Now)),
+    os:cmd("rm -rf " ++ Dir).
+
 %% Issue 26: verify without writing (unzip -t): ok on a good archive; an entry whose data is damaged
 %% reported with its reason, the count and its index; nothing in the VM is blocked meanwhile.
 archive_verify_test() ->

@@ -1136,6 +1136,8 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     bk_extract_options_set_skip_symlinks(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "durable"), &value))
     bk_extract_options_set_durable(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "no_mtime"), &value))
+    bk_extract_options_set_no_mtime(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "incremental"), &value))
     bk_extract_options_set_incremental(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "only"), &list)) {

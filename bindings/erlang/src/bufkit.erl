@@ -261,7 +261,8 @@ inflate_stream_reset(_, _, _) ->
 %% by the end of the file; an archive the bytes admit two readings of is `archive_ambiguous'
 %% either way), `skip_symlinks' (skip symlink entries instead of
 %% refusing the archive; a link is never created), `quota' (bytes),
-%% `max_ratio', `durable' (fsync), `incremental' (keep unchanged files from the previous
+%% `max_ratio', `durable' (fsync), `no_mtime' (leave the time of the extraction instead of the
+%% modification times the archive records, restored by default), `incremental' (keep unchanged files from the previous
 %% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
 %% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages, at most
 %% one every `progress_interval_ms' milliseconds (default 50; 0 for one per entry) and always the
@@ -274,7 +275,7 @@ inflate_stream_reset(_, _, _) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
            skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, incremental, progress,
+    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, no_mtime, incremental, progress,
              progress_interval_ms],
     case maps:keys(maps:without(Known, Options)) of
         [] ->

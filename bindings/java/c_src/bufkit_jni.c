@@ -500,7 +500,8 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelFree(JNIEnv *env, jcl
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
                                                              jlong cancel, jint mode, jboolean strict,
                                                              jboolean skip_symlinks, jint threads, jobjectArray only, jlong quota,
-                                                             jdouble max_ratio, jboolean durable, jboolean incremental,
+                                                             jdouble max_ratio, jboolean durable, jboolean no_mtime,
+                                                             jboolean incremental,
                                                              jobject listener, jint progress_interval_ms,
                                                              jlongArray report_out, jobjectArray error_out) {
   char *archive_path = utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
@@ -519,6 +520,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass
   bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
   if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;
   bk_extract_options_set_durable(opts, durable ? 1 : 0);
+  bk_extract_options_set_no_mtime(opts, no_mtime ? 1 : 0);
   bk_extract_options_set_incremental(opts, incremental ? 1 : 0);
   for (jsize i = 0, n = (*env)->GetArrayLength(env, only); i < n; i++) {
     jstring pattern = (*env)->GetObjectArrayElement(env, only, i);

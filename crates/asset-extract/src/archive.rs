@@ -39,6 +39,89 @@ pub struct Entry {
     pub size: u64,
     /// Where the data starts in the archive.
     pub data_offset: u64,
+    /// When it was last modified, as the archive records it.
+    pub mtime: Mtime,
+}
+
+/// An entry's modification time as recorded: a Unix time from its extended-timestamp (0x5455) or
+/// NTFS (0x000a) extra field, else the DOS date and time every entry has, which has no time zone
+/// (`unzip` reads it as local time, and so does [`Mtime::unix`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mtime {
+    /// Seconds and nanoseconds since the Unix epoch.
+    Unix {
+        /// Whole seconds (negative before 1970).
+        secs: i64,
+        /// Nanoseconds past them.
+        nanos: u32,
+    },
+    /// The DOS date (high 16 bits) and time (low 16 bits), 2-second resolution.
+    Dos(u32),
+}
+
+impl Mtime {
+    /// As seconds and nanoseconds since the Unix epoch: a DOS time read as local time (the
+    /// process's time zone, as `unzip` does); `None` for a DOS time that is no date.
+    pub fn unix(self) -> Option<(i64, u32)> {
+        match self {
+            Mtime::Unix { secs, nanos } => Some((secs, nanos)),
+            Mtime::Dos(dos) => {
+                let (date, time) = (dos >> 16, dos & 0xffff);
+                // SAFETY: an all-zero `tm` is a valid value; mktime reads and normalises it.
+                let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+                tm.tm_year = (1980 + (date >> 9)) as i32 - 1900;
+                tm.tm_mon = ((date >> 5) & 0xf) as i32 - 1;
+                tm.tm_mday = (date & 0x1f) as i32;
+                tm.tm_hour = (time >> 11) as i32;
+                tm.tm_min = ((time >> 5) & 0x3f) as i32;
+                tm.tm_sec = ((time & 0x1f) * 2) as i32;
+                tm.tm_isdst = -1; // let the time zone say whether summer time applied
+                if !(0..12).contains(&tm.tm_mon) || tm.tm_mday == 0 {
+                    return None;
+                }
+                // SAFETY: `tm` is a valid, exclusively borrowed struct.
+                let secs = unsafe { libc::mktime(&mut tm) };
+                (secs != -1).then_some((secs, 0))
+            }
+        }
+    }
+}
+
+/// The modification time an entry's central extra field records (extended timestamp, then NTFS),
+/// else its DOS date and time.
+fn mtime_of(extra: &[u8], dos: u32) -> Mtime {
+    let mut at = 0;
+    let mut ntfs = None;
+    while let (Some(id), Some(len)) = (u16_at(extra, at), u16_at(extra, at + 2)) {
+        let Some(body) = extra.get(at + 4..at + 4 + usize::from(len)) else { break };
+        match id {
+            // Extended timestamp: flags, then the modification time first when bit 0 is set.
+            0x5455 if body.first().is_some_and(|f| f & 1 != 0) => {
+                if let Some(t) = u32_at(body, 1) {
+                    return Mtime::Unix { secs: i64::from(t as i32), nanos: 0 };
+                }
+            }
+            // NTFS: 4 reserved bytes, then tagged attributes; tag 1 holds the modification,
+            // access and creation times, in 100 ns since 1601.
+            0x000a => {
+                let mut t = 4;
+                while let (Some(tag), Some(size)) = (u16_at(body, t), u16_at(body, t + 2)) {
+                    if tag == 1 && size >= 8 {
+                        if let Some(ticks) = u64_at(body, t + 4) {
+                            const EPOCH_GAP: i64 = 11_644_473_600; // 1601 to 1970, in seconds
+                            let secs = (ticks / 10_000_000) as i64 - EPOCH_GAP;
+                            ntfs = Some(Mtime::Unix { secs, nanos: (ticks % 10_000_000) as u32 * 100 });
+                        }
+                        break;
+                    }
+                    t += 4 + usize::from(size);
+                }
+            }
+            _ => {}
+        }
+        at += 4 + usize::from(len);
+    }
+    ntfs.unwrap_or(Mtime::Dos(dos))
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {
@@ -656,6 +739,7 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
                     compressed_size: csize,
                     size,
                     data_offset: 0,
+                    mtime: Mtime::Dos(0),
                 };
                 symlink_locals.push((local, entry));
                 smallest_end(offset, name_len, csize, display)?
@@ -695,7 +779,18 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
             local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?
         };
         spans.push((offset, span_end, entries.len()));
-        entries.push(Entry { path, kind, mode, method, crc32: f32(16), compressed_size: csize, size, data_offset });
+        let mtime = mtime_of(extra, u32::from(f16(14)) << 16 | u32::from(f16(12)));
+        entries.push(Entry {
+            path,
+            kind,
+            mode,
+            method,
+            crc32: f32(16),
+            compressed_size: csize,
+            size,
+            data_offset,
+            mtime,
+        });
         at += total;
     }
     if at as u64 != cd_end {

@@ -56,6 +56,11 @@ pub struct Options<'a> {
     pub max_ratio: Option<f64>,
     /// fsync every file and directory before the destination is replaced.
     pub durable: bool,
+    /// Leave files and directories with the time of the extraction. By default they get the
+    /// modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
+    /// extra field, else its DOS date and time read as local time, as `unzip` does. (A directory
+    /// gets its own only when the archive has an entry for it.)
+    pub no_mtime: bool,
     /// Called after each entry with (entries done, entries total, bytes done, bytes total), from
     /// the worker thread that finished it (so possibly from several threads at once; never from the
     /// thread that called the extraction).
@@ -476,7 +481,18 @@ fn write_all(
                             let data_offset = locate(i, prefetch.as_ref())?;
                             let held = prefetch.as_ref().and_then(|p| p.span(files[i], data_offset));
                             let (tree, pool, behind) = (&tree, &pool, &behind);
-                            let job = Job { source, data_offset, held, tree, pool, behind, halt: &halt, durable };
+                            let restore_mtime = !options.no_mtime;
+                            let job = Job {
+                                source,
+                                data_offset,
+                                held,
+                                tree,
+                                pool,
+                                behind,
+                                halt: &halt,
+                                durable,
+                                restore_mtime,
+                            };
                             write_file(files[i], &job, &mut inflaters)
                         }
                     })
@@ -516,6 +532,9 @@ fn write_all(
     if options.incremental {
         manifest::write(root, &files)?;
     }
+    if !options.no_mtime {
+        restore_late_mtimes(&tree, entries, options.durable)?;
+    }
     if options.durable {
         for d in tree.paths().rev().chain(std::iter::once(root.to_path_buf())) {
             File::open(&d).and_then(|f| f.sync_all()).map_err(|e| Error::io("syncing", &d, e))?;
@@ -531,6 +550,24 @@ fn write_all(
         appended: 0,
         symlinks_skipped: 0,
     })
+}
+
+/// Sets the modification times that could not be set as each file was written: those of files
+/// written behind in chunks (by then every chunk is in), and those of directories, once nothing
+/// more is created in them.
+fn restore_late_mtimes(tree: &Tree<'_>, entries: &[Entry], durable: bool) -> Result<(), Error> {
+    for e in entries {
+        let late = match e.kind {
+            Kind::Directory => true,
+            Kind::File => crate::write::written_behind(e, durable),
+        };
+        let Some(time) = late.then(|| crate::write::system_time(e.mtime)).flatten() else { continue };
+        let path = tree.full_path(&e.path);
+        // Our own fresh tree, under the staging directory: nothing else links into it.
+        let set = File::open(&path).and_then(|f| f.set_times(std::fs::FileTimes::new().set_modified(time)));
+        set.map_err(|err| Error::io("setting the time of", &path, err))?;
+    }
+    Ok(())
 }
 
 /// Entries above this size are extracted first, largest first, so that no large entry is left
@@ -635,6 +672,7 @@ mod tests {
             compressed_size: size / 4,
             size,
             data_offset: 0,
+            mtime: crate::archive::Mtime::Dos(0),
         }
     }
 

@@ -56,7 +56,7 @@ mod tree;
 mod verify;
 mod write;
 
-pub use archive::{Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, read_archive, read_entries};
+pub use archive::{Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, Mtime, read_archive, read_entries};
 pub use destination::Mode;
 pub use entry_reader::EntryReader;
 pub use error::Error;

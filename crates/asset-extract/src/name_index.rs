@@ -83,6 +83,7 @@ mod tests {
             compressed_size: 0,
             size: 0,
             data_offset: 0,
+            mtime: crate::archive::Mtime::Dos(0),
         }
     }
 

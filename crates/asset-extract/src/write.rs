@@ -90,6 +90,27 @@ pub(crate) struct Job<'j, 'a, 'pool> {
     pub(crate) behind: &'j WriteBehind<'pool>,
     pub(crate) halt: &'j Halt<'j>,
     pub(crate) durable: bool,
+    /// Give the file the modification time the archive records.
+    pub(crate) restore_mtime: bool,
+}
+
+/// `mtime` as a `SystemTime`, if it is a time at all.
+pub(crate) fn system_time(mtime: crate::archive::Mtime) -> Option<std::time::SystemTime> {
+    let (secs, nanos) = mtime.unix()?;
+    let epoch = std::time::UNIX_EPOCH;
+    if secs >= 0 {
+        epoch.checked_add(std::time::Duration::new(secs as u64, nanos))
+    } else {
+        epoch
+            .checked_sub(std::time::Duration::from_secs(secs.unsigned_abs()))?
+            .checked_add(std::time::Duration::new(0, nanos))
+    }
+}
+
+/// Whether entry `e` is streamed to its file in chunks that other workers may write behind it
+/// (so its modification time is set once they all have).
+pub(crate) fn written_behind(e: &Entry, durable: bool) -> bool {
+    e.method == Method::Deflate && e.size > WHOLE_ENTRY_MAX && !durable
 }
 
 /// A file-held archive is read in pieces of this size when an entry streams.
@@ -210,6 +231,12 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
                 });
             }
         }
+    }
+    if job.restore_mtime
+        && let Some(time) = system_time(e.mtime)
+    {
+        let times = std::fs::FileTimes::new().set_modified(time);
+        file.set_times(times).map_err(|err| Error::io("setting the time of", &tree.full_path(&e.path), err))?;
     }
     if job.durable {
         file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;

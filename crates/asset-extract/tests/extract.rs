@@ -875,6 +875,47 @@ fn local_extra_fields_are_checked_and_zipalign_padding_is_accepted() {
     }
 }
 
+/// Issue 26: modification times restored, from the extended timestamp, from NTFS, or from the DOS
+/// date and time read as local time (as unzip does); for files, streamed large files and
+/// directories; `no_mtime` leaves the time of the extraction.
+#[test]
+fn modification_times_are_restored_unless_told_not_to() {
+    use std::os::unix::fs::MetadataExt;
+    let ut = |t: u32| [&[0x55, 0x54, 5, 0, 1][..], &t.to_le_bytes()].concat();
+    let ntfs = |ticks: u64| {
+        let mut x = vec![0x0a, 0, 32, 0, 0, 0, 0, 0, 1, 0, 24, 0];
+        x.extend_from_slice(&ticks.to_le_bytes());
+        x.extend_from_slice(&[0; 16]);
+        x
+    };
+    let big = b"a large entry, streamed and written behind ".repeat(200_000); // 8.8 MB
+    let (zip, _) = build(
+        &[
+            Spec { central_extra: ut(1_600_000_000), ..Spec::file("ut.txt", b"ut") },
+            Spec { central_extra: ntfs(132_000_000_000_000_000), ..Spec::file("ntfs.txt", b"ntfs") },
+            // 2020-06-15 13:45:30 (DOS: date (40 << 9) | (6 << 5) | 15, time (13 << 11) | (45 << 5) | 15)
+            Spec { dos: ((40 << 9) | (6 << 5) | 15, (13 << 11) | (45 << 5) | 15), ..Spec::file("dos.txt", b"dos") },
+            Spec { central_extra: ut(1_500_000_000), ..Spec::dir("d/") },
+            Spec { central_extra: ut(1_400_000_000), ..Spec::file("d/big.txt", &big) },
+        ],
+        b"",
+    );
+    let dir = workdir("mtimes");
+    extract_bytes(&zip, &dir.join("out"), &Options { threads: 2, ..Options::default() }).unwrap();
+    let mtime = |p: &str| std::fs::metadata(dir.join("out").join(p)).unwrap().mtime();
+    assert_eq!(mtime("ut.txt"), 1_600_000_000);
+    assert_eq!(mtime("ntfs.txt"), 132_000_000_000_000_000 / 10_000_000 - 11_644_473_600);
+    let dos = asset_extract::Mtime::Dos(((40 << 9) | (6 << 5) | 15) << 16 | ((13 << 11) | (45 << 5) | 15));
+    assert_eq!(mtime("dos.txt"), dos.unix().unwrap().0, "local time, as unzip reads it");
+    assert_eq!(mtime("d/big.txt"), 1_400_000_000, "a file written behind, in chunks");
+    assert_eq!(mtime("d"), 1_500_000_000, "a directory, after its files");
+    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+    extract_bytes(&zip, &dir.join("now"), &Options { no_mtime: true, ..Options::default() }).unwrap();
+    let fresh = std::fs::metadata(dir.join("now/ut.txt")).unwrap().mtime();
+    assert!((fresh - now).abs() < 60, "no_mtime: the time of the extraction");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn a_name_ending_in_a_slash_is_a_directory_whatever_its_mode() {
     // Found by the structured fuzzer: a FIFO-mode entry named "x/" was extracted as a file "x".

@@ -54,6 +54,10 @@ pub struct Args {
     /// fsync every file and directory before replacing DEST.
     #[arg(long)]
     pub durable: bool,
+    /// Leave files and directories with the time of the extraction instead of the modification
+    /// time the archive records.
+    #[arg(long)]
+    pub no_mtime: bool,
     /// Keep unchanged files from the previous (incremental) extraction into DEST; write only
     /// what changed.
     #[arg(long)]
@@ -133,6 +137,7 @@ pub fn run(args: Args) -> Result<(), String> {
         only: args.only.clone(),
         quota: args.quota,
         durable: args.durable,
+        no_mtime: args.no_mtime,
         incremental: args.incremental,
         // Only when the bar is drawn (a terminal): otherwise each entry would pay for nothing.
         progress: if bar.is_hidden() { None } else { Some(&progress) },

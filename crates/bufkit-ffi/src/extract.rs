@@ -57,7 +57,7 @@ pub enum bk_extract_mode {
 /// `bk_extract_options_set_skip_symlinks`,
 /// `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
 /// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
-/// `bk_extract_options_set_durable`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
+/// `bk_extract_options_set_durable`, `bk_extract_options_set_no_mtime`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
 /// `bk_extract_options_set_progress_interval`,
 /// `bk_extract_options_set_cancel`, `bk_extract_options_free`.
 pub struct bk_extract_options {
@@ -70,6 +70,7 @@ pub struct bk_extract_options {
     quota: Option<u64>,
     max_ratio: Option<f64>,
     durable: bool,
+    no_mtime: bool,
     incremental: bool,
     progress: bk_progress_fn,
     user_data: *mut c_void,
@@ -133,6 +134,7 @@ pub unsafe extern "C" fn bk_extract_options_new(
         quota: None,
         max_ratio: None,
         durable: false,
+        no_mtime: false,
         incremental: false,
         progress: None,
         user_data: std::ptr::null_mut(),
@@ -288,6 +290,23 @@ pub unsafe extern "C" fn bk_extract_options_set_durable(
     durable: u32,
 ) -> bk_status {
     options.durable = durable != 0;
+    Ok(())
+}
+
+/// Non-zero: leave files and directories with the time of the extraction. By default (0) they get
+/// the modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
+/// extra field, else its DOS date and time read as local time, as `unzip` does (a directory gets
+/// its own only when the archive has an entry for it).
+///
+/// # Safety
+/// `options` is live.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_options_set_no_mtime(
+    #[live] options: *mut bk_extract_options,
+    no_mtime: u32,
+) -> bk_status {
+    options.no_mtime = no_mtime != 0;
     Ok(())
 }
 
@@ -530,6 +549,7 @@ fn run_extract(
         quota: opts.and_then(|o| o.quota),
         max_ratio: opts.and_then(|o| o.max_ratio),
         durable: opts.is_some_and(|o| o.durable),
+        no_mtime: opts.is_some_and(|o| o.no_mtime),
         incremental: opts.is_some_and(|o| o.incremental),
         progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
         cancel,

@@ -10,6 +10,10 @@ pub struct Spec {
     pub unix_mode: Option<u32>,
     pub flags: u16,
     pub descriptor: bool,
+    /// DOS (date, time), as the headers record them.
+    pub dos: (u16, u16),
+    /// The central header's extra field.
+    pub central_extra: Vec<u8>,
 }
 
 impl Spec {
@@ -21,6 +25,8 @@ impl Spec {
             unix_mode: Some(0o100644),
             flags: 0,
             descriptor: false,
+            dos: (0x21, 0),
+            central_extra: Vec::new(),
         }
     }
     pub fn stored(name: &str, data: &[u8]) -> Spec {
@@ -59,7 +65,8 @@ pub fn build(entries: &[Spec], comment: &[u8]) -> (Vec<u8>, Layout) {
         out.extend_from_slice(&20u16.to_le_bytes());
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&method.to_le_bytes());
-        out.extend_from_slice(&[0, 0, 0x21, 0]); // time, date
+        out.extend_from_slice(&e.dos.1.to_le_bytes()); // time, date
+        out.extend_from_slice(&e.dos.0.to_le_bytes());
         let (lcrc, lc, lu) = if e.descriptor { (0, 0, 0) } else { (crc, body.len() as u32, e.data.len() as u32) };
         out.extend_from_slice(&lcrc.to_le_bytes());
         out.extend_from_slice(&lc.to_le_bytes());
@@ -85,15 +92,18 @@ pub fn build(entries: &[Spec], comment: &[u8]) -> (Vec<u8>, Layout) {
         out.extend_from_slice(&20u16.to_le_bytes());
         out.extend_from_slice(&flags.to_le_bytes());
         out.extend_from_slice(&method.to_le_bytes());
-        out.extend_from_slice(&[0, 0, 0x21, 0]);
+        out.extend_from_slice(&e.dos.1.to_le_bytes());
+        out.extend_from_slice(&e.dos.0.to_le_bytes());
         out.extend_from_slice(&crc.to_le_bytes());
         out.extend_from_slice(&c.to_le_bytes());
         out.extend_from_slice(&u.to_le_bytes());
         out.extend_from_slice(&(e.name.len() as u16).to_le_bytes());
-        out.extend_from_slice(&[0, 0, 0, 0, 0, 0, 0, 0]); // extra, comment, disk, internal attrs
+        out.extend_from_slice(&(e.central_extra.len() as u16).to_le_bytes());
+        out.extend_from_slice(&[0, 0, 0, 0, 0, 0]); // comment, disk, internal attrs
         out.extend_from_slice(&(e.unix_mode.unwrap_or(0) << 16).to_le_bytes());
         out.extend_from_slice(&offset.to_le_bytes());
         out.extend_from_slice(&e.name);
+        out.extend_from_slice(&e.central_extra);
     }
     let cd_size = out.len() - cd_start;
     layout.eocd = out.len();

@@ -71,6 +71,7 @@ public final class BufferTests {
         tests.add(new Object[] {"inflate: a reusable InflateBatch", (Test) BufferTests::inflateBatchObject});
         tests.add(new Object[] {"inflate: a stream fed in strides", (Test) BufferTests::inflateStream});
         tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
+        tests.add(new Object[] {"extract: modification times restored, or not", (Test) BufferTests::extractMtimes});
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
@@ -1025,6 +1026,29 @@ public final class BufferTests {
         if (b < 0) return -1;
         buf[0] = (byte) b;
         return 1;
+    }
+
+    /** Issue 26: the archive's modification time (ZipOutputStream writes an extended timestamp) by default; withNoMtime, now. */
+    static void extractMtimes() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-mtime");
+        java.nio.file.Path archive = dir.resolve("t.zip");
+        long then = 1_600_000_000_000L;
+        try (java.util.zip.ZipOutputStream out = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(archive))) {
+            java.util.zip.ZipEntry e = new java.util.zip.ZipEntry("old.txt");
+            e.setLastModifiedTime(java.nio.file.attribute.FileTime.fromMillis(then));
+            out.putNextEntry(e);
+            out.write("old".getBytes());
+            out.closeEntry();
+        }
+        bufkit.extract(archive, dir.resolve("restored"), ExtractOptions.defaults());
+        long restored = java.nio.file.Files.getLastModifiedTime(dir.resolve("restored/old.txt")).toMillis();
+        check(Math.abs(restored - then) < 2000, "restored: " + restored);
+        bufkit.extract(archive, dir.resolve("now"), ExtractOptions.defaults().withNoMtime(true));
+        long now = java.nio.file.Files.getLastModifiedTime(dir.resolve("now/old.txt")).toMillis();
+        check(Math.abs(now - System.currentTimeMillis()) < 60_000, "no mtime: " + now);
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     static void extractValid() throws Exception {

@@ -22,10 +22,13 @@ import java.util.Objects;
  * @param progressIntervalMillis call {@code progress} at most once per this many milliseconds, plus
  *     always the last report (every entry done), which is then the last call and calls never
  *     overlap; 0 (the default) calls it for every entry, from any worker, possibly at once
+ * @param noMtime leave files and directories with the time of the extraction; by default they get
+ *     the modification time the archive records (extended timestamp or NTFS extra field, else the
+ *     DOS time read as local time, as unzip does)
  */
 public record ExtractOptions(int threads, List<String> only, long quota, double maxRatio, boolean durable, boolean incremental,
         ProgressListener progress, ExtractMode mode, ExtractCancel cancel, boolean strict, boolean skipSymlinks,
-        int progressIntervalMillis) {
+        int progressIntervalMillis, boolean noMtime) {
     /** Checks ranges. */
     public ExtractOptions {
         only = List.copyOf(Objects.requireNonNull(only, "only"));
@@ -35,57 +38,57 @@ public record ExtractOptions(int threads, List<String> only, long quota, double 
 
     /** The defaults. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null, false, false, 0);
+        return new ExtractOptions(0, List.of(), 0, 0, false, false, null, ExtractMode.CREATE, null, false, false, 0, false);
     }
 
     /** With worker threads. */
     public ExtractOptions withThreads(int n) {
-        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(n, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** With entry patterns. */
     public ExtractOptions withOnly(List<String> patterns) {
-        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, patterns, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** With a byte quota. */
     public ExtractOptions withQuota(long bytes) {
-        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, only, bytes, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** In incremental mode or not. */
     public ExtractOptions withIncremental(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, on, progress, mode, cancel, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** With a destination mode. */
     public ExtractOptions withMode(ExtractMode m) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, m, cancel, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** With a cancel token (null for none). */
     public ExtractOptions withCancel(ExtractCancel token) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, token, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** Refusing data prepended to the archive, or not. */
     public ExtractOptions withStrict(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, on, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, on, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** Skipping symlink entries (instead of refusing the archive), or not. */
     public ExtractOptions withSkipSymlinks(boolean on) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, on, progressIntervalMillis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, on, progressIntervalMillis, noMtime);
     }
 
     /** With a progress listener. */
     public ExtractOptions withProgress(ProgressListener listener) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel, strict, skipSymlinks, progressIntervalMillis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, listener, mode, cancel, strict, skipSymlinks, progressIntervalMillis, noMtime);
     }
 
     /** With progress at most once per {@code millis} milliseconds (and always the last report); 0 for every entry. */
     public ExtractOptions withProgressInterval(int millis) {
-        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, millis);
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks, millis, noMtime);
     }
 
     /** Receives extraction progress. */
@@ -93,5 +96,11 @@ public record ExtractOptions(int threads, List<String> only, long quota, double 
     public interface ProgressListener {
         /** An entry finished; called from a worker thread. Must not throw. */
         void onProgress(long entriesDone, long entriesTotal, long bytesDone, long bytesTotal);
+    }
+
+    /** Leaving files and directories with the time of the extraction (true), or restoring the archive's (false, the default). */
+    public ExtractOptions withNoMtime(boolean on) {
+        return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks,
+                progressIntervalMillis, on);
     }
 }

@@ -69,7 +69,7 @@ public final class JniBufkit implements Bufkit {
         int status;
         try {
             status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(), o.strict(), o.skipSymlinks(),
-                    o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.incremental(), o.progress(),
+                    o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.noMtime(), o.incremental(), o.progress(),
                     o.progressIntervalMillis(), report, error);
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns

@@ -147,6 +147,7 @@ public final class PanamaBufkit implements Bufkit {
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_QUOTA.invokeExact(opts, o.quota()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MAX_RATIO.invokeExact(opts, o.maxRatio()));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_DURABLE.invokeExact(opts, o.durable() ? 1 : 0));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_NO_MTIME.invokeExact(opts, o.noMtime() ? 1 : 0));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_INCREMENTAL.invokeExact(opts, o.incremental() ? 1 : 0));
                 for (String pattern : o.only()) {
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_ADD_ONLY.invokeExact(opts, arena.allocateFrom(pattern)));
