@@ -305,7 +305,9 @@ fn agreeing(readings: &[(usize, Directory, bool)]) -> Result<Option<(usize, Dire
 /// The directory the end record at `pos` describes: its own fields, or ZIP64's where they say so.
 fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
     let field = |at| data.u16(pos + at).expect("inside the record");
-    if field(4) != 0 || field(6) != 0 {
+    // Disk numbers of all ones defer to the ZIP64 record (some writers saturate every field).
+    let deferred_disks = field(4) == 0xffff && field(6) == 0xffff;
+    if (field(4) != 0 || field(6) != 0) && !deferred_disks {
         return Err(Error::malformed("multi-disk archives are not supported"));
     }
     let dir = Directory {
@@ -317,7 +319,7 @@ fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
     if field(8) != field(10) {
         return Err(Error::malformed("entry counts disagree"));
     }
-    if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff {
+    if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff || deferred_disks {
         return zip64_end(data, pos);
     }
     // A ZIP64 locator before a record that needs none: readers that always follow it (Python)
@@ -430,6 +432,9 @@ fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
     let entries = data.u64(r + 32).expect("inside");
     if data.u64(r + 24) != Some(entries) {
         return Err(Error::malformed("ZIP64 entry counts disagree"));
+    }
+    if data.u32(r + 16) != Some(0) || data.u32(r + 20) != Some(0) {
+        return Err(Error::malformed("multi-disk archives are not supported"));
     }
     Ok(Directory {
         entries,

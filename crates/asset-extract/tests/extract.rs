@@ -322,6 +322,44 @@ fn a_zip64_record_that_disagrees_with_the_32_bit_one_is_ambiguous() {
     );
 }
 
+/// Issue 26: layouts that mainstream readers read one way, and so does bufkit: a 32-bit end
+/// record of all 0xFFFF (disk numbers included) beside a valid ZIP64 one; a stub before a ZIP64
+/// archive; junk after the end record's comment; bytes between an entry's data and the next
+/// header. Each extracts exactly; the lenient ones are refused with `strict`.
+#[test]
+fn layouts_with_one_mainstream_reading_are_read() {
+    let check = |name: &str, archive: &[u8], strict_refuses: bool| {
+        let dir = workdir(name);
+        extract_bytes(archive, &dir.join("out"), &Options::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert_eq!(std::fs::read(dir.join("out/a")).unwrap(), b"abc", "{name}");
+        assert_eq!(std::fs::read(dir.join("out/b")).unwrap(), b"def", "{name}");
+        let strict = extract_bytes(archive, &dir.join("strict"), &Options { strict: true, ..Options::default() });
+        assert_eq!(strict.is_err(), strict_refuses, "{name}: strict");
+        std::fs::remove_dir_all(dir).unwrap();
+    };
+    let zip64 = with_zip64_record(2);
+    let mut saturated = zip64.clone();
+    let eocd = saturated.len() - 22;
+    for at in [4, 6, 8, 10] {
+        put_u16(&mut saturated, eocd + at, 0xffff);
+    }
+    put_u32(&mut saturated, eocd + 12, 0xffff_ffff);
+    put_u32(&mut saturated, eocd + 16, 0xffff_ffff);
+    check("all-ones-beside-zip64", &saturated, false);
+    check("stub-before-zip64", &[b"#!/bin/sh\nexit 0\n".as_slice(), &saturated].concat(), true);
+    check("junk-after-comment", &[zip64.as_slice(), b"junk after the end"].concat(), true);
+    // Bytes between the first entry's data and the second header: offsets say where each is.
+    let (zip, l) = build(&[Spec::file("a", b"abc"), Spec::file("b", b"def")], b"");
+    let gap = b"GAPGAPGAP";
+    let mut spaced = [&zip[..l.local[1]], gap, &zip[l.local[1]..]].concat();
+    let (central_b, eocd) = (l.central[1] + gap.len(), l.eocd + gap.len());
+    let offset_b = u32::from_le_bytes(spaced[central_b + 42..central_b + 46].try_into().unwrap());
+    put_u32(&mut spaced, central_b + 42, offset_b + gap.len() as u32);
+    let cd = u32::from_le_bytes(spaced[eocd + 16..eocd + 20].try_into().unwrap());
+    put_u32(&mut spaced, eocd + 16, cd + gap.len() as u32);
+    check("gap-between-entries", &spaced, false);
+}
+
 #[test]
 fn zip64_records_are_checked() {
     let (zip, l) = build(&[Spec::file("a", b"abc")], b"");
