@@ -344,6 +344,10 @@ typedef uint32_t bk_archive_local_headers;
  name to entry. Thread-safe: any number of threads may find and read at once. Freed by
  `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
  from `bk_archive_reader_open` keep what they read alive on their own: they may outlive it.
+
+ Methods: `bk_archive_entry_count`, `bk_archive_find`, `bk_archive_list`, `bk_archive_entry_info`,
+ `bk_archive_entry_name`, `bk_archive_entry_size`, `bk_archive_read`, `bk_archive_read_pooled`,
+ `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`, `bk_archive_free`.
  */
 typedef struct bk_archive bk_archive;
 
@@ -351,6 +355,8 @@ typedef struct bk_archive bk_archive;
  One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
  `bk_archive_reader_open`. It keeps what it reads alive: its archive may be freed first. Not
  thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
+
+ Methods: `bk_archive_reader_read`, `bk_archive_reader_free`.
  */
 typedef struct bk_archive_reader bk_archive_reader;
 
@@ -362,7 +368,7 @@ typedef struct bk_archive_reader bk_archive_reader;
  (`bk_buffer_data`, `bk_buffer_segment`) stay valid until the next call that changes the buffer
  (append, reserve, clear, flatten, free).
 
- Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_len`,
+ Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_truncate`, `bk_buffer_len`,
  `bk_buffer_get_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
  `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
  */
@@ -372,6 +378,8 @@ typedef struct bk_buffer bk_buffer;
  A cancellation flag: `bk_cancel_request` from any thread makes the extractions that use it stop
  with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,
  freed by `bk_cancel_free`; must outlive every extraction that uses it.
+
+ Methods: `bk_cancel_request`, `bk_cancel_free`.
  */
 typedef struct bk_cancel bk_cancel;
 
@@ -406,7 +414,8 @@ typedef struct bk_inflate_stream bk_inflate_stream;
  thread-safe: use one per thread (it may move between threads). Setting up a stream allocates
  nothing.
 
- Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflater_free`.
+ Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflate_check_reachable`,
+ `bk_inflater_free`.
  */
 typedef struct bk_inflater bk_inflater;
 
@@ -754,10 +763,13 @@ bk_status bk_archive_options_default(struct bk_archive_options *options_out);
 
 /*
  Opens the archive at `path` (NUL-terminated UTF-8), validates its end records and central
- directory with the extraction's strict rules (reading nothing else), and stores the handle in
- `*archive_out` (NULL on failure). Each entry's local header is checked the first time the entry
- is read: a disagreement is `BK_STATUS_ARCHIVE_MALFORMED` for that entry. Errors are those of
- `bk_extract` (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`, `BK_STATUS_IO_ERROR`...).
+ directory with the extraction's strict rules, and stores the handle in `*archive_out` (NULL on
+ failure). Every entry's local header is checked too: at open by default
+ (`BK_LOCAL_HEADERS_AT_OPEN`, so the archives `bk_extract` refuses are refused here), or, with
+ `BK_LOCAL_HEADERS_ON_FIRST_READ`, the first time the entry is read, a disagreement then being
+ `BK_STATUS_ARCHIVE_MALFORMED` for that entry alone. Errors are those of `bk_extract`
+ (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_ARCHIVE_AMBIGUOUS`, `BK_STATUS_UNSAFE_NAME`,
+ `BK_STATUS_IO_ERROR`...). `options` may be NULL for the defaults.
 
  # Safety
  `path` is NUL-terminated; `options` is NULL or readable; `archive_out` is valid for one write.

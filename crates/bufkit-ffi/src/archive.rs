@@ -17,6 +17,10 @@ use crate::status::bk_status;
 /// name to entry. Thread-safe: any number of threads may find and read at once. Freed by
 /// `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
 /// from `bk_archive_reader_open` keep what they read alive on their own: they may outlive it.
+///
+/// Methods: `bk_archive_entry_count`, `bk_archive_find`, `bk_archive_list`, `bk_archive_entry_info`,
+/// `bk_archive_entry_name`, `bk_archive_entry_size`, `bk_archive_read`, `bk_archive_read_pooled`,
+/// `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`, `bk_archive_free`.
 pub struct bk_archive {
     inner: Arc<AssetArchive>,
 }
@@ -97,10 +101,13 @@ pub unsafe extern "C" fn bk_archive_options_default(#[out] options_out: *mut bk_
 }
 
 /// Opens the archive at `path` (NUL-terminated UTF-8), validates its end records and central
-/// directory with the extraction's strict rules (reading nothing else), and stores the handle in
-/// `*archive_out` (NULL on failure). Each entry's local header is checked the first time the entry
-/// is read: a disagreement is `BK_STATUS_ARCHIVE_MALFORMED` for that entry. Errors are those of
-/// `bk_extract` (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`, `BK_STATUS_IO_ERROR`...).
+/// directory with the extraction's strict rules, and stores the handle in `*archive_out` (NULL on
+/// failure). Every entry's local header is checked too: at open by default
+/// (`BK_LOCAL_HEADERS_AT_OPEN`, so the archives `bk_extract` refuses are refused here), or, with
+/// `BK_LOCAL_HEADERS_ON_FIRST_READ`, the first time the entry is read, a disagreement then being
+/// `BK_STATUS_ARCHIVE_MALFORMED` for that entry alone. Errors are those of `bk_extract`
+/// (`BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_ARCHIVE_AMBIGUOUS`, `BK_STATUS_UNSAFE_NAME`,
+/// `BK_STATUS_IO_ERROR`...). `options` may be NULL for the defaults.
 ///
 /// # Safety
 /// `path` is NUL-terminated; `options` is NULL or readable; `archive_out` is valid for one write.
@@ -374,6 +381,8 @@ pub unsafe extern "C" fn bk_archive_view(
 /// One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
 /// `bk_archive_reader_open`. It keeps what it reads alive: its archive may be freed first. Not
 /// thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
+///
+/// Methods: `bk_archive_reader_read`, `bk_archive_reader_free`.
 pub struct bk_archive_reader {
     /// Borrows from `archive`'s heap allocation; declared first, so dropped before it.
     reader: EntryReader<'static>,

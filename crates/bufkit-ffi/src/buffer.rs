@@ -18,7 +18,7 @@ use crate::status::bk_status;
 /// (`bk_buffer_data`, `bk_buffer_segment`) stay valid until the next call that changes the buffer
 /// (append, reserve, clear, flatten, free).
 ///
-/// Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_len`,
+/// Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_truncate`, `bk_buffer_len`,
 /// `bk_buffer_get_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
 /// `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
 pub struct bk_buffer {

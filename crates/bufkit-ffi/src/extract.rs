@@ -81,6 +81,8 @@ pub struct bk_extract_options {
 /// A cancellation flag: `bk_cancel_request` from any thread makes the extractions that use it stop
 /// with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,
 /// freed by `bk_cancel_free`; must outlive every extraction that uses it.
+///
+/// Methods: `bk_cancel_request`, `bk_cancel_free`.
 pub struct bk_cancel {
     flag: AtomicBool,
 }

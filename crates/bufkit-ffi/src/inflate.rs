@@ -14,7 +14,8 @@ use crate::status::bk_status;
 /// thread-safe: use one per thread (it may move between threads). Setting up a stream allocates
 /// nothing.
 ///
-/// Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflater_free`.
+/// Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflate_check_reachable`,
+/// `bk_inflater_free`.
 pub struct bk_inflater {
     decoder: Decoder,
 }
