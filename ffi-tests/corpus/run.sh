@@ -3,7 +3,7 @@
 # Python, Node and SDK trees), read by bufkit and by Info-ZIP unzip: the same bytes in the same
 # order (`bufkit cat ARCHIVE` against `unzip -p ARCHIVE`), or refused by both (`unzip -t` fails
 # too). One test per archive; prints "N passed, N failed" last, and fails if the machine carries
-# fewer archives than make the check mean something.
+# fewer archives than make the check mean something. Then ambiguous.py's generated layouts.
 # Usage: ffi-tests/corpus/run.sh [BUFKIT]   (default target/release/bufkit)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -31,6 +31,15 @@ while IFS= read -r -d '' archive; do
   fi
 done < <(find "${existing[@]}" -xdev -type f \( -name '*.jar' -o -name '*.zip' -o -name '*.whl' -o -name '*.apk' -o -name '*.jmod' \) -print0 2>/dev/null | sort -z)
 echo "corpus: $((passed + failed)) archives from ${existing[*]}; $both_refuse refused by both bufkit and unzip" >&2
+# Generated layouts that admit more than one reading, against Python's zipfile and unzip: one
+# reading or none (issue 26). One test per layout.
+if line=$(python3 "$root/ffi-tests/corpus/ambiguous.py" "$bufkit" 2>&1 | tee "$work/ambiguous" | tail -n 1) &&
+   [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
+  grep '^FAIL' "$work/ambiguous" >&2
+else
+  failed=$((failed + 1)); echo "FAIL ambiguous layouts: $(tail -n 5 "$work/ambiguous")" >&2
+fi
 if [[ $((passed + failed)) -lt 20 ]]; then
   echo "FAIL only $((passed + failed)) archives found: the check means nothing" >&2; failed=$((failed + 1))
 fi

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Layouts the bytes may admit more than one reading of, each read by Python's zipfile, by
+Info-ZIP unzip and by bufkit (issue 26, "one reading or none"). bufkit either reads what every
+reader that reads the archive reads, or refuses it: it never picks one reading where another reader
+sees another, nor reads what no reader reads. And where every reader reads the same thing, bufkit reads it too (no false
+refusal), unless the layout is listed as refused on purpose.
+
+Usage: ffi-tests/corpus/ambiguous.py BUFKIT   Prints one line per layout, "N passed, N failed" last.
+"""
+import io, os, struct, subprocess, sys, tempfile, zipfile
+
+
+def build(files, comment=b"", method=zipfile.ZIP_DEFLATED):
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", method) as z:
+        for name, data in files:
+            z.writestr(zipfile.ZipInfo(name, (2020, 1, 1, 0, 0, 0)), data, compress_type=method)
+        z.comment = comment
+    return out.getvalue()
+
+
+def eocd_at(data):
+    return data.rindex(b"PK\x05\x06")
+
+
+def set_comment_len(data, n):
+    at = eocd_at(data)
+    return data[:at + 20] + struct.pack("<H", n) + data[at + 22:]
+
+
+def layouts():
+    outer_files = [("outer.txt", b"what the outer archive holds\n" * 10)]
+    inner = build([("inner.txt", b"a hidden entry\n" * 5)], method=zipfile.ZIP_STORED)
+    inner_cd = inner[struct.unpack("<I", inner[-6:-2])[0]:]  # its central directory and end record
+    base = build([("a.txt", b"alpha\n" * 50), ("b.txt", b"beta\n" * 40)])
+    # 1. The issue's case: a cut comment holding an embedded archive's directory and end record.
+    outer = build([("outer.bin", inner)] + outer_files, comment=inner_cd, method=zipfile.ZIP_STORED)
+    yield "cut comment holding another archive's end", set_comment_len(outer, len(inner_cd) + 10), False
+    # 2. A whole second end record in the comment, for another directory.
+    fake = build([("x", b"x")])
+    yield "planted end record in the comment", build(outer_files, comment=fake[-22:]), False
+    # 3. The directory and end record appended again after junk.
+    cd = struct.unpack("<I", base[-6:-2])[0]
+    yield "directory appended twice", base + b"junk" + base[cd:] + b"more", False
+    # 4. Single readings: a stub before, junk after, a cut comment alone, a comment that fits.
+    yield "stub before the archive", b"#!/bin/sh\nexit 0\n" + base, False
+    yield "junk after the end record", base + b"APPENDED", False
+    yield "comment cut short", set_comment_len(base, 40), False
+    yield "comment mentioning PK\\5\\6", build(outer_files, comment=b"see PK\x05\x06 for details"), False
+    # 5. Two entries with one name: readers differ on which one a name means.
+    dup = io.BytesIO()
+    with zipfile.ZipFile(dup, "w") as z:
+        import warnings
+        warnings.simplefilter("ignore")
+        z.writestr("same.txt", b"first")
+        z.writestr("same.txt", b"second")
+    yield "two entries with one name", dup.getvalue(), True
+
+
+def python_reads(path):
+    try:
+        with zipfile.ZipFile(path) as z:
+            return [(i.filename, z.read(i)) for i in z.infolist() if not i.is_dir()]
+    except Exception:
+        return None
+
+
+def unzip_reads(path):
+    names = subprocess.run(["unzip", "-Z1", path], capture_output=True)
+    if names.returncode > 1:
+        return None
+    out = []
+    for name in names.stdout.decode("utf-8", "replace").splitlines():
+        if name.endswith("/"):
+            continue
+        data = subprocess.run(["unzip", "-p", path, name], capture_output=True)
+        if data.returncode > 1:
+            return None
+        out.append((name, data.stdout))
+    return out
+
+
+def bufkit_reads(bufkit, path):
+    listing = subprocess.run([bufkit, "ls", "--json", path], capture_output=True)
+    if listing.returncode != 0:
+        return None, listing.stderr.decode("utf-8", "replace").strip()
+    import json
+    names = [row["name"] for row in json.loads(listing.stdout) if row["kind"] == "file"]
+    out = []
+    for name in names:
+        data = subprocess.run([bufkit, "cat", path, name], capture_output=True)
+        if data.returncode != 0:
+            return None, data.stderr.decode("utf-8", "replace").strip()
+        out.append((name, data.stdout))
+    return out, ""
+
+
+def main():
+    if len(sys.argv) != 2:
+        raise SystemExit(__doc__)
+    bufkit = sys.argv[1]
+    passed = failed = 0
+    with tempfile.TemporaryDirectory() as work:
+        for i, (what, data, refused_on_purpose) in enumerate(layouts()):
+            path = os.path.join(work, f"layout{i}.zip")
+            with open(path, "wb") as f:
+                f.write(data)
+            readers = {"python": python_reads(path), "unzip": unzip_reads(path)}
+            ours, why = bufkit_reads(bufkit, path)
+            reading = [r for r in readers.values() if r is not None]
+            if ours is not None and not reading:
+                ok = False
+                verdict = "read where no reader reads anything"
+            elif ours is not None:
+                ok = all(r == ours for r in reading)
+                verdict = "read as every reader reads it" if ok else "read one way where another reader reads another"
+            elif reading and all(r == reading[0] for r in reading) and len(reading) == len(readers):
+                ok = refused_on_purpose
+                verdict = f"refused ({why}) although every reader agrees" + (", on purpose" if ok else "")
+            else:
+                ok = True
+                verdict = f"refused: {why}"
+            seen = ", ".join(f"{k}: {'refuses' if v is None else str(len(v)) + ' files'}" for k, v in readers.items())
+            print(f"{'ok  ' if ok else 'FAIL'} {what}: {verdict} ({seen})")
+            passed, failed = passed + ok, failed + (not ok)
+    print(f"{passed} passed, {failed} failed")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
