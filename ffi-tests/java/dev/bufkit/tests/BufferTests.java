@@ -38,7 +38,7 @@ public final class BufferTests {
 
     public static void main(String[] args) {
         String front = args.length > 0 ? args[0] : "jni";
-        bufkit = Bufkit.load(front.equals("panama") ? "dev.bufkit.panama.PanamaBufkit" : "dev.bufkit.jni.JniBufkit");
+        bufkit = Bufkit.load(front.equals("panama") ? Bufkit.Front.PANAMA : Bufkit.Front.JNI);
         check(bufkit.front().equals(front), "loaded front " + bufkit.front() + ", asked for " + front);
 
         List<Object[]> tests = new ArrayList<>();
@@ -72,6 +72,7 @@ public final class BufferTests {
         tests.add(new Object[] {"inflate: a stream fed in strides", (Test) BufferTests::inflateStream});
         tests.add(new Object[] {"extract: a valid archive, with progress", (Test) BufferTests::extractValid});
         tests.add(new Object[] {"extract: modification times restored, or not", (Test) BufferTests::extractMtimes});
+        tests.add(new Object[] {"fronts chosen by enum; ratio limit and durable withers", (Test) BufferTests::frontsAndWithers});
         tests.add(new Object[] {"extract: a hostile archive leaves nothing", (Test) BufferTests::extractHostile});
         tests.add(new Object[] {"extract: an archive truncated meanwhile never crashes the JVM", (Test) BufferTests::extractTruncatedMeanwhile});
         tests.add(new Object[] {"extract: a cancel token stops it from another thread", (Test) BufferTests::extractCancelled});
@@ -1026,6 +1027,28 @@ public final class BufferTests {
         if (b < 0) return -1;
         buf[0] = (byte) b;
         return 1;
+    }
+
+    /** Issue 27: the JNI front chosen by enum on any JDK (Panama only from 22); the withers for maxRatio and durable reach the extraction. */
+    static void frontsAndWithers() throws Exception {
+        check(Bufkit.load(Bufkit.Front.JNI).front().equals("jni"), "the JNI front by enum");
+        if (Runtime.version().feature() >= 22) {
+            check(Bufkit.load(Bufkit.Front.PANAMA).front().equals("panama"), "the Panama front by enum");
+        } else {
+            expect(IllegalStateException.class, () -> Bufkit.load(Bufkit.Front.PANAMA));
+        }
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-withers");
+        java.nio.file.Path archive = zip(dir, "r.zip", new String[] {"zeros.bin"}, new byte[][] {new byte[1 << 20]});
+        ExtractException limited = expect(ExtractException.class,
+                () -> bufkit.extract(archive, dir.resolve("limited"), ExtractOptions.defaults().withMaxRatio(10)));
+        check(limited.status() == Status.LIMIT_EXCEEDED, "ratio limit: " + limited.status());
+        check(!java.nio.file.Files.exists(dir.resolve("limited")), "nothing left");
+        ExtractOptions durable = ExtractOptions.defaults().withDurable(true);
+        check(durable.durable() && !ExtractOptions.defaults().durable(), "durable wither");
+        check(bufkit.extract(archive, dir.resolve("durable"), durable).files() == 1, "durable extraction");
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
     }
 
     /** Issue 26: the archive's modification time (ZipOutputStream writes an extended timestamp) by default; withNoMtime, now. */

@@ -67,11 +67,35 @@ public interface Bufkit {
     /** The front's name: "panama" or "jni". */
     String front();
 
+    /** The two ways into the one native library. */
+    enum Front {
+        /** Downcalls through {@code java.lang.foreign}: Java 22+. */
+        PANAMA("dev.bufkit.panama.PanamaBufkit"),
+        /** JNI glue over the same library: Java 17+ and Android. */
+        JNI("dev.bufkit.jni.JniBufkit");
+
+        final String className;
+
+        Front(String className) {
+            this.className = className;
+        }
+    }
+
+    /**
+     * The front asked for, whatever the JDK would choose by itself.
+     *
+     * @throws IllegalStateException when it does not load (the Panama front before Java 22): the
+     *     message says why and what to do
+     */
+    static Bufkit load(Front front) {
+        return load(front.className);
+    }
+
     /** The Panama front on JDK 22+ if present, else the JNI front. */
     static Bufkit load() {
         String[] order = Runtime.version().feature() >= 22
-                ? new String[] {"dev.bufkit.panama.PanamaBufkit", "dev.bufkit.jni.JniBufkit"}
-                : new String[] {"dev.bufkit.jni.JniBufkit"};
+                ? new String[] {Front.PANAMA.className, Front.JNI.className}
+                : new String[] {Front.JNI.className};
         return load(order);
     }
 

@@ -103,4 +103,16 @@ public record ExtractOptions(int threads, List<String> only, long quota, double 
         return new ExtractOptions(threads, only, quota, maxRatio, durable, incremental, progress, mode, cancel, strict, skipSymlinks,
                 progressIntervalMillis, on);
     }
+
+    /** With a limit on each entry's inflated/compressed ratio (0: none). */
+    public ExtractOptions withMaxRatio(double ratio) {
+        return new ExtractOptions(threads, only, quota, ratio, durable, incremental, progress, mode, cancel, strict, skipSymlinks,
+                progressIntervalMillis, noMtime);
+    }
+
+    /** Syncing every file and directory to disk before the destination is replaced (true), or not (false, the default). */
+    public ExtractOptions withDurable(boolean on) {
+        return new ExtractOptions(threads, only, quota, maxRatio, on, incremental, progress, mode, cancel, strict, skipSymlinks,
+                progressIntervalMillis, noMtime);
+    }
 }
