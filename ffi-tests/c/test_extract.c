@@ -4,6 +4,7 @@
 #include "archives.h"
 #include "bufkit.h"
 #include "check.h"
+#include "zips.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -16,12 +17,6 @@
 #include <unistd.h>
 
 static char workdir[256];
-
-static void write_file(const char *path, const unsigned char *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  fwrite(data, 1, len, f);
-  fclose(f);
-}
 
 static int count_entries(const char *dir) {
   int n = 0;
@@ -54,8 +49,6 @@ static void on_progress_record(void *user, uint64_t done, uint64_t total, uint64
   (*(unsigned long *)user)++; /* calls never overlap once an interval is set */
 }
 
-static size_t stored_zip(unsigned char *out, int count, size_t size);
-static size_t stored_zip_filled(unsigned char *out, int count, size_t size, int fill);
 
 /* With an interval, progress is the first report, at most one per interval, and the last one,
    which nothing follows. */
@@ -391,58 +384,6 @@ static void test_destination_modes(void) {
   CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && access(keep, F_OK) == 0);
   bk_extract_options_free(opts);
-}
-
-/* A zip of `count` stored entries of `size` bytes each (entry i filled with byte i), written by
-   hand: little-endian fields, CRC-32 bit by bit. */
-static uint32_t crc32_of(const unsigned char *p, size_t n) {
-  uint32_t c = 0xffffffffu;
-  for (size_t i = 0; i < n; i++) {
-    c ^= p[i];
-    for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
-  }
-  return ~c;
-}
-
-static unsigned char *put(unsigned char *at, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; i++) *at++ = (unsigned char)(v >> (8 * i));
-  return at;
-}
-
-static size_t stored_zip(unsigned char *out, int count, size_t size) { return stored_zip_filled(out, count, size, 0); }
-
-/* `count` stored files f00.bin... of `size` bytes, file i filled with the byte i + fill. */
-static size_t stored_zip_filled(unsigned char *out, int count, size_t size, int fill) {
-  unsigned char *at = out, *data = malloc(size);
-  uint32_t crcs[16];
-  size_t offsets[16];
-  char name[16];
-  for (int i = 0; i < count; i++) {
-    memset(data, i + fill, size);
-    crcs[i] = crc32_of(data, size);
-    offsets[i] = (size_t)(at - out);
-    snprintf(name, sizeof name, "f%02d.bin", i);
-    at = put(at, 0x04034b50, 4), at = put(at, 20, 2), at = put(at, 0, 2), at = put(at, 0, 2);
-    at = put(at, 0, 2), at = put(at, 0x21, 2), at = put(at, crcs[i], 4), at = put(at, size, 4), at = put(at, size, 4);
-    at = put(at, strlen(name), 2), at = put(at, 0, 2);
-    memcpy(at, name, strlen(name)), at += strlen(name);
-    memcpy(at, data, size), at += size;
-  }
-  size_t cd = (size_t)(at - out);
-  for (int i = 0; i < count; i++) {
-    snprintf(name, sizeof name, "f%02d.bin", i);
-    at = put(at, 0x02014b50, 4), at = put(at, (3 << 8) | 30, 2), at = put(at, 20, 2), at = put(at, 0, 2);
-    at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, 0x21, 2), at = put(at, crcs[i], 4);
-    at = put(at, size, 4), at = put(at, size, 4), at = put(at, strlen(name), 2), at = put(at, 0, 2);
-    at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, (uint64_t)0100644 << 16, 4);
-    at = put(at, offsets[i], 4);
-    memcpy(at, name, strlen(name)), at += strlen(name);
-  }
-  size_t cd_len = (size_t)(at - out) - cd;
-  at = put(at, 0x06054b50, 4), at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, count, 2), at = put(at, count, 2);
-  at = put(at, cd_len, 4), at = put(at, cd, 4), at = put(at, 0, 2);
-  free(data);
-  return (size_t)(at - out);
 }
 
 struct cutter {

@@ -11,6 +11,7 @@
 #include "archives.h"
 #include "bufkit.h"
 #include "streams.h"
+#include "zips.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,59 +62,6 @@ static void run_threads(void *(*body)(void *), void *args, size_t arg_size, int 
   for (int i = 0; i < n; i++)
     if (pthread_create(&threads[i], NULL, body, (char *)args + (size_t)i * arg_size) != 0) abort();
   for (int i = 0; i < n; i++) pthread_join(threads[i], NULL);
-}
-
-static void write_file(const char *path, const unsigned char *data, size_t len) {
-  FILE *f = fopen(path, "wb");
-  if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) abort();
-}
-
-static uint32_t crc32_of(const unsigned char *p, size_t n) {
-  uint32_t c = 0xffffffffu;
-  for (size_t i = 0; i < n; i++) {
-    c ^= p[i];
-    for (int k = 0; k < 8; k++) c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1)));
-  }
-  return ~c;
-}
-
-static unsigned char *put(unsigned char *at, uint64_t v, int bytes) {
-  for (int i = 0; i < bytes; i++) *at++ = (unsigned char)(v >> (8 * i));
-  return at;
-}
-
-/* `count` (≤ 16) stored files f00.bin... of `size` bytes, file i filled with the byte i + fill. */
-static size_t stored_zip(unsigned char *out, int count, size_t size, int fill) {
-  unsigned char *at = out, *data = malloc(size);
-  uint32_t crcs[16];
-  size_t offsets[16];
-  char name[24];
-  for (int i = 0; i < count; i++) {
-    memset(data, i + fill, size);
-    crcs[i] = crc32_of(data, size);
-    offsets[i] = (size_t)(at - out);
-    snprintf(name, sizeof name, "f%02d.bin", i);
-    at = put(at, 0x04034b50, 4), at = put(at, 20, 2), at = put(at, 0, 2), at = put(at, 0, 2);
-    at = put(at, 0, 2), at = put(at, 0x21, 2), at = put(at, crcs[i], 4), at = put(at, size, 4), at = put(at, size, 4);
-    at = put(at, strlen(name), 2), at = put(at, 0, 2);
-    memcpy(at, name, strlen(name)), at += strlen(name);
-    memcpy(at, data, size), at += size;
-  }
-  size_t cd = (size_t)(at - out);
-  for (int i = 0; i < count; i++) {
-    snprintf(name, sizeof name, "f%02d.bin", i);
-    at = put(at, 0x02014b50, 4), at = put(at, (3 << 8) | 30, 2), at = put(at, 20, 2), at = put(at, 0, 2);
-    at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, 0x21, 2), at = put(at, crcs[i], 4);
-    at = put(at, size, 4), at = put(at, size, 4), at = put(at, strlen(name), 2), at = put(at, 0, 2);
-    at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, (uint64_t)0100644 << 16, 4);
-    at = put(at, offsets[i], 4);
-    memcpy(at, name, strlen(name)), at += strlen(name);
-  }
-  size_t cd_len = (size_t)(at - out) - cd;
-  at = put(at, 0x06054b50, 4), at = put(at, 0, 2), at = put(at, 0, 2), at = put(at, count, 2), at = put(at, count, 2);
-  at = put(at, cd_len, 4), at = put(at, cd, 4), at = put(at, 0, 2);
-  free(data);
-  return (size_t)(at - out);
 }
 
 /* ---- the pool: one pool, every thread acquiring and releasing, with misuse ---------------- */
@@ -492,8 +440,8 @@ static void scenario_extraction(void) {
   struct extract_arg args[THREADS];
   snprintf(archive_a, sizeof archive_a, "%s/a.zip", workdir);
   snprintf(archive_b, sizeof archive_b, "%s/b.zip", workdir);
-  write_file(archive_a, zip, stored_zip(zip, FILES, FILE_SIZE, 0));
-  write_file(archive_b, zip, stored_zip(zip, FILES, FILE_SIZE, 100));
+  write_file(archive_a, zip, stored_zip(zip, FILES, FILE_SIZE));
+  write_file(archive_b, zip, stored_zip_filled(zip, FILES, FILE_SIZE, 100));
   {
     char same[300];
     snprintf(same, sizeof same, "%s/same", workdir);

@@ -404,8 +404,7 @@ fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Err
         }
     }
     match agreeing(&readings)? {
-        // The last of those that agree: the one nearest what follows.
-        Some(_) => Ok(readings.first().map(|&(pos, dir, _)| (pos, dir)).expect("one at least")),
+        Some((pos, dir, _)) => Ok((pos, dir)),
         None => Err(Error::malformed("no end of central directory record (or its comment length passes the end)")),
     }
 }
