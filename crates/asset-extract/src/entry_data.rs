@@ -55,7 +55,11 @@ pub(crate) fn read_entry_uninit<'o>(
     // SAFETY: the copy or the inflate (which zeroes on error) wrote every byte of `out`.
     let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
     let result = result.and_then(|()| {
-        if check_crc && crc32fast::hash(out) != e.crc32 { Err(Error::Crc { entry: e.path.clone() }) } else { Ok(()) }
+        if check_crc && strided_inflate::crc32(out) != e.crc32 {
+            Err(Error::Crc { entry: e.path.clone() })
+        } else {
+            Ok(())
+        }
     });
     match result {
         Ok(()) => Ok(out),

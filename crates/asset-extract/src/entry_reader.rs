@@ -39,7 +39,7 @@ const CHUNK: usize = 64 << 10;
 pub struct EntryReader<'a> {
     entry: &'a Entry,
     source: Source<'a>,
-    crc: crc32fast::Hasher,
+    crc: strided_inflate::Crc32,
     produced: u64,
     /// Set once the end has been checked: every later read returns 0.
     verified: bool,
@@ -126,7 +126,7 @@ impl<'a> EntryReader<'a> {
         EntryReader {
             entry,
             source,
-            crc: crc32fast::Hasher::new(),
+            crc: strided_inflate::Crc32::new(),
             produced: 0,
             verified: false,
             failed: false,
@@ -224,7 +224,7 @@ impl<'a> EntryReader<'a> {
                 &e.path,
             ));
         }
-        if self.crc.clone().finalize() != e.crc32 {
+        if self.crc.finalize() != e.crc32 {
             return Err(Error::Crc { entry: e.path.clone() });
         }
         self.verified = true;

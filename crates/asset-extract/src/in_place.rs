@@ -260,7 +260,7 @@ impl AssetArchive {
                     }
                     // SAFETY: read_exact_at filled every byte.
                     let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
-                    if crc32fast::hash(out) != e.crc32 {
+                    if strided_inflate::crc32(out) != e.crc32 {
                         out.fill(0);
                         return Err(Error::Crc { entry: e.path.clone() });
                     }
@@ -359,7 +359,7 @@ impl AssetArchive {
         }
         let bytes = self.data_span(index, e)?;
         if !self.crc_checked[index].load(Ordering::Acquire) {
-            if crc32fast::hash(bytes) != e.crc32 {
+            if strided_inflate::crc32(bytes) != e.crc32 {
                 return Err(Error::Crc { entry: e.path.clone() });
             }
             self.crc_checked[index].store(true, Ordering::Release);
@@ -382,6 +382,10 @@ impl AssetArchive {
     /// characters (`/` included), `?` one character, and a pattern ending in `/` a directory and
     /// everything under it; the same patterns as extraction's `--only`.
     pub fn list_matching(&self, pattern: &str) -> Vec<usize> {
+        if !pattern.contains(['*', '?']) && !pattern.ends_with('/') {
+            // An exact name: the index answers without a pass over every entry.
+            return self.find(pattern).into_iter().collect();
+        }
         (0..self.entries.len()).filter(|&i| crate::extract::matches(pattern, &self.entries[i].path)).collect()
     }
 

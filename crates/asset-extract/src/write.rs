@@ -178,7 +178,7 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
     match e.method {
         Method::Stored => match in_memory {
             Some(src) => {
-                if crc32fast::hash(src) != e.crc32 {
+                if strided_inflate::crc32(src) != e.crc32 {
                     return Err(Error::Crc { entry: e.path.clone() });
                 }
                 write(&mut file, src)?;
@@ -254,7 +254,7 @@ fn copy_stored(
 ) -> Result<(), Error> {
     let piece = (e.size as usize).clamp(1, CHUNK_BUFFER);
     let lease = scratch.take(piece, &e.path)?;
-    let mut crc = crc32fast::Hasher::new();
+    let mut crc = strided_inflate::Crc32::new();
     let mut done = 0u64;
     while done < e.size {
         if job.halt.is_set() {
@@ -303,7 +303,7 @@ fn stream_entry<'a>(
     stop: &Halt<'_>,
     mut sink: impl FnMut(u64, &[u8]) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut crc = crc32fast::Hasher::new();
+    let mut crc = strided_inflate::Crc32::new();
     let mut fed = 0u64;
     match input {
         Input::Memory(src) => inflater.start(src),

@@ -36,6 +36,9 @@ pub fn run(archive: &Path, names: Vec<String>) -> Result<(), String> {
         }
         selected.iter().try_for_each(|&i| copy_entry(&opened, i, &mut out))
     };
+    // The process ends right after: the index of every entry goes back with it, not freed one
+    // name at a time (a thousand `free`s, about 1% of a small `cat`).
+    std::mem::forget(opened);
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()), // `| head` is fine
         other => other.map_err(|e| format!("writing: {e}")),

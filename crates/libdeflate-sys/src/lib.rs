@@ -140,6 +140,20 @@ extern "C" {
 // Basic tests for Rust-to-C bindings. These tests are just for quick
 // internal checks to make sure that the bindgen build script built
 // something sane-looking. User-facing tests are in `tests/`
+/// The x86 feature bits libdeflate chose its routines by (bufkit's `cpu-features.patch`): set
+/// from what libgcc read at process start when built with GCC 12 or later, otherwise by `cpuid`.
+#[cfg(target_arch = "x86_64")]
+pub mod x86_features {
+    extern "C" {
+        /// The features libdeflate uses, bit `1 << 31` set once known (0 until then).
+        pub static libdeflate_x86_cpu_features: u32;
+        /// Fills [`libdeflate_x86_cpu_features`]; each decompressor call does so when it is 0.
+        pub fn libdeflate_init_x86_cpu_features();
+        /// Upstream's own reading of the same bits by `cpuid`, for checking the one above.
+        pub fn bufkit_x86_cpu_features_by_cpuid() -> u32;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,5 +250,21 @@ mod tests {
 
             assert_ne!(ret, init);
         }
+    }
+
+    /// The features libgcc reported are exactly those upstream's `cpuid` reading finds, so
+    /// libdeflate picks the same routines either way.
+    #[cfg(target_arch = "x86_64")]
+    #[test]
+    fn features_agree_with_cpuid() {
+        use super::x86_features::*;
+        // SAFETY: plain C functions without arguments; the static is only read after its
+        // initializer ran (a volatile u32 in C, read here as a plain aligned u32).
+        let (chosen, by_cpuid) = unsafe {
+            libdeflate_init_x86_cpu_features();
+            (std::ptr::read_volatile(&raw const libdeflate_x86_cpu_features), bufkit_x86_cpu_features_by_cpuid())
+        };
+        assert_ne!(chosen & (1 << 31), 0, "features not marked known");
+        assert_eq!(chosen & !(1 << 31), by_cpuid, "libgcc's reading {chosen:#x} against cpuid's {by_cpuid:#x}");
     }
 }

@@ -25,3 +25,34 @@ pub fn crc32_update(crc: u32, bytes: &[u8]) -> u32 {
     // SAFETY: libdeflate reads exactly `bytes.len()` bytes from the pointer (none when empty).
     unsafe { ld::libdeflate_crc32(crc, bytes.as_ptr().cast(), bytes.len()) }
 }
+
+/// A CRC-32 computed over data that comes in pieces: `crc32fast::Hasher`'s shape, libdeflate's
+/// speed, and no CPU detection of its own (libdeflate's one detection serves inflating and CRC).
+///
+/// ```
+/// use strided_inflate::{crc32, Crc32};
+///
+/// let mut crc = Crc32::new();
+/// crc.update(b"12345");
+/// crc.update(b"6789");
+/// assert_eq!(crc.finalize(), crc32(b"123456789"));
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Crc32(u32);
+
+impl Crc32 {
+    /// The CRC-32 of nothing yet.
+    pub fn new() -> Self {
+        Crc32(0)
+    }
+
+    /// Continues the CRC over `bytes`.
+    pub fn update(&mut self, bytes: &[u8]) {
+        self.0 = crc32_update(self.0, bytes);
+    }
+
+    /// The CRC-32 of everything given so far.
+    pub fn finalize(self) -> u32 {
+        self.0
+    }
+}

@@ -41,7 +41,7 @@ pub mod pack;
 mod stream;
 
 pub use chunked::ChunkedInflater;
-pub use crc::{crc32, crc32_update};
+pub use crc::{Crc32, crc32, crc32_update};
 pub use decoder::{Decoder, Request};
 pub use error::Error;
 pub use stream::{Step, StreamInflater};

@@ -136,8 +136,100 @@ allow_512bit_vectors(const u32 manufacturer[3], u32 family, u32 model)
 	return true;
 }
 
+/*
+ * bufkit: the features as glibc already read them, where glibc can be asked
+ * (2.33 and later). Its dynamic loader runs cpuid in every process, to pick its
+ * own string routines; in a virtual machine each cpuid traps to the hypervisor
+ * (about 10 us apiece measured on Firecracker), so asking the CPU again cost
+ * about 40 us of every process that inflates, for answers already in memory.
+ * glibc's "active" bits apply the same operating-system checks (XCR0 for YMM and
+ * ZMM state) as the cpuid reading below, which stays as
+ * bufkit_x86_cpu_features_by_cpuid(): elsewhere, and for the test that the two
+ * readings agree.
+ */
+#if defined(__x86_64__) && defined(__has_include) && !defined(TEST_SUPPORT__DO_NOT_USE)
+#  if __has_include(<sys/platform/x86.h>)
+#    include <sys/platform/x86.h>
+#    define BUFKIT_FEATURES_FROM_GLIBC 1
+#  endif
+#endif
+
+u32 bufkit_x86_cpu_features_by_cpuid(void);
+
+#ifdef BUFKIT_FEATURES_FROM_GLIBC
+static u32
+x86_cpu_features_from_glibc(void)
+{
+	u32 features = 0;
+	u32 signature, family, model, max_leaf;
+	u32 intel[3], vendor[3];
+
+	if (CPU_FEATURE_ACTIVE(SSE2))
+		features |= X86_CPU_FEATURE_SSE2;
+	if (CPU_FEATURE_ACTIVE(PCLMULQDQ) && CPU_FEATURE_ACTIVE(SSE4_1))
+		features |= X86_CPU_FEATURE_PCLMULQDQ;
+	if (CPU_FEATURE_ACTIVE(AVX))
+		features |= X86_CPU_FEATURE_AVX;
+	if (CPU_FEATURE_PRESENT(BMI2))
+		features |= X86_CPU_FEATURE_BMI2;
+	if (CPU_FEATURE_ACTIVE(AVX)) {
+		if (CPU_FEATURE_PRESENT(AVX2))
+			features |= X86_CPU_FEATURE_AVX2;
+		if (CPU_FEATURE_PRESENT(VPCLMULQDQ))
+			features |= X86_CPU_FEATURE_VPCLMULQDQ;
+		if (CPU_FEATURE_PRESENT(AVX_VNNI))
+			features |= X86_CPU_FEATURE_AVXVNNI;
+	}
+	/* glibc makes AVX512F active only where the OS saves ZMM state. */
+	if (CPU_FEATURE_ACTIVE(AVX512F)) {
+		/* Leaf 1's EAX, as glibc keeps it: family and model. */
+		signature = __x86_get_cpuid_feature_leaf(CPUID_INDEX_1)->cpuid_array[0];
+		family = (signature >> 8) & 0xf;
+		model = (signature >> 4) & 0xf;
+		if (family == 6 || family == 0xf)
+			model += (signature >> 12) & 0xf0;
+		if (family == 0xf)
+			family += (signature >> 20) & 0xff;
+		/*
+		 * Refused only for the Intel models allow_512bit_vectors()
+		 * lists: the vendor (one cpuid) is asked only for those.
+		 */
+		memcpy(intel, "GenuineIntel", 12);
+		if (allow_512bit_vectors(intel, family, model)) {
+			features |= X86_CPU_FEATURE_ZMM;
+		} else {
+			cpuid(0, 0, &max_leaf, &vendor[0], &vendor[2], &vendor[1]);
+			if (allow_512bit_vectors(vendor, family, model))
+				features |= X86_CPU_FEATURE_ZMM;
+		}
+		if (CPU_FEATURE_PRESENT(AVX512BW))
+			features |= X86_CPU_FEATURE_AVX512BW;
+		if (CPU_FEATURE_PRESENT(AVX512VL))
+			features |= X86_CPU_FEATURE_AVX512VL;
+		if (CPU_FEATURE_PRESENT(AVX512_VNNI))
+			features |= X86_CPU_FEATURE_AVX512VNNI;
+	}
+	return features;
+}
+#endif
+
 /* Initialize libdeflate_x86_cpu_features. */
 void libdeflate_init_x86_cpu_features(void)
+{
+#ifdef BUFKIT_FEATURES_FROM_GLIBC
+	u32 features = x86_cpu_features_from_glibc();
+#else
+	u32 features = bufkit_x86_cpu_features_by_cpuid();
+#endif
+
+	disable_cpu_features_for_testing(&features, x86_cpu_feature_table,
+					 ARRAY_LEN(x86_cpu_feature_table));
+
+	libdeflate_x86_cpu_features = features | X86_CPU_FEATURES_KNOWN;
+}
+
+/* bufkit: upstream's reading, by cpuid, without the testing overrides. */
+u32 bufkit_x86_cpu_features_by_cpuid(void)
 {
 	u32 max_leaf;
 	u32 manufacturer[3];
@@ -204,10 +296,7 @@ void libdeflate_init_x86_cpu_features(void)
 		features |= X86_CPU_FEATURE_AVXVNNI;
 
 out:
-	disable_cpu_features_for_testing(&features, x86_cpu_feature_table,
-					 ARRAY_LEN(x86_cpu_feature_table));
-
-	libdeflate_x86_cpu_features = features | X86_CPU_FEATURES_KNOWN;
+	return features;
 }
 
 #endif /* X86_CPU_FEATURES_KNOWN */
