@@ -463,7 +463,8 @@ typedef struct bk_archive_entry {
    */
   uint32_t crc32;
   /*
-   Compression method: 0 stored, 8 deflate.
+   Compression method, its number in the zip headers: 0 stored, 8 deflate, 9 Deflate64,
+   12 bzip2, 14 LZMA, 93 Zstandard, 95 XZ.
    */
   uint32_t method;
   /*

@@ -10,7 +10,8 @@ out=$root/build/c
 mkdir -p "$out"
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
 ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
-cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c")
+cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c"
+  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 passed=0 failed=0
 

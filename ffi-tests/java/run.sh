@@ -19,7 +19,8 @@ sources=("$root"/ffi-tests/java/dev/bufkit/tests/*.java "$root"/ffi-tests/java/l
 "$jdk/bin/javac" -Xlint:all -Werror -cp "$jar" -d "$out/classes" "${sources[@]}" || fail "compiling the tests failed"
 version=$(sed -nE 's/^#define BK_VERSION "(.*)"/\1/p' "$root/include/bufkit.h")
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)/\1/p' "$root/include/bufkit.h")
-props=(-Dbufkit.expectedVersion="$version" -Dbufkit.expectedAbi="$abi")
+props=(-Dbufkit.expectedVersion="$version" -Dbufkit.expectedAbi="$abi"
+  -Dbufkit.methodsZip="$root/crates/asset-extract/tests/data/methods.zip")
 if [[ $front == jni ]]; then flags=(-Xcheck:jni); else flags=(--enable-native-access=ALL-UNNAMED); fi
 XDG_CACHE_HOME=$cache "$jdk/bin/java" "${flags[@]}" "${props[@]}" -cp "$jar:$out/classes" \
   dev.bufkit.tests.BufferTests "$front" 2>&1 | tee "$out/run.log"

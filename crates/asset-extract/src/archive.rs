@@ -11,13 +11,93 @@ const CENTRAL_SIG: u32 = 0x0201_4b50;
 const LOCAL_SIG: u32 = 0x0403_4b50;
 const DESCRIPTOR_SIG: u32 = 0x0807_4b50;
 
-/// Compression of an entry's data.
+/// Compression of an entry's data: the methods bufkit reads. Every other method an archive names
+/// is refused at open with [`Error::UnsupportedMethod`], which names it ([`method_name`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Method {
-    /// Stored as is.
+    /// Stored as is (0).
     Stored,
-    /// Raw deflate.
+    /// Raw deflate (8).
     Deflate,
+    /// Deflate64, "enhanced deflate" (9): what Windows Explorer writes for large files.
+    Deflate64,
+    /// bzip2 (12).
+    Bzip2,
+    /// LZMA (14), as APPNOTE 5.8.8 frames it: a version, the properties, the raw stream.
+    Lzma,
+    /// Zstandard (93, APPNOTE 6.3.8).
+    Zstd,
+    /// XZ (95).
+    Xz,
+}
+
+impl Method {
+    /// The method of number `code` in a zip header, if bufkit reads it.
+    pub fn from_code(code: u16) -> Option<Method> {
+        Some(match code {
+            0 => Method::Stored,
+            8 => Method::Deflate,
+            9 => Method::Deflate64,
+            12 => Method::Bzip2,
+            14 => Method::Lzma,
+            93 => Method::Zstd,
+            95 => Method::Xz,
+            _ => return None,
+        })
+    }
+
+    /// The method's number in a zip header.
+    ///
+    /// ```
+    /// use asset_extract::Method;
+    /// assert_eq!(Method::from_code(93), Some(Method::Zstd));
+    /// assert_eq!(Method::Zstd.code(), 93);
+    /// assert_eq!(Method::from_code(98), None); // PPMd: refused
+    /// ```
+    pub fn code(self) -> u16 {
+        match self {
+            Method::Stored => 0,
+            Method::Deflate => 8,
+            Method::Deflate64 => 9,
+            Method::Bzip2 => 12,
+            Method::Lzma => 14,
+            Method::Zstd => 93,
+            Method::Xz => 95,
+        }
+    }
+
+    /// The method's name, as `bufkit ls` shows it.
+    pub fn name(self) -> &'static str {
+        method_name(self.code())
+    }
+}
+
+/// The name of zip compression method `code` (APPNOTE 4.4.5), for messages: "PPMd" for 98;
+/// "unknown" for numbers APPNOTE does not assign.
+pub fn method_name(code: u16) -> &'static str {
+    match code {
+        0 => "stored",
+        1 => "shrink",
+        2..=5 => "reduce",
+        6 => "implode",
+        8 => "deflate",
+        9 => "deflate64",
+        10 => "PKWARE DCL implode",
+        12 => "bzip2",
+        14 => "lzma",
+        16 => "IBM z/OS CMPSC",
+        18 => "IBM TERSE",
+        19 => "IBM LZ77 z",
+        20 => "zstd (deprecated number 20)",
+        93 => "zstd",
+        94 => "MP3",
+        95 => "xz",
+        96 => "JPEG variant",
+        97 => "WavPack",
+        98 => "PPMd",
+        99 => "AE-x encryption",
+        _ => "unknown",
+    }
 }
 
 /// One entry, validated: its name is safe, its data lies inside the archive, alone.
@@ -759,7 +839,8 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
         }
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
         if names::is_symlink(unix_mode) {
-            let method = if f16(10) == 8 { Method::Deflate } else { Method::Stored };
+            let method = Method::from_code(f16(10))
+                .ok_or_else(|| Error::UnsupportedMethod { entry: display.text(), method: f16(10) })?;
             let span_end = if defer_local {
                 if offset >= dir.offset {
                     return Err(Error::malformed_entry(
@@ -790,11 +871,8 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
             continue;
         }
         let (path, kind, mode) = names::check(raw_name, flags & 0x800 != 0, (made_by >> 8) as u8, unix_mode)?;
-        let method = match method {
-            0 => Method::Stored,
-            8 => Method::Deflate,
-            m => return Err(Error::UnsupportedMethod { entry: display.text(), method: m }),
-        };
+        let method =
+            Method::from_code(method).ok_or_else(|| Error::UnsupportedMethod { entry: display.text(), method })?;
         if method == Method::Stored && csize != size {
             return Err(Error::malformed_entry("stored entry whose sizes differ", &display.text()));
         }
@@ -897,11 +975,8 @@ fn local_data(
     if local_name != name {
         return Err(bad("local header name differs from the central directory"));
     }
-    let local_method = match f16(8) {
-        0 => Method::Stored,
-        8 => Method::Deflate,
-        _ => return Err(bad("local header method differs from the central directory")),
-    };
+    let local_method =
+        Method::from_code(f16(8)).ok_or_else(|| bad("local header method differs from the central directory"))?;
     if local_method != method || (f16(6) & 0x41) != (flags & 0x41) {
         return Err(bad("local header method or flags differ from the central directory"));
     }

@@ -39,6 +39,13 @@ pub(crate) fn read_entry_uninit<'o>(
 ) -> Result<&'o mut [u8], Error> {
     debug_assert_eq!(out.len() as u64, e.size);
     debug_assert_eq!(src.len() as u64, e.compressed_size);
+    if crate::methods::handles(e.method) {
+        // The streaming reader checks the size and the CRC-32 (always: `check_crc` aside).
+        let checked = std::sync::atomic::AtomicBool::new(false);
+        return crate::methods::read_whole(out, e, |whole| {
+            crate::EntryReader::new(src, e, &checked)?.fill_exactly(whole)
+        });
+    }
     let result = match e.method {
         Method::Stored => {
             // SAFETY: both are valid for src.len() == out.len() bytes and cannot overlap (a
@@ -51,6 +58,7 @@ pub(crate) fn read_entry_uninit<'o>(
             Ok(_) => Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path)),
             Err(source) => Err(Error::Data { entry: e.path.clone(), source }),
         },
+        _ => unreachable!("the other methods returned above"),
     };
     // SAFETY: the copy or the inflate (which zeroes on error) wrote every byte of `out`.
     let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };

@@ -2,7 +2,7 @@
 //! bytes straight from the archive, deflated ones through strided-inflate's chunked decoder.
 
 use std::fs::File;
-use std::io;
+use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
@@ -13,6 +13,7 @@ use strided_inflate::{ChunkedInflater, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method};
+use crate::methods;
 
 /// Output the decoder hands out at a time: its memory is this plus 32 KiB of history.
 const CHUNK: usize = 64 << 10;
@@ -76,6 +77,8 @@ enum Source<'a> {
         d: Box<Decompress>,
         ended: bool,
     },
+    /// Deflate64, bzip2, LZMA, Zstandard or XZ, decoded from memory or from the file.
+    Decoded(crate::methods::Decoded<'a>),
 }
 
 impl std::fmt::Debug for EntryReader<'_> {
@@ -90,7 +93,7 @@ impl std::fmt::Debug for EntryReader<'_> {
 
 impl<'a> EntryReader<'a> {
     /// A reader of `entry`, whose data as stored is `span`.
-    pub(crate) fn new(span: &'a [u8], entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
+    pub(crate) fn new(span: &'a [u8], entry: &'a Entry, crc_checked: &'a AtomicBool) -> Result<Self, Error> {
         let source = match entry.method {
             Method::Stored => Source::Stored { rest: span },
             Method::Deflate => {
@@ -98,13 +101,19 @@ impl<'a> EntryReader<'a> {
                 inflater.start(span);
                 Source::Deflate { inflater, compressed: span.len(), handed: 0, ended: false }
             }
+            _ => Source::Decoded(methods::decoder(entry, Box::new(span))?),
         };
-        EntryReader::over(source, entry, crc_checked)
+        Ok(EntryReader::over(source, entry, crc_checked))
     }
 
     /// A reader of `entry` whose data starts at `offset` of `file`: memory stays at one chunk of
     /// input and the decoder's window, however large the entry.
-    pub(crate) fn from_file(file: &'a File, offset: u64, entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
+    pub(crate) fn from_file(
+        file: &'a File,
+        offset: u64,
+        entry: &'a Entry,
+        crc_checked: &'a AtomicBool,
+    ) -> Result<Self, Error> {
         let end = offset + entry.compressed_size;
         let source = match entry.method {
             Method::Stored => Source::FileStored { file, pos: offset, end },
@@ -118,8 +127,16 @@ impl<'a> EntryReader<'a> {
                 d: Box::new(Decompress::new(false)),
                 ended: false,
             },
+            _ => {
+                let path = &entry.path;
+                let range = methods::Range::new(offset, entry.compressed_size, move |pos, buf: &mut [u8]| {
+                    read_some(file, buf, pos, path)
+                });
+                let input = io::BufReader::with_capacity(methods::INPUT_BUFFER, range);
+                Source::Decoded(methods::decoder(entry, Box::new(input))?)
+            }
         };
-        EntryReader::over(source, entry, crc_checked)
+        Ok(EntryReader::over(source, entry, crc_checked))
     }
 
     fn over(source: Source<'a>, entry: &'a Entry, crc_checked: &'a AtomicBool) -> Self {
@@ -212,6 +229,13 @@ impl<'a> EntryReader<'a> {
                     return Err(Error::malformed_entry("the deflate stream stopped making progress", path));
                 }
             },
+            Source::Decoded(decoder) => loop {
+                match decoder.read(buf) {
+                    Ok(n) => return Ok(n),
+                    Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                    Err(err) => return Err(methods::read_error(self.entry, err)),
+                }
+            },
         }
     }
 
@@ -234,6 +258,20 @@ impl<'a> EntryReader<'a> {
 }
 
 impl EntryReader<'_> {
+    /// Fills `out`, exactly the entry's size, with the whole entry, and checks its end (size,
+    /// CRC-32).
+    pub(crate) fn fill_exactly(&mut self, out: &mut [u8]) -> Result<(), Error> {
+        let mut filled = 0;
+        while filled < out.len() {
+            match self.read_checked(&mut out[filled..])? {
+                0 => break, // ended early: read_checked has refused it
+                n => filled += n,
+            }
+        }
+        // One more read: past the size it fails, at the end it runs the checks.
+        self.read_checked(&mut [0u8; 1]).map(|_| ())
+    }
+
     /// Copies the entry's next bytes into `buf` and returns how many; `Ok(0)` at the end, once
     /// the checks have passed. The same as [`io::Read::read`], with the error as an [`Error`].
     pub fn read_checked(&mut self, buf: &mut [u8]) -> Result<usize, Error> {

@@ -46,8 +46,9 @@ pub enum Error {
         /// The entry.
         entry: String,
     },
-    /// A compression method other than stored (0) or deflate (8).
-    #[error("entry {entry:?} uses compression method {method}, which is not supported")]
+    /// A compression method bufkit does not read (see [`Method`](crate::Method)): encryption's
+    /// AE-x (99), PPMd (98), implode, shrink, reduce and the rest.
+    #[error("entry {entry:?} uses compression method {method} ({}), which is not supported", crate::archive::method_name(*method))]
     UnsupportedMethod {
         /// The entry.
         entry: String,

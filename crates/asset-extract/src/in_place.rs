@@ -246,11 +246,15 @@ impl AssetArchive {
                 &e.path,
             ));
         }
+        if crate::methods::handles(e.method) {
+            // Deflate64, bzip2, LZMA, Zstandard, XZ: through the streaming reader, which checks.
+            return crate::methods::read_whole(out, e, |whole| self.reader(index)?.fill_exactly(whole));
+        }
         let offset = self.data_offset(index, e)?;
         let check = !self.crc_checked[index].load(Ordering::Acquire);
         let out = match &self.data {
-            // From the file: stored bytes straight into `out`, deflated ones through a scratch
-            // buffer; the CRC checked every time, since the file may have changed.
+            // From the file: stored bytes straight into `out`, deflated ones (the other methods
+            // returned above) through a scratch buffer; the CRC checked every time, since the file may have changed.
             Bytes::Pread(file) => match e.method {
                 Method::Stored => {
                     let filled = file.read_exact_at(offset, out, &e.path);
@@ -266,7 +270,7 @@ impl AssetArchive {
                     }
                     out
                 }
-                Method::Deflate => SCRATCH.with(|scratch| {
+                _ => SCRATCH.with(|scratch| {
                     let mut scratch = scratch.borrow_mut();
                     let csize = usize::try_from(e.compressed_size)
                         .map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
@@ -373,8 +377,8 @@ impl AssetArchive {
         let e = self.file_entry(index)?;
         let offset = self.data_offset(index, e)?;
         Ok(match &self.data {
-            Bytes::Pread(file) => EntryReader::from_file(file.file(), offset, e, &self.crc_checked[index]),
-            _ => EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index]),
+            Bytes::Pread(file) => EntryReader::from_file(file.file(), offset, e, &self.crc_checked[index])?,
+            _ => EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index])?,
         })
     }
 

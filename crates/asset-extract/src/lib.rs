@@ -46,6 +46,7 @@ pub mod fuzzing;
 mod in_place;
 mod manifest;
 mod merge;
+mod methods;
 mod name_index;
 mod names;
 mod pread;
@@ -56,7 +57,9 @@ mod tree;
 mod verify;
 mod write;
 
-pub use archive::{Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, Mtime, read_archive, read_entries};
+pub use archive::{
+    Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, Mtime, method_name, read_archive, read_entries,
+};
 pub use destination::Mode;
 pub use entry_reader::EntryReader;
 pub use error::Error;

@@ -185,6 +185,29 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
             }
             None => copy_stored(e, job, &mut inflaters.input, |bytes| write(&mut file, bytes))?,
         },
+        other if crate::methods::handles(other) => {
+            // Deflate64, bzip2, LZMA, Zstandard, XZ: streamed through the entry reader, which
+            // checks size and CRC-32 as it ends, in pieces of at most `CHUNK_BUFFER`.
+            let checked = std::sync::atomic::AtomicBool::new(false);
+            let mut reader = match (in_memory, job.source) {
+                (Some(src), _) => crate::EntryReader::new(src, e, &checked)?,
+                (None, Source::File(archive)) => {
+                    crate::EntryReader::from_file(archive.file(), job.data_offset, e, &checked)?
+                }
+                (None, Source::Memory(_)) => unreachable!("an archive in memory always has the span"),
+            };
+            let piece = (e.size as usize).saturating_add(1).clamp(2, CHUNK_BUFFER);
+            let buffer = inflaters.output.take(piece, &e.path)?;
+            loop {
+                if job.halt.is_set() {
+                    return Err(Error::Cancelled);
+                }
+                match reader.read_checked(buffer)? {
+                    0 => break,
+                    n => write(&mut file, &buffer[..n])?,
+                }
+            }
+        }
         Method::Deflate if e.size <= WHOLE_ENTRY_MAX => {
             let src = match in_memory {
                 Some(src) => src,
@@ -198,8 +221,8 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
             crate::entry_data::read_entry(src, e, &mut inflaters.whole, out, true)?;
             write(&mut file, out)?;
         }
-        Method::Deflate => {
-            // Large: inflate in bounded chunks, hashing as it goes. Each chunk is written at once
+        _ => {
+            // Large deflate: inflate in bounded chunks, hashing as it goes. Each chunk is written at once
             // (always when durable, so the file can be synced below), or, while another worker
             // waits for work, copied into a pooled buffer and handed to it.
             let inflater =

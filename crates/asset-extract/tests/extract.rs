@@ -168,9 +168,10 @@ fn encrypted_and_unknown_methods_are_refused_before_writing() {
     let enc = Spec { flags: 1, ..Spec::file("secret", b"data") };
     refused("encrypted", &build(&[Spec::file("first", b"ok"), enc], b"").0, |e| matches!(e, Error::Encrypted { .. }));
     let (mut zip, layout) = build(&[Spec::stored("a", b"data")], b"");
-    put_u16(&mut zip, layout.local[0] + 8, 12);
-    put_u16(&mut zip, layout.central[0] + 10, 12);
-    refused("method", &zip, |e| matches!(e, Error::UnsupportedMethod { method: 12, .. }));
+    // PPMd (98): bufkit reads every method of APPNOTE's list that zip tools write today but this.
+    put_u16(&mut zip, layout.local[0] + 8, 98);
+    put_u16(&mut zip, layout.central[0] + 10, 98);
+    refused("method", &zip, |e| matches!(e, Error::UnsupportedMethod { method: 98, .. }));
 }
 
 #[test]

@@ -3,7 +3,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use asset_extract::{AssetArchive, Entry, Holding, Kind, Method};
+use asset_extract::{AssetArchive, Entry, Holding, Kind};
 
 pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String> {
     let opened = AssetArchive::open(archive, Holding::Read).map_err(|e| format!("{}: {e}", archive.display()))?;
@@ -26,19 +26,18 @@ pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String
 fn method(e: &Entry) -> &'static str {
     match (e.kind, e.method) {
         (Kind::Directory, _) => "dir",
-        (_, Method::Stored) => "stored",
-        (_, Method::Deflate) => "deflate",
+        (_, method) => method.name(),
     }
 }
 
 fn as_table(entries: &[&Entry]) -> String {
-    let mut text = format!("{:>12} {:>12} {:<7} {:>8}  {}\n", "size", "compressed", "method", "crc32", "name");
+    let mut text = format!("{:>12} {:>12} {:<9} {:>8}  {}\n", "size", "compressed", "method", "crc32", "name");
     let (mut size, mut compressed) = (0u64, 0u64);
     for e in entries {
         size += e.size;
         compressed += e.compressed_size;
         let name = if e.kind == Kind::Directory { format!("{}/", e.path) } else { e.path.clone() };
-        text += &format!("{:>12} {:>12} {:<7} {:08x}  {name}\n", e.size, e.compressed_size, method(e), e.crc32);
+        text += &format!("{:>12} {:>12} {:<9} {:08x}  {name}\n", e.size, e.compressed_size, method(e), e.crc32);
     }
     text += &format!("{size:>12} {compressed:>12} {:<7} {:>8}  {} entries\n", "", "", entries.len());
     text

@@ -22,7 +22,7 @@ fn entries_are_listed_as_a_table_and_as_json() {
 
     let (ok, table, _) = ls(&[good]);
     assert!(ok);
-    assert!(table.contains("5            5 stored  3610a686  assets/a.js"), "{table}");
+    assert!(table.contains("5            5 stored    3610a686  assets/a.js"), "{table}");
     assert!(table.trim_end().ends_with("3 entries"), "{table}");
 
     let (ok, json, _) = ls(&["--json", good, "assets/*.js"]);

@@ -6,7 +6,7 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::Arc;
 
-use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, Method};
+use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders};
 
 use crate::extract::status_of;
 use crate::macros::{checked_bytes, handle_free, handle_new};
@@ -80,7 +80,8 @@ pub struct bk_archive_entry {
     pub compressed_size: u64,
     /// CRC-32 of the data, from the archive.
     pub crc32: u32,
-    /// Compression method: 0 stored, 8 deflate.
+    /// Compression method, its number in the zip headers: 0 stored, 8 deflate, 9 Deflate64,
+    /// 12 bzip2, 14 LZMA, 93 Zstandard, 95 XZ.
     pub method: u32,
     /// Non-zero for a directory.
     pub is_directory: u32,
@@ -259,7 +260,7 @@ pub unsafe extern "C" fn bk_archive_entry_info(
         size: e.size,
         compressed_size: e.compressed_size,
         crc32: e.crc32,
-        method: if e.method == Method::Stored { 0 } else { 8 },
+        method: u32::from(e.method.code()),
         is_directory: u32::from(e.kind == Kind::Directory),
     };
     entry_out.write(info);

@@ -14,6 +14,9 @@ pub struct Spec {
     pub dos: (u16, u16),
     /// The central header's extra field.
     pub central_extra: Vec<u8>,
+    /// Data already compressed, and its method's number: written as is, in place of `data`
+    /// deflated or stored (`data` stays what it decompresses to, for the CRC and the size).
+    pub packed: Option<(u16, Vec<u8>)>,
 }
 
 impl Spec {
@@ -27,7 +30,12 @@ impl Spec {
             descriptor: false,
             dos: (0x21, 0),
             central_extra: Vec::new(),
+            packed: None,
         }
+    }
+    #[allow(dead_code)] // only the methods tests pack their own data
+    pub fn packed(name: &str, data: &[u8], method: u16, body: Vec<u8>) -> Spec {
+        Spec { packed: Some((method, body)), ..Spec::file(name, data) }
     }
     pub fn stored(name: &str, data: &[u8]) -> Spec {
         Spec { deflate: false, ..Spec::file(name, data) }
@@ -55,9 +63,12 @@ pub fn build(entries: &[Spec], comment: &[u8]) -> (Vec<u8>, Layout) {
     let mut layout = Layout { local: vec![], central: vec![], eocd: 0 };
     let mut meta = vec![];
     for e in entries {
-        let body = if e.deflate { deflate(&e.data) } else { e.data.clone() };
+        let (method, body) = match &e.packed {
+            Some((method, body)) => (*method, body.clone()),
+            None if e.deflate => (8, deflate(&e.data)),
+            None => (0, e.data.clone()),
+        };
         let crc = crc32fast::hash(&e.data);
-        let method: u16 = if e.deflate { 8 } else { 0 };
         let flags = e.flags | if e.descriptor { 8 } else { 0 } | 0x800;
         layout.local.push(out.len());
         let offset = out.len() as u32;

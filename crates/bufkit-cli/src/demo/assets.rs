@@ -113,6 +113,7 @@ fn measure(apk: &Path, root: &Path) -> Result<Measured, String> {
             match e.method {
                 Method::Deflate => DeflateDecoder::new(src).read_to_end(&mut bytes).map_err(|e| e.to_string())?,
                 Method::Stored => src.len(),
+                other => return Err(format!("the demo's archive holds no {} entries", other.name())),
             };
             if e.method == Method::Stored {
                 bytes.extend_from_slice(src);

@@ -146,6 +146,7 @@ fn copy_loop<'a>(
         let mut reader: Box<dyn Read> = match e.method {
             Method::Deflate => Box::new(DeflateDecoder::new(src)),
             Method::Stored => Box::new(src),
+            other => return Err(format!("the demo's archive holds no {} entries", other.name())),
         };
         let mut out = BufWriter::new(File::create(&path).map_err(|err| err.to_string())?);
         let mut buf = buffer_for();

@@ -85,6 +85,7 @@ public final class BufferTests {
         tests.add(new Object[] {"archive: verify checks every entry, writing nothing", (Test) BufferTests::archiveVerify});
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) BufferTests::archiveBuffersAndStreams});
         tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) BufferTests::archiveViews});
+        tests.add(new Object[] {"every compression method: read, streamed, verified, extracted", (Test) BufferTests::everyMethod});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
 
         if (front.equals("panama")) {
@@ -850,6 +851,33 @@ public final class BufferTests {
             dev.bufkit.AssetArchive.Verification v = a.verify(2);
             check(!v.ok() && v.failed() == 1 && v.firstFailed() == 0, "damaged: " + v);
             check(v.firstStatus() != Status.OK && v.firstStatus() != Status.UNKNOWN, "its status: " + v.firstStatus());
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Issue 26: Deflate64, bzip2, LZMA, Zstandard and XZ, from the fixture the Rust and C tests read
+     *  too (the same text once per method): read whole, streamed, verified and extracted, all equal. */
+    static void everyMethod() throws Exception {
+        java.nio.file.Path fixture = java.nio.file.Path.of(System.getProperty("bufkit.methodsZip"));
+        String[] names = {"deflate64.txt", "bzip2.txt", "lzma.txt", "zstd.txt", "xz.txt"};
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-methods");
+        check(bufkit.extract(fixture, dir.resolve("out"), ExtractOptions.defaults()).files() == names.length, "extracted");
+        byte[] first = null;
+        for (boolean mapped : new boolean[] {false, true}) {
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(fixture, mapped)) {
+                for (String name : names) {
+                    byte[] whole = a.readAllBytes(name);
+                    if (first == null) first = whole;
+                    check(whole.length == 19744 && Arrays.equals(whole, first), name + ": read whole");
+                    try (java.io.InputStream in = a.open(name)) {
+                        check(Arrays.equals(in.readAllBytes(), whole), name + ": streamed");
+                    }
+                    check(Arrays.equals(java.nio.file.Files.readAllBytes(dir.resolve("out").resolve(name)), whole), name + ": extracted");
+                }
+                check(a.verify(2).ok(), "verified");
+            }
         }
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());

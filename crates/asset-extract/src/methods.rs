@@ -1,0 +1,137 @@
+//! The compression methods beside stored and deflate: Deflate64, bzip2, LZMA, Zstandard and XZ,
+//! each as an [`io::Read`] of the entry's bytes over its compressed bytes, so that every reader
+//! of entries ([`EntryReader`](crate::EntryReader), whole reads, extraction) streams them in
+//! bounded memory and checks their size and CRC-32 the one way it checks deflate's.
+//!
+//! Memory per decoder, whatever the entry's size: Deflate64 its 64 KiB window; bzip2 up to
+//! about 3.6 MiB (a 900 kB block); LZMA and XZ their dictionary, refused above
+//! [`DICTIONARY_MAX`]; Zstandard its window, refused above 2^[`ZSTD_WINDOW_LOG_MAX`] bytes
+//! (zstd's own default limit). The compressed input goes through a 64 KiB buffer.
+
+use std::io::{self, BufRead, Read};
+use std::mem::MaybeUninit;
+
+use crate::Error;
+use crate::archive::{Entry, Method};
+
+/// The largest LZMA or XZ dictionary a decoder may allocate: 128 MiB (`xz -9` and 7-Zip's
+/// ultra level use 64 MiB).
+pub const DICTIONARY_MAX: u64 = 128 << 20;
+
+/// The largest Zstandard window accepted, as a power of two: 27 (128 MiB), zstd's own default
+/// limit for decoding; levels up to 19 use at most 2^23.
+pub const ZSTD_WINDOW_LOG_MAX: u32 = 27;
+
+/// A decoder of one of the methods this module handles, reading compressed bytes from
+/// `compressed` (exactly the entry's compressed data).
+pub(crate) type Decoded<'a> = Box<dyn Read + Send + 'a>;
+
+/// Whether `method` is one this module decodes (neither stored nor deflate).
+pub(crate) fn handles(method: Method) -> bool {
+    !matches!(method, Method::Stored | Method::Deflate)
+}
+
+/// A reader of entry `e`'s bytes over its compressed data `compressed`.
+pub(crate) fn decoder<'a>(e: &Entry, mut compressed: Box<dyn BufRead + Send + 'a>) -> Result<Decoded<'a>, Error> {
+    let corrupt = |what: &str| Error::malformed_entry(format!("corrupt {} data: {what}", e.method.name()), &e.path);
+    Ok(match e.method {
+        Method::Deflate64 => Box::new(deflate64::Deflate64Decoder::with_buffer(compressed)),
+        Method::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(compressed)),
+        Method::Zstd => {
+            let mut decoder =
+                zstd::stream::read::Decoder::with_buffer(compressed).map_err(|err| corrupt(&err.to_string()))?;
+            decoder.window_log_max(ZSTD_WINDOW_LOG_MAX).map_err(|err| corrupt(&err.to_string()))?;
+            Box::new(decoder)
+        }
+        Method::Xz => {
+            let stream = liblzma::stream::Stream::new_stream_decoder(DICTIONARY_MAX, liblzma::stream::CONCATENATED)
+                .map_err(|err| corrupt(&err.to_string()))?;
+            Box::new(liblzma::bufread::XzDecoder::new_stream(compressed, stream))
+        }
+        Method::Lzma => {
+            // APPNOTE 5.8.8: a version (2 bytes), the properties' size (2 bytes, 5), the
+            // properties (lc/lp/pb and the dictionary size), then the raw stream, ended by its
+            // size or by an end marker (flag bit 1). liblzma reads the same properties in a
+            // `.lzma` header followed by the size: one is made here, with the entry's size (an
+            // end marker after it is accepted).
+            let mut head = [0u8; 9];
+            compressed.read_exact(&mut head).map_err(|_| corrupt("shorter than its LZMA header"))?;
+            if u16::from_le_bytes([head[2], head[3]]) != 5 {
+                return Err(corrupt("LZMA properties are not 5 bytes long"));
+            }
+            let dictionary = u32::from_le_bytes([head[5], head[6], head[7], head[8]]);
+            if u64::from(dictionary) > DICTIONARY_MAX {
+                return Err(Error::Limit {
+                    entry: e.path.clone(),
+                    reason: format!("an LZMA dictionary of {dictionary} bytes (more than {DICTIONARY_MAX})"),
+                });
+            }
+            let mut alone = [0u8; 13];
+            alone[..5].copy_from_slice(&head[4..9]);
+            alone[5..].copy_from_slice(&e.size.to_le_bytes());
+            let stream =
+                liblzma::stream::Stream::new_lzma_decoder(DICTIONARY_MAX).map_err(|err| corrupt(&err.to_string()))?;
+            Box::new(liblzma::bufread::XzDecoder::new_stream(io::Cursor::new(alone).chain(compressed), stream))
+        }
+        Method::Stored | Method::Deflate => unreachable!("stored and deflate entries are read by their own paths"),
+    })
+}
+
+/// The error a decoder's failed `read` stands for: the archive's own error when reading the
+/// compressed bytes failed (the file changed, an I/O error), else the data's corruption.
+pub(crate) fn read_error(e: &Entry, err: io::Error) -> Error {
+    match err.get_ref().and_then(|inner| inner.downcast_ref::<Error>()) {
+        Some(_) => *err.into_inner().expect("checked above").downcast::<Error>().expect("checked above"),
+        None => Error::malformed_entry(format!("corrupt {} data: {err}", e.method.name()), &e.path),
+    }
+}
+
+/// Input buffered for a decoder: a 64 KiB buffer, as deflate's streaming readers use.
+pub(crate) const INPUT_BUFFER: usize = 64 << 10;
+
+/// `len` bytes of an archive from `pos` on, as an [`io::Read`] that fetches them with `read_at`
+/// (a `pread`, or a copy from memory) as the decoder asks. Its errors carry the archive's
+/// [`Error`] for [`read_error`] to unwrap.
+pub(crate) struct Range<F> {
+    read_at: F,
+    pos: u64,
+    end: u64,
+}
+
+impl<F: FnMut(u64, &mut [u8]) -> Result<usize, Error>> Range<F> {
+    pub(crate) fn new(pos: u64, len: u64, read_at: F) -> Self {
+        Range { read_at, pos, end: pos.saturating_add(len) }
+    }
+}
+
+impl<F: FnMut(u64, &mut [u8]) -> Result<usize, Error>> Read for Range<F> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = buf.len().min(usize::try_from(self.end - self.pos).unwrap_or(usize::MAX));
+        if n == 0 {
+            return Ok(0);
+        }
+        let got = (self.read_at)(self.pos, &mut buf[..n]).map_err(io::Error::other)?;
+        self.pos += got as u64;
+        Ok(got)
+    }
+}
+
+/// Fills `out` (exactly entry `e`'s size, maybe uninitialised) with `fill`, which reads the
+/// entry whole and checks it; on error `out` is zeroed. Returns `out`, initialised.
+pub(crate) fn read_whole<'o>(
+    out: &'o mut [MaybeUninit<u8>],
+    e: &Entry,
+    fill: impl FnOnce(&mut [u8]) -> Result<(), Error>,
+) -> Result<&'o mut [u8], Error> {
+    debug_assert_eq!(out.len() as u64, e.size);
+    out.fill(MaybeUninit::new(0));
+    // SAFETY: every byte was just initialised.
+    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
+    match fill(out) {
+        Ok(()) => Ok(out),
+        Err(err) => {
+            out.fill(0);
+            Err(err)
+        }
+    }
+}
