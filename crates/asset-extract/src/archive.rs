@@ -835,7 +835,12 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
             return Err(Error::malformed_entry("entry on another disk", &display.text()));
         }
         if flags & 0x41 != 0 {
-            return Err(Error::Encrypted { entry: display.text() });
+            let scheme = match (method, flags & 0x40 != 0) {
+                (_, true) => "PKWARE strong encryption",
+                (99, _) => "WinZip AES",
+                _ => "ZipCrypto",
+            };
+            return Err(Error::Encrypted { entry: display.text(), scheme });
         }
         let unix_mode = if made_by >> 8 == 3 { Some(f32(38) >> 16) } else { None };
         if names::is_symlink(unix_mode) {

@@ -41,10 +41,13 @@ pub enum Error {
         kind: &'static str,
     },
     /// Encrypted entries are refused before anything is written.
-    #[error("entry {entry:?} is encrypted")]
+    #[error("entry {entry:?} is encrypted ({scheme}), which is not supported")]
     Encrypted {
         /// The entry.
         entry: String,
+        /// How, as the headers say: "ZipCrypto", "WinZip AES" (method 99) or "PKWARE strong
+        /// encryption" (flag bit 6).
+        scheme: &'static str,
     },
     /// A compression method bufkit does not read (see [`Method`](crate::Method)): encryption's
     /// AE-x (99), PPMd (98), implode, shrink, reduce and the rest.
@@ -120,7 +123,7 @@ impl Error {
             Error::Malformed { entry, .. } => entry.as_deref(),
             Error::UnsafeName { entry, .. }
             | Error::UnsupportedKind { entry, .. }
-            | Error::Encrypted { entry }
+            | Error::Encrypted { entry, .. }
             | Error::UnsupportedMethod { entry, .. }
             | Error::Data { entry, .. }
             | Error::Crc { entry }

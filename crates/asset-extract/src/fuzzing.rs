@@ -1,7 +1,7 @@
 //! The fuzz harnesses, shared by the cargo-fuzz targets (`fuzz/`) and the corpus replay in the
 //! test suite. Each checks invariants rather than just "no panic".
 
-use crate::{Kind, Options, extract_to_memory, read_archive};
+use crate::{Error, Kind, Options, extract_to_memory, read_archive};
 
 /// `data` is an archive. Checks: parsing and extraction to memory never panic; a parsed entry's
 /// data lies inside the input and its name is a safe relative path; an extracted file has its
@@ -101,6 +101,9 @@ struct Spec {
     deflate: bool,
     descriptor: bool,
     unix_mode: u32,
+    /// Bytes written as the entry's data under this method number, in place of `data` stored or
+    /// deflated (`data` still gives the declared size and CRC-32).
+    packed: Option<(u16, Vec<u8>)>,
 }
 
 /// Name parts that exercise the name rules: traversal, absolute, case twins, CP437, odd bytes.
@@ -132,8 +135,12 @@ fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
     let mut out = prefix.to_vec();
     let mut central = Vec::new();
     for s in specs {
-        let body = if s.deflate { stored_deflate(&s.data) } else { s.data.clone() };
-        let (crc, method) = (crc32fast::hash(&s.data), if s.deflate { 8u16 } else { 0 });
+        let (method, body) = match &s.packed {
+            Some((method, body)) => (*method, body.clone()),
+            None if s.deflate => (8, stored_deflate(&s.data)),
+            None => (0, s.data.clone()),
+        };
+        let crc = crc32fast::hash(&s.data);
         let flags: u16 = if s.descriptor { 8 } else { 0 };
         let offset = (out.len() - prefix.len()) as u32;
         let sizes = |known: bool| if known { (crc, body.len() as u32, s.data.len() as u32) } else { (0, 0, 0) };
@@ -190,6 +197,7 @@ pub fn stored_zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
             deflate: false,
             descriptor: false,
             unix_mode: 0o100644,
+            packed: None,
         })
         .collect();
     build(&specs, b"")
@@ -219,7 +227,7 @@ pub fn structured(data: &[u8]) {
             let len = usize::from(c.byte()) * 8 + c.below(8);
             let fill = c.byte();
             let data = if unix_mode & 0o170_000 == 0o040_000 { Vec::new() } else { vec![fill; len] };
-            Spec { name, data, deflate: c.byte() & 1 == 1, descriptor: c.byte() & 1 == 1, unix_mode }
+            Spec { name, data, deflate: c.byte() & 1 == 1, descriptor: c.byte() & 1 == 1, unix_mode, packed: None }
         })
         .collect();
     let prefix: &[u8] = if c.byte() & 3 == 0 { b"JM\x01\x00" } else { b"" };
@@ -386,6 +394,97 @@ fn central_record(
     out.extend_from_slice(extra);
 }
 
+/// `data` picks a method beside deflate (Deflate64, bzip2, LZMA, Zstandard, XZ) and the entry's
+/// bytes as stored: the fuzzer's own bytes, or its bytes compressed by the method's encoder and
+/// perhaps with one byte flipped; the declared size is the truth or the fuzzer's. Checks: opening
+/// the one-entry archive never fails; reading it whole, streaming it and extracting it to memory
+/// agree (the same bytes, or all three refuse); what is read has the declared size and CRC-32;
+/// and an unflipped encoding with the true size reads back exactly.
+pub fn methods(data: &[u8]) {
+    let mut c = Cursor(data);
+    let method = [9u16, 12, 14, 93, 95][c.below(5)];
+    let mode = c.below(4); // 0: the fuzzer's bytes; 1: encoded; 2: encoded, one byte flipped; 3: encoded, size lied
+    let (flip_at, flip) = (usize::from(c.byte()) << 8 | usize::from(c.byte()), c.byte() | 1);
+    let lie = usize::from(c.byte()) << 8 | usize::from(c.byte());
+    let payload = c.0.to_vec();
+    let encoded = |bytes: &[u8]| -> Option<Vec<u8>> {
+        match method {
+            12 => {
+                let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+                std::io::Write::write_all(&mut e, bytes).ok()?;
+                e.finish().ok()
+            }
+            14 => {
+                let options = liblzma::stream::LzmaOptions::new_preset(1).ok()?;
+                let stream = liblzma::stream::Stream::new_lzma_encoder(&options).ok()?;
+                let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
+                std::io::Write::write_all(&mut e, bytes).ok()?;
+                let alone = e.finish().ok()?;
+                let mut zip_framed = vec![9, 20, 5, 0];
+                zip_framed.extend_from_slice(&alone[..5]);
+                zip_framed.extend_from_slice(&alone[13..]);
+                Some(zip_framed)
+            }
+            93 => zstd::encode_all(bytes, 1).ok(),
+            95 => {
+                let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
+                std::io::Write::write_all(&mut e, bytes).ok()?;
+                e.finish().ok()
+            }
+            _ => None, // Deflate64: no encoder; the fuzzer's bytes as they are
+        }
+    };
+    let (body, truth) = match (mode, encoded(&payload)) {
+        (1..=3, Some(mut body)) => {
+            if mode == 2 && !body.is_empty() {
+                let at = flip_at % body.len();
+                body[at] ^= flip;
+            }
+            (body, Some(payload.clone()))
+        }
+        _ => (payload.clone(), None),
+    };
+    // The declared entry: the truth, or (mode 3, or the fuzzer's bytes) a size of the fuzzer's.
+    let declared = match (&truth, mode) {
+        (Some(truth), 1 | 2) => truth.clone(),
+        (Some(truth), _) => truth.iter().copied().cycle().take(lie).collect(),
+        (None, _) => vec![0u8; lie],
+    };
+    let spec = Spec {
+        name: b"entry".to_vec(),
+        data: declared.clone(),
+        deflate: false,
+        descriptor: false,
+        unix_mode: 0o100644,
+        packed: Some((method, body)),
+    };
+    let zip = build(&[spec], b"");
+    let archive = crate::AssetArchive::from_bytes(zip.clone()).expect("a well-formed one-entry archive opens");
+    let whole = archive.read(0);
+    let mut streamed = Vec::new();
+    let streamed = archive.reader(0).and_then(|mut r| {
+        std::io::Read::read_to_end(&mut r, &mut streamed).map_err(|e| Error::malformed(e.to_string()))?;
+        Ok(streamed)
+    });
+    let extracted = extract_to_memory(&zip, &Options::default()).map(|mut files| files.remove(0).1);
+    match (&whole, &streamed, &extracted) {
+        (Ok(a), Ok(b), Ok(c)) => {
+            assert!(a == b && b == c, "the readers disagree");
+            assert_eq!((a.len(), crc32fast::hash(a)), (declared.len(), crc32fast::hash(&declared)));
+        }
+        (Err(_), Err(_), Err(_)) => {}
+        _ => panic!(
+            "the readers disagree on success: whole {:?}, streamed {:?}, extracted {:?}",
+            whole.as_ref().map(Vec::len),
+            streamed.as_ref().map(Vec::len),
+            extracted.as_ref().map(Vec::len)
+        ),
+    }
+    if mode == 1 && truth.is_some() {
+        assert!(whole.as_ref().is_ok_and(|bytes| *bytes == payload), "an intact encoding must read back: {whole:?}");
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Spec, build};
@@ -400,6 +499,7 @@ mod tests {
                 deflate: true,
                 descriptor: true,
                 unix_mode: 0o100644,
+                packed: None,
             },
             Spec {
                 name: b"c".to_vec(),
@@ -407,8 +507,16 @@ mod tests {
                 deflate: false,
                 descriptor: false,
                 unix_mode: 0o100755,
+                packed: None,
             },
-            Spec { name: b"e".to_vec(), data: Vec::new(), deflate: true, descriptor: false, unix_mode: 0o100644 },
+            Spec {
+                name: b"e".to_vec(),
+                data: Vec::new(),
+                deflate: true,
+                descriptor: false,
+                unix_mode: 0o100644,
+                packed: None,
+            },
         ];
         for prefix in [&b""[..], b"JM\x01\x00"] {
             let files = extract_to_memory(&build(&specs, prefix), &Options::default()).unwrap();

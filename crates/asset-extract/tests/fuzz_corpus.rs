@@ -26,6 +26,11 @@ fn structured_corpus() {
     assert!(replay("structured", asset_extract::fuzzing::structured) >= 5);
 }
 
+#[test]
+fn methods_corpus() {
+    assert!(replay("methods", asset_extract::fuzzing::methods) >= 5);
+}
+
 /// Every file under `dir` (relative path, bytes), sorted.
 fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     let mut out = Vec::new();

@@ -304,3 +304,19 @@ fn the_bindings_fixture_holds_the_text_once_per_method() {
     let files: Vec<(&str, Vec<u8>)> = expected.iter().map(|&(name, _)| (name, fixture_text())).collect();
     reads_back("bindings-fixture", &zip, &files);
 }
+
+#[test]
+fn encryption_is_refused_naming_the_scheme() {
+    for (method, flags, scheme) in
+        [(8u16, 1u16, "ZipCrypto"), (99, 1, "WinZip AES"), (8, 0x41, "PKWARE strong encryption")]
+    {
+        let spec = Spec { flags, ..Spec::packed("secret.bin", b"0123456789", method, b"0123456789".to_vec()) };
+        let zip = build(&[spec], b"").0;
+        let Err(err) = AssetArchive::from_bytes(zip.clone()) else { panic!("{scheme} accepted") };
+        assert!(matches!(&err, Error::Encrypted { scheme: s, .. } if *s == scheme), "{err:?}");
+        assert!(err.to_string().contains(scheme), "{err}");
+        refused(&format!("encrypted-{method}-{flags}"), &zip, Options::default(), |e| {
+            matches!(e, Error::Encrypted { .. })
+        });
+    }
+}
