@@ -24,7 +24,8 @@ fn main() {
         std::process::exit(2);
     };
     let archive = AssetArchive::open(std::path::Path::new(input), Holding::Read).expect("the input opens");
-    let (code, encode): (u16, fn(&[u8]) -> Vec<u8>) = match method.as_str() {
+    type Encode = fn(&[u8]) -> Vec<u8>;
+    let (code, encode): (u16, Encode) = match method.as_str() {
         "bzip2" => (12, bzip2),
         "lzma" => (14, lzma),
         "zstd" => (93, |data| zstd::encode_all(data, 3).expect("zstd")),
