@@ -378,8 +378,11 @@ archive_read_in_place_test() ->
     Js = binary:copy(<<"console.log('hi');\n">>, 30000),
     {ok, _} = zip:create(Zip, [{"assets/app.js", Js}, {"assets/logo.png", <<137, "PNG">>}, {"readme.txt", <<"hi">>}]),
     {ok, A} = bufkit:archive_open(Zip),
-    ?assertEqual([{<<"assets/app.js">>, byte_size(Js), file}, {<<"assets/logo.png">>, 4, file}, {<<"readme.txt">>, 2, file}],
-                 bufkit:archive_entries(A)),
+    Entries = bufkit:archive_entries(A),
+    ?assertEqual([{0, <<"assets/app.js">>, byte_size(Js), file}, {1, <<"assets/logo.png">>, 4, file}, {2, <<"readme.txt">>, 2, file}],
+                 Entries),
+    %% Each index is what archive_read/2 takes, and reads what the name reads.
+    [?assertEqual(bufkit:archive_read(A, Name), bufkit:archive_read(A, Index)) || {Index, Name, _, _} <- Entries],
     ?assertEqual({ok, Js}, bufkit:archive_read(A, "assets/app.js")),   % 570 KB: a dirty scheduler
     ?assertEqual({ok, <<"hi">>}, bufkit:archive_read(A, <<"readme.txt">>)),
     ?assertEqual({error, not_found}, bufkit:archive_read(A, "nothing")),
@@ -395,6 +398,35 @@ archive_read_in_place_test() ->
     ?assertEqual({error, unsafe_name}, bufkit:archive_open(Zip, #{holding => map})),
     ?assertEqual({error, invalid_argument}, bufkit:archive_open(Zip, #{holding => carved})),
     ?assertEqual({error, io_error}, bufkit:archive_open("/nonexistent.apk")),
+    os:cmd("rm -rf " ++ Dir).
+
+%% archive_close/1: later calls say closed, closing twice is fine, calls running meanwhile finish;
+%% a binary over a mapped archive's stored entry stays valid after the close (the archive is freed
+%% when the last such binary is collected).
+archive_close_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "c.apk"),
+    Js = binary:copy(<<"console.log('hi');\n">>, 30000),
+    {ok, _} = zip:create(Zip, [{"assets/app.js", Js}, {"stored.bin", <<"stored bytes">>}], [{uncompress, [".bin"]}]),
+    {ok, A} = bufkit:archive_open(Zip),
+    Parent = self(),
+    Readers = [spawn(fun() -> Parent ! {read, [bufkit:archive_read(A, "assets/app.js") || _ <- lists:seq(1, 20)]} end)
+               || _ <- lists:seq(1, 4)],
+    ?assertEqual(ok, bufkit:archive_close(A)),
+    [receive {read, Rs} -> [?assert(R =:= {ok, Js} orelse R =:= {error, closed}) || R <- Rs] end || _ <- Readers],
+    ?assertEqual({error, closed}, bufkit:archive_read(A, "assets/app.js")),
+    ?assertEqual({error, closed}, bufkit:archive_find(A, "assets/app.js")),
+    ?assertEqual({error, closed}, bufkit:archive_entries(A)),
+    ?assertEqual({error, closed}, bufkit:archive_verify(A)),
+    ?assertEqual({error, closed}, bufkit:archive_list(A)),
+    ?assertEqual(ok, bufkit:archive_close(A)),
+    {ok, M} = bufkit:archive_open(Zip, #{holding => map}),
+    {ok, View} = bufkit:archive_read(M, "stored.bin"),
+    ok = bufkit:archive_close(M),
+    ?assertEqual({error, closed}, bufkit:archive_read(M, "stored.bin")),
+    erlang:garbage_collect(),
+    ?assertEqual(<<"stored bytes">>, binary:copy(View)),
+    ?assertError(badarg, bufkit:archive_close(make_ref())),
     os:cmd("rm -rf " ++ Dir).
 
 %% Issue 26: modification times restored by default (zip:create records the files' DOS time:

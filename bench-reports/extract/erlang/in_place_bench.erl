@@ -18,7 +18,7 @@ js(N) ->
 
 bufkit_all(Zip) ->
     {ok, A} = bufkit:archive_open(Zip),
-    lists:sum([byte_size(element(2, bufkit:archive_read(A, N))) || {N, _, file} <- bufkit:archive_entries(A)]).
+    lists:sum([byte_size(element(2, bufkit:archive_read(A, I))) || {I, _, _, file} <- bufkit:archive_entries(A)]).
 
 zip_get_all(Zip) ->
     {ok, H} = zip:zip_open(Zip, [memory]),

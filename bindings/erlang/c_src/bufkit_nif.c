@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <string.h>
 #include <time.h>
 
@@ -126,15 +127,55 @@ static void lease_dtor(ErlNifEnv *env, void *obj) {
   enif_release_resource(res->owner);
 }
 
-/* ---- archives read in place: a resource owns a bk_archive (thread-safe: any process reads). */
+/* ---- archives read in place: a resource owns a bk_archive (thread-safe: any process reads).
+   archive_close/1 frees it before the garbage collector would, without ever waiting: each call
+   counts itself in `users` while it uses the archive; closing sets `closed`, and whoever sees
+   the count at zero once it is closed (the closer, or the last call to finish) frees it, once.
+   Zero-copy binaries of stored entries (views, `map` holding) point into the archive: once one
+   has been made, the archive is freed only when the resource is (after the last binary). */
 
 typedef struct {
   bk_archive *archive;
+  atomic_int users;       /* calls using `archive` now */
+  atomic_int closed;      /* archive_close/1 was called */
+  atomic_int freed;       /* `archive` was freed (by close, or by the last call after it) */
+  atomic_int views_made;  /* a binary points into `archive`: only the destructor frees it */
 } archive_res;
 
+static void archive_free_once(archive_res *res) {
+  int expected = 0;
+  if (atomic_load(&res->views_made)) return;
+  if (atomic_compare_exchange_strong(&res->freed, &expected, 1)) bk_archive_free(res->archive);
+}
+
+/* Ends one call's use of the archive; the last one after a close frees it. */
+static void archive_release(archive_res *res) {
+  if (atomic_fetch_sub(&res->users, 1) == 1 && atomic_load(&res->closed)) archive_free_once(res);
+}
+
+/* The archive resource `term` names, counted as in use until archive_release: 1; 0 if `term` is
+   not an archive (badarg); -1 if it was closed. */
+static int archive_acquire(ErlNifEnv *env, ERL_NIF_TERM term, archive_res **res_out) {
+  archive_res *res;
+  if (!enif_get_resource(env, term, archive_type, (void **)&res)) return 0;
+  atomic_fetch_add(&res->users, 1);
+  if (atomic_load(&res->closed)) {
+    archive_release(res);
+    return -1;
+  }
+  *res_out = res;
+  return 1;
+}
+
+/* What a call answers when archive_acquire did not give it the archive. */
+static ERL_NIF_TERM archive_refused(ErlNifEnv *env, int acquired) {
+  return acquired == 0 ? enif_make_badarg(env) : enif_make_tuple2(env, atom_error, atom_closed);
+}
+
 static void archive_dtor(ErlNifEnv *env, void *obj) {
+  archive_res *res = obj;
   (void)env;
-  bk_archive_free(((archive_res *)obj)->archive);
+  if (!atomic_load(&res->freed)) bk_archive_free(res->archive);
 }
 
 /* ---- a stream inflated from input fed in pieces: a resource owns the bk_inflate_stream and the
@@ -1222,7 +1263,23 @@ static ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
     return error_term(env, BK_STATUS_ALLOC_FAILED);
   }
   res->archive = archive;
+  atomic_init(&res->users, 0);
+  atomic_init(&res->closed, 0);
+  atomic_init(&res->freed, 0);
+  atomic_init(&res->views_made, 0);
   return ok_resource(env, res);
+}
+
+/* archive_close(Archive) -> ok: no call may use it after this ({error, closed}); freed now, or
+   when the calls using it end, or (after zero-copy views) when the last view is collected. */
+static ERL_NIF_TERM archive_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  int expected = 0;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res)) return enif_make_badarg(env);
+  if (!atomic_compare_exchange_strong(&res->closed, &expected, 1)) return atom_ok; /* closed before */
+  if (atomic_load(&res->users) == 0) archive_free_once(res);
+  return atom_ok;
 }
 
 /* archive_find(Archive, Name) -> {ok, Index} | {error, not_found}. */
@@ -1232,9 +1289,11 @@ static ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   size_t index;
   bk_status status;
   (void)argc;
-  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_inspect_binary(env, argv[1], &name))
-    return enif_make_badarg(env);
+  int acquired;
+  if (!enif_inspect_binary(env, argv[1], &name)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
   status = bk_archive_find(res->archive, (const char *)name.data, name.size, &index);
+  archive_release(res);
   if (status != BK_STATUS_OK) return error_term(env, status);
   return enif_make_tuple2(env, atom_ok, enif_make_uint64(env, index));
 }
@@ -1247,23 +1306,30 @@ static ERL_NIF_TERM archive_verify_nif(ErlNifEnv *env, int argc, const ERL_NIF_T
   size_t failed = 0, first = SIZE_MAX;
   bk_status status;
   (void)argc;
-  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_get_uint(env, argv[1], &threads))
-    return enif_make_badarg(env);
+  int acquired;
+  if (!enif_get_uint(env, argv[1], &threads)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
   status = bk_archive_verify(res->archive, threads, &failed, &first);
+  archive_release(res);
   if (status == BK_STATUS_OK) return atom_ok;
   return enif_make_tuple2(env, atom_error,
                           enif_make_tuple3(env, status_atom(env, status), enif_make_uint64(env, failed),
                                            enif_make_uint64(env, first)));
 }
 
-/* archive_entries(Archive) -> [{Name, Size, file | directory}] in archive order. */
+/* archive_entries(Archive) -> [{Index, Name, Size, file | directory}] in archive order (Index is
+ * what archive_read/2 takes). */
 static ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   size_t count = 0;
   ERL_NIF_TERM list;
+  int acquired;
   (void)argc;
-  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res)) return enif_make_badarg(env);
-  if (bk_archive_entry_count(res->archive, &count) != BK_STATUS_OK) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  if (bk_archive_entry_count(res->archive, &count) != BK_STATUS_OK) {
+    archive_release(res);
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  }
   list = enif_make_list(env, 0);
   for (size_t i = count; i-- > 0;) {
     const char *name;
@@ -1272,13 +1338,17 @@ static ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_
     ERL_NIF_TERM bin;
     unsigned char *p;
     if (bk_archive_entry_name(res->archive, i, &name, &len) != BK_STATUS_OK ||
-        bk_archive_entry_info(res->archive, i, &info) != BK_STATUS_OK || !(p = enif_make_new_binary(env, len, &bin)))
+        bk_archive_entry_info(res->archive, i, &info) != BK_STATUS_OK || !(p = enif_make_new_binary(env, len, &bin))) {
+      archive_release(res);
       return error_term(env, BK_STATUS_ALLOC_FAILED);
+    }
     memcpy(p, name, len);
-    list = enif_make_list_cell(
-        env, enif_make_tuple3(env, bin, enif_make_uint64(env, info.size), enif_make_atom(env, info.is_directory ? "directory" : "file")),
-        list);
+    list = enif_make_list_cell(env,
+                               enif_make_tuple4(env, enif_make_uint64(env, i), bin, enif_make_uint64(env, info.size),
+                                                enif_make_atom(env, info.is_directory ? "directory" : "file")),
+                               list);
   }
+  archive_release(res);
   return list;
 }
 
@@ -1292,12 +1362,19 @@ static ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   bk_status status;
   ERL_NIF_TERM list;
   (void)argc;
-  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res)) return enif_make_badarg(env);
+  int acquired;
   if (enif_inspect_binary(env, argv[1], &pattern)) p = (const char *)pattern.data, p_len = pattern.size;
   else if (!enif_is_identical(argv[1], enif_make_atom(env, "all"))) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
   status = bk_archive_list(res->archive, p ? p : NULL, p_len, NULL, 0, &count);
-  if (status != BK_STATUS_OK) return error_term(env, status);
-  if (!(indexes = enif_alloc((count ? count : 1) * sizeof *indexes))) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  if (status != BK_STATUS_OK) {
+    archive_release(res);
+    return error_term(env, status);
+  }
+  if (!(indexes = enif_alloc((count ? count : 1) * sizeof *indexes))) {
+    archive_release(res);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
   status = bk_archive_list(res->archive, p, p_len, indexes, count, &count);
   list = enif_make_list(env, 0);
   for (size_t i = count; status == BK_STATUS_OK && i-- > 0;) {
@@ -1312,6 +1389,7 @@ static ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
     memcpy(dst, name, len);
     list = enif_make_list_cell(env, bin, list);
   }
+  archive_release(res);
   enif_free(indexes);
   return status == BK_STATUS_OK ? list : error_term(env, status);
 }
@@ -1329,8 +1407,10 @@ static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t in
      while it lives (its CRC is checked on the first view). */
   if (info.method == 0) {
     status = bk_archive_view(res->archive, index, &view, &view_len);
-    if (status == BK_STATUS_OK)
+    if (status == BK_STATUS_OK) {
+      atomic_store(&res->views_made, 1); /* set before this call's release can free the archive */
       return enif_make_tuple2(env, atom_ok, enif_make_resource_binary(env, res, view, view_len));
+    }
     if (status != BK_STATUS_INVALID_ARGUMENT) return error_term(env, status);
   }
   if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
@@ -1345,10 +1425,14 @@ static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t in
 static ERL_NIF_TERM archive_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
+  ERL_NIF_TERM result;
+  int acquired;
   (void)argc;
-  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_get_uint64(env, argv[1], &index))
-    return enif_make_badarg(env);
-  return archive_read_one(env, res, (size_t)index);
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  result = archive_read_one(env, res, (size_t)index);
+  archive_release(res);
+  return result;
 }
 
 /* archive_read(Archive, Index) -> {ok, Binary}: the whole entry, inflated straight into the new
@@ -1357,12 +1441,18 @@ static ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
   archive_res *res;
   ErlNifUInt64 index;
   bk_archive_entry info;
-  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res) || !enif_get_uint64(env, argv[1], &index))
-    return enif_make_badarg(env);
+  ERL_NIF_TERM result;
+  int acquired;
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
   if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
-  if (bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE)
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  if (bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE) {
+    archive_release(res);
     return enif_schedule_nif(env, "bufkit_archive_read_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_dirty, argc, argv);
-  return archive_read_one(env, res, (size_t)index);
+  }
+  result = archive_read_one(env, res, (size_t)index);
+  archive_release(res);
+  return result;
 }
 
 static ErlNifFunc nif_funcs[] = {
@@ -1394,6 +1484,7 @@ static ErlNifFunc nif_funcs[] = {
     {"inflate_stream_feed", 2, inflate_stream_feed_nif, 0},
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_open", 3, archive_open_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"archive_close", 1, archive_close_nif, 0},
     {"archive_find", 2, archive_find_nif, 0},
     {"archive_list", 2, archive_list_nif, 0},
     {"archive_entries", 1, archive_entries_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},

@@ -22,7 +22,7 @@
          inflate_at/3, inflate_batch/2,
          inflate_stream_new/2, inflate_stream_new/3, inflate_stream_feed/2, inflate_stream_finish/1, inflate_stream_reset/3,
          extract/3,
-         archive_open/1, archive_open/2, archive_entries/1, archive_find/2, archive_read/2,
+         archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2, archive_verify/1, archive_verify/2]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0]).
@@ -255,7 +255,7 @@ inflate_stream_reset(_, _, _) ->
 %% entry has verified; on any failure nothing is left behind), on a dirty I/O scheduler.
 %% Options: `mode' (`create', the default: `Dest' must not exist or be an empty directory;
 %% `replace': an existing directory is replaced as a whole; `merge': files are added into it;
-%% a refusal is `{error, {destination_refused, <<>>}}' with nothing touched), `threads',
+%% a refused destination is `{error, {destination_refused, Dest}}' with nothing touched), `threads',
 %% `only' (a list of patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'),
 %% `strict' (refuse data prepended or appended to the archive, or an end record's comment cut short
 %% by the end of the file; an archive the bytes admit two readings of is `archive_ambiguous'
@@ -314,9 +314,17 @@ archive_open(Path, Options) when is_map(Options) ->
     end;
 archive_open(_, _) -> {error, invalid_argument}.
 
+%% @doc Closes the archive before the garbage collector would: every later call with it returns
+%% `{error, closed}' (closing again is `ok'). Its memory (the central directory's index, the
+%% mapping) is freed at once, or when the calls using it at this moment end; never waiting. One
+%% exception: after a `map' archive has handed out a stored entry as a binary over its own bytes,
+%% the archive is freed when the last such binary is garbage collected.
+-spec archive_close(archive()) -> ok.
+archive_close(Archive) -> bufkit_nif:archive_close(Archive).
+
 %% @doc Every entry's name, in archive order (as extraction writes them: `/'-separated, a
 %% directory without its trailing `/').
--spec archive_list(archive()) -> [binary()].
+-spec archive_list(archive()) -> [binary()] | {error, closed}.
 archive_list(Archive) -> bufkit_nif:archive_list(Archive, all).
 
 %% @doc The names of the entries matching `Pattern', in archive order: `*' any run of characters
@@ -325,9 +333,10 @@ archive_list(Archive) -> bufkit_nif:archive_list(Archive, all).
 -spec archive_list(archive(), iodata()) -> [binary()] | {error, reason()}.
 archive_list(Archive, Pattern) -> bufkit_nif:archive_list(Archive, iolist_to_binary(Pattern)).
 
-%% @doc Every entry as `{Name, Size, file | directory}', in archive order (names as extraction
-%% writes them: `/'-separated, a directory without its trailing `/').
--spec archive_entries(archive()) -> [{binary(), non_neg_integer(), file | directory}].
+%% @doc Every entry as `{Index, Name, Size, file | directory}', in archive order: `Index' is what
+%% `archive_read/2' takes (names as extraction writes them: `/'-separated, a directory without its
+%% trailing `/').
+-spec archive_entries(archive()) -> [{non_neg_integer(), binary(), non_neg_integer(), file | directory}] | {error, closed}.
 archive_entries(Archive) -> bufkit_nif:archive_entries(Archive).
 
 %% @doc Checks every entry as a read would, writing nothing (`unzip -t'): each local header, and

@@ -8,7 +8,7 @@
          pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
          lease_write/3, lease_read/3, lease_view/1,
          inflate_at/3, inflate_batch/2, inflate_stream_new/3, inflate_stream_reset/3, inflate_stream_feed/2, extract/3,
-         archive_open/3, archive_find/2, archive_entries/1, archive_read/2, archive_list/2, archive_verify/2]).
+         archive_open/3, archive_close/1, archive_find/2, archive_entries/1, archive_read/2, archive_list/2, archive_verify/2]).
 
 -on_load(init/0).
 
@@ -54,6 +54,7 @@ inflate_at(_Binary, _Offset, _Size) -> ?NOT_LOADED.
 inflate_batch(_Binary, _Requests) -> ?NOT_LOADED.
 extract(_Archive, _Dest, _Options) -> ?NOT_LOADED.
 archive_open(_Path, _Holding, _LocalHeaders) -> ?NOT_LOADED.
+archive_close(_Archive) -> ?NOT_LOADED.
 archive_find(_Archive, _Name) -> ?NOT_LOADED.
 archive_entries(_Archive) -> ?NOT_LOADED.
 archive_verify(_Archive, _Threads) -> ?NOT_LOADED.

@@ -174,7 +174,10 @@ pub(crate) fn matches(pattern: &str, path: &str) -> bool {
 /// entry, a 256 KiB input piece and the decoder's 1 MiB chunk and 32 KiB window; plus two 1 MiB
 /// chunks per worker queued for writing. With 2 workers that is under 32 MiB of peak RSS on an
 /// archive of 36,674 entries (most of it the index), whatever the entries' sizes
-/// (`bench-reports/asset-extract.md`, "Reading only what is asked").
+/// (`bench-reports/asset-extract.md`, "Reading only what is asked"). Entries in the other methods
+/// stream through their decoder, whose memory the method sets: under 4 MiB for Deflate64 and
+/// bzip2; the dictionary or window the entry asks for with LZMA, XZ and Zstandard, refused above
+/// 128 MiB ([`Method`](crate::Method)).
 ///
 /// The file is checked at the end to be the one opened, unchanged (identity, size, modification
 /// and change time); content rewritten in place under a read fails the CRC. Either way nothing is

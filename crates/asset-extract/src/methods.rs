@@ -37,12 +37,7 @@ pub(crate) fn decoder<'a>(e: &Entry, mut compressed: Box<dyn BufRead + Send + 'a
     Ok(match e.method {
         Method::Deflate64 => Box::new(deflate64::Deflate64Decoder::with_buffer(compressed)),
         Method::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(compressed)),
-        Method::Zstd => {
-            let mut decoder =
-                zstd::stream::read::Decoder::with_buffer(compressed).map_err(|err| corrupt(&err.to_string()))?;
-            decoder.window_log_max(ZSTD_WINDOW_LOG_MAX).map_err(|err| corrupt(&err.to_string()))?;
-            Box::new(decoder)
-        }
+        Method::Zstd => Box::new(ZstdReader::new(compressed).map_err(|err| corrupt(&err))?),
         Method::Xz => {
             let stream = liblzma::stream::Stream::new_stream_decoder(DICTIONARY_MAX, liblzma::stream::CONCATENATED)
                 .map_err(|err| corrupt(&err.to_string()))?;
@@ -132,6 +127,82 @@ pub(crate) fn read_whole<'o>(
         Err(err) => {
             out.fill(0);
             Err(err)
+        }
+    }
+}
+
+/// Zstandard decompression contexts this thread has finished with, kept for the next entry:
+/// making one costs about as much as decoding a small file (it allocates ~100 KiB of tables).
+const ZSTD_CONTEXTS_KEPT: usize = 4;
+
+thread_local! {
+    static ZSTD_CONTEXTS: std::cell::RefCell<Vec<zstd::zstd_safe::DCtx<'static>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A Zstandard stream (one frame or several, one after the other) as an [`io::Read`], on a
+/// decompression context taken from this thread's spares and given back when done.
+struct ZstdReader<R> {
+    input: R,
+    context: Option<zstd::zstd_safe::DCtx<'static>>,
+    /// Inside a frame: input must go on until it ends.
+    in_frame: bool,
+}
+
+impl<R: BufRead> ZstdReader<R> {
+    fn new(input: R) -> Result<Self, String> {
+        let mut context = ZSTD_CONTEXTS
+            .with(|spare| spare.borrow_mut().pop())
+            .or_else(zstd::zstd_safe::DCtx::try_create)
+            .ok_or("no memory for a decompression context")?;
+        context
+            .set_parameter(zstd::zstd_safe::DParameter::WindowLogMax(ZSTD_WINDOW_LOG_MAX))
+            .map_err(|code| zstd::zstd_safe::get_error_name(code).to_string())?;
+        Ok(ZstdReader { input, context: Some(context), in_frame: false })
+    }
+}
+
+impl<R: BufRead> Read for ZstdReader<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let context = self.context.as_mut().expect("present until dropped");
+        loop {
+            let data = self.input.fill_buf()?;
+            if data.is_empty() {
+                return if self.in_frame {
+                    Err(io::Error::new(io::ErrorKind::UnexpectedEof, "the zstd frame is cut short"))
+                } else {
+                    Ok(0)
+                };
+            }
+            let mut input = zstd::zstd_safe::InBuffer::around(data);
+            let mut output = zstd::zstd_safe::OutBuffer::around(&mut *buf);
+            let hint = context
+                .decompress_stream(&mut output, &mut input)
+                .map_err(|code| io::Error::new(io::ErrorKind::InvalidData, zstd::zstd_safe::get_error_name(code)))?;
+            let (consumed, made) = (input.pos(), output.pos());
+            self.input.consume(consumed);
+            self.in_frame = hint != 0;
+            if made > 0 || buf.is_empty() {
+                return Ok(made);
+            }
+            if consumed == 0 {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, "the zstd stream stopped making progress"));
+            }
+        }
+    }
+}
+
+impl<R> Drop for ZstdReader<R> {
+    fn drop(&mut self) {
+        if let Some(mut context) = self.context.take()
+            && context.reset(zstd::zstd_safe::ResetDirective::SessionOnly).is_ok()
+        {
+            ZSTD_CONTEXTS.with(|spare| {
+                let mut spare = spare.borrow_mut();
+                if spare.len() < ZSTD_CONTEXTS_KEPT {
+                    spare.push(context);
+                }
+            });
         }
     }
 }
