@@ -87,6 +87,7 @@ public final class BufferTests {
         tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) BufferTests::archiveViews});
         tests.add(new Object[] {"every compression method: read, streamed, verified, extracted", (Test) BufferTests::everyMethod});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
+        tests.add(new Object[] {"one cleaner thread for every kind of object", (Test) BufferTests::oneCleaner});
 
         if (front.equals("panama")) {
             try { // Panama-only cases live in a file compiled only for that front.
@@ -1286,5 +1287,14 @@ public final class BufferTests {
         }
         System.gc();
         Thread.sleep(50);
+    }
+
+    /** Issue 27: every kind of object (used by the tests before this one) registers with one
+     *  Cleaner: one "bufkit-cleaner" thread, and no Cleaner of its own per class ("Cleaner-N"). */
+    static void oneCleaner() {
+        java.util.List<String> names = Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();
+        long ours = names.stream().filter("bufkit-cleaner"::equals).count();
+        long others = names.stream().filter(n -> n.matches("Cleaner-\\d+")).count();
+        check(ours == 1 && others == 0, "cleaner threads: " + names);
     }
 }

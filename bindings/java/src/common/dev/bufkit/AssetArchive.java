@@ -25,7 +25,7 @@ import java.util.concurrent.atomic.AtomicReferenceArray;
  * }</pre>
  */
 public abstract class AssetArchive implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     private final Holders holders;
     private final Cleaner.Cleanable cleanable;

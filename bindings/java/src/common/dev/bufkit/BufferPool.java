@@ -18,7 +18,7 @@ import java.lang.ref.Cleaner;
  * }</pre>
  */
 public abstract class BufferPool implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     private final Cleaner.Cleanable cleanable;
     private final CallGate gate = new CallGate("pool");

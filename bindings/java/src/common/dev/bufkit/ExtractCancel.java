@@ -17,7 +17,7 @@ import java.util.function.LongConsumer;
  * }</pre>
  */
 public final class ExtractCancel {
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     private final long handle;
     private final LongConsumer request;

@@ -32,7 +32,7 @@ import java.util.Objects;
  * }</pre>
  */
 public abstract class GrowableBuffer implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     private final Cleaner.Cleanable cleanable;
     private boolean closed;

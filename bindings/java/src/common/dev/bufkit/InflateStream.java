@@ -20,7 +20,7 @@ import java.util.Objects;
  * }</pre>
  */
 public abstract class InflateStream implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
     private static final byte[] NONE = new byte[0];
 
     private final Cleaner.Cleanable cleanable;

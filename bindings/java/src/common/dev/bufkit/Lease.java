@@ -9,7 +9,7 @@ import java.nio.ByteBuffer;
  * its {@code MemorySegment}; a direct {@link ByteBuffer} cannot be revoked).
  */
 public abstract class Lease implements AutoCloseable {
-    private static final Cleaner CLEANER = Cleaner.create();
+    private static final Cleaner CLEANER = Cleaners.CLEANER;
 
     private final long[] lease;
     private final Cleaner.Cleanable cleanable;

@@ -31,7 +31,7 @@ public abstract class OffsetInflater implements AutoCloseable {
         }
     }
 
-    private static final java.lang.ref.Cleaner CLEANER = java.lang.ref.Cleaner.create();
+    private static final java.lang.ref.Cleaner CLEANER = Cleaners.CLEANER;
     private final java.lang.ref.Cleaner.Cleanable cleanable;
     private boolean closed;
 
