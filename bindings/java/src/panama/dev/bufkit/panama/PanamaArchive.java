@@ -19,7 +19,7 @@ final class PanamaArchive extends AssetArchive {
         try {
             BufkitLibrary.ARCHIVE_FREE.invokeExact(handle);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -30,7 +30,7 @@ final class PanamaArchive extends AssetArchive {
             int status = (int) BufkitLibrary.ARCHIVE_ENTRY_COUNT.invokeExact(handle, MemorySegment.ofArray(count));
             return status == 0 ? (int) Math.min(count[0], Integer.MAX_VALUE) : 0;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -43,7 +43,7 @@ final class PanamaArchive extends AssetArchive {
             out[1] = first.get(ValueLayout.JAVA_LONG, 0); // SIZE_MAX reads as -1
             return status;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -55,7 +55,7 @@ final class PanamaArchive extends AssetArchive {
                     MemorySegment.ofArray(index));
             return status == 0 ? index[0] : -(long) status;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -77,7 +77,7 @@ final class PanamaArchive extends AssetArchive {
             }
             return 0;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -104,7 +104,7 @@ final class PanamaArchive extends AssetArchive {
             }
             return out;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -124,7 +124,7 @@ final class PanamaArchive extends AssetArchive {
             }
             return MemorySegment.ofAddress(data[0]).reinterpret(len[0], Arena.ofAuto(), unused -> whenUnreachable.run()).asByteBuffer();
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -138,7 +138,7 @@ final class PanamaArchive extends AssetArchive {
             long n = len.get(ValueLayout.JAVA_LONG, 0);
             return name.get(ValueLayout.ADDRESS, 0).reinterpret(n).toArray(ValueLayout.JAVA_BYTE);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -158,7 +158,7 @@ final class PanamaArchive extends AssetArchive {
             int status = (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, dst, dst.byteSize(), MemorySegment.ofArray(written));
             return status == 0 ? written[0] : -(long) status;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -169,7 +169,7 @@ final class PanamaArchive extends AssetArchive {
             int status = (int) BufkitLibrary.ARCHIVE_READER_OPEN.invokeExact(handle, (long) index, out);
             return status == 0 ? out.get(ValueLayout.ADDRESS, 0).address() : -(long) status;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -181,7 +181,7 @@ final class PanamaArchive extends AssetArchive {
                     MemorySegment.ofArray(out).asSlice(offset, len), (long) len, MemorySegment.ofArray(n));
             return status == 0 ? n[0] : -(long) status;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -190,12 +190,12 @@ final class PanamaArchive extends AssetArchive {
         try {
             BufkitLibrary.ARCHIVE_READER_FREE.invokeExact(MemorySegment.ofAddress(reader));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
     @Override
     protected String statusMessage(int code) {
-        return PanamaBuffer.message(code);
+        return Failures.message(code);
     }
 }

@@ -20,21 +20,7 @@ final class PanamaBuffer extends GrowableBuffer {
         try {
             BufkitLibrary.BUFFER_FREE.invokeExact(handle);
         } catch (Throwable t) {
-            throw rethrow(t);
-        }
-    }
-
-    static RuntimeException rethrow(Throwable t) {
-        if (t instanceof RuntimeException r) return r;
-        if (t instanceof Error e) throw e;
-        return new IllegalStateException(t);
-    }
-
-    static String message(int code) {
-        try {
-            return BufkitLibrary.cString((MemorySegment) BufkitLibrary.STATUS_MESSAGE.invokeExact(code));
-        } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -43,7 +29,7 @@ final class PanamaBuffer extends GrowableBuffer {
         try {
             return (int) BufkitLibrary.BUFFER_APPEND.invokeExact(handle, MemorySegment.ofArray(data).asSlice(offset, length), (long) length);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -53,7 +39,7 @@ final class PanamaBuffer extends GrowableBuffer {
             MemorySegment src = MemorySegment.ofBuffer(direct.duplicate().clear()).asSlice(offset, length);
             return (int) BufkitLibrary.BUFFER_APPEND.invokeExact(handle, src, (long) length);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -62,7 +48,7 @@ final class PanamaBuffer extends GrowableBuffer {
         try {
             return (int) BufkitLibrary.BUFFER_RESERVE.invokeExact(handle, additional);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -71,7 +57,7 @@ final class PanamaBuffer extends GrowableBuffer {
         try {
             return (int) BufkitLibrary.BUFFER_CLEAR.invokeExact(handle);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -80,7 +66,7 @@ final class PanamaBuffer extends GrowableBuffer {
         try {
             return (int) BufkitLibrary.BUFFER_GET_STATS.invokeExact(handle, MemorySegment.ofArray(out));
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -90,7 +76,7 @@ final class PanamaBuffer extends GrowableBuffer {
             return (int) BufkitLibrary.BUFFER_COPY_OUT.invokeExact(handle, offset, MemorySegment.ofArray(dst).asSlice(0, length), (long) length,
                     MemorySegment.ofArray(copied));
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -110,7 +96,7 @@ final class PanamaBuffer extends GrowableBuffer {
         } catch (IOException | RuntimeException | Error e) {
             throw e;
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
         return written;
     }
@@ -120,12 +106,12 @@ final class PanamaBuffer extends GrowableBuffer {
         try {
             return (int) BufkitLibrary.BUFFER_FLATTEN.invokeExact(handle);
         } catch (Throwable t) {
-            throw rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
     @Override
     protected String statusMessage(int code) {
-        return message(code);
+        return Failures.message(code);
     }
 }

@@ -34,7 +34,7 @@ public final class PanamaBufkit implements Bufkit {
         try {
             return BufkitLibrary.cString((MemorySegment) BufkitLibrary.VERSION.invokeExact());
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -43,7 +43,7 @@ public final class PanamaBufkit implements Bufkit {
         try {
             return (int) BufkitLibrary.ABI_VERSION.invokeExact();
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -52,7 +52,7 @@ public final class PanamaBufkit implements Bufkit {
         try {
             return Status.of((int) BufkitLibrary.TEST_PANIC.invokeExact());
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -87,12 +87,12 @@ public final class PanamaBufkit implements Bufkit {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int status = (int) BufkitLibrary.CANCEL_NEW.invokeExact(out);
-            if (status != 0) throw new BufkitException("bk_cancel_new", status, PanamaBuffer.message(status));
+            if (status != 0) throw new BufkitException("bk_cancel_new", status, Failures.message(status));
             return new ExtractCancel(out.get(ValueLayout.ADDRESS, 0).address(), PanamaBufkit::requestCancel, PanamaBufkit::freeCancel);
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -103,11 +103,11 @@ public final class PanamaBufkit implements Bufkit {
     private static void requestCancel(long handle) {
         try {
             int status = (int) BufkitLibrary.CANCEL_REQUEST.invokeExact(MemorySegment.ofAddress(handle));
-            if (status != 0) throw new BufkitException("bk_cancel_request", status, PanamaBuffer.message(status));
+            if (status != 0) throw new BufkitException("bk_cancel_request", status, Failures.message(status));
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -115,7 +115,7 @@ public final class PanamaBufkit implements Bufkit {
         try {
             BufkitLibrary.CANCEL_FREE.invokeExact(MemorySegment.ofAddress(handle));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -134,7 +134,7 @@ public final class PanamaBufkit implements Bufkit {
         try (Arena arena = Arena.ofShared()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int status = (int) BufkitLibrary.EXTRACT_OPTIONS_NEW.invokeExact(out);
-            if (status != 0) throw new ExtractException(status, "", PanamaBuffer.message(status));
+            if (status != 0) throw new ExtractException(status, "", Failures.message(status));
             MemorySegment opts = out.get(ValueLayout.ADDRESS, 0);
             try {
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MODE.invokeExact(opts, o.mode().code()));
@@ -173,12 +173,12 @@ public final class PanamaBufkit implements Bufkit {
         } catch (ExtractException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
     private static void check(int status) {
-        if (status != 0) throw new ExtractException(status, "", PanamaBuffer.message(status));
+        if (status != 0) throw new ExtractException(status, "", Failures.message(status));
     }
 
     @Override
@@ -191,12 +191,12 @@ public final class PanamaBufkit implements Bufkit {
                     archiveOptions.localHeadersOnFirstRead() ? 1 : 0);
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             if (status == 0) status = (int) BufkitLibrary.ARCHIVE_OPEN.invokeExact(arena.allocateFrom(path.toString()), options, out);
-            if (status != 0) throw new BufkitException("bk_archive_open", status, PanamaBuffer.message(status) + ": " + path);
+            if (status != 0) throw new BufkitException("bk_archive_open", status, Failures.message(status) + ": " + path);
             return new PanamaArchive(out.get(ValueLayout.ADDRESS, 0));
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -205,12 +205,12 @@ public final class PanamaBufkit implements Bufkit {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int status = (int) BufkitLibrary.INFLATER_NEW.invokeExact(format.code, out);
-            if (status != 0) throw new BufkitException("bk_inflater_new", status, PanamaBuffer.message(status));
+            if (status != 0) throw new BufkitException("bk_inflater_new", status, Failures.message(status));
             return new PanamaInflater(out.get(ValueLayout.ADDRESS, 0));
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -221,12 +221,12 @@ public final class PanamaBufkit implements Bufkit {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment handle = arena.allocate(ValueLayout.ADDRESS);
             int status = (int) BufkitLibrary.INFLATE_STREAM_NEW.invokeExact(format.code, origin, handle);
-            if (status != 0) throw new BufkitException("bk_inflate_stream_new", status, PanamaBuffer.message(status));
+            if (status != 0) throw new BufkitException("bk_inflate_stream_new", status, Failures.message(status));
             return new PanamaInflateStream(handle.get(ValueLayout.ADDRESS, 0), out);
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -247,11 +247,11 @@ public final class PanamaBufkit implements Bufkit {
                 status = (int) BufkitLibrary.POOL_NEW.invokeExact(config, out);
                 if (status == 0) return new PanamaPool(out.get(ValueLayout.ADDRESS, 0));
             }
-            throw new BufkitException("bk_pool_new", status, PanamaBuffer.message(status));
+            throw new BufkitException("bk_pool_new", status, Failures.message(status));
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -271,11 +271,11 @@ public final class PanamaBufkit implements Bufkit {
                 status = (int) BufkitLibrary.BUFFER_NEW.invokeExact(config, out);
                 if (status == 0) return new PanamaBuffer(out.get(ValueLayout.ADDRESS, 0));
             }
-            throw new BufkitException("bk_buffer_new", status, PanamaBuffer.message(status));
+            throw new BufkitException("bk_buffer_new", status, Failures.message(status));
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 }

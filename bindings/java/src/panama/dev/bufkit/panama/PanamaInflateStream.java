@@ -18,7 +18,7 @@ final class PanamaInflateStream extends InflateStream {
         try {
             BufkitLibrary.INFLATE_STREAM_FREE.invokeExact(handle);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -32,7 +32,7 @@ final class PanamaInflateStream extends InflateStream {
                     (long) out.length, MemorySegment.ofArray(used), MemorySegment.ofArray(consumed));
             return status == 0 ? used[0] : -(long) status;
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -41,12 +41,12 @@ final class PanamaInflateStream extends InflateStream {
         try {
             return (int) BufkitLibrary.INFLATE_STREAM_RESET.invokeExact(handle, origin);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
     @Override
     protected String statusMessage(int code) {
-        return PanamaBuffer.message(code);
+        return Failures.message(code);
     }
 }

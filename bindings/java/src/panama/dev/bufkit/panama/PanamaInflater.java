@@ -23,7 +23,7 @@ public final class PanamaInflater extends OffsetInflater {
         try {
             BufkitLibrary.INFLATER_FREE.invokeExact(handle);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -34,7 +34,7 @@ public final class PanamaInflater extends OffsetInflater {
             status = (int) BufkitLibrary.INFLATE_AT.invokeExact(handle, input, input.byteSize(), offset, out, out.byteSize(),
                     MemorySegment.ofArray(consumedSlot));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
         return status == 0 ? consumedSlot[0] : -(long) status;
     }
@@ -48,7 +48,7 @@ public final class PanamaInflater extends OffsetInflater {
         }
         if (result < 0) {
             int status = (int) -result;
-            throw new dev.bufkit.BufkitException("bk_inflate_at", status, PanamaBuffer.message(status));
+            throw new dev.bufkit.BufkitException("bk_inflate_at", status, Failures.message(status));
         }
         return result;
     }
@@ -82,7 +82,7 @@ public final class PanamaInflater extends OffsetInflater {
                     MemorySegment.ofArray(requests), (long) n, MemorySegment.ofArray(out), (long) out.length,
                     MemorySegment.ofArray(results), MemorySegment.ofArray(ok));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
         if (r != 0) return -r;
         for (int i = 0; i < n; i++) {
@@ -94,6 +94,6 @@ public final class PanamaInflater extends OffsetInflater {
 
     @Override
     protected String statusMessage(int code) {
-        return PanamaBuffer.message(code);
+        return Failures.message(code);
     }
 }

@@ -19,7 +19,7 @@ public final class PanamaPool extends BufferPool {
         try {
             int ignored = (int) BufkitLibrary.POOL_FREE.invokeExact(handle);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -28,7 +28,7 @@ public final class PanamaPool extends BufferPool {
         try {
             return (int) BufkitLibrary.POOL_ACQUIRE.invokeExact(handle, size, MemorySegment.ofArray(lease));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -42,7 +42,7 @@ public final class PanamaPool extends BufferPool {
         try {
             return (int) BufkitLibrary.POOL_RELEASE.invokeExact(handle, MemorySegment.ofArray(lease));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -51,7 +51,7 @@ public final class PanamaPool extends BufferPool {
         try {
             return (int) BufkitLibrary.POOL_TRIM.invokeExact(handle);
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
@@ -60,13 +60,13 @@ public final class PanamaPool extends BufferPool {
         try {
             return (int) BufkitLibrary.POOL_GET_STATS.invokeExact(handle, MemorySegment.ofArray(out));
         } catch (Throwable t) {
-            throw PanamaBuffer.rethrow(t);
+            throw Failures.rethrow(t);
         }
     }
 
     @Override
     protected String statusMessage(int code) {
-        return PanamaBuffer.message(code);
+        return Failures.message(code);
     }
 
     /**
