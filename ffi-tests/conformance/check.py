@@ -94,9 +94,9 @@ check("Status.java has every header status, with its code",
       + [f"{n}: in Status.java, not in the header" for n in java_status if n not in statuses])
 
 nif = pathlib.Path(nif_source).read_text()
-atoms = dict(re.findall(r'case (BK_STATUS_\w+): return enif_make_atom\(env, "(\w+)"\);', nif))
+atoms = dict(re.findall(r'\{(BK_STATUS_\w+), "(\w+)", 0\},', nif))
 check("the Erlang NIF names every error status, as the header spells it",
-      [f"{n}: no atom in status_atom()" for n in statuses if n != "BK_STATUS_OK" and n not in atoms]
+      [f"{n}: no atom in status_atoms[]" for n in statuses if n != "BK_STATUS_OK" and n not in atoms]
       + [f"{n}: atom {a}, expected {n[len('BK_STATUS_'):].lower()}" for n, a in atoms.items() if a != n[len("BK_STATUS_"):].lower()]
       + [f"{n}: in the NIF, not in the header" for n in atoms if n not in statuses])
 

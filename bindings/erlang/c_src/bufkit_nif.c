@@ -31,37 +31,51 @@ typedef struct {
 static ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type;
 static ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
 
+/* Each status's atom, made once at load (and again at upgrade): the names are the header's
+   BK_STATUS_* in lower case, which the conformance suite checks against the header. */
+static struct {
+  bk_status status;
+  const char *name;
+  ERL_NIF_TERM atom;
+} status_atoms[] = {
+    {BK_STATUS_NULL_POINTER, "null_pointer", 0},
+    {BK_STATUS_INVALID_ARGUMENT, "invalid_argument", 0},
+    {BK_STATUS_LENGTH_OVERFLOW, "length_overflow", 0},
+    {BK_STATUS_OUT_OF_RANGE, "out_of_range", 0},
+    {BK_STATUS_ALLOC_FAILED, "alloc_failed", 0},
+    {BK_STATUS_IO_ERROR, "io_error", 0},
+    {BK_STATUS_NOT_FOUND, "not_found", 0},
+    {BK_STATUS_PANIC, "panic", 0},
+    {BK_STATUS_CAPACITY_EXCEEDED, "capacity_exceeded", 0},
+    {BK_STATUS_NOT_CONTIGUOUS, "not_contiguous", 0},
+    {BK_STATUS_LEASE_INVALID, "lease_invalid", 0},
+    {BK_STATUS_WRONG_POOL, "wrong_pool", 0},
+    {BK_STATUS_LEASES_OUTSTANDING, "leases_outstanding", 0},
+    {BK_STATUS_TRUNCATED, "truncated", 0},
+    {BK_STATUS_CHECKSUM, "checksum", 0},
+    {BK_STATUS_SIZE_MISMATCH, "size_mismatch", 0},
+    {BK_STATUS_CORRUPT, "corrupt", 0},
+    {BK_STATUS_ARCHIVE_MALFORMED, "archive_malformed", 0},
+    {BK_STATUS_UNSAFE_NAME, "unsafe_name", 0},
+    {BK_STATUS_UNSUPPORTED_ENTRY, "unsupported_entry", 0},
+    {BK_STATUS_ENCRYPTED, "encrypted", 0},
+    {BK_STATUS_CRC_MISMATCH, "crc_mismatch", 0},
+    {BK_STATUS_LIMIT_EXCEEDED, "limit_exceeded", 0},
+    {BK_STATUS_CANCELLED, "cancelled", 0},
+    {BK_STATUS_DESTINATION_REFUSED, "destination_refused", 0},
+    {BK_STATUS_NOTHING_SELECTED, "nothing_selected", 0},
+    {BK_STATUS_ARCHIVE_AMBIGUOUS, "archive_ambiguous", 0},
+};
+
+static void make_status_atoms(ErlNifEnv *env) {
+  for (size_t i = 0; i < sizeof status_atoms / sizeof status_atoms[0]; i++)
+    status_atoms[i].atom = enif_make_atom(env, status_atoms[i].name);
+}
+
 static ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status) {
-  switch (status) {
-    case BK_STATUS_NULL_POINTER: return enif_make_atom(env, "null_pointer");
-    case BK_STATUS_INVALID_ARGUMENT: return enif_make_atom(env, "invalid_argument");
-    case BK_STATUS_LENGTH_OVERFLOW: return enif_make_atom(env, "length_overflow");
-    case BK_STATUS_OUT_OF_RANGE: return enif_make_atom(env, "out_of_range");
-    case BK_STATUS_ALLOC_FAILED: return enif_make_atom(env, "alloc_failed");
-    case BK_STATUS_IO_ERROR: return enif_make_atom(env, "io_error");
-    case BK_STATUS_NOT_FOUND: return enif_make_atom(env, "not_found");
-    case BK_STATUS_PANIC: return enif_make_atom(env, "panic");
-    case BK_STATUS_CAPACITY_EXCEEDED: return enif_make_atom(env, "capacity_exceeded");
-    case BK_STATUS_NOT_CONTIGUOUS: return enif_make_atom(env, "not_contiguous");
-    case BK_STATUS_LEASE_INVALID: return enif_make_atom(env, "lease_invalid");
-    case BK_STATUS_WRONG_POOL: return enif_make_atom(env, "wrong_pool");
-    case BK_STATUS_LEASES_OUTSTANDING: return enif_make_atom(env, "leases_outstanding");
-    case BK_STATUS_TRUNCATED: return enif_make_atom(env, "truncated");
-    case BK_STATUS_CHECKSUM: return enif_make_atom(env, "checksum");
-    case BK_STATUS_SIZE_MISMATCH: return enif_make_atom(env, "size_mismatch");
-    case BK_STATUS_CORRUPT: return enif_make_atom(env, "corrupt");
-    case BK_STATUS_ARCHIVE_MALFORMED: return enif_make_atom(env, "archive_malformed");
-    case BK_STATUS_UNSAFE_NAME: return enif_make_atom(env, "unsafe_name");
-    case BK_STATUS_UNSUPPORTED_ENTRY: return enif_make_atom(env, "unsupported_entry");
-    case BK_STATUS_ENCRYPTED: return enif_make_atom(env, "encrypted");
-    case BK_STATUS_CRC_MISMATCH: return enif_make_atom(env, "crc_mismatch");
-    case BK_STATUS_LIMIT_EXCEEDED: return enif_make_atom(env, "limit_exceeded");
-    case BK_STATUS_CANCELLED: return enif_make_atom(env, "cancelled");
-    case BK_STATUS_DESTINATION_REFUSED: return enif_make_atom(env, "destination_refused");
-    case BK_STATUS_NOTHING_SELECTED: return enif_make_atom(env, "nothing_selected");
-    case BK_STATUS_ARCHIVE_AMBIGUOUS: return enif_make_atom(env, "archive_ambiguous");
-    default: return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
-  }
+  for (size_t i = 0; i < sizeof status_atoms / sizeof status_atoms[0]; i++)
+    if (status_atoms[i].status == status) return status_atoms[i].atom;
+  return enif_make_tuple2(env, enif_make_atom(env, "unknown_status"), enif_make_uint(env, status));
 }
 
 static ERL_NIF_TERM error_term(ErlNifEnv *env, bk_status status) {
@@ -198,19 +212,17 @@ static void stream_dtor(ErlNifEnv *env, void *obj) {
   if (res->lock) enif_mutex_destroy(res->lock);
 }
 
-static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
-  (void)priv;
-  (void)info;
+/* The resource types and atoms, made at load (ERL_NIF_RT_CREATE) or taken over from the library
+   being replaced at upgrade (ERL_NIF_RT_TAKEOVER: resources that live on get the new code's
+   destructors). */
+static int open_types(ErlNifEnv *env, ErlNifResourceFlags flags) {
   if (bk_abi_version() != BK_ABI_VERSION) return 1;
-  buffer_type = enif_open_resource_type(env, NULL, "bufkit_buffer", buffer_dtor, ERL_NIF_RT_CREATE, NULL);
-  if (!buffer_type) return 1;
-  pool_type = enif_open_resource_type(env, NULL, "bufkit_pool", pool_dtor, ERL_NIF_RT_CREATE, NULL);
-  lease_type = enif_open_resource_type(env, NULL, "bufkit_lease", lease_dtor, ERL_NIF_RT_CREATE, NULL);
-  if (!pool_type || !lease_type) return 1;
-  archive_type = enif_open_resource_type(env, NULL, "bufkit_archive", archive_dtor, ERL_NIF_RT_CREATE, NULL);
-  if (!archive_type) return 1;
-  stream_type = enif_open_resource_type(env, NULL, "bufkit_inflate_stream", stream_dtor, ERL_NIF_RT_CREATE, NULL);
-  if (!stream_type) return 1;
+  buffer_type = enif_open_resource_type(env, NULL, "bufkit_buffer", buffer_dtor, flags, NULL);
+  pool_type = enif_open_resource_type(env, NULL, "bufkit_pool", pool_dtor, flags, NULL);
+  lease_type = enif_open_resource_type(env, NULL, "bufkit_lease", lease_dtor, flags, NULL);
+  archive_type = enif_open_resource_type(env, NULL, "bufkit_archive", archive_dtor, flags, NULL);
+  stream_type = enif_open_resource_type(env, NULL, "bufkit_inflate_stream", stream_dtor, flags, NULL);
+  if (!buffer_type || !pool_type || !lease_type || !archive_type || !stream_type) return 1;
   atom_ok = enif_make_atom(env, "ok");
   atom_error = enif_make_atom(env, "error");
   atom_closed = enif_make_atom(env, "closed");
@@ -219,7 +231,21 @@ static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
   atom_grows = enif_make_atom(env, "grows");
   atom_moves = enif_make_atom(env, "moves");
   atom_bytes_copied = enif_make_atom(env, "bytes_copied");
+  make_status_atoms(env);
   return 0;
+}
+
+static int load(ErlNifEnv *env, void **priv, ERL_NIF_TERM info) {
+  (void)priv;
+  (void)info;
+  return open_types(env, ERL_NIF_RT_CREATE);
+}
+
+static int upgrade(ErlNifEnv *env, void **priv, void **old_priv, ERL_NIF_TERM info) {
+  (void)priv;
+  (void)old_priv;
+  (void)info;
+  return open_types(env, ERL_NIF_RT_CREATE | ERL_NIF_RT_TAKEOVER);
 }
 
 static ERL_NIF_TERM version_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -1492,4 +1518,4 @@ static ErlNifFunc nif_funcs[] = {
     {"archive_read", 2, archive_read_nif, 0},
 };
 
-ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, NULL, NULL)
+ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, upgrade, NULL)
