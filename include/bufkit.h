@@ -21,9 +21,15 @@
 #define BK_VERSION "0.1.0"
 
 /*
+ The smallest `bk_extract_report.size` accepted: the report of ABI version 2, the first with a
+ size (every field above).
+ */
+#define BK_EXTRACT_REPORT_MIN_SIZE 72
+
+/*
  The ABI version. Bumped on any incompatible change to a `bk_` signature, struct layout or enum value.
  */
-#define BK_ABI_VERSION 1
+#define BK_ABI_VERSION 2
 
 /*
  Major part of the library version (matches `Cargo.toml`).
@@ -568,9 +574,19 @@ typedef void (*bk_progress_fn)(void *user_data,
                                uint64_t bytes_total);
 
 /*
- What an extraction did, filled by `bk_extract`.
+ What an extraction did, filled by `bk_extract`. Its first field says how large the caller's
+ struct is, so that the struct can grow: declare it as `bk_extract_report report = {.size =
+ sizeof report};`. The library fills the fields that fit in `size` and leaves the rest as they were, so
+ a program built against an older header works with a newer library, and a newer program with
+ an older library (whatever that library does not know stays as the program set it).
  */
 typedef struct bk_extract_report {
+  /*
+   `sizeof(bk_extract_report)` as the caller was compiled: set by the caller before the call,
+   never written by the library. Less than `BK_EXTRACT_REPORT_MIN_SIZE` is
+   `BK_STATUS_INVALID_ARGUMENT`.
+   */
+  uint64_t size;
   /*
    Regular files written.
    */
@@ -591,6 +607,20 @@ typedef struct bk_extract_report {
    Files kept from the previous extraction (incremental mode) rather than written.
    */
   uint64_t reused;
+  /*
+   Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub), read
+   past (refused with `bk_extract_options_set_strict`).
+   */
+  uint64_t prepended;
+  /*
+   Bytes of other data after the archive's end record and comment, ignored (refused with
+   `bk_extract_options_set_strict`).
+   */
+  uint64_t appended;
+  /*
+   Symlink entries skipped (with `bk_extract_options_set_skip_symlinks`).
+   */
+  uint64_t symlinks_skipped;
 } bk_extract_report;
 
 /*
@@ -1290,7 +1320,8 @@ void bk_cancel_free(struct bk_cancel *cancel);
  honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
  the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
  `options` may be NULL for the defaults.
- On success `*report_out` is filled. On failure, if given, `entry_buf` receives the name of the
+ On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`). On
+ failure, if given, `entry_buf` receives the name of the
  entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
  truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
  `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
@@ -1308,8 +1339,8 @@ void bk_cancel_free(struct bk_cancel *cancel);
 
  # Safety
  `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
- `report_out` is valid for one write; `entry_buf` and `detail_buf` are NULL or writable for
- `entry_buf_len` and `detail_buf_len` bytes.
+ `report_out` is NULL, or its `size` is set and `size` bytes from it are writable; `entry_buf`
+ and `detail_buf` are NULL or writable for `entry_buf_len` and `detail_buf_len` bytes.
  */
 bk_status bk_extract(const char *archive_path,
                      const char *dest_path,
@@ -1327,7 +1358,8 @@ bk_status bk_extract(const char *archive_path,
 
  # Safety
  `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
- `report_out` is valid for one write; `failure_out` is NULL or valid for one write.
+ `report_out` is NULL, or its `size` is set and `size` bytes from it are writable;
+ `failure_out` is NULL or valid for one write.
  */
 bk_status bk_extract_detailed(const char *archive_path,
                               const char *dest_path,

@@ -251,7 +251,7 @@ int main(int argc, char **argv) {
     t_start_libzip[r] = now() - t0;
     if (extract_dir) {
       char dest[600], cmd[700];
-      bk_extract_report report;
+      bk_extract_report report = {.size = sizeof report};
       snprintf(dest, sizeof dest, "%s/out", extract_dir);
       t0 = now();
       if (bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0) != BK_STATUS_OK) die("bk_extract", 0);

@@ -34,7 +34,7 @@ int main(int argc, char **argv) {
         snprintf(dest, sizeof dest, "%s/round", argv[2]);
         snprintf(cmd, sizeof cmd, "rm -rf '%s'", dest);
         if (system(cmd) != 0) return 1;
-        bk_extract_report report;
+        bk_extract_report report = {.size = sizeof report};
         double start = now_ms();
         bk_status status = bk_extract(argv[1], dest, NULL, &report, NULL, 0, detail, sizeof detail);
         double took = now_ms() - start;

@@ -98,7 +98,7 @@ static void test_bad_input_is_refused(void) {
 static void test_a_fifo_is_refused_without_waiting_for_a_writer(void) {
   char fifo[128], dest[128];
   bk_archive *archive = NULL;
-  struct bk_extract_report report;
+  struct bk_extract_report report = {.size = sizeof report};
   snprintf(fifo, sizeof fifo, "%s/pipe.zip", workdir);
   snprintf(dest, sizeof dest, "%s/fifo-out", workdir);
   CHECK(mkfifo(fifo, 0600) == 0);
@@ -328,7 +328,7 @@ static void test_every_compression_method(void) {
   bk_archive *archive = NULL;
   bk_archive_reader *reader = NULL;
   bk_archive_entry info;
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   size_t index = 0, written = 0, total = 0, failed = 1, first_failed = 0, first_len = 0;
   char dest[128], path[256], detail[256];
   CHECK_STATUS(bk_archive_open(BUFKIT_METHODS_ZIP, NULL, &archive), BK_STATUS_OK);

@@ -56,7 +56,7 @@ static void test_progress_at_an_interval(void) {
   enum { COUNT = 16 };
   char archive[300], dest[300];
   unsigned char *zip = malloc(COUNT * (1024 + 128) + 4096);
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   unsigned long calls = 0;
   snprintf(archive, sizeof archive, "%s/sixteen.zip", workdir);
@@ -76,7 +76,7 @@ static void test_progress_at_an_interval(void) {
 
 static void test_a_valid_archive_extracts(void) {
   char archive[300], dest[300], file[400];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   struct stat st;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
@@ -102,7 +102,7 @@ static void test_a_valid_archive_extracts(void) {
 
 static void test_a_hostile_archive_leaves_nothing(void) {
   char archive[300], dest[300], entry[64], detail[256];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   snprintf(archive, sizeof archive, "%s/evil.zip", workdir);
   snprintf(dest, sizeof dest, "%s/evil-out", workdir);
   write_file(archive, zip_evil, sizeof zip_evil);
@@ -123,7 +123,7 @@ static void test_a_hostile_archive_leaves_nothing(void) {
 
 static void test_missing_and_truncated_archives(void) {
   char archive[300], dest[300];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   snprintf(archive, sizeof archive, "%s/cut.zip", workdir);
   snprintf(dest, sizeof dest, "%s/cut-out", workdir);
   write_file(archive, zip_good, sizeof zip_good / 2);
@@ -135,7 +135,7 @@ static void test_missing_and_truncated_archives(void) {
 
 static void test_limits_and_cancellation(void) {
   char archive[300], dest[300];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   bk_cancel *cancel = NULL;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
@@ -160,7 +160,7 @@ static void test_limits_and_cancellation(void) {
 
 static void test_incremental(void) {
   char archive[300], dest[300];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/inc", workdir);
@@ -182,7 +182,7 @@ static void test_incremental(void) {
 static void test_incremental_after_a_merge_keeps_nothing_the_merge_replaced(void) {
   static unsigned char zip[3 * 1200 + 400];
   char a[300], b[300], dest[300], file[320];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   unsigned char byte = 0xff;
   snprintf(a, sizeof a, "%s/merge-a.zip", workdir);
@@ -226,7 +226,7 @@ struct racer {
 static void *extract_repeatedly(void *arg) {
   struct racer *r = arg;
   bk_extract_options *opts = NULL;
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   if (bk_extract_options_new(&opts) != BK_STATUS_OK) abort();
   if (bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE) != BK_STATUS_OK) abort();
   if (bk_extract_options_set_threads(opts, 1) != BK_STATUS_OK) abort();
@@ -277,7 +277,7 @@ static void test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extracti
   bk_archive_options aopts;
   bk_archive *archive = NULL;
   bk_extract_options *opts = NULL;
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   external[2] = 0xff, external[3] = 0xa1; /* 0120777 << 16: a symlink */
   snprintf(path, sizeof path, "%s/link.zip", workdir);
   snprintf(dest, sizeof dest, "%s/link-out", workdir);
@@ -294,8 +294,37 @@ static void test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extracti
   CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
   CHECK_STATUS(bk_extract_options_set_skip_symlinks(opts, 1), BK_STATUS_OK);
   CHECK_STATUS(bk_extract(path, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
-  CHECK(report.files == 1);
+  CHECK(report.files == 1 && report.symlinks_skipped == 1);
   bk_extract_options_free(opts);
+}
+
+/* Issue 27: the report starts with its size, so it can grow. A size below the first sized
+   report's is refused before anything is done; a caller with a larger struct (built against a
+   newer header) gets every field this library knows, and the rest stays as it set it. The report
+   says how much other data lay before and after the zip part. */
+static void test_the_report_carries_its_size(void) {
+  static unsigned char zip[3 * 300 + 400], framed[4 + sizeof zip + 9];
+  char path[300], dest[300];
+  size_t len = stored_zip(zip, 3, 10);
+  struct {
+    bk_extract_report report;
+    uint64_t later; /* a field a newer header might add */
+  } newer = {.report = {.size = sizeof newer}, .later = 0xab};
+  bk_extract_report report = {.size = 0};
+  memcpy(framed, "JMOD", 4);
+  memcpy(framed + 4, zip, len);
+  memcpy(framed + 4 + len, "TRAILING!", 9);
+  snprintf(path, sizeof path, "%s/framed.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/framed-out", workdir);
+  write_file(path, framed, 4 + len + 9);
+  CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  report.size = BK_EXTRACT_REPORT_MIN_SIZE - 8;
+  CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  CHECK(access(dest, F_OK) != 0);
+  CHECK_STATUS(bk_extract(path, dest, NULL, &newer.report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(newer.report.size == sizeof newer && newer.later == 0xab);
+  CHECK(newer.report.files == 3 && newer.report.prepended == 4 && newer.report.appended == 9);
+  CHECK(newer.report.symlinks_skipped == 0 && newer.report.reused == 0);
 }
 
 /* Issue 26: two end records, the second in the first's comment, describing different central
@@ -305,7 +334,7 @@ static void test_two_end_records_that_disagree_are_ambiguous(void) {
   static unsigned char zip[2 * 300 + 400], other[3 * 300 + 400];
   char path[300], dest[300], detail[512] = "";
   size_t len = stored_zip(zip, 1, 10), other_len = stored_zip(other, 1, 1); /* its directory fits before its record */
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_archive *archive = NULL;
   zip[len - 2] = 22, zip[len - 1] = 0; /* a 22-byte comment: the other archive's end record */
   memcpy(zip + len, other + other_len - 22, 22);
@@ -325,7 +354,7 @@ static void test_two_end_records_that_disagree_are_ambiguous(void) {
 static void test_modification_times_are_restored_unless_told_not_to(void) {
   static unsigned char zip[2 * 300 + 400];
   char path[300], dest[300], file[340];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   struct stat st;
   struct tm tm = {0};
@@ -352,7 +381,7 @@ static void test_modification_times_are_restored_unless_told_not_to(void) {
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
   char archive[300], dest[300], file[300], keep[300], dot[300], entry[64], detail[512];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_options *opts = NULL;
   FILE *f;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
@@ -412,7 +441,7 @@ static void test_an_archive_truncated_during_extraction_never_crashes_the_host(v
   for (int round = 0; round < 10; round++) {
     pthread_t thread;
     struct cutter c = {archive, 50L * round};
-    bk_extract_report report;
+    bk_extract_report report = {.size = sizeof report};
     write_file(archive, zip, len);
     snprintf(dest, sizeof dest, "%s/cut-during-%d", workdir, round);
     CHECK(pthread_create(&thread, NULL, cut_archive, &c) == 0);
@@ -430,7 +459,7 @@ static void test_an_archive_truncated_during_extraction_never_crashes_the_host(v
    destination, as bindings need them for {error, {enoent, Path}} or NoSuchFileException. */
 static void test_failures_carry_the_os_error_and_the_path(void) {
   char archive[300], dest[300];
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   bk_extract_failure *failure = malloc(sizeof *failure);
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/detailed", workdir);
@@ -446,7 +475,7 @@ static void test_failures_carry_the_os_error_and_the_path(void) {
 }
 
 static void test_null_arguments(void) {
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   CHECK_STATUS(bk_extract(NULL, "x", NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_extract("x", NULL, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_extract("x", "y", NULL, NULL, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
@@ -478,6 +507,7 @@ int main(void) {
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);
   RUN(test_null_arguments);
+  RUN(test_the_report_carries_its_size);
   RUN(test_progress_at_an_interval); /* last: it adds to the work directory others count */
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);

@@ -12,6 +12,7 @@ import sys
 
 header_path, static_lib, jdk, jar, nif_source, work = sys.argv[1:7]
 header = pathlib.Path(header_path).read_text()
+root = pathlib.Path(header_path).resolve().parent.parent  # include/bufkit.h is at the repo's root
 work = pathlib.Path(work)
 here = pathlib.Path(__file__).resolve().parent
 results = []
@@ -88,6 +89,10 @@ for name in structs:
     check(f"Panama layout {name} matches the C compiler's", problems)
 check("every Panama layout is a struct of the header", [f"{s} is not in bufkit.h" for s in j_struct if s not in structs])
 
+header_abi = re.search(r"#define BK_ABI_VERSION (\d+)", header).group(1)
+check("the Java binding speaks the header's ABI version",
+      [] if table(java_facts, "abi") == [header_abi] else [f"Bufkit.BINDING_ABI_VERSION {table(java_facts, 'abi')}, header {header_abi}"])
+
 java_status = dict((n, int(v)) for n, v in (l.split() for l in table(java_facts, "status")))
 check("Status.java has every header status, with its code",
       [f"{n}: header {v}, Status.java {java_status.get(n)}" for n, v in statuses.items() if java_status.get(n) != v]
@@ -104,11 +109,60 @@ messages = dict(l.split(" ", 1) for l in table(c_facts, "message"))
 check("Rust's message table has a message for every header status",
       [f"{n}: {messages.get(n)!r}" for n in statuses if messages.get(n, "unknown bk_status code") == "unknown bk_status code"])
 
+def reported(struct):
+    """A struct's fields as the bindings hand them out: all but a leading `size` (the caller's
+    struct size, the convention that lets a struct grow)."""
+    fields = structs.get(struct) or []
+    return fields[1:] if fields[:1] == ["size"] else fields
+
+
 for line in table(java_facts, "record"):
     struct, record, components = line.split()
     order = components.split(",")
     check(f"{record}'s components follow {struct}'s fields (packed long[] order)",
-          [] if order == structs.get(struct) else [f"{record}: {order}", f"{struct}: {structs.get(struct)}"])
+          [] if order == reported(struct) else [f"{record}: {order}", f"{struct}: {reported(struct)}"])
+
+# The extraction report in the other bindings: the NIF's map keys and the JNI glue's long[] are
+# bk_extract_report's fields, in order.
+nif_keys = re.findall(r'keys\[\d+\] = enif_make_atom\(env, "(\w+)"\), values\[\d+\] = enif_make_uint64\(env, job->report\.(\w+)\)', nif)
+check("the Erlang extract/3 report map has every bk_extract_report field, under its name",
+      [] if [k for k, _ in nif_keys] == reported("bk_extract_report") and all(k == f for k, f in nif_keys)
+      else [f"NIF: {nif_keys}", f"header: {reported('bk_extract_report')}"])
+jni = pathlib.Path(root, "bindings/java/c_src/bufkit_jni.c").read_text()
+jni_report = re.findall(r"\(jlong\)report\.(\w+)", jni)
+check("the JNI glue packs every bk_extract_report field, in order",
+      [] if jni_report == reported("bk_extract_report") else [f"JNI: {jni_report}", f"header: {reported('bk_extract_report')}"])
+
+# Every extraction option the C ABI has (its bk_extract_options_set_*/add_* functions) reaches
+# every binding: a component of Java's ExtractOptions, a call in the JNI glue, in the Panama front
+# and in the NIF, and a key of Erlang's extract/3. Names follow the C function's, with the
+# exceptions below and why.
+options = sorted(set(re.findall(r"\bbk_extract_options_(?:set|add)_(\w+)\(", header)))
+java_name = {"only": "only", "progress_interval": "progressIntervalMillis"}  # milliseconds in Java's name
+erlang_name = {"progress_interval": "progress_interval_ms"}
+erlang_without = {"cancel": "an Erlang caller cancels by dying: the NIF watches it (killing_the_caller_cancels_the_extraction)"}
+camel = lambda n: re.sub(r"_(\w)", lambda m: m.group(1).upper(), n)
+java_components = dict(l.split(" ", 1) for l in table(java_facts, "options")).get("ExtractOptions", "").split(",")
+panama = pathlib.Path(root, "bindings/java/src/panama/dev/bufkit/panama/PanamaBufkit.java").read_text()
+erl = pathlib.Path(root, "bindings/erlang/src/bufkit.erl").read_text()
+known = re.search(r"extract\(Archive, Dest, Options\) when is_map\(Options\) ->\s*Known = \[([^\]]*)\]", erl)
+erlang_keys = {k.strip() for k in known.group(1).split(",")} if known else set()
+missing = []
+for o in options:
+    c_fn = re.compile(r"bk_extract_options_(?:set|add)_" + o + r"\(")
+    if java_name.get(o, camel(o)) not in java_components:
+        missing.append(f"{o}: no ExtractOptions component {java_name.get(o, camel(o))}")
+    if not c_fn.search(jni):
+        missing.append(f"{o}: not called by the JNI glue")
+    if "EXTRACT_OPTIONS_" + ("ADD_" if o == "only" else "SET_") + o.upper() + ".invokeExact" not in panama:
+        missing.append(f"{o}: not called by the Panama front")
+    if o in erlang_without:
+        continue
+    if not c_fn.search(nif):
+        missing.append(f"{o}: not called by the NIF")
+    if erlang_name.get(o, o) not in erlang_keys:
+        missing.append(f"{o}: not a key extract/3 knows ({erlang_name.get(o, o)})")
+check(f"every extraction option ({len(options)}) reaches Java (record, JNI, Panama) and Erlang", missing)
 
 failed = sum(1 for _, p in results if p)
 print(f"{len(results) - failed} passed, {failed} failed")

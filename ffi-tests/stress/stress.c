@@ -357,7 +357,7 @@ struct extract_arg {
 static bk_status extract_with(const char *archive, const char *dest, uint32_t mode, int incremental, const bk_cancel *cancel,
                               bk_status expected) {
   bk_extract_options *opts = NULL;
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   char detail[256] = "";
   bk_status s;
   if (bk_extract_options_new(&opts) != BK_STATUS_OK) abort();

@@ -1164,7 +1164,7 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
   bk_cancel *cancel = NULL;
   progress_target target;
   extract_job *job = enif_alloc(sizeof *job);
-  ERL_NIF_TERM value, result, list, head, keys[5], values[5], map;
+  ERL_NIF_TERM value, result, list, head, keys[8], values[8], map;
   bk_status status = BK_STATUS_INVALID_ARGUMENT;
   (void)argc;
   if (!job) {
@@ -1207,6 +1207,8 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
     bk_extract_options_set_no_mtime(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "incremental"), &value))
     bk_extract_options_set_incremental(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
+  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "fold_case"), &value))
+    bk_extract_options_set_fold_case(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "only"), &list)) {
     while (enif_get_list_cell(env, list, &head, &list)) {
       char *pattern = path_arg(env, head);
@@ -1230,6 +1232,7 @@ static ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
   if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK || (status = bk_extract_options_set_cancel(opts, cancel)) != BK_STATUS_OK)
     goto done;
   job->archive = archive, job->dest = dest, job->opts = opts;
+  job->report.size = sizeof job->report;
   status = extract_watching_caller(env, job, cancel);
 done:
   enif_free(archive);
@@ -1254,8 +1257,11 @@ done:
   keys[2] = enif_make_atom(env, "bytes"), values[2] = enif_make_uint64(env, job->report.bytes);
   keys[3] = enif_make_atom(env, "skipped"), values[3] = enif_make_uint64(env, job->report.skipped);
   keys[4] = enif_make_atom(env, "reused"), values[4] = enif_make_uint64(env, job->report.reused);
+  keys[5] = enif_make_atom(env, "prepended"), values[5] = enif_make_uint64(env, job->report.prepended);
+  keys[6] = enif_make_atom(env, "appended"), values[6] = enif_make_uint64(env, job->report.appended);
+  keys[7] = enif_make_atom(env, "symlinks_skipped"), values[7] = enif_make_uint64(env, job->report.symlinks_skipped);
   enif_free(job);
-  if (!enif_make_map_from_arrays(env, keys, values, 5, &map)) return enif_make_badarg(env);
+  if (!enif_make_map_from_arrays(env, keys, values, 8, &map)) return enif_make_badarg(env);
   result = enif_make_tuple2(env, atom_ok, map);
   return result;
 }

@@ -263,19 +263,25 @@ inflate_stream_reset(_, _, _) ->
 %% refusing the archive; a link is never created), `quota' (bytes),
 %% `max_ratio', `durable' (fsync), `no_mtime' (leave the time of the extraction instead of the
 %% modification times the archive records, restored by default), `incremental' (keep unchanged files from the previous
-%% incremental extraction; the report's `reused' counts them), `progress' (a pid that receives
+%% incremental extraction; the report's `reused' counts them), `fold_case' (refuse names that
+%% differ only in case, as a case-insensitive file system sees them; done anyway where the
+%% destination's file system folds case), `progress' (a pid that receives
 %% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages, at most
 %% one every `progress_interval_ms' milliseconds (default 50; 0 for one per entry) and always the
 %% last one, with EntriesDone = EntriesTotal, which no other follows).
+%% The report is `bk_extract_report' as a map: `files', `directories', `bytes', `skipped' (left
+%% out by `only'), `reused', `prepended' and `appended' (bytes of other data before and after the
+%% zip part, read past) and `symlinks_skipped'.
 %% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'; a
 %% failed system call gives its POSIX reason and the path, as the `file' module does:
 %% `{error, {enoent, <<"/no/such.zip">>}}', `{error, {enospc, Path}}'; a refused destination
 %% `{error, {destination_refused, Path}}'.
 -spec extract(file:filename_all(), file:filename_all(), map()) ->
     {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
-           skipped := non_neg_integer(), reused := non_neg_integer()}} | {error, {atom(), binary()}}.
+           skipped := non_neg_integer(), reused := non_neg_integer(), prepended := non_neg_integer(),
+           appended := non_neg_integer(), symlinks_skipped := non_neg_integer()}} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, no_mtime, incremental, progress,
+    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, no_mtime, incremental, fold_case, progress,
              progress_interval_ms],
     case maps:keys(maps:without(Known, Options)) of
         [] ->

@@ -2,13 +2,12 @@
 
 use bufkit_ffi_macros::export;
 use std::ffi::{CStr, c_char, c_void};
-use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Mode, Options, Progress};
 
-use crate::macros::{checked_c_str, checked_out, handle_free, handle_new, set_c_string};
+use crate::macros::{checked_c_str, handle_free, handle_new, set_c_string};
 use crate::status::bk_status;
 
 /// Called with progress from the worker thread that finished an entry: possibly several threads
@@ -87,10 +86,18 @@ pub struct bk_cancel {
     flag: AtomicBool,
 }
 
-/// What an extraction did, filled by `bk_extract`.
+/// What an extraction did, filled by `bk_extract`. Its first field says how large the caller's
+/// struct is, so that the struct can grow: declare it as `bk_extract_report report = {.size =
+/// sizeof report};`. The library fills the fields that fit in `size` and leaves the rest as they were, so
+/// a program built against an older header works with a newer library, and a newer program with
+/// an older library (whatever that library does not know stays as the program set it).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct bk_extract_report {
+    /// `sizeof(bk_extract_report)` as the caller was compiled: set by the caller before the call,
+    /// never written by the library. Less than `BK_EXTRACT_REPORT_MIN_SIZE` is
+    /// `BK_STATUS_INVALID_ARGUMENT`.
+    pub size: u64,
     /// Regular files written.
     pub files: u64,
     /// Directories created.
@@ -101,6 +108,64 @@ pub struct bk_extract_report {
     pub skipped: u64,
     /// Files kept from the previous extraction (incremental mode) rather than written.
     pub reused: u64,
+    /// Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub), read
+    /// past (refused with `bk_extract_options_set_strict`).
+    pub prepended: u64,
+    /// Bytes of other data after the archive's end record and comment, ignored (refused with
+    /// `bk_extract_options_set_strict`).
+    pub appended: u64,
+    /// Symlink entries skipped (with `bk_extract_options_set_skip_symlinks`).
+    pub symlinks_skipped: u64,
+}
+
+/// The smallest `bk_extract_report.size` accepted: the report of ABI version 2, the first with a
+/// size (every field above).
+pub const BK_EXTRACT_REPORT_MIN_SIZE: u64 = 72;
+
+const _: () = assert!(size_of::<bk_extract_report>() as u64 == BK_EXTRACT_REPORT_MIN_SIZE);
+
+/// The caller's report: its `size` read (the one field the caller sets), the rest written.
+struct ReportOut {
+    ptr: *mut bk_extract_report,
+    size: u64,
+}
+
+impl ReportOut {
+    /// Checks `ptr` and reads its `size`.
+    ///
+    /// # Safety
+    /// `ptr` is NULL, or its `size` field is readable and initialised and `size` bytes from it
+    /// are writable and not otherwise accessed during the call.
+    unsafe fn new(ptr: *mut bk_extract_report) -> Result<ReportOut, bk_status> {
+        if ptr.is_null() {
+            return Err(bk_status::BK_STATUS_NULL_POINTER);
+        }
+        if !ptr.is_aligned() {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        // SAFETY: non-null and aligned; the caller set `size`, per the contract.
+        let size = unsafe { std::ptr::addr_of!((*ptr).size).read() };
+        if size < BK_EXTRACT_REPORT_MIN_SIZE {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        Ok(ReportOut { ptr, size })
+    }
+
+    /// Writes the fields of `report` that fit in the caller's `size`, `size` itself excepted.
+    fn write(&mut self, report: &bk_extract_report) {
+        let first = size_of::<u64>();
+        let end = (self.size.min(size_of::<bk_extract_report>() as u64)) as usize;
+        // SAFETY: `report` is a whole struct of u64s (no padding), so its bytes are initialised;
+        // the caller's `size` >= `end` bytes are writable (ReportOut::new's contract); the two
+        // cannot overlap (one is a local).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                std::ptr::from_ref(report).cast::<u8>().add(first),
+                self.ptr.cast::<u8>().add(first),
+                end - first,
+            );
+        }
+    }
 }
 
 /// Why an extraction failed, filled by `bk_extract_detailed`.
@@ -435,7 +500,8 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 /// honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
 /// the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
 /// `options` may be NULL for the defaults.
-/// On success `*report_out` is filled. On failure, if given, `entry_buf` receives the name of the
+/// On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`). On
+/// failure, if given, `entry_buf` receives the name of the
 /// entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
 /// truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
 /// `BK_STATUS_UNSUPPORTED_ENTRY`, `BK_STATUS_ENCRYPTED`, `BK_STATUS_CRC_MISMATCH`,
@@ -453,20 +519,22 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 ///
 /// # Safety
 /// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
-/// `report_out` is valid for one write; `entry_buf` and `detail_buf` are NULL or writable for
-/// `entry_buf_len` and `detail_buf_len` bytes.
+/// `report_out` is NULL, or its `size` is set and `size` bytes from it are writable; `entry_buf`
+/// and `detail_buf` are NULL or writable for `entry_buf_len` and `detail_buf_len` bytes.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract(
     #[c_str] archive_path: *const c_char,
     #[c_str] dest_path: *const c_char,
     #[nullable] options: *const bk_extract_options,
-    #[out] report_out: *mut bk_extract_report,
+    #[raw] report_out: *mut bk_extract_report,
     #[text_out(entry_buf_len)] entry_buf: *mut c_char,
     entry_buf_len: usize,
     #[text_out(detail_buf_len)] detail_buf: *mut c_char,
     detail_buf_len: usize,
 ) -> bk_status {
+    // SAFETY: NULL or a report whose `size` is set, per the `# Safety` section.
+    let report_out = unsafe { ReportOut::new(report_out) }?;
     if let Some((status, e)) = run_extract(archive_path, dest_path, options, report_out)? {
         entry_buf.set(e.entry().unwrap_or(""));
         detail_buf.set(&e.to_string());
@@ -481,7 +549,8 @@ pub unsafe extern "C" fn bk_extract(
 ///
 /// # Safety
 /// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
-/// `report_out` is valid for one write; `failure_out` is NULL or valid for one write.
+/// `report_out` is NULL, or its `size` is set and `size` bytes from it are writable;
+/// `failure_out` is NULL or valid for one write.
 #[export]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_extract_detailed(
@@ -492,12 +561,13 @@ pub unsafe extern "C" fn bk_extract_detailed(
     #[raw] failure_out: *mut bk_extract_failure,
 ) -> bk_status {
     let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
-    // SAFETY: the paths are NULL or NUL-terminated and report_out is NULL or writable, per the
-    // `# Safety` section; NULL is refused here, as `#[c_str]` and `#[out]` would. They are checked
-    // in the body so that `*failure_out` is written whatever fails.
-    let checked = unsafe { (checked_c_str(archive_path), checked_c_str(dest_path), checked_out(report_out)) };
+    // SAFETY: the paths are NULL or NUL-terminated and report_out is NULL or a report whose
+    // `size` is set, per the `# Safety` section; NULL is refused here, as `#[c_str]` would. They
+    // are checked in the body so that `*failure_out` is written whatever fails.
+    let checked = unsafe { (checked_c_str(archive_path), checked_c_str(dest_path), ReportOut::new(report_out)) };
     let failed = match checked {
         (Ok(archive), Ok(dest), Ok(report)) => run_extract(archive, dest, options, report),
+        (_, _, Err(status)) => Err(status),
         _ => Err(bk_status::BK_STATUS_NULL_POINTER),
     };
     let outcome = match failed {
@@ -523,7 +593,7 @@ fn run_extract(
     archive: &CStr,
     dest: &CStr,
     opts: Option<&bk_extract_options>,
-    report_out: &mut MaybeUninit<bk_extract_report>,
+    mut report_out: ReportOut,
 ) -> Result<Option<(bk_status, Error)>, bk_status> {
     let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
@@ -559,13 +629,17 @@ fn run_extract(
     match asset_extract::extract(Path::new(archive), Path::new(dest), &options) {
         Ok(r) => {
             let report = bk_extract_report {
+                size: BK_EXTRACT_REPORT_MIN_SIZE,
                 files: r.files,
                 directories: r.directories,
                 bytes: r.bytes,
                 skipped: r.skipped,
                 reused: r.reused,
+                prepended: r.prepended,
+                appended: r.appended,
+                symlinks_skipped: r.symlinks_skipped,
             };
-            report_out.write(report);
+            report_out.write(&report);
             Ok(None)
         }
         Err(e) => Ok(Some((status_of(&e), e))),

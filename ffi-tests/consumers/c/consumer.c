@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
   bk_pool *pool = NULL;
   bk_lease lease;
   bk_inflater *inf = NULL;
-  bk_extract_report report;
+  bk_extract_report report = {.size = sizeof report};
   FILE *f;
   if (argc != 2 || bk_abi_version() != BK_ABI_VERSION) return 2;
   TRY(bk_buffer_new(NULL, &buf));

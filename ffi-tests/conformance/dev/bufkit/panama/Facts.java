@@ -38,6 +38,9 @@ public final class Facts {
         record(BufferStats.class, "bk_buffer_stats");
         record(PoolStats.class, "bk_pool_stats");
         record(ExtractReport.class, "bk_extract_report");
+        System.out.println("abi " + dev.bufkit.Bufkit.BINDING_ABI_VERSION);
+        System.out.println("options ExtractOptions " + Arrays.stream(dev.bufkit.ExtractOptions.class.getRecordComponents())
+                .map(java.lang.reflect.RecordComponent::getName).collect(Collectors.joining(",")));
     }
 
     /** A record's components in order, in C's spelling (bytesCopied: bytes_copied). */

@@ -1250,11 +1250,22 @@ public final class BufferTests {
         withHeader[2] = 1;
         System.arraycopy(plain, 0, withHeader, 4, plain.length);
         java.nio.file.Files.write(jmod, withHeader);
-        check(bufkit.extract(jmod, dir.resolve("out"), ExtractOptions.defaults()).files() == 1, "a jmod extracts");
+        ExtractReport read = bufkit.extract(jmod, dir.resolve("out"), ExtractOptions.defaults());
+        check(read.files() == 1 && read.prepended() == 4 && read.appended() == 0 && read.symlinksSkipped() == 0,
+                "a jmod extracts, its 4-byte header reported: " + read);
         check(new String(java.nio.file.Files.readAllBytes(dir.resolve("out/a.txt"))).equals("in a jmod"), "bytes");
         ExtractException strict = expect(ExtractException.class,
                 () -> bufkit.extract(jmod, dir.resolve("strict"), ExtractOptions.defaults().withStrict(true)));
         check(strict.status() == Status.ARCHIVE_MALFORMED, "strict refuses: " + strict.status());
+        // Issue 27: fold_case reaches Java. Names that differ only in case extract on this
+        // case-sensitive file system, and are refused when asked to fold case.
+        java.nio.file.Path twins = zip(dir, "twins.zip", new String[] {"Readme.txt", "README.txt"},
+                new byte[][] {"one".getBytes(), "two".getBytes()});
+        check(bufkit.extract(twins, dir.resolve("twins"), ExtractOptions.defaults()).files() == 2, "case twins extract");
+        ExtractException folded = expect(ExtractException.class,
+                () -> bufkit.extract(twins, dir.resolve("folded"), ExtractOptions.defaults().withFoldCase(true)));
+        check(folded.status() == Status.UNSAFE_NAME && !java.nio.file.Files.exists(dir.resolve("folded")),
+                "folding case refuses the twins: " + folded.status());
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -21,7 +21,9 @@ public final class JniBufkit implements Bufkit {
 
     /** The front; loads the native glue on first use. */
     public static JniBufkit instance() {
-        if (JniNative.abiVersion() != 1) throw new IllegalStateException("libbufkit ABI " + JniNative.abiVersion() + ", binding expects 1");
+        if (JniNative.abiVersion() != BINDING_ABI_VERSION) {
+            throw new IllegalStateException("libbufkit ABI " + JniNative.abiVersion() + ", binding expects " + BINDING_ABI_VERSION);
+        }
         return INSTANCE;
     }
 
@@ -63,22 +65,22 @@ public final class JniBufkit implements Bufkit {
 
     @Override
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
-        long[] report = new long[6]; // five report fields; on failure [5] is the errno
+        long[] report = new long[9]; // the eight report fields; on failure [8] is the errno
         String[] error = new String[2];
         ExtractCancel cancel = o.cancel();
         int status;
         try {
             status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(), o.strict(), o.skipSymlinks(),
-                    o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.noMtime(), o.incremental(), o.progress(),
+                    o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.noMtime(), o.incremental(), o.foldCase(), o.progress(),
                     o.progressIntervalMillis(), report, error);
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
         }
         if (status != 0) {
             throw new ExtractException(status, error[0] == null ? "" : error[0],
-                    error[1] == null ? JniNative.statusMessage(status) : error[1], (int) report[5]);
+                    error[1] == null ? JniNative.statusMessage(status) : error[1], (int) report[8]);
         }
-        return new ExtractReport(report[0], report[1], report[2], report[3], report[4]);
+        return new ExtractReport(report[0], report[1], report[2], report[3], report[4], report[5], report[6], report[7]);
     }
 
     @Override

@@ -135,7 +135,7 @@ final class JniNative {
 
     /** bk_extract_detailed: report into {@code reportOut[0..5]}; on failure the path or entry and the detail into {@code errorOut[2]}, the errno into {@code reportOut[5]}. */
     static native int extract(String archive, String dest, long cancel, int mode, boolean strict, boolean skipSymlinks, int threads, String[] only, long quota, double maxRatio,
-            boolean durable, boolean noMtime, boolean incremental, Object listener, int progressIntervalMillis, long[] reportOut,
+            boolean durable, boolean noMtime, boolean incremental, boolean foldCase, Object listener, int progressIntervalMillis, long[] reportOut,
             String[] errorOut);
 
     /** A direct ByteBuffer over native memory (no copy). */

@@ -100,6 +100,7 @@ final class BufkitLibrary {
     static final MethodHandle EXTRACT_OPTIONS_SET_DURABLE = fn("bk_extract_options_set_durable", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_NO_MTIME = fn("bk_extract_options_set_no_mtime", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_INCREMENTAL = fn("bk_extract_options_set_incremental", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+    static final MethodHandle EXTRACT_OPTIONS_SET_FOLD_CASE = fn("bk_extract_options_set_fold_case", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle EXTRACT_OPTIONS_SET_PROGRESS = fn("bk_extract_options_set_progress", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle EXTRACT_OPTIONS_SET_PROGRESS_INTERVAL = fn("bk_extract_options_set_progress_interval", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     /** Long-running: a plain (non-critical) downcall, so the JVM can safepoint meanwhile. */

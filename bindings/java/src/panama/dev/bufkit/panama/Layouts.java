@@ -35,10 +35,11 @@ public final class Layouts {
             JAVA_LONG.withName("len"), JAVA_LONG.withName("capacity"), JAVA_LONG.withName("grows"),
             JAVA_LONG.withName("moves"), JAVA_LONG.withName("bytes_copied")).withName("bk_buffer_stats");
 
-    /** bk_extract_report; read as a long[5]. */
+    /** bk_extract_report: its size first (set before the call), then the fields ExtractReport holds. */
     public static final StructLayout EXTRACT_REPORT = MemoryLayout.structLayout(
-            JAVA_LONG.withName("files"), JAVA_LONG.withName("directories"), JAVA_LONG.withName("bytes"),
-            JAVA_LONG.withName("skipped"), JAVA_LONG.withName("reused")).withName("bk_extract_report");
+            JAVA_LONG.withName("size"), JAVA_LONG.withName("files"), JAVA_LONG.withName("directories"), JAVA_LONG.withName("bytes"),
+            JAVA_LONG.withName("skipped"), JAVA_LONG.withName("reused"), JAVA_LONG.withName("prepended"),
+            JAVA_LONG.withName("appended"), JAVA_LONG.withName("symlinks_skipped")).withName("bk_extract_report");
 
     /** bk_extract_failure. */
     public static final StructLayout EXTRACT_FAILURE = MemoryLayout.structLayout(

@@ -25,7 +25,9 @@ public final class PanamaBufkit implements Bufkit {
     /** The front; loads libbufkit on first use. */
     public static PanamaBufkit instance() {
         int abi = INSTANCE.abiVersion();
-        if (abi != 1) throw new IllegalStateException("libbufkit ABI " + abi + ", binding expects 1");
+        if (abi != BINDING_ABI_VERSION) {
+            throw new IllegalStateException("libbufkit ABI " + abi + ", binding expects " + BINDING_ABI_VERSION);
+        }
         return INSTANCE;
     }
 
@@ -149,6 +151,7 @@ public final class PanamaBufkit implements Bufkit {
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_DURABLE.invokeExact(opts, o.durable() ? 1 : 0));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_NO_MTIME.invokeExact(opts, o.noMtime() ? 1 : 0));
                 check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_INCREMENTAL.invokeExact(opts, o.incremental() ? 1 : 0));
+                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_FOLD_CASE.invokeExact(opts, o.foldCase() ? 1 : 0));
                 for (String pattern : o.only()) {
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_ADD_ONLY.invokeExact(opts, arena.allocateFrom(pattern)));
                 }
@@ -158,6 +161,7 @@ public final class PanamaBufkit implements Bufkit {
                     check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS_INTERVAL.invokeExact(opts, o.progressIntervalMillis()));
                 }
                 MemorySegment report = arena.allocate(Layouts.EXTRACT_REPORT);
+                report.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.EXTRACT_REPORT, "size"), Layouts.EXTRACT_REPORT.byteSize());
                 MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
                 status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
                         arena.allocateFrom(dest.toString()), opts, report, failure);
@@ -166,7 +170,8 @@ public final class PanamaBufkit implements Bufkit {
                             failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, BufkitLibrary.FAILURE_OS_ERROR));
                 }
                 return new ExtractReport(reportField(report, "files"), reportField(report, "directories"), reportField(report, "bytes"),
-                        reportField(report, "skipped"), reportField(report, "reused"));
+                        reportField(report, "skipped"), reportField(report, "reused"), reportField(report, "prepended"),
+                        reportField(report, "appended"), reportField(report, "symlinks_skipped"));
             } finally {
                 BufkitLibrary.EXTRACT_OPTIONS_FREE.invokeExact(opts);
             }
