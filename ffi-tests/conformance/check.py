@@ -98,7 +98,8 @@ check("Status.java has every header status, with its code",
       [f"{n}: header {v}, Status.java {java_status.get(n)}" for n, v in statuses.items() if java_status.get(n) != v]
       + [f"{n}: in Status.java, not in the header" for n in java_status if n not in statuses])
 
-nif = pathlib.Path(nif_source).read_text()
+# The NIF's sources: bufkit_nif.c (the status atoms) and one file per object.
+nif = "".join(p.read_text() for p in sorted(pathlib.Path(nif_source).glob("*.c")))
 atoms = dict(re.findall(r'\{(BK_STATUS_\w+), "(\w+)", 0\},', nif))
 check("the Erlang NIF names every error status, as the header spells it",
       [f"{n}: no atom in status_atoms[]" for n in statuses if n != "BK_STATUS_OK" and n not in atoms]

@@ -7,4 +7,4 @@ jdk=$1 jar=$2 lib=${3:-$root/target/release}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 "$root/ffi-tests/conformance/check.py" "$root/include/bufkit.h" "$lib/libbufkit.a" "$jdk" "$jar" \
-  "$root/bindings/erlang/c_src/bufkit_nif.c" "$work"
+  "$root/bindings/erlang/c_src" "$work"

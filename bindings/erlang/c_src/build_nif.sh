@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds priv/bufkit_nif.so: the NIF (c_src/bufkit_nif.c) with libbufkit.a linked in statically and
-# its symbols kept private. rebar3 runs it before compiling (rebar.config); build.sh runs it too.
+# Builds priv/bufkit_nif.so: the NIF (c_src/*.c: bufkit_nif.c and one file per object) with
+# libbufkit.a linked in statically, and every symbol but the NIF's entry point kept private. rebar3 runs it before compiling (rebar.config); build.sh runs it too.
 # Where libbufkit.a and bufkit.h come from, first found:
 #   1. BUFKIT_LIBDIR (libbufkit.a; bufkit.h from BUFKIT_INCLUDE, default BUFKIT_LIBDIR/../include);
 #   2. c_src/vendor/, as in the rebar3 application scripts/dist packs;
@@ -38,8 +38,8 @@ fi
 [[ -f $include/bufkit.h ]] || { echo "bufkit: no bufkit.h in $include (set BUFKIT_INCLUDE)" >&2; exit 1; }
 erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
 mkdir -p "$app/priv"
-gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared \
+gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -I"$erts_include" -I"$include" \
-  "$app/c_src/bufkit_nif.c" "$lib/libbufkit.a" \
+  "$app"/c_src/*.c "$lib/libbufkit.a" \
   -Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
   -o "$app/priv/bufkit_nif.so"

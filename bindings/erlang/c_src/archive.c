@@ -1,0 +1,274 @@
+/* The bufkit NIF's archives read in place. */
+#include "nif.h"
+
+/* ---- archives read in place: a resource owns a bk_archive (thread-safe: any process reads).
+   archive_close/1 frees it before the garbage collector would, without ever waiting: each call
+   counts itself in `users` while it uses the archive; closing sets `closed`, and whoever sees
+   the count at zero once it is closed (the closer, or the last call to finish) frees it, once.
+   Zero-copy binaries of stored entries (views, `map` holding) point into the archive: once one
+   has been made, the archive is freed only when the resource is (after the last binary). */
+
+typedef struct {
+  bk_archive *archive;
+  atomic_int users;       /* calls using `archive` now */
+  atomic_int closed;      /* archive_close/1 was called */
+  atomic_int freed;       /* `archive` was freed (by close, or by the last call after it) */
+  atomic_int views_made;  /* a binary points into `archive`: only the destructor frees it */
+} archive_res;
+
+static void archive_free_once(archive_res *res) {
+  int expected = 0;
+  if (atomic_load(&res->views_made)) return;
+  if (atomic_compare_exchange_strong(&res->freed, &expected, 1)) bk_archive_free(res->archive);
+}
+
+/* Ends one call's use of the archive; the last one after a close frees it. */
+static void archive_release(archive_res *res) {
+  if (atomic_fetch_sub(&res->users, 1) == 1 && atomic_load(&res->closed)) archive_free_once(res);
+}
+
+/* The archive resource `term` names, counted as in use until archive_release: 1; 0 if `term` is
+   not an archive (badarg); -1 if it was closed. */
+static int archive_acquire(ErlNifEnv *env, ERL_NIF_TERM term, archive_res **res_out) {
+  archive_res *res;
+  if (!enif_get_resource(env, term, archive_type, (void **)&res)) return 0;
+  atomic_fetch_add(&res->users, 1);
+  if (atomic_load(&res->closed)) {
+    archive_release(res);
+    return -1;
+  }
+  *res_out = res;
+  return 1;
+}
+
+/* What a call answers when archive_acquire did not give it the archive. */
+static ERL_NIF_TERM archive_refused(ErlNifEnv *env, int acquired) {
+  return acquired == 0 ? enif_make_badarg(env) : enif_make_tuple2(env, atom_error, atom_closed);
+}
+
+void archive_dtor(ErlNifEnv *env, void *obj) {
+  archive_res *res = obj;
+  (void)env;
+  if (!atomic_load(&res->freed)) bk_archive_free(res->archive);
+}
+
+/* archive_open(Path, Holding, LocalHeaders): Holding is read | map, LocalHeaders at_open |
+ * on_first_read. Reads and validates the archive: registered on a dirty I/O scheduler. */
+ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifBinary path;
+  char holding[8], local_headers[16], *cpath;
+  bk_archive_options options;
+  bk_archive *archive = NULL;
+  archive_res *res;
+  bk_status status;
+  (void)argc;
+  if (!enif_inspect_binary(env, argv[0], &path) || !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1) ||
+      !enif_get_atom(env, argv[2], local_headers, sizeof local_headers, ERL_NIF_LATIN1))
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  bk_archive_options_default(&options);
+  if (strcmp(holding, "map") == 0) options.holding = BK_ARCHIVE_MAP;
+  else if (strcmp(holding, "read") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (strcmp(local_headers, "on_first_read") == 0) options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
+  else if (strcmp(local_headers, "at_open") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (memchr(path.data, 0, path.size) || !(cpath = enif_alloc(path.size + 1))) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  memcpy(cpath, path.data, path.size);
+  cpath[path.size] = 0;
+  status = bk_archive_open(cpath, &options, &archive);
+  enif_free(cpath);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  if (!(res = enif_alloc_resource(archive_type, sizeof *res))) {
+    bk_archive_free(archive);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  res->archive = archive;
+  atomic_init(&res->users, 0);
+  atomic_init(&res->closed, 0);
+  atomic_init(&res->freed, 0);
+  atomic_init(&res->views_made, 0);
+  return ok_resource(env, res);
+}
+
+/* archive_close(Archive) -> ok: no call may use it after this ({error, closed}); freed now, or
+   when the calls using it end, or (after zero-copy views) when the last view is collected. */
+ERL_NIF_TERM archive_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  int expected = 0;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], archive_type, (void **)&res)) return enif_make_badarg(env);
+  if (!atomic_compare_exchange_strong(&res->closed, &expected, 1)) return atom_ok; /* closed before */
+  if (atomic_load(&res->users) == 0) archive_free_once(res);
+  return atom_ok;
+}
+
+/* archive_find(Archive, Name) -> {ok, Index} | {error, not_found}. */
+ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifBinary name;
+  size_t index;
+  bk_status status;
+  (void)argc;
+  int acquired;
+  if (!enif_inspect_binary(env, argv[1], &name)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_find(res->archive, (const char *)name.data, name.size, &index);
+  archive_release(res);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  return enif_make_tuple2(env, atom_ok, enif_make_uint64(env, index));
+}
+
+/* archive_verify(Archive, Threads) -> ok | {error, {Status, Failed, FirstIndex}}: every entry
+   checked as a read would, nothing written; long, so on a dirty I/O scheduler. */
+ERL_NIF_TERM archive_verify_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  unsigned threads;
+  size_t failed = 0, first = SIZE_MAX;
+  bk_status status;
+  (void)argc;
+  int acquired;
+  if (!enif_get_uint(env, argv[1], &threads)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_verify(res->archive, threads, &failed, &first);
+  archive_release(res);
+  if (status == BK_STATUS_OK) return atom_ok;
+  return enif_make_tuple2(env, atom_error,
+                          enif_make_tuple3(env, status_atom(env, status), enif_make_uint64(env, failed),
+                                           enif_make_uint64(env, first)));
+}
+
+/* archive_entries(Archive) -> [{Index, Name, Size, file | directory}] in archive order (Index is
+ * what archive_read/2 takes). */
+ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  size_t count = 0;
+  ERL_NIF_TERM list;
+  int acquired;
+  (void)argc;
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  if (bk_archive_entry_count(res->archive, &count) != BK_STATUS_OK) {
+    archive_release(res);
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  }
+  list = enif_make_list(env, 0);
+  for (size_t i = count; i-- > 0;) {
+    const char *name;
+    size_t len;
+    bk_archive_entry info;
+    ERL_NIF_TERM bin;
+    unsigned char *p;
+    if (bk_archive_entry_name(res->archive, i, &name, &len) != BK_STATUS_OK ||
+        bk_archive_entry_info(res->archive, i, &info) != BK_STATUS_OK || !(p = enif_make_new_binary(env, len, &bin))) {
+      archive_release(res);
+      return error_term(env, BK_STATUS_ALLOC_FAILED);
+    }
+    memcpy(p, name, len);
+    list = enif_make_list_cell(env,
+                               enif_make_tuple4(env, enif_make_uint64(env, i), bin, enif_make_uint64(env, info.size),
+                                                enif_make_atom(env, info.is_directory ? "directory" : "file")),
+                               list);
+  }
+  archive_release(res);
+  return list;
+}
+
+/* archive_list(Archive, Pattern | all) -> [Name] of the entries matching (bk_archive_list's
+ * patterns), in archive order. */
+ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifBinary pattern;
+  const char *p = NULL;
+  size_t p_len = 0, count = 0, *indexes;
+  bk_status status;
+  ERL_NIF_TERM list;
+  (void)argc;
+  int acquired;
+  if (enif_inspect_binary(env, argv[1], &pattern)) p = (const char *)pattern.data, p_len = pattern.size;
+  else if (!enif_is_identical(argv[1], enif_make_atom(env, "all"))) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_list(res->archive, p ? p : NULL, p_len, NULL, 0, &count);
+  if (status != BK_STATUS_OK) {
+    archive_release(res);
+    return error_term(env, status);
+  }
+  if (!(indexes = enif_alloc((count ? count : 1) * sizeof *indexes))) {
+    archive_release(res);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  status = bk_archive_list(res->archive, p, p_len, indexes, count, &count);
+  list = enif_make_list(env, 0);
+  for (size_t i = count; status == BK_STATUS_OK && i-- > 0;) {
+    const char *name;
+    size_t len;
+    ERL_NIF_TERM bin;
+    unsigned char *dst;
+    if (bk_archive_entry_name(res->archive, indexes[i], &name, &len) != BK_STATUS_OK || !(dst = enif_make_new_binary(env, len, &bin))) {
+      status = BK_STATUS_ALLOC_FAILED;
+      break;
+    }
+    memcpy(dst, name, len);
+    list = enif_make_list_cell(env, bin, list);
+  }
+  archive_release(res);
+  enif_free(indexes);
+  return status == BK_STATUS_OK ? list : error_term(env, status);
+}
+
+static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t index) {
+  bk_archive_entry info;
+  size_t written = 0;
+  ErlNifBinary out;
+  const uint8_t *view;
+  size_t view_len;
+  bk_status status = bk_archive_entry_info(res->archive, index, &info);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  if (info.is_directory) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  /* A stored entry: a binary over the archive's own bytes, no copy, that keeps the archive alive
+     while it lives (its CRC is checked on the first view). */
+  if (info.method == 0) {
+    status = bk_archive_view(res->archive, index, &view, &view_len);
+    if (status == BK_STATUS_OK) {
+      atomic_store(&res->views_made, 1); /* set before this call's release can free the archive */
+      return enif_make_tuple2(env, atom_ok, enif_make_resource_binary(env, res, view, view_len));
+    }
+    if (status != BK_STATUS_INVALID_ARGUMENT) return error_term(env, status);
+  }
+  if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  status = bk_archive_read(res->archive, index, out.data, out.size, &written);
+  if (status != BK_STATUS_OK) {
+    enif_release_binary(&out);
+    return error_term(env, status);
+  }
+  return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
+}
+
+static ERL_NIF_TERM archive_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  ERL_NIF_TERM result;
+  int acquired;
+  (void)argc;
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  result = archive_read_one(env, res, (size_t)index);
+  archive_release(res);
+  return result;
+}
+
+/* archive_read(Archive, Index) -> {ok, Binary}: the whole entry, inflated straight into the new
+ * binary; entries of DIRTY_INFLATE bytes or more are read on a dirty CPU scheduler. */
+ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  bk_archive_entry info;
+  ERL_NIF_TERM result;
+  int acquired;
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  if (bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE) {
+    archive_release(res);
+    return enif_schedule_nif(env, "bufkit_archive_read_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_dirty, argc, argv);
+  }
+  result = archive_read_one(env, res, (size_t)index);
+  archive_release(res);
+  return result;
+}
