@@ -23,7 +23,7 @@ props=(-Dbufkit.expectedVersion="$version" -Dbufkit.expectedAbi="$abi"
   -Dbufkit.methodsZip="$root/crates/asset-extract/tests/data/methods.zip")
 if [[ $front == jni ]]; then flags=(-Xcheck:jni); else flags=(--enable-native-access=ALL-UNNAMED); fi
 XDG_CACHE_HOME=$cache "$jdk/bin/java" "${flags[@]}" "${props[@]}" -cp "$jar:$out/classes" \
-  dev.bufkit.tests.BufferTests "$front" 2>&1 | tee "$out/run.log"
+  dev.bufkit.tests.Harness "$front" 2>&1 | tee "$out/run.log"
 rc=${PIPESTATUS[0]}
 if grep -q "WARNING in native method\|FATAL ERROR in native method" "$out/run.log"; then
   echo "-Xcheck:jni reported a problem" >&2

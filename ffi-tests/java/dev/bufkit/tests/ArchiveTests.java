@@ -1,0 +1,309 @@
+package dev.bufkit.tests;
+
+import dev.bufkit.BufferConfig;
+import dev.bufkit.BufferPool;
+import dev.bufkit.ExtractCancel;
+import dev.bufkit.ExtractException;
+import dev.bufkit.ExtractMode;
+import dev.bufkit.ExtractOptions;
+import dev.bufkit.ExtractReport;
+import dev.bufkit.Lease;
+import dev.bufkit.InflateBatch;
+import dev.bufkit.OffsetInflater;
+import dev.bufkit.PoolConfig;
+import dev.bufkit.PoolStats;
+import dev.bufkit.BufferStats;
+import dev.bufkit.Bufkit;
+import dev.bufkit.BufkitException;
+import dev.bufkit.GrowableBuffer;
+import dev.bufkit.Growth;
+import dev.bufkit.Status;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static dev.bufkit.tests.Harness.*;
+
+/** Archives read in place through the loaded front: by index and name, into buffers, as streams, views, verification, every compression method. Run by {@link Harness}. */
+final class ArchiveTests {
+    private ArchiveTests() {}
+
+    /** An archive read in place: found by name, read whole, from threads at once, read and mapped; bad input refused. */
+    static void archiveInPlace() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive");
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "assets/ünïcode.txt", "readme.txt"},
+                new byte[][] {pattern(300_000), "ü".getBytes(java.nio.charset.StandardCharsets.UTF_8), "hi".getBytes()});
+        for (boolean mapped : new boolean[] {false, true}) {
+            dev.bufkit.AssetArchive a = bufkit.openArchive(apk, mapped);
+            try {
+                check(a.size() == 3, "entries " + a.size());
+                int js = a.find("assets/app.js").orElseThrow();
+                check(Arrays.equals(a.read(js), pattern(300_000)), "the inflated bytes");
+                check(a.entrySize(js) == 300_000 && !a.isDirectory(js), "info");
+                int u = a.find("assets/ünïcode.txt").orElseThrow();
+                check(a.name(u).equals("assets/ünïcode.txt"), "a UTF-8 name: " + a.name(u));
+                check(a.find("missing").isEmpty(), "not found is empty");
+                expect(BufkitException.class, () -> a.name(3));
+                Thread[] threads = new Thread[4];
+                java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
+                for (int t = 0; t < threads.length; t++) {
+                    threads[t] = new Thread(() -> {
+                        try {
+                            for (int i = 0; i < 200; i++) {
+                                if (!Arrays.equals(a.read(a.find("readme.txt").orElseThrow()), "hi".getBytes())) throw new AssertionError("bytes");
+                            }
+                        } catch (Throwable e) {
+                            failure.set(e);
+                        }
+                    });
+                    threads[t].start();
+                }
+                for (Thread t : threads) t.join();
+                check(failure.get() == null, "reader failed: " + failure.get());
+            } finally {
+                a.close();
+            }
+            expect(IllegalStateException.class, () -> a.read(0));
+            a.close(); // twice: nothing
+        }
+        java.nio.file.Path evil = zip(dir, "evil.zip", new String[] {"../evil"}, new byte[][] {"x".getBytes()});
+        BufkitException refused = expect(BufkitException.class, () -> bufkit.openArchive(evil, false));
+        check(refused.status() == Status.UNSAFE_NAME, "hostile: " + refused.status());
+        BufkitException missing = expect(BufkitException.class, () -> bufkit.openArchive(dir.resolve("none.apk"), false));
+        check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Issue 26: verify, like unzip -t: OK on a good archive; a damaged first entry named by index and status. */
+    static void archiveVerify() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-verify");
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"},
+                new byte[][] {pattern(300_000), "hi".getBytes()});
+        for (boolean mapped : new boolean[] {false, true}) {
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(apk, mapped)) {
+                for (int threads : new int[] {0, 1, 2}) {
+                    dev.bufkit.AssetArchive.Verification v = a.verify(threads);
+                    check(v.ok() && v.failed() == 0 && v.firstFailed() == -1 && v.firstStatus() == Status.OK, "good: " + v);
+                }
+                expect(IllegalArgumentException.class, () -> a.verify(-1));
+            }
+        }
+        byte[] bytes = java.nio.file.Files.readAllBytes(apk);
+        bytes[30 + "assets/app.js".length() + 100] ^= 0x55; // inside the first entry's deflated data
+        java.nio.file.Path damaged = dir.resolve("damaged.apk");
+        java.nio.file.Files.write(damaged, bytes);
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(damaged, false)) {
+            dev.bufkit.AssetArchive.Verification v = a.verify(2);
+            check(!v.ok() && v.failed() == 1 && v.firstFailed() == 0, "damaged: " + v);
+            check(v.firstStatus() != Status.OK && v.firstStatus() != Status.UNKNOWN, "its status: " + v.firstStatus());
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Issue 26: Deflate64, bzip2, LZMA, Zstandard and XZ, from the fixture the Rust and C tests read
+     *  too (the same text once per method): read whole, streamed, verified and extracted, all equal. */
+    static void everyMethod() throws Exception {
+        java.nio.file.Path fixture = java.nio.file.Path.of(System.getProperty("bufkit.methodsZip"));
+        String[] names = {"deflate64.txt", "bzip2.txt", "lzma.txt", "zstd.txt", "xz.txt"};
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-methods");
+        check(bufkit.extract(fixture, dir.resolve("out"), ExtractOptions.defaults()).files() == names.length, "extracted");
+        byte[] first = null;
+        for (boolean mapped : new boolean[] {false, true}) {
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(fixture, mapped)) {
+                for (String name : names) {
+                    byte[] whole = a.readAllBytes(name);
+                    if (first == null) first = whole;
+                    check(whole.length == 19744 && Arrays.equals(whole, first), name + ": read whole");
+                    try (java.io.InputStream in = a.open(name)) {
+                        check(Arrays.equals(in.readAllBytes(), whole), name + ": streamed");
+                    }
+                    check(Arrays.equals(java.nio.file.Files.readAllBytes(dir.resolve("out").resolve(name)), whole), name + ": extracted");
+                }
+                check(a.verify(2).ok(), "verified");
+            }
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** Reads by name, into heap and direct buffers at their position, and as streams in any stride;
+     *  a stream outlives its archive; a wrong CRC surfaces at the stream's end. */
+    static void archiveBuffersAndStreams() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive-io");
+        byte[] js = pattern(300_000);
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {js, "hi".getBytes()});
+        for (boolean mapped : new boolean[] {false, true}) {
+            dev.bufkit.AssetArchive a = bufkit.openArchive(apk, mapped);
+            java.io.InputStream outliving;
+            try {
+                check(Arrays.equals(a.readAllBytes("assets/app.js"), js), "readAllBytes");
+                BufkitException none = expect(BufkitException.class, () -> a.readAllBytes("missing.js"));
+                check(none.status() == Status.NOT_FOUND, "missing: " + none.status());
+                for (java.nio.ByteBuffer dst : new java.nio.ByteBuffer[] {
+                        java.nio.ByteBuffer.allocate(300_010), java.nio.ByteBuffer.allocateDirect(300_010),
+                        java.nio.ByteBuffer.allocate(300_020).position(7).slice()}) {
+                    dst.position(5);
+                    check(a.read("assets/app.js", dst) == 300_000, "written");
+                    check(dst.position() == 300_005, "position advanced: " + dst.position());
+                    byte[] back = new byte[300_000];
+                    dst.position(5);
+                    dst.get(back);
+                    check(Arrays.equals(back, js), "bytes in the buffer (direct " + dst.isDirect() + ")");
+                    dst.position(dst.capacity() - 100);
+                    BufkitException small = expect(BufkitException.class, () -> a.read("assets/app.js", dst));
+                    check(small.status() == Status.SIZE_MISMATCH && dst.position() == dst.capacity() - 100, "too small: " + small.status());
+                }
+                expect(java.nio.ReadOnlyBufferException.class, () -> a.read("readme.txt", java.nio.ByteBuffer.allocate(8).asReadOnlyBuffer()));
+                for (int stride : new int[] {1, 7, 4096, 1 << 20}) {
+                    if (stride == 1 && mapped) continue; // slow, and the same path
+                    try (java.io.InputStream in = a.open("assets/app.js")) {
+                        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                        byte[] buf = new byte[stride];
+                        for (int n; (n = stride == 1 ? single(in, buf) : in.read(buf)) > 0; ) out.write(buf, 0, n);
+                        check(Arrays.equals(out.toByteArray(), js), "streamed in strides of " + stride);
+                        check(in.read() == -1, "stays at its end");
+                    }
+                }
+                outliving = a.open("readme.txt");
+            } finally {
+                a.close();
+            }
+            check(Arrays.equals(outliving.readAllBytes(), "hi".getBytes()), "a stream outlives its archive");
+            outliving.close();
+            expect(java.io.IOException.class, () -> outliving.read());
+        }
+        // The same wrong CRC in both headers: the stream hands out the bytes, then its end throws.
+        byte[] zip = java.nio.file.Files.readAllBytes(apk);
+        int patched = 0;
+        byte[] name = "readme.txt".getBytes();
+        for (int at = 46; at + name.length <= zip.length; at++) {
+            if (!Arrays.equals(Arrays.copyOfRange(zip, at, at + name.length), name)) continue;
+            if (zip[at - 30] == 'P' && zip[at - 29] == 'K' && zip[at - 28] == 3) {
+                // ZipOutputStream puts the CRC in a data descriptor after the data (PK 7 8, then the CRC).
+                int d = at + name.length;
+                while (!(zip[d] == 'P' && zip[d + 1] == 'K' && zip[d + 2] == 7 && zip[d + 3] == 8)) d++;
+                zip[d + 4] ^= (byte) 0xff;
+                patched++;
+            }
+            else if (zip[at - 46] == 'P' && zip[at - 45] == 'K' && zip[at - 44] == 1) { zip[at - 46 + 16] ^= (byte) 0xff; patched++; }
+        }
+        check(patched == 2, "patched " + patched);
+        java.nio.file.Path bad = dir.resolve("bad.apk");
+        java.nio.file.Files.write(bad, zip);
+        // A local name that disagrees with the central one: refused at open by default, or only
+        // that entry's reads fail when local headers are checked on first read.
+        byte[] misnamed = java.nio.file.Files.readAllBytes(apk);
+        for (int at = 30; at + name.length <= misnamed.length; at++) {
+            if (Arrays.equals(Arrays.copyOfRange(misnamed, at, at + name.length), name) && misnamed[at - 30] == 'P' && misnamed[at - 28] == 3) {
+                misnamed[at] = 'R';
+                break;
+            }
+        }
+        java.nio.file.Path local = dir.resolve("local.apk");
+        java.nio.file.Files.write(local, misnamed);
+        for (boolean mapped : new boolean[] {false, true}) {
+            BufkitException atOpen = expect(BufkitException.class, () -> bufkit.openArchive(local, mapped));
+            check(atOpen.status() == Status.ARCHIVE_MALFORMED, "refused at open: " + atOpen.status());
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(local, dev.bufkit.ArchiveOptions.defaults().withMapped(mapped).withLocalHeadersOnFirstRead(true))) {
+                BufkitException first = expect(BufkitException.class, () -> a.readAllBytes("readme.txt"));
+                check(first.status() == Status.ARCHIVE_MALFORMED, "on first read: " + first.status());
+                check(Arrays.equals(a.readAllBytes("assets/app.js"), js), "the other entry reads");
+            }
+        }
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(bad, false); java.io.InputStream in = a.open("readme.txt")) {
+            byte[] two = new byte[2];
+            check(in.read(two) == 2 && Arrays.equals(two, "hi".getBytes()), "the bytes come out");
+            java.io.IOException crc = expect(java.io.IOException.class, () -> in.read(two));
+            check(crc.getCause() instanceof BufkitException b && b.status() == Status.CRC_MISMATCH, "CRC at the end: " + crc.getCause());
+            BufkitException whole = expect(BufkitException.class, () -> a.readAllBytes("readme.txt"));
+            check(whole.status() == Status.CRC_MISMATCH, "a whole read: " + whole.status());
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /** A stored entry as a read-only view of the mapped file: no view when deflated or not mapped; a
+     *  view (or a slice of it) stays valid after close and garbage collection; a bad CRC is refused. */
+    static void archiveViews() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive-views");
+        byte[] icon = pattern(70_000);
+        java.nio.file.Path apk = dir.resolve("app.apk");
+        try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(apk))) {
+            java.util.zip.ZipEntry stored = new java.util.zip.ZipEntry("res/icon.png");
+            java.util.zip.CRC32 crc = new java.util.zip.CRC32();
+            crc.update(icon);
+            stored.setMethod(java.util.zip.ZipEntry.STORED);
+            stored.setSize(icon.length);
+            stored.setCompressedSize(icon.length);
+            stored.setCrc(crc.getValue());
+            z.putNextEntry(stored);
+            z.write(icon);
+            z.closeEntry();
+            z.putNextEntry(new java.util.zip.ZipEntry("assets/app.js"));
+            z.write(pattern(1000));
+            z.closeEntry();
+        }
+        try (dev.bufkit.AssetArchive read = bufkit.openArchive(apk, false)) {
+            check(read.view("res/icon.png").isEmpty(), "no views when read with pread");
+        }
+        dev.bufkit.AssetArchive a = bufkit.openArchive(apk, true);
+        java.nio.ByteBuffer slice;
+        try {
+            java.nio.ByteBuffer view = a.view("res/icon.png").orElseThrow();
+            check(view.isReadOnly() && view.isDirect() && view.remaining() == icon.length, "a read-only direct view of the whole entry");
+            byte[] back = new byte[icon.length];
+            view.duplicate().get(back);
+            check(Arrays.equals(back, icon), "the view's bytes");
+            expect(java.nio.ReadOnlyBufferException.class, () -> view.put(0, (byte) 1));
+            check(a.view("assets/app.js").isEmpty(), "no view of a deflated entry");
+            BufkitException range = expect(BufkitException.class, () -> a.view(99));
+            check(range.status() == Status.OUT_OF_RANGE, "out of range: " + range.status());
+            slice = view.slice(60_000, 10_000); // only the slice is kept
+        } finally {
+            a.close();
+        }
+        expect(IllegalStateException.class, () -> a.view(0));
+        for (int i = 0; i < 5; i++) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        byte[] tail = new byte[10_000];
+        slice.get(tail);
+        check(Arrays.equals(tail, Arrays.copyOfRange(icon, 60_000, 70_000)), "a slice of a view outlives close and collection");
+        // A wrong CRC in both headers of the stored entry: its view is refused.
+        byte[] zip = java.nio.file.Files.readAllBytes(apk);
+        byte[] name = "res/icon.png".getBytes();
+        int patched = 0;
+        for (int at = 30; at + name.length <= zip.length; at++) {
+            if (!Arrays.equals(Arrays.copyOfRange(zip, at, at + name.length), name)) continue;
+            if (zip[at - 30] == 'P' && zip[at - 28] == 3) { zip[at - 30 + 14] ^= (byte) 0xff; patched++; }
+            else if (at >= 46 && zip[at - 46] == 'P' && zip[at - 44] == 1) { zip[at - 46 + 16] ^= (byte) 0xff; patched++; }
+        }
+        check(patched == 2, "patched " + patched);
+        java.nio.file.Path bad = dir.resolve("bad.apk");
+        java.nio.file.Files.write(bad, zip);
+        try (dev.bufkit.AssetArchive b = bufkit.openArchive(bad, true)) {
+            BufkitException crc = expect(BufkitException.class, () -> b.view("res/icon.png"));
+            check(crc.status() == Status.CRC_MISMATCH, "a bad CRC: " + crc.status());
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    private static int single(java.io.InputStream in, byte[] buf) throws java.io.IOException {
+        int b = in.read();
+        if (b < 0) return -1;
+        buf[0] = (byte) b;
+        return 1;
+    }
+}
