@@ -13,6 +13,7 @@
 #   erlang-missing-library               no libbufkit.a: the NIF build says what to run
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
 #   readme-snippets                      every README snippet is taken from one of these projects
+#   readme-figures                       every speed figure in the README is one a report states
 # Prints "N passed, N failed" last.
 # Usage: ffi-tests/consumers/run.sh DIST   (JDKs found as scripts/find-jdk finds them)
 set -u
@@ -111,6 +112,7 @@ check rust-cargo bash -c "cd '$work/rust' && CARGO_TARGET_DIR='$root/target/cons
 
 # --- the README's snippets are these projects' lines ------------------------------------------
 check readme-snippets python3 "$here/readme_snippets.py" "$root/README.md" "$root"
+check readme-figures python3 "$here/readme_figures.py" "$root/README.md" "$root/bench-reports"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 && $passed -gt 0 ]]
