@@ -1,6 +1,8 @@
 //! Reading a zip's structure strictly: the end record, ZIP64 records, the central directory and
 //! every local header, each checked against the others before a single byte is written.
 
+#![forbid(unsafe_code)]
+
 use crate::Error;
 use crate::names::{self, Kind};
 
@@ -147,21 +149,17 @@ impl Mtime {
             Mtime::Unix { secs, nanos } => Some((secs, nanos)),
             Mtime::Dos(dos) => {
                 let (date, time) = (dos >> 16, dos & 0xffff);
-                // SAFETY: an all-zero `tm` is a valid value; mktime reads and normalises it.
-                let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-                tm.tm_year = (1980 + (date >> 9)) as i32 - 1900;
-                tm.tm_mon = ((date >> 5) & 0xf) as i32 - 1;
-                tm.tm_mday = (date & 0x1f) as i32;
-                tm.tm_hour = (time >> 11) as i32;
-                tm.tm_min = ((time >> 5) & 0x3f) as i32;
-                tm.tm_sec = ((time & 0x1f) * 2) as i32;
-                tm.tm_isdst = -1; // let the time zone say whether summer time applied
-                if !(0..12).contains(&tm.tm_mon) || tm.tm_mday == 0 {
+                let (month, day) = (((date >> 5) & 0xf) as i32, (date & 0x1f) as i32);
+                if !(1..=12).contains(&month) || day == 0 {
                     return None;
                 }
-                // SAFETY: `tm` is a valid, exclusively borrowed struct.
-                let secs = unsafe { libc::mktime(&mut tm) };
-                (secs != -1).then_some((secs, 0))
+                let (year, hour, minute, second) = (
+                    (1980 + (date >> 9)) as i32,
+                    (time >> 11) as i32,
+                    ((time >> 5) & 0x3f) as i32,
+                    ((time & 0x1f) * 2) as i32,
+                );
+                crate::sys::local_time_to_unix(year, month, day, hour, minute, second).map(|secs| (secs, 0))
             }
         }
     }

@@ -5,6 +5,8 @@
 //! is bounded: a producer that finds it full writes a chunk itself before inflating the next, so
 //! memory stays at a few chunks whatever the entry's size.
 
+#![forbid(unsafe_code)]
+
 use std::collections::VecDeque;
 use std::fs::File;
 use std::os::unix::fs::FileExt;

@@ -2,6 +2,8 @@
 //! live. They are checked before anything is written, and again at the moment the staged tree is
 //! put in place (a change in between is refused, never overwritten). The rules are on [`Mode`].
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 use std::io;
 use std::os::unix::ffi::OsStrExt;
@@ -139,19 +141,13 @@ pub(crate) fn rename_into_place(staged: &Path, dest: &Path, found: Found) -> Res
     match found {
         Found::Nothing => {
             let (from, to) = (c_path(staged)?, c_path(dest)?);
-            // SAFETY: two NUL-terminated paths that outlive the call; AT_FDCWD resolves them as
-            // paths. RENAME_NOREPLACE fails instead of replacing anything at `to`.
-            let rc = unsafe {
-                libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE)
-            };
-            match rc {
-                0 => Ok(()),
-                _ => match io::Error::last_os_error() {
-                    e if e.raw_os_error() == Some(libc::EEXIST) => {
-                        Err(refuse(dest, "appeared while the archive was extracted; left as it is"))
-                    }
-                    e => Err(Error::io("moving into place", dest, e)),
-                },
+            // Fails instead of replacing anything at `dest`.
+            match crate::sys::rename_noreplace(&from, &to) {
+                Ok(()) => Ok(()),
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
+                    Err(refuse(dest, "appeared while the archive was extracted; left as it is"))
+                }
+                Err(e) => Err(Error::io("moving into place", dest, e)),
             }
         }
         // rename(2) replaces an empty directory only: one filled meanwhile makes it fail.

@@ -1,6 +1,8 @@
 //! One entry of an [`AssetArchive`](crate::AssetArchive) as a stream, in bounded memory: stored
 //! bytes straight from the archive, deflated ones through strided-inflate's chunked decoder.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::fs::FileExt;

@@ -1,5 +1,7 @@
 //! The one error type of this crate: what was refused, and in which entry.
 
+#![forbid(unsafe_code)]
+
 /// Why an archive was refused. When an entry is at fault its name (as stored, lossily decoded) is
 /// given. Nothing is left behind on any error: the destination is as it was.
 #[derive(Debug, thiserror::Error)]

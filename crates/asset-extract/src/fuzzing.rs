@@ -1,6 +1,8 @@
 //! The fuzz harnesses, shared by the cargo-fuzz targets (`fuzz/`) and the corpus replay in the
 //! test suite. Each checks invariants rather than just "no panic".
 
+#![forbid(unsafe_code)]
+
 use crate::{Error, Kind, Options, extract_to_memory, read_archive};
 
 /// `data` is an archive. Checks: parsing and extraction to memory never panic; a parsed entry's

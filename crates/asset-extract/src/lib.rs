@@ -34,7 +34,6 @@
 #![deny(missing_docs)]
 
 mod archive;
-mod at;
 mod behind;
 mod destination;
 mod entry_data;
@@ -53,6 +52,7 @@ mod pread;
 mod remove;
 mod source;
 mod staging;
+mod sys;
 mod tree;
 mod verify;
 mod write;

@@ -2,6 +2,8 @@
 //! did not change. Binary, little-endian: a magic line, then per file CRC-32 (4), size (8), mode
 //! (4), path length (4), path.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::fs::{File, OpenOptions};
@@ -12,8 +14,8 @@ use std::path::Path;
 
 use crate::Entry;
 use crate::Error;
-use crate::at;
 use crate::names::MANIFEST_NAME as NAME;
+use crate::sys;
 use crate::tree::Tree;
 
 const MAGIC: &[u8] = b"bufkit-manifest 1\n";
@@ -29,7 +31,7 @@ pub(crate) struct Previous {
 
 /// Opens `name` in `dir` with `flags`, never following a symlink; `None` if that fails.
 fn open_at(dir: RawFd, name: &str, flags: libc::c_int) -> Option<OwnedFd> {
-    at::open_at(dir, &CString::new(name).ok()?, flags, 0).ok()
+    sys::open_at(dir, &CString::new(name).ok()?, flags, 0).ok()
 }
 
 /// The existing destination and its manifest; `None` if there is none, it is not a directory (a
@@ -100,12 +102,7 @@ pub(crate) fn reuse(previous: &Previous, entry: &Entry, tree: &Tree<'_>) -> bool
     }
     let dir = held.as_ref().map_or(previous.root.as_raw_fd(), AsRawFd::as_raw_fd);
     let Ok(name) = CString::new(name) else { return false };
-    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: `dir` is an open directory, `name` NUL-terminated, `st` writable.
-    if unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-        return false;
-    }
+    let Ok(st) = crate::sys::stat_at(dir, &name) else { return false };
     st.st_mode & libc::S_IFMT == libc::S_IFREG
         && st.st_size as u64 == entry.size
         && tree.link_from(dir, &name, &entry.path)

@@ -4,6 +4,8 @@
 //! reached. Conflicts (a path the archive needs as a directory that is something else, a file
 //! where a directory stands) are all found before the first file moves.
 
+#![forbid(unsafe_code)]
+
 use std::ffi::CString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -11,9 +13,9 @@ use std::path::Path;
 
 use crate::Error;
 use crate::archive::Entry;
-use crate::at;
 use crate::destination::c_path;
 use crate::names::Kind;
+use crate::sys;
 
 fn c_name(name: &str) -> CString {
     CString::new(name).expect("entry names hold no NUL (checked when parsed)")
@@ -21,23 +23,15 @@ fn c_name(name: &str) -> CString {
 
 /// What is at `name` in `dir`, without following a symlink: `None` if nothing.
 fn kind_at(dir: RawFd, name: &str) -> io::Result<Option<libc::mode_t>> {
-    let c = c_name(name);
-    // SAFETY: zeroed stat is a valid out-buffer; `c` outlives the call; AT_SYMLINK_NOFOLLOW stats a
-    // link itself.
-    let mut st: libc::stat = unsafe { std::mem::zeroed() };
-    // SAFETY: as above.
-    let rc = unsafe { libc::fstatat(dir, c.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) };
-    if rc == 0 {
-        return Ok(Some(st.st_mode & libc::S_IFMT));
-    }
-    match io::Error::last_os_error() {
-        e if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
-        e => Err(e),
+    match crate::sys::stat_at(dir, &c_name(name)) {
+        Ok(st) => Ok(Some(st.st_mode & libc::S_IFMT)),
+        Err(e) if e.raw_os_error() == Some(libc::ENOENT) => Ok(None),
+        Err(e) => Err(e),
     }
 }
 
 fn open_dir(dir: RawFd, name: &str) -> io::Result<OwnedFd> {
-    at::open_at(dir, &c_name(name), libc::O_RDONLY | libc::O_DIRECTORY, 0)
+    sys::open_at(dir, &c_name(name), libc::O_RDONLY | libc::O_DIRECTORY, 0)
 }
 
 /// The destination's directory for `path`'s parent, walked from `root` one component at a time
@@ -51,16 +45,10 @@ fn parent_dir(root: &OwnedFd, dest: &Path, path: &str, create: bool) -> Result<O
         match kind_at(dir.as_raw_fd(), component).map_err(|e| fail("inspecting", e))? {
             Some(libc::S_IFDIR) => {}
             Some(_) => return Err(conflict(dest, path, component, "exists but is not a directory")),
-            None if create => {
-                let c = c_name(component);
-                // SAFETY: `dir` is an open directory and `c` a NUL-terminated name outliving the call.
-                if unsafe { libc::mkdirat(dir.as_raw_fd(), c.as_ptr(), 0o755) } != 0 {
-                    let e = io::Error::last_os_error();
-                    if e.raw_os_error() != Some(libc::EEXIST) {
-                        return Err(fail("creating", e));
-                    }
-                }
-            }
+            None if create => match crate::sys::mkdir_at(dir.as_raw_fd(), &c_name(component), 0o755) {
+                Err(e) if e.raw_os_error() != Some(libc::EEXIST) => return Err(fail("creating", e)),
+                _ => {}
+            },
             None => return Ok(None),
         }
         dir = open_dir(dir.as_raw_fd(), component).map_err(|e| fail("opening", e))?;
@@ -96,15 +84,12 @@ fn check(root: &OwnedFd, dest: &Path, entries: &[Entry]) -> Result<(), Error> {
 /// writes every file afresh.
 fn forget_manifest(root: &OwnedFd, dest: &Path) -> Result<(), Error> {
     let name = c_name(crate::names::MANIFEST_NAME);
-    // SAFETY: `root` is an open directory and `name` a NUL-terminated name outliving the call;
-    // unlinkat removes that name only (a symlink itself, never what it points to).
-    if unsafe { libc::unlinkat(root.as_raw_fd(), name.as_ptr(), 0) } == 0 {
-        return Ok(());
-    }
-    match io::Error::last_os_error() {
+    // That name only: a symlink itself, never what it points to.
+    match crate::sys::unlink_at(root.as_raw_fd(), &name, 0) {
+        Ok(()) => Ok(()),
         // None there, or a directory of that name (which no run reads as a manifest).
-        e if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EISDIR)) => Ok(()),
-        e => Err(Error::io("removing the incremental manifest", &dest.join(crate::names::MANIFEST_NAME), e)),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::ENOENT | libc::EISDIR)) => Ok(()),
+        Err(e) => Err(Error::io("removing the incremental manifest", &dest.join(crate::names::MANIFEST_NAME), e)),
     }
 }
 
@@ -112,9 +97,9 @@ fn forget_manifest(root: &OwnedFd, dest: &Path) -> Result<(), Error> {
 /// Returns the files moved. On an error after the first move, the files already moved stay (they
 /// are complete and verified) and the error says how many.
 pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result<u64, Error> {
-    let root = at::open_at(libc::AT_FDCWD, &c_path(dest)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+    let root = sys::open_at(libc::AT_FDCWD, &c_path(dest)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
         .map_err(|e| Error::io("opening", dest, e))?;
-    let staged_root = at::open_at(libc::AT_FDCWD, &c_path(staged)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+    let staged_root = sys::open_at(libc::AT_FDCWD, &c_path(staged)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
         .map_err(|e| Error::io("opening", staged, e))?;
     check(&root, dest, entries)?;
     forget_manifest(&root, dest)?;
@@ -134,27 +119,16 @@ pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result
         let name = e.path.rsplit_once('/').map_or(e.path.as_str(), |(_, n)| n);
         let c = c_name(name);
         let result = match e.kind {
-            // SAFETY: `dir` is an open directory and `c` a NUL-terminated name outliving the call.
-            Kind::Directory => match unsafe { libc::mkdirat(dir.as_raw_fd(), c.as_ptr(), 0o755) } {
-                0 => Ok(()),
-                _ => match io::Error::last_os_error() {
-                    err if err.raw_os_error() == Some(libc::EEXIST) => Ok(()),
-                    err => Err(err),
-                },
+            Kind::Directory => match crate::sys::mkdir_at(dir.as_raw_fd(), &c, 0o755) {
+                Err(err) if err.raw_os_error() == Some(libc::EEXIST) => Ok(()),
+                other => other,
             },
             Kind::File => {
                 let from = c_name(&e.path);
-                // SAFETY: both descriptors are open directories and both names NUL-terminated and
-                // outliving the call. The source resolves inside our own staging tree; the target
-                // is one name in a directory reached without symlinks, and rename replaces (never
-                // follows) whatever is there.
-                match unsafe { libc::renameat(staged_root.as_raw_fd(), from.as_ptr(), dir.as_raw_fd(), c.as_ptr()) } {
-                    0 => {
-                        moved += 1;
-                        Ok(())
-                    }
-                    _ => Err(io::Error::last_os_error()),
-                }
+                // The source resolves inside our own staging tree; the target is one name in a
+                // directory reached without symlinks, and rename replaces (never follows) whatever
+                // is there.
+                crate::sys::rename_at(staged_root.as_raw_fd(), &from, dir.as_raw_fd(), &c).map(|()| moved += 1)
             }
         };
         if let Err(err) = result {

@@ -3,6 +3,8 @@
 //! usize>` cloned 15,000 strings to open the JDK's `src.zip`). Hashed with a per-process random
 //! seed: names come from the archive, and a fixed hash would let one pick names that collide.
 
+#![forbid(unsafe_code)]
+
 use std::hash::BuildHasher;
 
 use crate::archive::Entry;

@@ -1,5 +1,7 @@
 //! Entry names and kinds: only safe relative paths, only regular files and directories.
 
+#![forbid(unsafe_code)]
+
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 

@@ -5,6 +5,8 @@
 //! that no longer agrees, a CRC that no longer matches, a changed size or identity), never a
 //! signal.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::mem::MaybeUninit;
 use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
@@ -191,26 +193,11 @@ impl PreadFile {
     pub(crate) fn read_exact_at(&self, offset: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
         let mut done = 0;
         while done < out.len() {
-            let rest = &mut out[done..];
-            // SAFETY: `rest` is valid for writes of its length; pread writes at most that many
-            // bytes and never reads them, so uninitialised memory is fine.
-            let n = unsafe {
-                libc::pread(
-                    std::os::fd::AsRawFd::as_raw_fd(&self.file),
-                    rest.as_mut_ptr().cast(),
-                    rest.len(),
-                    (offset + done as u64) as libc::off_t,
-                )
-            };
-            match n {
-                0 => return Err(Error::malformed_entry("the archive shrank since it was opened", entry)),
-                n if n < 0 => {
-                    let err = std::io::Error::last_os_error();
-                    if err.kind() != std::io::ErrorKind::Interrupted {
-                        return Err(Error::io("reading", Path::new(entry), err));
-                    }
-                }
-                n => done += n as usize,
+            match crate::sys::read_at_uninit(&self.file, &mut out[done..], offset + done as u64) {
+                Ok(0) => return Err(Error::malformed_entry("the archive shrank since it was opened", entry)),
+                Ok(n) => done += n,
+                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(Error::io("reading", Path::new(entry), err)),
             }
         }
         Ok(())

@@ -40,70 +40,16 @@ struct Queue {
 }
 
 fn open_dir(at: libc::c_int, name: &CStr) -> io::Result<OwnedFd> {
-    crate::at::open_at(at, name, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+    crate::sys::open_at(at, name, libc::O_RDONLY | libc::O_DIRECTORY, 0)
 }
 
 fn unlink_at(dir: &OwnedFd, name: &CStr, flags: libc::c_int) -> io::Result<()> {
-    // SAFETY: `dir` is an open directory descriptor and `name` a NUL-terminated string that
-    // outlives the call.
-    if unsafe { libc::unlinkat(dir.as_raw_fd(), name.as_ptr(), flags) } == 0 {
-        Ok(())
-    } else {
-        Err(io::Error::last_os_error())
-    }
+    crate::sys::unlink_at(dir.as_raw_fd(), name, flags)
 }
 
-/// Calls `each(name, is_dir)` for every entry of the directory `fd` but `.` and `..`; entries
-/// whose type the file system does not report are looked up without following links.
-fn list(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> io::Result<()>) -> io::Result<()> {
-    // SAFETY: dup of a descriptor we hold open; the copy is handed to fdopendir below, which owns
-    // it from then on (closedir closes it).
-    let copy = unsafe { libc::dup(fd.as_raw_fd()) };
-    if copy < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: `copy` is an open directory descriptor nothing else uses.
-    let dir = unsafe { libc::fdopendir(copy) };
-    if dir.is_null() {
-        let err = io::Error::last_os_error();
-        // SAFETY: fdopendir failed, so `copy` is still ours to close.
-        unsafe { libc::close(copy) };
-        return Err(err);
-    }
-    let result = (|| loop {
-        // readdir signals errors only through errno, so clear it first.
-        // SAFETY: __errno_location returns this thread's errno slot.
-        unsafe { *libc::__errno_location() = 0 };
-        // SAFETY: `dir` is a live DIR* used by this thread only.
-        let entry = unsafe { libc::readdir(dir) };
-        if entry.is_null() {
-            let errno = io::Error::last_os_error();
-            return if errno.raw_os_error() == Some(0) { Ok(()) } else { Err(errno) };
-        }
-        // SAFETY: readdir returned a valid entry, whose d_name is NUL-terminated and stays valid
-        // until the next readdir on `dir`, after `each` returns.
-        let (name, kind) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
-        if name == c"." || name == c".." {
-            continue;
-        }
-        let is_dir = match kind {
-            libc::DT_DIR => true,
-            libc::DT_UNKNOWN => {
-                // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
-                let mut st: libc::stat = unsafe { std::mem::zeroed() };
-                // SAFETY: `fd` is an open directory, `name` NUL-terminated, `st` writable.
-                if unsafe { libc::fstatat(fd.as_raw_fd(), name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) } != 0 {
-                    return Err(io::Error::last_os_error());
-                }
-                st.st_mode & libc::S_IFMT == libc::S_IFDIR
-            }
-            _ => false,
-        };
-        each(name, is_dir)?;
-    })();
-    // SAFETY: `dir` came from fdopendir and is closed exactly once.
-    unsafe { libc::closedir(dir) };
-    result
+/// Calls `each(name, is_dir)` for every entry of the directory `fd` but `.` and `..`.
+fn list(fd: &OwnedFd, each: impl FnMut(&CStr, bool) -> io::Result<()>) -> io::Result<()> {
+    crate::sys::for_each_entry(fd, each)
 }
 
 impl Queue {

@@ -12,9 +12,10 @@
 //! is never taken: a sweep that finds an empty lock file lets go of it at once (and removes it
 //! only once it is an hour old, the trace of a run that died between creating and locking it).
 
+#![forbid(unsafe_code)]
+
 use std::fs::{self, File, OpenOptions};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -38,13 +39,9 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// Takes `lock`'s exclusive lock, waiting for whoever holds it.
 fn lock_waiting(file: &File) -> io::Result<()> {
     loop {
-        // SAFETY: flock on a descriptor we own; no memory is involved.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } == 0 {
-            return Ok(());
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
+        match crate::sys::lock_exclusive(file, true) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            other => return other,
         }
     }
 }
@@ -54,8 +51,7 @@ const UNLOCKED_LOCK_AGE: std::time::Duration = std::time::Duration::from_secs(36
 
 /// Takes `lock`'s exclusive lock without waiting: true if taken (no live owner).
 fn try_lock(file: &File) -> bool {
-    // SAFETY: flock on a descriptor we own; no memory is involved.
-    unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) == 0 }
+    crate::sys::lock_exclusive(file, false).is_ok()
 }
 
 impl Staging {
@@ -145,11 +141,7 @@ impl Staging {
 
 /// Swaps the paths `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`).
 fn exchange(a: &std::ffi::CStr, b: &std::ffi::CStr) -> io::Result<()> {
-    // SAFETY: two NUL-terminated paths that outlive the call, resolved from the working directory.
-    match unsafe { libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE) } {
-        0 => Ok(()),
-        _ => Err(io::Error::last_os_error()),
-    }
+    crate::sys::rename_exchange(a, b)
 }
 
 impl Drop for Staging {

@@ -3,6 +3,8 @@
 //! and directory created relative to one handle on the staging root (shorter path walks, no path
 //! joins), never through a link.
 
+#![forbid(unsafe_code)]
+
 use std::collections::HashMap;
 use std::ffi::{CStr, CString};
 use std::fs::{File, OpenOptions};
@@ -14,8 +16,8 @@ use std::sync::OnceLock;
 
 use crate::Error;
 use crate::archive::Entry;
-use crate::at;
 use crate::names::Kind;
+use crate::sys;
 
 /// One directory of the tree.
 struct Dir<'a> {
@@ -125,10 +127,7 @@ impl<'a> Tree<'a> {
         let dir = &self.dirs[i];
         let made = dir.made.get_or_init(|| {
             let path = c_path(dir.path).map_err(|_| libc::EINVAL)?;
-            // SAFETY: `root` is an open directory descriptor owned by `self` and `path` is a
-            // NUL-terminated string that outlives the call.
-            let rc = unsafe { libc::mkdirat(self.root.as_raw_fd(), path.as_ptr(), 0o755) };
-            if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error().raw_os_error().unwrap_or(libc::EIO)) }
+            crate::sys::mkdir_at(self.root.as_raw_fd(), &path, 0o755).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
         });
         made.map_err(|errno| Error::io("creating", &self.root_path.join(dir.path), io::Error::from_raw_os_error(errno)))
     }
@@ -154,7 +153,7 @@ impl<'a> Tree<'a> {
         let full = || self.root_path.join(path);
         let c = c_path(path).map_err(|e| Error::io("creating", &full(), e))?;
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
-        at::open_at(self.root.as_raw_fd(), &c, flags, mode as libc::mode_t)
+        sys::open_at(self.root.as_raw_fd(), &c, flags, mode as libc::mode_t)
             .map(File::from)
             .map_err(|e| Error::io("creating", &full(), e))
     }
@@ -166,10 +165,9 @@ impl<'a> Tree<'a> {
         if self.make_parent(path).is_err() {
             return false;
         }
-        // SAFETY: `dir` and `root` are open directory descriptors, both names NUL-terminated and
-        // alive for the call; flags 0: a symlink at `name` would be linked itself, not followed
-        // (and the caller has checked it is a regular file).
-        unsafe { libc::linkat(dir, name.as_ptr(), self.root.as_raw_fd(), target.as_ptr(), 0) == 0 }
+        // A symlink at `name` would be linked itself, not followed (and the caller has checked it
+        // is a regular file).
+        crate::sys::link_at(dir, name, self.root.as_raw_fd(), &target).is_ok()
     }
 
     /// The full path of `path` under the root, for messages and for the few calls that need one.

@@ -2,6 +2,8 @@
 //! against its central record, and every file's data inflated in bounded pieces with its size and
 //! CRC-32 checked. The central directory was checked when the archive was opened.
 
+#![forbid(unsafe_code)]
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 

@@ -1,6 +1,8 @@
 //! Writing one entry: inflated whole into a pooled buffer of its exact size, or, when large,
 //! inflated in chunks that are written behind by whichever worker is idle; CRC-32 always checked.
 
+#![forbid(unsafe_code)]
+
 use std::fs::File;
 use std::io::Write;
 use std::os::unix::fs::FileExt;

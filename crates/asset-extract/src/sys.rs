@@ -1,0 +1,190 @@
+//! The crate's one OS layer: every system call the crate makes beyond `std`'s (`pread` into
+//! uninitialised memory; on trees `openat`, `mkdirat`, `unlinkat`, `renameat`, `renameat2`,
+//! `linkat`, `fstatat`, `readdir`, `flock`) and the local-time conversion, each behind a safe
+//! function. The modules that build, merge,
+//! replace and remove trees call these and hold no `unsafe` of their own.
+//!
+//! Everything inside a tree is opened relative to a directory descriptor, never following a
+//! symlink in the last step. Linux-only calls: `renameat2` (`rename_noreplace`,
+//! `rename_exchange`); on other systems they fail with `ENOSYS` and the callers' fallbacks run
+//! (they already handle kernels and file systems without it).
+
+use std::ffi::CStr;
+use std::io;
+use std::mem::MaybeUninit;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+/// `Ok(())` for a call that returned 0, else the OS error it left.
+fn ok_or_errno(rc: libc::c_int) -> io::Result<()> {
+    if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+}
+
+/// Opens `name` in the directory `dir` (or `AT_FDCWD`) with `flags` plus `O_NOFOLLOW |
+/// O_CLOEXEC`, creating it with `mode` when `flags` has `O_CREAT`.
+pub(crate) fn open_at(dir: RawFd, name: &CStr, flags: libc::c_int, mode: libc::mode_t) -> io::Result<OwnedFd> {
+    // SAFETY: `dir` is an open descriptor of the caller's (or AT_FDCWD) and `name` a
+    // NUL-terminated string that outlives the call; the mode is passed as the variadic `mode_t`
+    // openat expects.
+    let fd = unsafe {
+        libc::openat(dir, name.as_ptr(), flags | libc::O_NOFOLLOW | libc::O_CLOEXEC, libc::c_uint::from(mode))
+    };
+    if fd < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: a descriptor just returned by a successful openat, owned by nothing else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+/// Reads up to `out.len()` bytes of `file` at `offset` into `out`, which may be uninitialised
+/// (`pread`): the bytes read (0 at the end of the file); `Interrupted` is the caller's to retry.
+pub(crate) fn read_at_uninit(file: &impl AsRawFd, out: &mut [MaybeUninit<u8>], offset: u64) -> io::Result<usize> {
+    let offset = libc::off_t::try_from(offset).map_err(|_| io::Error::from_raw_os_error(libc::EINVAL))?;
+    // SAFETY: `out` is valid for writes of its length; pread writes at most that many bytes and
+    // never reads them, so uninitialised memory is fine; `file` is open for the call.
+    let n = unsafe { libc::pread(file.as_raw_fd(), out.as_mut_ptr().cast(), out.len(), offset) };
+    if n < 0 { Err(io::Error::last_os_error()) } else { Ok(n as usize) }
+}
+
+/// Creates the directory `name` in `dir` with `mode`.
+pub(crate) fn mkdir_at(dir: RawFd, name: &CStr, mode: libc::mode_t) -> io::Result<()> {
+    // SAFETY: `dir` is an open directory (or AT_FDCWD) and `name` NUL-terminated, outliving the call.
+    ok_or_errno(unsafe { libc::mkdirat(dir, name.as_ptr(), mode) })
+}
+
+/// Removes the name `name` in `dir` (a directory with `AT_REMOVEDIR` in `flags`); a symlink is
+/// removed itself, never what it points to.
+pub(crate) fn unlink_at(dir: RawFd, name: &CStr, flags: libc::c_int) -> io::Result<()> {
+    // SAFETY: `dir` is an open directory and `name` NUL-terminated, outliving the call.
+    ok_or_errno(unsafe { libc::unlinkat(dir, name.as_ptr(), flags) })
+}
+
+/// Renames `from` in `from_dir` to `to` in `to_dir`, replacing (never following) what is there.
+pub(crate) fn rename_at(from_dir: RawFd, from: &CStr, to_dir: RawFd, to: &CStr) -> io::Result<()> {
+    // SAFETY: both descriptors are open directories (or AT_FDCWD) and both names NUL-terminated,
+    // outliving the call.
+    ok_or_errno(unsafe { libc::renameat(from_dir, from.as_ptr(), to_dir, to.as_ptr()) })
+}
+
+/// Renames the path `from` to `to` only if nothing is at `to` (`EEXIST` otherwise): `renameat2`
+/// with `RENAME_NOREPLACE`. Linux only (`ENOSYS` elsewhere; `EINVAL` where the file system
+/// lacks it).
+pub(crate) fn rename_noreplace(from: &CStr, to: &CStr) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: both paths are NUL-terminated strings outliving the call.
+        ok_or_errno(unsafe {
+            libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE)
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (from, to);
+        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    }
+}
+
+/// Swaps the paths `a` and `b` in one step: `renameat2` with `RENAME_EXCHANGE`. Linux only
+/// (`ENOSYS` elsewhere; `EINVAL` where the file system lacks it).
+pub(crate) fn rename_exchange(a: &CStr, b: &CStr) -> io::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: both paths are NUL-terminated strings outliving the call.
+        ok_or_errno(unsafe {
+            libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE)
+        })
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = (a, b);
+        Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    }
+}
+
+/// Makes `to` in `to_dir` a hard link to `from` in `from_dir` (not following a symlink at `from`).
+pub(crate) fn link_at(from_dir: RawFd, from: &CStr, to_dir: RawFd, to: &CStr) -> io::Result<()> {
+    // SAFETY: both descriptors are open directories and both names NUL-terminated, outliving the call.
+    ok_or_errno(unsafe { libc::linkat(from_dir, from.as_ptr(), to_dir, to.as_ptr(), 0) })
+}
+
+/// The status of `name` in `dir`, without following a symlink (`fstatat` with
+/// `AT_SYMLINK_NOFOLLOW`).
+pub(crate) fn stat_at(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {
+    // SAFETY: an all-zero `stat` is a valid value for fstatat to overwrite.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: `dir` is an open directory (or AT_FDCWD), `name` NUL-terminated and `st` writable,
+    // all outliving the call.
+    ok_or_errno(unsafe { libc::fstatat(dir, name.as_ptr(), &mut st, libc::AT_SYMLINK_NOFOLLOW) })?;
+    Ok(st)
+}
+
+/// Locks `file` exclusively (`flock`): waiting for another holder, or with `wait` false failing
+/// at once (`EWOULDBLOCK`).
+pub(crate) fn lock_exclusive(file: &impl AsRawFd, wait: bool) -> io::Result<()> {
+    let operation = if wait { libc::LOCK_EX } else { libc::LOCK_EX | libc::LOCK_NB };
+    // SAFETY: `file` is an open descriptor for the duration of the call.
+    ok_or_errno(unsafe { libc::flock(file.as_raw_fd(), operation) })
+}
+
+/// Calls `each(name, is_dir)` for every entry of the directory `fd` but `.` and `..`; entries
+/// whose type the file system does not report are looked up without following links.
+pub(crate) fn for_each_entry(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> io::Result<()>) -> io::Result<()> {
+    // SAFETY: dup of a descriptor we hold open; the copy is handed to fdopendir below, which owns
+    // it from then on (closedir closes it).
+    let copy = unsafe { libc::dup(fd.as_raw_fd()) };
+    if copy < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: `copy` is an open directory descriptor nothing else uses.
+    let dir = unsafe { libc::fdopendir(copy) };
+    if dir.is_null() {
+        let err = io::Error::last_os_error();
+        // SAFETY: fdopendir failed, so `copy` is still ours to close.
+        unsafe { libc::close(copy) };
+        return Err(err);
+    }
+    let result = (|| loop {
+        // readdir signals errors only through errno, so clear it first.
+        // SAFETY: __errno_location returns this thread's errno slot.
+        unsafe { *libc::__errno_location() = 0 };
+        // SAFETY: `dir` is a live DIR* used by this thread only.
+        let entry = unsafe { libc::readdir(dir) };
+        if entry.is_null() {
+            let errno = io::Error::last_os_error();
+            return if errno.raw_os_error() == Some(0) { Ok(()) } else { Err(errno) };
+        }
+        // SAFETY: readdir returned a valid entry, whose d_name is NUL-terminated and stays valid
+        // until the next readdir on `dir`, after `each` returns.
+        let (name, kind) = unsafe { (CStr::from_ptr((*entry).d_name.as_ptr()), (*entry).d_type) };
+        if name == c"." || name == c".." {
+            continue;
+        }
+        let is_dir = match kind {
+            libc::DT_DIR => true,
+            libc::DT_UNKNOWN => stat_at(fd.as_raw_fd(), name)?.st_mode & libc::S_IFMT == libc::S_IFDIR,
+            _ => false,
+        };
+        each(name, is_dir)?;
+    })();
+    // SAFETY: `dir` came from fdopendir and is closed exactly once.
+    unsafe { libc::closedir(dir) };
+    result
+}
+
+/// A broken-down local time (as a DOS timestamp records one), as seconds since the epoch,
+/// the way `mktime` reads it (the time zone's rules, daylight saving time decided by them); `None`
+/// if it cannot be represented.
+pub(crate) fn local_time_to_unix(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> Option<i64> {
+    // SAFETY: an all-zero `tm` is a valid value (every field an integer, tm_zone a null pointer).
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = year - 1900;
+    tm.tm_mon = month - 1;
+    tm.tm_mday = day;
+    tm.tm_hour = hour;
+    tm.tm_min = minute;
+    tm.tm_sec = second;
+    tm.tm_isdst = -1; // let the time zone's rules say
+    // SAFETY: `tm` is a valid, writable struct tm; mktime reads the process's time zone.
+    let secs = unsafe { libc::mktime(&mut tm) };
+    #[allow(clippy::useless_conversion, reason = "time_t is 32 bits on some targets")]
+    (secs != -1).then_some(i64::from(secs))
+}
