@@ -385,12 +385,18 @@ pub unsafe extern "C" fn bk_archive_view(
 ///
 /// Methods: `bk_archive_reader_read`, `bk_archive_reader_free`.
 pub struct bk_archive_reader {
-    /// Borrows from `archive`'s heap allocation; declared first, so dropped before it.
-    reader: EntryReader<'static>,
-    /// Never read: held so that what `reader` borrows lives as long as it does.
-    #[allow(dead_code)]
-    archive: Arc<AssetArchive>,
+    cell: ReaderCell,
 }
+
+self_cell::self_cell!(
+    /// An entry's reader together with the archive it borrows from (the handle keeps the archive
+    /// alive, so the caller may free its `bk_archive` first).
+    struct ReaderCell {
+        owner: Arc<AssetArchive>,
+        #[not_covariant]
+        dependent: EntryReader,
+    }
+);
 
 /// Opens entry `index` (a file) for reading in pieces with `bk_archive_reader_read`, and stores
 /// the reader in `*reader_out` (NULL on failure).
@@ -404,14 +410,10 @@ pub unsafe extern "C" fn bk_archive_reader_open(
     index: usize,
     #[out = std::ptr::null_mut()] reader_out: *mut *mut bk_archive_reader,
 ) -> bk_status {
-    let archive = Arc::clone(&archive.inner);
-    // SAFETY: the AssetArchive lives on the heap behind the Arc, at a fixed address, for as
-    // long as the reader holds the Arc; the reader that borrows it is dropped before the Arc
-    // (field order), and never handed out with its 'static lifetime.
-    let borrowed: &'static AssetArchive = unsafe { &*Arc::as_ptr(&archive) };
-    file_size(borrowed, index)?;
-    let reader = borrowed.reader(index).map_err(|e| status_of(&e))?;
-    handle_new(reader_out, bk_archive_reader { reader, archive })
+    file_size(&archive.inner, index)?;
+    let cell =
+        ReaderCell::try_new(Arc::clone(&archive.inner), |archive| archive.reader(index)).map_err(|e| status_of(&e))?;
+    handle_new(reader_out, bk_archive_reader { cell })
 }
 
 /// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
@@ -440,7 +442,7 @@ pub unsafe extern "C" fn bk_archive_reader_read(
     dst.fill(std::mem::MaybeUninit::new(0));
     // SAFETY: every byte was just initialised.
     let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [u8]) };
-    *read_out = reader.reader.read_checked(dst).map_err(|e| status_of(&e))?;
+    *read_out = reader.cell.with_dependent_mut(|_, entry| entry.read_checked(dst)).map_err(|e| status_of(&e))?;
     Ok(())
 }
 
