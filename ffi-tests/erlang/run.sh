@@ -11,7 +11,7 @@ erlc -Werror -o "$out" "$root/ffi-tests/erlang/bufkit_tests.erl" || { echo "0 pa
 # eunit:test/2 returns ok or error; `-s init stop` would exit 0 either way, so halt on the result.
 BUFKIT_EXPECTED_ABI=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h") \
 BUFKIT_METHODS_ZIP=$root/crates/asset-extract/tests/data/methods.zip \
-erl -noshell -pa "$root/bindings/erlang/ebin" -pa "$out" \
+erl -noshell -pa "$root/build/erlang/bufkit/ebin" -pa "$out" \
   -eval 'case eunit:test(bufkit_tests, [verbose]) of ok -> halt(0); _ -> halt(1) end.' 2>&1 | tee "$out/eunit.log"
 rc=${PIPESTATUS[0]}
 if line=$(grep -E '^ *All [0-9]+ tests passed' "$out/eunit.log"); then

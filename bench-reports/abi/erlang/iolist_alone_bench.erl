@@ -4,7 +4,7 @@
 %% medians. iolist_bench.erl times six variants over both iolists in one VM; here nothing else is
 %% built or timed, so each run compares the two on the list alone.
 %% Run: erlc -o /tmp bench-reports/abi/erlang/seed_iolist.erl bench-reports/abi/erlang/iolist_alone_bench.erl &&
-%%      erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'iolist_alone_bench:run(31, binaries), halt().'
+%%      erl -noshell -pa build/erlang/bufkit/ebin -pa /tmp -eval 'iolist_alone_bench:run(31, binaries), halt().'
 -module(iolist_alone_bench).
 -export([run/2]).
 

@@ -4,7 +4,7 @@
 %% iolist_to_binary/1 of it, term_to_binary/1 of the list of strings, and the old bufkit path
 %% (iolist_to_binary, then append). Bytes checked equal. One VM, alternating, medians.
 %% Run: erlc -o /tmp bench-reports/abi/erlang/iolist_bench.erl &&
-%%      erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'iolist_bench:run(9), halt().'
+%%      erl -noshell -pa build/erlang/bufkit/ebin -pa /tmp -eval 'iolist_bench:run(9), halt().'
 -module(iolist_bench).
 -export([run/1]).
 

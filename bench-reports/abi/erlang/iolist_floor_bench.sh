@@ -10,6 +10,5 @@ trap 'rm -rf "$out"' EXIT
 erts_include=$(erl -noshell -eval 'io:format("~s", [filename:join([code:root_dir(), "usr", "include"])]), halt().')
 gcc -O2 -fPIC -shared -I"$erts_include" "$here/walk_floor_nif.c" -o "$out/walk_floor_nif.so"
 erlc -o "$out" "$here/seed_iolist.erl" "$here/walk_floor.erl" "$here/iolist_floor_bench.erl"
-[[ -f $root/bindings/erlang/priv/bufkit_nif.so ]] || bash "$root/bindings/erlang/c_src/build_nif.sh" --cargo
-[[ -f $root/bindings/erlang/ebin/bufkit.beam ]] || erlc -o "$root/bindings/erlang/ebin" "$root"/bindings/erlang/src/*.erl
-erl -noshell -pa "$root/bindings/erlang/ebin" -pa "$out" -eval "iolist_floor_bench:run($rounds, $kind, $gc), halt()."
+[[ -f $root/build/erlang/bufkit/priv/bufkit_nif.so ]] || bash "$root/bindings/erlang/build.sh"
+erl -noshell -pa "$root/build/erlang/bufkit/ebin" -pa "$out" -eval "iolist_floor_bench:run($rounds, $kind, $gc), halt()."

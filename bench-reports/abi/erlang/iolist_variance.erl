@@ -3,7 +3,7 @@
 %% many garbage collections each call ran (count, words reclaimed). With `true`, a bufkit append
 %% of the same iolist is timed before each call, as iolist_alone_bench.erl does.
 %% Run: erlc -o /tmp bench-reports/abi/erlang/seed_iolist.erl bench-reports/abi/erlang/iolist_variance.erl &&
-%%      erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'iolist_variance:run(true), halt().'
+%%      erl -noshell -pa build/erlang/bufkit/ebin -pa /tmp -eval 'iolist_variance:run(true), halt().'
 -module(iolist_variance).
 -export([run/1]).
 

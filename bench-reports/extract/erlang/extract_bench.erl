@@ -5,8 +5,8 @@
 %% Usage (from the repo root, after bench-reports/extract/run.py made the archives, and
 %% only_what_is_asked.py made app.apk):
 %%   erlc -o /tmp bench-reports/extract/erlang/extract_bench.erl &&
-%%   erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'extract_bench:main(["/tmp/bufkit-extract-bench/assets.zip", "7"])' -s init stop
-%%   erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'extract_bench:main(["/tmp/bufkit-extract-bench/app.apk", "7", "assets/"])' -s init stop
+%%   erl -noshell -pa build/erlang/bufkit/ebin -pa /tmp -eval 'extract_bench:main(["/tmp/bufkit-extract-bench/assets.zip", "7"])' -s init stop
+%%   erl -noshell -pa build/erlang/bufkit/ebin -pa /tmp -eval 'extract_bench:main(["/tmp/bufkit-extract-bench/app.apk", "7", "assets/"])' -s init stop
 -module(extract_bench).
 -export([main/1]).
 

@@ -3,7 +3,7 @@
 %% against bufkit:inflate_at/3 (offset into the whole pack binary) and inflate_batch/2.
 %% Usage (from the repo root, after bench-reports/inflate/run.sh wrote the table):
 %%   erlc -o /tmp bench-reports/inflate/erlang/inflate_bench.erl &&
-%%   erl -noshell -pa bindings/erlang/ebin -pa /tmp -eval 'inflate_bench:main(["PACK", "TABLE", "5"])' -s init stop
+%%   erl -noshell -pa build/erlang/bufkit/ebin -pa /tmp -eval 'inflate_bench:main(["PACK", "TABLE", "5"])' -s init stop
 -module(inflate_bench).
 -export([main/1]).
 

@@ -37,9 +37,10 @@ elif [[ ! -f $lib/libbufkit.a ]]; then
 fi
 [[ -f $include/bufkit.h ]] || { echo "bufkit: no bufkit.h in $include (set BUFKIT_INCLUDE)" >&2; exit 1; }
 erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
-mkdir -p "$app/priv"
+nif_dir=${BUFKIT_NIF_DIR:-$app/priv} # build.sh puts it beside its ebin/, outside a checkout's sources
+mkdir -p "$nif_dir"
 gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -I"$erts_include" -I"$include" \
   "$app"/c_src/*.c "$lib/libbufkit.a" \
   -Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
-  -o "$app/priv/bufkit_nif.so"
+  -o "$nif_dir/bufkit_nif.so"
