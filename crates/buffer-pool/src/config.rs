@@ -1,5 +1,7 @@
 //! How a pool is sized and bounded.
 
+#![forbid(unsafe_code)]
+
 use std::time::Duration;
 
 use crate::Error;

@@ -1,5 +1,7 @@
 //! The one error type of this crate.
 
+#![forbid(unsafe_code)]
+
 /// Why the pool refused a request.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum Error {

@@ -1,6 +1,8 @@
 //! The state all threads share: a bounded queue of idle buffers per class, the retained-bytes
 //! reservation that enforces the cap, and the registry of every thread's counters.
 
+#![forbid(unsafe_code)]
+
 use std::time::{Duration, Instant};
 
 use crate::block::Block;

@@ -1,5 +1,7 @@
 //! Counters: each thread writes its own, `BufferPool::stats` adds them up.
 
+#![forbid(unsafe_code)]
+
 use crate::sync::{AtomicU64, Ordering};
 
 /// One size class's counters.

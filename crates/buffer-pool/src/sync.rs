@@ -1,6 +1,8 @@
 //! The concurrency primitives, through one facade: std and crossbeam normally, loom's models under
 //! `--cfg loom`, so the same pool code is what loom checks.
 
+#![forbid(unsafe_code)]
+
 #[cfg(loom)]
 pub(crate) use loom::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 #[cfg(loom)]

@@ -8,6 +8,8 @@
 //! then written; more than that are checked in one streaming pass and written in a second, so
 //! memory stays bounded whatever the entries' size.
 
+#![forbid(unsafe_code)]
+
 use std::io::{Read, Write};
 use std::path::Path;
 

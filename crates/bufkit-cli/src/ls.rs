@@ -1,5 +1,7 @@
 //! `bufkit ls`: an archive's entries, after the same validation as extraction, like `unzip -lv`.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::path::Path;
 

@@ -1,5 +1,7 @@
 //! Plain-text tables for the demos.
 
+#![forbid(unsafe_code)]
+
 /// Renders rows as a left-aligned first column and right-aligned others.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
     let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();

@@ -1,5 +1,7 @@
 //! `bufkit test`: verify an archive without writing anything, like `unzip -t`.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::path::Path;
 

@@ -1,6 +1,8 @@
 //! Progress for callers across the boundary, at a rate they can take: a BEAM process's mailbox or
 //! a JVM upcall pays per message, and an archive of 15,000 entries made 15,000 of them.
 
+#![forbid(unsafe_code)]
+
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};

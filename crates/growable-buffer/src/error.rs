@@ -1,5 +1,7 @@
 //! The one error type of this crate.
 
+#![forbid(unsafe_code)]
+
 /// Why a buffer operation was refused. The buffer is unchanged when any of these is returned:
 /// nothing already appended is lost.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -1,5 +1,7 @@
 //! Growth policies: how much capacity a full buffer asks for next.
 
+#![forbid(unsafe_code)]
+
 use crate::Error;
 
 /// The default geometric factor. Measured in `bench-reports/growable-buffer.md`: above the mmap

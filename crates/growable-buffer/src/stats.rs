@@ -1,5 +1,7 @@
 //! What a buffer's growth has cost so far.
 
+#![forbid(unsafe_code)]
+
 /// Counters kept by every [`GrowableBuffer`](crate::GrowableBuffer).
 ///
 /// ```

@@ -3,6 +3,8 @@
 //! kind: truncated, checksum, size or corrupt. Memory stays bounded: output goes to a scratch
 //! buffer and is only counted.
 
+#![forbid(unsafe_code)]
+
 use flate2::{Decompress, FlushDecompress, Status};
 
 use crate::{Error, Format};

@@ -1,5 +1,7 @@
 //! The one error type of this crate: what went wrong, and at which input offset.
 
+#![forbid(unsafe_code)]
+
 /// Why a stream could not be inflated. `offset` is where the stream starts in the input. On any
 /// error the output buffer holds no valid data (it is zeroed): nothing is handed out before the
 /// checksum verifies.

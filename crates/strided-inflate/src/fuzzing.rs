@@ -1,6 +1,8 @@
 //! The fuzz harnesses, shared by the cargo-fuzz targets (`fuzz/`) and the corpus replay that runs
 //! in the test suite. Each checks invariants rather than just "no panic".
 
+#![forbid(unsafe_code)]
+
 use flate2::{Decompress, FlushDecompress, Status};
 
 use crate::{ChunkedInflater, Decoder, Format, pack};

@@ -2,6 +2,8 @@
 //! inflated at its offset; the next object starts where the stream's consumed count says. The walk
 //! must end exactly at the 20-byte SHA-1 trailer, and can be checked against the pack's `.idx`.
 
+#![forbid(unsafe_code)]
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 

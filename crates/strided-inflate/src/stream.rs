@@ -2,6 +2,8 @@
 //! from a file), input is fed in bounded strides; memory stays bounded (the decoder's 32 KiB
 //! window and the caller's output), and the result is the same exact consumed count.
 
+#![forbid(unsafe_code)]
+
 use flate2::{Decompress, FlushDecompress, Status};
 use std::mem::MaybeUninit;
 

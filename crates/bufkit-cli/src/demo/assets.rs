@@ -3,6 +3,8 @@
 //! `java.util.zip` way of reading in place (a new inflater and a new buffer for every read): in
 //! Rust, and with `ZipFile` itself when a JDK is found.
 
+#![forbid(unsafe_code)]
+
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};

@@ -2,6 +2,8 @@
 //! buffer per file (plus an 8 KiB buffered writer) was the original; a reused buffer fixed most
 //! of it; bufkit extracts in parallel, verified and all-or-nothing.
 
+#![forbid(unsafe_code)]
+
 use std::fs::{self, File};
 use std::io::{BufWriter, Read, Write};
 use std::path::{Path, PathBuf};

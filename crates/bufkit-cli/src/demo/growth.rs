@@ -4,6 +4,8 @@
 //! geometric growth through realloc/mremap and segmented chunks stay within a small factor of one
 //! memcpy of the same bytes into fresh memory.
 
+#![forbid(unsafe_code)]
+
 use std::hint::black_box;
 use std::time::Instant;
 

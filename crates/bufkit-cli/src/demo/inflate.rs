@@ -4,6 +4,8 @@
 //! 512-byte strides fixed that. Today's JDK pins instead of copying; bufkit inflates in place from
 //! the offset and reports the exact consumed count.
 
+#![forbid(unsafe_code)]
+
 use std::io::Write;
 use std::time::Instant;
 
