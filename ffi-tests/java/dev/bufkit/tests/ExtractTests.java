@@ -190,9 +190,12 @@ final class ExtractTests {
                 () -> bufkit.extract(archive, dir.resolve("early"), ExtractOptions.defaults().withCancel(early)));
         check(before.status() == Status.CANCELLED, "cancelled before it starts: " + before.status());
         ExtractCancel cancel = bufkit.newCancel();
+        // The other thread cancels once the extraction has reported its first entry, so surely
+        // mid-way (a fixed sleep raced: on a fast run the extraction was done before it woke).
+        CountDownLatch started = new CountDownLatch(1);
         Thread canceller = new Thread(() -> {
             try {
-                Thread.sleep(50);
+                started.await();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
@@ -200,8 +203,10 @@ final class ExtractTests {
         });
         canceller.start();
         long start = System.nanoTime();
+        ExtractOptions cancellable = ExtractOptions.defaults().withThreads(1).withCancel(cancel)
+                .withProgress((done, total, bytes, bytesTotal) -> started.countDown());
         ExtractException during = expect(ExtractException.class,
-                () -> bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withThreads(1).withCancel(cancel)));
+                () -> bufkit.extract(archive, dir.resolve("out"), cancellable));
         canceller.join();
         check(during.status() == Status.CANCELLED, "cancelled during: " + during.status() + " after " + (System.nanoTime() - start) / 1_000_000 + " ms");
         try (var list = java.nio.file.Files.list(dir)) {
