@@ -106,8 +106,8 @@ ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
   ErlNifBinary name;
   size_t index;
   bk_status status;
-  (void)argc;
   int acquired;
+  (void)argc;
   if (!enif_inspect_binary(env, argv[1], &name)) return enif_make_badarg(env);
   if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
   status = bk_archive_find(res->archive, (const char *)name.data, name.size, &index);
@@ -240,7 +240,9 @@ static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t in
   return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
 }
 
-static ERL_NIF_TERM archive_read_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+/* Reads entry Index whole: scheduled on a dirty CPU scheduler for a large entry, called directly
+ * for a small one. */
+static ERL_NIF_TERM archive_read_here(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
   ERL_NIF_TERM result;
@@ -259,16 +261,14 @@ ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
   archive_res *res;
   ErlNifUInt64 index;
   bk_archive_entry info;
-  ERL_NIF_TERM result;
+  int dirty;
   int acquired;
   if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
   if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
   if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
-  if (bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE) {
-    archive_release(res);
-    return enif_schedule_nif(env, "bufkit_archive_read_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_dirty, argc, argv);
-  }
-  result = archive_read_one(env, res, (size_t)index);
+  dirty = bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE;
   archive_release(res);
-  return result;
+  if (dirty)
+    return enif_schedule_nif(env, "bufkit_archive_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_here, argc, argv);
+  return archive_read_here(env, argc, argv); /* small: read on this scheduler */
 }

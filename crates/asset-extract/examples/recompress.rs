@@ -9,9 +9,7 @@
 //! Directories are left out and empty files stored; names and contents are kept, in the same
 //! order.
 
-use std::io::Write;
-
-use asset_extract::{AssetArchive, Holding, Kind};
+use asset_extract::{AssetArchive, Holding, Kind, Method};
 
 #[allow(dead_code)]
 #[path = "../tests/zipwriter/mod.rs"]
@@ -24,14 +22,15 @@ fn main() {
         std::process::exit(2);
     };
     let archive = AssetArchive::open(std::path::Path::new(input), Holding::Read).expect("the input opens");
-    type Encode = fn(&[u8]) -> Vec<u8>;
-    let (code, encode): (u16, Encode) = match method.as_str() {
-        "bzip2" => (12, bzip2),
-        "lzma" => (14, lzma),
-        "zstd" => (93, |data| zstd::encode_all(data, 3).expect("zstd")),
-        "xz" => (95, xz),
+    let (method, level) = match method.as_str() {
+        "bzip2" => (Method::Bzip2, 9),
+        "lzma" => (Method::Lzma, 6),
+        "zstd" => (Method::Zstd, 3),
+        "xz" => (Method::Xz, 6),
         other => panic!("no such method: {other}"),
     };
+    let code = method.code();
+    let encode = |data: &[u8]| asset_extract::fuzzing::compress(method, data, level).expect("an encoder");
     let specs: Vec<zipwriter::Spec> = (0..archive.len())
         .filter(|&i| archive.entries()[i].kind == Kind::File)
         .map(|i| {
@@ -48,29 +47,4 @@ fn main() {
         })
         .collect();
     std::fs::write(output, zipwriter::build(&specs, b"").0).expect("the output is written");
-}
-
-fn bzip2(data: &[u8]) -> Vec<u8> {
-    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-fn xz(data: &[u8]) -> Vec<u8> {
-    let mut e = liblzma::write::XzEncoder::new(Vec::new(), 6);
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
-}
-
-/// LZMA as zip frames it (APPNOTE 5.8.8), from liblzma's `.lzma` output, with an end marker.
-fn lzma(data: &[u8]) -> Vec<u8> {
-    let options = liblzma::stream::LzmaOptions::new_preset(6).unwrap();
-    let stream = liblzma::stream::Stream::new_lzma_encoder(&options).unwrap();
-    let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
-    e.write_all(data).unwrap();
-    let alone = e.finish().unwrap();
-    let mut out = vec![9, 20, 5, 0];
-    out.extend_from_slice(&alone[..5]);
-    out.extend_from_slice(&alone[13..]);
-    out
 }

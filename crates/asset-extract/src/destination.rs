@@ -142,7 +142,7 @@ pub(crate) fn rename_into_place(staged: &Path, dest: &Path, found: Found) -> Res
         Found::Nothing => {
             let (from, to) = (c_path(staged)?, c_path(dest)?);
             // Fails instead of replacing anything at `dest`.
-            match crate::sys::rename_noreplace(&from, &to) {
+            match crate::sys::rename_paths(&from, &to, crate::sys::Rename::NoReplace) {
                 Ok(()) => Ok(()),
                 Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
                     Err(refuse(dest, "appeared while the archive was extracted; left as it is"))

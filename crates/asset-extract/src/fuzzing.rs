@@ -3,7 +3,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::{Error, Kind, Options, extract_to_memory, read_archive};
+use crate::{Error, Kind, Method, Options, extract_to_memory, read_archive};
 
 /// `data` is an archive. Checks: parsing and extraction to memory never panic; a parsed entry's
 /// data lies inside the input and its name is a safe relative path; an extracted file has its
@@ -396,6 +396,41 @@ fn central_record(
     out.extend_from_slice(extra);
 }
 
+/// `data` compressed with `method`'s reference encoder at `level` (bzip2 1–9, LZMA, XZ 0–9,
+/// Zstandard 1–22), framed as a zip entry of that method holds it (LZMA with APPNOTE 5.8.8's
+/// header and an end marker, so its entry needs flag bit 1). `None` for stored, deflate and
+/// Deflate64 (no encoder here), or if the encoder fails. For tests, benches and fuzzing.
+pub fn compress(method: Method, data: &[u8], level: u32) -> Option<Vec<u8>> {
+    use std::io::Write;
+    match method {
+        Method::Bzip2 => {
+            let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::new(level.clamp(1, 9)));
+            e.write_all(data).ok()?;
+            e.finish().ok()
+        }
+        Method::Lzma => {
+            let options = liblzma::stream::LzmaOptions::new_preset(level.min(9)).ok()?;
+            let stream = liblzma::stream::Stream::new_lzma_encoder(&options).ok()?;
+            let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
+            e.write_all(data).ok()?;
+            // liblzma's `.lzma`: properties, an 8-byte size, the stream. Zip's: a version, the
+            // properties' size, the properties, the stream.
+            let alone = e.finish().ok()?;
+            let mut framed = vec![9, 20, 5, 0];
+            framed.extend_from_slice(&alone[..5]);
+            framed.extend_from_slice(&alone[13..]);
+            Some(framed)
+        }
+        Method::Zstd => zstd::encode_all(data, level.clamp(1, 22) as i32).ok(),
+        Method::Xz => {
+            let mut e = liblzma::write::XzEncoder::new(Vec::new(), level.min(9));
+            e.write_all(data).ok()?;
+            e.finish().ok()
+        }
+        Method::Stored | Method::Deflate | Method::Deflate64 => None,
+    }
+}
+
 /// `data` picks a method beside deflate (Deflate64, bzip2, LZMA, Zstandard, XZ) and the entry's
 /// bytes as stored: the fuzzer's own bytes, or its bytes compressed by the method's encoder and
 /// perhaps with one byte flipped; the declared size is the truth or the fuzzer's. Checks: opening
@@ -409,34 +444,8 @@ pub fn methods(data: &[u8]) {
     let (flip_at, flip) = (usize::from(c.byte()) << 8 | usize::from(c.byte()), c.byte() | 1);
     let lie = usize::from(c.byte()) << 8 | usize::from(c.byte());
     let payload = c.0.to_vec();
-    let encoded = |bytes: &[u8]| -> Option<Vec<u8>> {
-        match method {
-            12 => {
-                let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
-                std::io::Write::write_all(&mut e, bytes).ok()?;
-                e.finish().ok()
-            }
-            14 => {
-                let options = liblzma::stream::LzmaOptions::new_preset(1).ok()?;
-                let stream = liblzma::stream::Stream::new_lzma_encoder(&options).ok()?;
-                let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
-                std::io::Write::write_all(&mut e, bytes).ok()?;
-                let alone = e.finish().ok()?;
-                let mut zip_framed = vec![9, 20, 5, 0];
-                zip_framed.extend_from_slice(&alone[..5]);
-                zip_framed.extend_from_slice(&alone[13..]);
-                Some(zip_framed)
-            }
-            93 => zstd::encode_all(bytes, 1).ok(),
-            95 => {
-                let mut e = liblzma::write::XzEncoder::new(Vec::new(), 1);
-                std::io::Write::write_all(&mut e, bytes).ok()?;
-                e.finish().ok()
-            }
-            _ => None, // Deflate64: no encoder; the fuzzer's bytes as they are
-        }
-    };
-    let (body, truth) = match (mode, encoded(&payload)) {
+    let encoded = Method::from_code(method).and_then(|m| compress(m, &payload, 1));
+    let (body, truth) = match (mode, encoded) {
         (1..=3, Some(mut body)) => {
             if mode == 2 && !body.is_empty() {
                 let at = flip_at % body.len();

@@ -141,7 +141,7 @@ impl Staging {
 
 /// Swaps the paths `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`).
 fn exchange(a: &std::ffi::CStr, b: &std::ffi::CStr) -> io::Result<()> {
-    crate::sys::rename_exchange(a, b)
+    crate::sys::rename_paths(a, b, crate::sys::Rename::Exchange)
 }
 
 impl Drop for Staging {

@@ -5,8 +5,8 @@
 //! replace and remove trees call these and hold no `unsafe` of their own.
 //!
 //! Everything inside a tree is opened relative to a directory descriptor, never following a
-//! symlink in the last step. Linux-only calls: `renameat2` (`rename_noreplace`,
-//! `rename_exchange`); on other systems they fail with `ENOSYS` and the callers' fallbacks run
+//! symlink in the last step. The Linux-only call, `renameat2` (`rename_paths`), fails with `ENOSYS`
+//! on other systems, and the callers' fallbacks run
 //! (they already handle kernels and file systems without it).
 
 use std::ffi::CStr;
@@ -65,37 +65,30 @@ pub(crate) fn rename_at(from_dir: RawFd, from: &CStr, to_dir: RawFd, to: &CStr) 
     ok_or_errno(unsafe { libc::renameat(from_dir, from.as_ptr(), to_dir, to.as_ptr()) })
 }
 
-/// Renames the path `from` to `to` only if nothing is at `to` (`EEXIST` otherwise): `renameat2`
-/// with `RENAME_NOREPLACE`. Linux only (`ENOSYS` elsewhere; `EINVAL` where the file system
-/// lacks it).
-pub(crate) fn rename_noreplace(from: &CStr, to: &CStr) -> io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: both paths are NUL-terminated strings outliving the call.
-        ok_or_errno(unsafe {
-            libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), libc::RENAME_NOREPLACE)
-        })
-    }
-    #[cfg(not(target_os = "linux"))]
-    {
-        let _ = (from, to);
-        Err(io::Error::from_raw_os_error(libc::ENOSYS))
-    }
+/// How [`rename_paths`] renames.
+#[derive(Clone, Copy)]
+pub(crate) enum Rename {
+    /// Only if nothing is at the target (`EEXIST` otherwise): `RENAME_NOREPLACE`.
+    NoReplace,
+    /// Swapping the two paths in one step: `RENAME_EXCHANGE`.
+    Exchange,
 }
 
-/// Swaps the paths `a` and `b` in one step: `renameat2` with `RENAME_EXCHANGE`. Linux only
-/// (`ENOSYS` elsewhere; `EINVAL` where the file system lacks it).
-pub(crate) fn rename_exchange(a: &CStr, b: &CStr) -> io::Result<()> {
+/// Renames the path `from` to `to` as `how` says (`renameat2`). Linux only (`ENOSYS` elsewhere;
+/// `EINVAL` where the file system lacks it).
+pub(crate) fn rename_paths(from: &CStr, to: &CStr, how: Rename) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
+        let flags = match how {
+            Rename::NoReplace => libc::RENAME_NOREPLACE,
+            Rename::Exchange => libc::RENAME_EXCHANGE,
+        };
         // SAFETY: both paths are NUL-terminated strings outliving the call.
-        ok_or_errno(unsafe {
-            libc::renameat2(libc::AT_FDCWD, a.as_ptr(), libc::AT_FDCWD, b.as_ptr(), libc::RENAME_EXCHANGE)
-        })
+        ok_or_errno(unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), flags) })
     }
     #[cfg(not(target_os = "linux"))]
     {
-        let _ = (a, b);
+        let _ = (from, to, how);
         Err(io::Error::from_raw_os_error(libc::ENOSYS))
     }
 }

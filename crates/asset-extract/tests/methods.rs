@@ -7,10 +7,10 @@ mod support;
 #[allow(dead_code)]
 mod zipwriter;
 
-use std::io::{Read, Write};
+use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use asset_extract::{AssetArchive, Error, Holding, Mode, Options, extract, extract_bytes, extract_to_memory};
+use asset_extract::{AssetArchive, Error, Holding, Method, Mode, Options, extract, extract_bytes, extract_to_memory};
 use support::{listing, workdir};
 use zipwriter::{Spec, build, put_u32};
 
@@ -43,34 +43,25 @@ fn sample(len: usize, seed: u64) -> Vec<u8> {
     out
 }
 
+fn encoder(method: Method, level: u32) -> impl Fn(&[u8]) -> Vec<u8> {
+    move |data| asset_extract::fuzzing::compress(method, data, level).expect("an encoder")
+}
+
 fn bzip2(data: &[u8]) -> Vec<u8> {
-    let mut e = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
+    encoder(Method::Bzip2, 9)(data)
 }
 
 fn zstd(data: &[u8]) -> Vec<u8> {
-    zstd::encode_all(data, 19).unwrap()
+    encoder(Method::Zstd, 19)(data)
 }
 
 fn xz(data: &[u8]) -> Vec<u8> {
-    let mut e = liblzma::write::XzEncoder::new(Vec::new(), 6);
-    e.write_all(data).unwrap();
-    e.finish().unwrap()
+    encoder(Method::Xz, 6)(data)
 }
 
-/// LZMA as zip frames it (APPNOTE 5.8.8): version, properties size, properties, raw stream with
-/// an end marker (flag bit 1), made from liblzma's `.lzma` output (properties, 8-byte size, stream).
+/// LZMA as zip frames it (APPNOTE 5.8.8), with an end marker (flag bit 1).
 fn lzma(data: &[u8]) -> Vec<u8> {
-    let options = liblzma::stream::LzmaOptions::new_preset(6).unwrap();
-    let stream = liblzma::stream::Stream::new_lzma_encoder(&options).unwrap();
-    let mut e = liblzma::write::XzEncoder::new_stream(Vec::new(), stream);
-    e.write_all(data).unwrap();
-    let alone = e.finish().unwrap();
-    let mut out = vec![9, 20, 5, 0];
-    out.extend_from_slice(&alone[..5]);
-    out.extend_from_slice(&alone[13..]);
-    out
+    encoder(Method::Lzma, 6)(data)
 }
 
 /// A method built here: its name, its number, its encoder, and the flags its entries carry.
