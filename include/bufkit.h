@@ -21,6 +21,12 @@
 #define BK_VERSION "0.1.0"
 
 /*
+ The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
+ a size (every field above).
+ */
+#define BK_EXTRACT_OPTIONS_MIN_SIZE 104
+
+/*
  The smallest `bk_extract_report.size` accepted: the report of ABI version 2, the first with a
  size (every field above).
  */
@@ -29,7 +35,7 @@
 /*
  The ABI version. Bumped on any incompatible change to a `bk_` signature, struct layout or enum value.
  */
-#define BK_ABI_VERSION 2
+#define BK_ABI_VERSION 3
 
 /*
  Major part of the library version (matches `Cargo.toml`).
@@ -240,7 +246,7 @@ typedef uint32_t bk_format;
 #endif // __cplusplus
 
 /*
- What may happen to an existing destination, as values of `bk_extract_options_set_mode`.
+ What may happen to an existing destination, as values of `bk_extract_options.mode`.
 
  | mode | absent | empty directory | non-empty directory | anything else |
  |---|---|---|---|---|
@@ -325,7 +331,7 @@ enum bk_archive_local_headers
    at open, with the same status. Symlink entries are the one difference, on purpose: an
    archive is opened to read its files, and a link is not one, so links are left out of the
    entries (their local headers still checked), where `bk_extract` refuses the archive unless
-   told to skip them (`bk_extract_options_set_skip_symlinks`). Costs a look at every entry's
+   told to skip them (`bk_extract_options.skip_symlinks`). Costs a look at every entry's
    local header.
    */
   BK_LOCAL_HEADERS_AT_OPEN = 0,
@@ -388,21 +394,6 @@ typedef struct bk_buffer bk_buffer;
  Methods: `bk_cancel_request`, `bk_cancel_free`.
  */
 typedef struct bk_cancel bk_cancel;
-
-/*
- Extraction options. Created by `bk_extract_options_new` (defaults: create mode, one thread per
- core, every entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`.
- Not thread-safe to change while an extraction uses it; may be reused for many extractions.
-
- Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`, `bk_extract_options_set_strict`,
- `bk_extract_options_set_skip_symlinks`,
- `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
- `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
- `bk_extract_options_set_durable`, `bk_extract_options_set_no_mtime`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
- `bk_extract_options_set_progress_interval`,
- `bk_extract_options_set_cancel`, `bk_extract_options_free`.
- */
-typedef struct bk_extract_options bk_extract_options;
 
 /*
  One stream inflated from input fed in strides (for sources not all in memory).
@@ -574,11 +565,122 @@ typedef void (*bk_progress_fn)(void *user_data,
                                uint64_t bytes_total);
 
 /*
+ Extraction options, size-first so that the struct can grow: declare it as
+ `bk_extract_options options = {.size = sizeof options};` and set the fields you need. Every
+ field's zero is its default (create mode, one thread per core, every entry, no quota or ratio
+ limit, not durable, modification times restored, no progress, no cancellation), so a caller
+ sets only what it changes, and a program built against an older header works with a newer
+ library. The library reads the fields that fit in `size`: those past it keep their defaults;
+ bytes past the fields this library knows (a newer program) must be zero, else the call is
+ `BK_STATUS_INVALID_ARGUMENT` (an option asked for is never silently ignored), as Linux's
+ `openat2` and `clone3` treat their size-first structs. Read once at the start of `bk_extract`;
+ one struct may serve many extractions, and the library keeps no pointer into it (only the
+ `only` strings, the callback and the cancellation flag it points to, for the call).
+
+ This struct is the one description of the options: the Java record, both Java fronts' and the
+ Erlang NIF's marshalling are generated from it (`bufkit-ffi`'s `tests/bindings.rs`).
+ */
+typedef struct bk_extract_options {
+  /*
+   `sizeof(bk_extract_options)` as the caller was compiled. Less than
+   `BK_EXTRACT_OPTIONS_MIN_SIZE` is `BK_STATUS_INVALID_ARGUMENT`.
+   */
+  uint64_t size;
+  /*
+   What may happen to an existing destination: a `bk_extract_mode` (default
+   `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
+   */
+  uint32_t mode;
+  /*
+   Worker threads; 0 (the default) means one per core.
+   */
+  uint32_t threads;
+  /*
+   Refuse archives that would write more than this many bytes in all; 0 (the default) for no
+   quota.
+   */
+  uint64_t quota;
+  /*
+   Refuse entries inflating to more than this many times their compressed size; 0 (the
+   default) for no limit. Negative or not finite is `BK_STATUS_INVALID_ARGUMENT`.
+   */
+  double max_ratio;
+  /*
+   Refuse entry names that differ only in case even where the destination's file system keeps
+   them apart (they are always refused where it folds case, which is detected).
+   */
+  uint32_t fold_case;
+  /*
+   Refuse archives with other data prepended to the zip part (by default accepted when every
+   offset reads consistently shifted by it, as for a `.jmod` or a self-extractor), data
+   appended after it, or an end record's comment cut short by the end of the file.
+   */
+  uint32_t strict;
+  /*
+   Skip symlink entries instead of refusing the archive (the default). A link is never
+   created either way.
+   */
+  uint32_t skip_symlinks;
+  /*
+   Sync every file and directory to disk before the destination is replaced.
+   */
+  uint32_t durable;
+  /*
+   Leave files and directories with the time of the extraction. By default they get the
+   modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
+   extra field, else its DOS date and time read as local time, as `unzip` does (a directory
+   gets its own only when the archive has an entry for it).
+   */
+  uint32_t no_mtime;
+  /*
+   Incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
+   incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from
+   the existing destination instead of written, and files gone from the archive disappear. A
+   merge (`BK_EXTRACT_MERGE`) into the destination removes the manifest, so the incremental
+   run after it writes every file afresh instead of keeping files the merge replaced.
+   */
+  uint32_t incremental;
+  /*
+   Report progress at most once every this many milliseconds, plus always the last report
+   (every entry done), which is then the last one; reports then never overlap. 0 (the
+   default) reports every entry as it is done, from any worker thread, possibly at once.
+   Bindings that pay per report (a message to a BEAM process, a JVM upcall) set an interval.
+   */
+  uint32_t progress_interval_ms;
+  /*
+   Patterns (`*`, `?`, or `dir/`; UTF-8, NUL-terminated) of the entries to extract: `only_len`
+   of them. With none (the default), every entry is extracted; matching nothing is
+   `BK_STATUS_NOTHING_SELECTED`.
+   */
+  const char *const *only;
+  /*
+   How many `only` patterns there are.
+   */
+  size_t only_len;
+  /*
+   Called with progress (NULL for none), from the extraction's worker threads, never after
+   `bk_extract` returns; it must not call back into the same extraction. In Erlang, a pid that
+   receives `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}`
+   messages (with `progress_interval_ms` 50 unless given).
+   */
+  bk_progress_fn progress;
+  /*
+   Passed to `progress`.
+   */
+  void *progress_user_data;
+  /*
+   A cancellation flag to watch (NULL for none); it must outlive the extraction.
+   */
+  const struct bk_cancel *cancel;
+} bk_extract_options;
+
+/*
  What an extraction did, filled by `bk_extract`. Its first field says how large the caller's
  struct is, so that the struct can grow: declare it as `bk_extract_report report = {.size =
  sizeof report};`. The library fills the fields that fit in `size` and leaves the rest as they were, so
  a program built against an older header works with a newer library, and a newer program with
- an older library (whatever that library does not know stays as the program set it).
+ an older library (whatever that library does not know stays as the program set it). Like
+ `bk_extract_options`, it is the one description the bindings' reports are generated from.
  */
 typedef struct bk_extract_report {
   /*
@@ -609,16 +711,16 @@ typedef struct bk_extract_report {
   uint64_t reused;
   /*
    Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub), read
-   past (refused with `bk_extract_options_set_strict`).
+   past (refused with `bk_extract_options.strict`).
    */
   uint64_t prepended;
   /*
    Bytes of other data after the archive's end record and comment, ignored (refused with
-   `bk_extract_options_set_strict`).
+   `bk_extract_options.strict`).
    */
   uint64_t appended;
   /*
-   Symlink entries skipped (with `bk_extract_options_set_skip_symlinks`).
+   Symlink entries skipped (with `bk_extract_options.skip_symlinks`).
    */
   uint64_t symlinks_skipped;
 } bk_extract_report;
@@ -1140,155 +1242,6 @@ bk_status bk_buffer_write_fd(const struct bk_buffer *buffer,
 bk_status bk_buffer_flatten(struct bk_buffer *buffer);
 
 /*
- Creates options with the defaults in `*options_out`.
-
- # Safety
- `options_out` is valid for one write.
- */
-bk_status bk_extract_options_new(struct bk_extract_options **options_out);
-
-/*
- Frees options. NULL does nothing.
-
- # Safety
- `options` is NULL or came from `bk_extract_options_new` and has not been freed.
- */
-void bk_extract_options_free(struct bk_extract_options *options);
-
-/*
- What may happen to an existing destination: a `bk_extract_mode` (default
- `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_mode(struct bk_extract_options *options, uint32_t mode);
-
-/*
- Non-zero: refuse entry names that differ only in case even where the destination's file
- system keeps them apart (they are always refused where it folds case, which is detected).
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_fold_case(struct bk_extract_options *options, uint32_t fold);
-
-/*
- Non-zero: refuse archives with other data prepended to the zip part (by default accepted when
- every offset reads consistently shifted by it, as for a `.jmod` or a self-extractor).
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_strict(struct bk_extract_options *options, uint32_t strict);
-
-/*
- Non-zero: skip symlink entries instead of refusing the archive (the default). A link is never
- created either way.
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_skip_symlinks(struct bk_extract_options *options, uint32_t skip);
-
-/*
- Worker threads; 0 means one per core.
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_threads(struct bk_extract_options *options, uint32_t threads);
-
-/*
- Adds a pattern (`*`, `?`, or `dir/`) to extract; with none, every entry is extracted. The string
- (UTF-8, NUL-terminated) is copied.
-
- # Safety
- `options` is live; `pattern` is a NUL-terminated string.
- */
-bk_status bk_extract_options_add_only(struct bk_extract_options *options, const char *pattern);
-
-/*
- Refuses archives that would write more than `bytes` in all (0: no quota).
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_quota(struct bk_extract_options *options, uint64_t bytes);
-
-/*
- Refuses entries inflating to more than `ratio` times their compressed size (0: no limit).
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_max_ratio(struct bk_extract_options *options, double ratio);
-
-/*
- Non-zero: fsync every file and directory before the destination is replaced.
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_durable(struct bk_extract_options *options, uint32_t durable);
-
-/*
- Non-zero: leave files and directories with the time of the extraction. By default (0) they get
- the modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
- extra field, else its DOS date and time read as local time, as `unzip` does (a directory gets
- its own only when the archive has an entry for it).
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_no_mtime(struct bk_extract_options *options, uint32_t no_mtime);
-
-/*
- Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
- incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the
- existing destination instead of written, and files gone from the archive disappear. A merge
- (`BK_EXTRACT_MERGE`) into the destination removes the manifest, so the incremental run after it
- writes every file afresh instead of keeping files the merge replaced.
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_incremental(struct bk_extract_options *options,
-                                             uint32_t incremental);
-
-/*
- Sets the progress callback (NULL for none) and the pointer passed to it.
-
- # Safety
- `options` is live; `callback` is NULL or safe to call from any thread with `user_data` for as
- long as extractions use these options.
- */
-bk_status bk_extract_options_set_progress(struct bk_extract_options *options,
-                                          bk_progress_fn callback,
-                                          void *user_data);
-
-/*
- Calls the progress callback at most once every `interval_ms` milliseconds, plus always the last
- report (every entry done), which is then the last call; calls then never overlap. 0 (the
- default) reports every entry as it is done, from any worker thread, possibly at once. Bindings
- that pay per report (a message to a BEAM process, a JVM upcall) set an interval.
-
- # Safety
- `options` is live.
- */
-bk_status bk_extract_options_set_progress_interval(struct bk_extract_options *options,
-                                                   uint32_t interval_ms);
-
-/*
- Sets the cancellation flag to watch (NULL for none).
-
- # Safety
- `options` is live; `cancel` is NULL or a live `bk_cancel` that outlives the extractions.
- */
-bk_status bk_extract_options_set_cancel(struct bk_extract_options *options,
-                                        const struct bk_cancel *cancel);
-
-/*
  Creates a cancellation flag, not yet set.
 
  # Safety
@@ -1319,7 +1272,7 @@ void bk_cancel_free(struct bk_cancel *cancel);
  failure nothing is left behind. A cancellation flag already set when the call starts is
  honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
  the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
- `options` may be NULL for the defaults.
+ `options` may be NULL for the defaults (see `bk_extract_options`).
  On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`). On
  failure, if given, `entry_buf` receives the name of the
  entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
@@ -1338,7 +1291,8 @@ void bk_cancel_free(struct bk_cancel *cancel);
  `BK_STATUS_IO_ERROR` at once, never a wait.
 
  # Safety
- `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+ `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL, or its `size` is
+ set and `size` bytes from it are readable, and its pointers are as its fields' docs say;
  `report_out` is NULL, or its `size` is set and `size` bytes from it are writable; `entry_buf`
  and `detail_buf` are NULL or writable for `entry_buf_len` and `detail_buf_len` bytes.
  */
@@ -1357,7 +1311,8 @@ bk_status bk_extract(const char *archive_path,
  `{error, {enoent, Path}}` or `NoSuchFileException`. On success `*failure_out` is zeroed.
 
  # Safety
- `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+ `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL, or its `size` is
+ set and `size` bytes from it are readable, and its pointers are as its fields' docs say;
  `report_out` is NULL, or its `size` is set and `size` bytes from it are writable;
  `failure_out` is NULL or valid for one write.
  */

@@ -57,47 +57,74 @@ static void test_progress_at_an_interval(void) {
   char archive[300], dest[300];
   unsigned char *zip = malloc(COUNT * (1024 + 128) + 4096);
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   unsigned long calls = 0;
   snprintf(archive, sizeof archive, "%s/sixteen.zip", workdir);
   snprintf(dest, sizeof dest, "%s/sixteen", workdir);
   write_file(archive, zip, stored_zip(zip, COUNT, 1024));
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_threads(opts, 2), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_progress(opts, on_progress_record, &calls), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_progress_interval(opts, 3600 * 1000), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_progress_interval(NULL, 5), BK_STATUS_NULL_POINTER);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.threads = 2;
+  opts.progress = on_progress_record, opts.progress_user_data = &calls;
+  opts.progress_interval_ms = 3600 * 1000;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == COUNT);
   CHECK(calls >= 1 && calls <= 2 && last_done == COUNT && last_total == COUNT && calls_after_last == 0);
-  bk_extract_options_free(opts);
   free(zip);
 }
 
 static void test_a_valid_archive_extracts(void) {
   char archive[300], dest[300], file[400];
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
+  const char *assets[] = {"assets/"};
   struct stat st;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/out", workdir);
   write_file(archive, zip_good, sizeof zip_good);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_threads(opts, 2), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_progress(opts, on_progress, &progress_calls), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.threads = 2;
+  opts.progress = on_progress, opts.progress_user_data = &progress_calls;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && report.directories == 1 && report.skipped == 0);
   CHECK(progress_calls == 2);
   snprintf(file, sizeof file, "%s/readme.txt", dest);
   CHECK(stat(file, &st) == 0 && st.st_size == 17);
   /* only: the assets directory, replacing the first extraction */
-  CHECK_STATUS(bk_extract_options_add_only(opts, "assets/"), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.only = assets, opts.only_len = 1;
+  opts.mode = BK_EXTRACT_REPLACE;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 1 && report.skipped == 1);
   CHECK(stat(file, &st) != 0); /* the destination was replaced as a whole */
-  bk_extract_options_free(opts);
-  bk_extract_options_free(NULL);
+}
+
+/* bk_extract_options is size-first: an older program's smaller struct is refused below the
+   minimum, a newer program's larger one is accepted when what this library does not know is
+   zero, and refused when it is not (an option asked for is never silently dropped). */
+static void test_options_are_size_first(void) {
+  char archive[300], dest[300];
+  bk_extract_report report = {.size = sizeof report};
+  struct {
+    bk_extract_options known;
+    uint64_t newer[2];
+  } grown = {.known = {.size = sizeof grown, .threads = 1}};
+  bk_extract_options opts = {.size = BK_EXTRACT_OPTIONS_MIN_SIZE - 8};
+  const char *patterns[] = {"readme.txt", NULL};
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/sized", workdir);
+  CHECK(sizeof(bk_extract_options) == BK_EXTRACT_OPTIONS_MIN_SIZE);
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  grown.newer[1] = 1;
+  CHECK_STATUS(bk_extract(archive, dest, &grown.known, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  CHECK(access(dest, F_OK) != 0);
+  opts = (bk_extract_options){.size = sizeof opts, .only = patterns, .only_len = 2};
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
+  opts.only = NULL;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
+  opts.max_ratio = 1.0 / 0.0;
+  opts.only_len = 0;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  CHECK(access(dest, F_OK) != 0);
+  grown.newer[1] = 0;
+  CHECK_STATUS(bk_extract(archive, dest, &grown.known, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2);
 }
 
 static void test_a_hostile_archive_leaves_nothing(void) {
@@ -136,24 +163,23 @@ static void test_missing_and_truncated_archives(void) {
 static void test_limits_and_cancellation(void) {
   char archive[300], dest[300];
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   bk_cancel *cancel = NULL;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/limited", workdir);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_quota(opts, 100), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_LIMIT_EXCEEDED);
-  CHECK_STATUS(bk_extract_options_set_quota(opts, 0), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_max_ratio(opts, -1.0), BK_STATUS_INVALID_ARGUMENT);
-  CHECK_STATUS(bk_extract_options_set_max_ratio(opts, 2.0), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_LIMIT_EXCEEDED);
-  CHECK_STATUS(bk_extract_options_set_max_ratio(opts, 0), BK_STATUS_OK);
+  opts.quota = 100;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_LIMIT_EXCEEDED);
+  opts.quota = 0;
+  opts.max_ratio = -1.0;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  opts.max_ratio = 2.0;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_LIMIT_EXCEEDED);
+  opts.max_ratio = 0;
   CHECK_STATUS(bk_cancel_new(&cancel), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_cancel(opts, cancel), BK_STATUS_OK);
+  opts.cancel = cancel;
   CHECK_STATUS(bk_cancel_request(cancel), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_CANCELLED);
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_CANCELLED);
   CHECK(access(dest, F_OK) != 0);
-  bk_extract_options_free(opts);
   bk_cancel_free(cancel);
   bk_cancel_free(NULL);
 }
@@ -161,19 +187,17 @@ static void test_limits_and_cancellation(void) {
 static void test_incremental(void) {
   char archive[300], dest[300];
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/inc", workdir);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.incremental = 1;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && report.reused == 0);
   /* The second run replaces the first: create mode (the default) refuses, untouched. */
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
+  opts.mode = BK_EXTRACT_REPLACE;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && report.reused == 2);
-  bk_extract_options_free(opts);
 }
 
 /* Issue 29, 3: extract A into D (incremental), merge B into D (same names and sizes, other
@@ -183,23 +207,22 @@ static void test_incremental_after_a_merge_keeps_nothing_the_merge_replaced(void
   static unsigned char zip[3 * 1200 + 400];
   char a[300], b[300], dest[300], file[320];
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   unsigned char byte = 0xff;
   snprintf(a, sizeof a, "%s/merge-a.zip", workdir);
   snprintf(b, sizeof b, "%s/merge-b.zip", workdir);
   snprintf(dest, sizeof dest, "%s/merged", workdir);
   write_file(a, zip, stored_zip_filled(zip, 3, 1000, 0));
   write_file(b, zip, stored_zip_filled(zip, 3, 1000, 100));
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(a, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.incremental = 1;
+  CHECK_STATUS(bk_extract(a, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 3 && report.reused == 0);
-  CHECK_STATUS(bk_extract_options_set_incremental(opts, 0), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_MERGE), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(b, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_incremental(opts, 1), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(a, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.incremental = 0;
+  opts.mode = BK_EXTRACT_MERGE;
+  CHECK_STATUS(bk_extract(b, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.incremental = 1;
+  opts.mode = BK_EXTRACT_REPLACE;
+  CHECK_STATUS(bk_extract(a, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 3 && report.reused == 0);
   for (int i = 0; i < 3; i++) {
     FILE *f;
@@ -211,9 +234,8 @@ static void test_incremental_after_a_merge_keeps_nothing_the_merge_replaced(void
     fclose(f);
   }
   /* And the run after that, with nothing merged in between, keeps all three again. */
-  CHECK_STATUS(bk_extract(a, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(a, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 3 && report.reused == 3);
-  bk_extract_options_free(opts);
 }
 
 struct racer {
@@ -225,16 +247,14 @@ struct racer {
 
 static void *extract_repeatedly(void *arg) {
   struct racer *r = arg;
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   bk_extract_report report = {.size = sizeof report};
-  if (bk_extract_options_new(&opts) != BK_STATUS_OK) abort();
-  if (bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE) != BK_STATUS_OK) abort();
-  if (bk_extract_options_set_threads(opts, 1) != BK_STATUS_OK) abort();
+  opts.mode = BK_EXTRACT_REPLACE;
+  opts.threads = 1;
   for (int i = 0; i < r->runs; i++) {
-    bk_status s = bk_extract(r->archive, r->dest, opts, &report, NULL, 0, r->detail, sizeof r->detail);
+    bk_status s = bk_extract(r->archive, r->dest, &opts, &report, NULL, 0, r->detail, sizeof r->detail);
     if (s != BK_STATUS_OK) r->failures++, r->last = s;
   }
-  bk_extract_options_free(opts);
   return NULL;
 }
 
@@ -276,7 +296,7 @@ static void test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extracti
   unsigned char *external = zip + cd + (46 + 7) + 38; /* the second central record's attributes */
   bk_archive_options aopts;
   bk_archive *archive = NULL;
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   bk_extract_report report = {.size = sizeof report};
   external[2] = 0xff, external[3] = 0xa1; /* 0120777 << 16: a symlink */
   snprintf(path, sizeof path, "%s/link.zip", workdir);
@@ -291,11 +311,9 @@ static void test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extracti
   bk_archive_free(archive);
   CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_UNSUPPORTED_ENTRY);
   CHECK(access(dest, F_OK) != 0);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_skip_symlinks(opts, 1), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(path, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.skip_symlinks = 1;
+  CHECK_STATUS(bk_extract(path, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 1 && report.symlinks_skipped == 1);
-  bk_extract_options_free(opts);
 }
 
 /* Issue 27: the report starts with its size, so it can grow. A size below the first sized
@@ -355,7 +373,7 @@ static void test_modification_times_are_restored_unless_told_not_to(void) {
   static unsigned char zip[2 * 300 + 400];
   char path[300], dest[300], file[340];
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   struct stat st;
   struct tm tm = {0};
   time_t dos;
@@ -367,14 +385,11 @@ static void test_modification_times_are_restored_unless_told_not_to(void) {
   CHECK_STATUS(bk_extract(path, dest, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   snprintf(file, sizeof file, "%s/f01.bin", dest);
   CHECK(stat(file, &st) == 0 && st.st_mtime == dos);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_no_mtime(opts, 1), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_no_mtime(NULL, 1), BK_STATUS_NULL_POINTER);
+  opts.no_mtime = 1;
   snprintf(dest, sizeof dest, "%s/mtime-now", workdir);
-  CHECK_STATUS(bk_extract(path, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK_STATUS(bk_extract(path, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   snprintf(file, sizeof file, "%s/f01.bin", dest);
   CHECK(stat(file, &st) == 0 && st.st_mtime > time(NULL) - 60);
-  bk_extract_options_free(opts);
 }
 
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
@@ -382,7 +397,8 @@ static void test_modification_times_are_restored_unless_told_not_to(void) {
 static void test_destination_modes(void) {
   char archive[300], dest[300], file[300], keep[300], dot[300], entry[64], detail[512];
   bk_extract_report report = {.size = sizeof report};
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
+  const char *nothing[] = {"*.nothing"};
   FILE *f;
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/modes", workdir);
@@ -400,19 +416,16 @@ static void test_destination_modes(void) {
   CHECK(strstr(detail, "not empty") != NULL);
   CHECK_STATUS(bk_extract(archive, file, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
   CHECK(access(keep, F_OK) == 0);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, 3), BK_STATUS_INVALID_ARGUMENT);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_REPLACE), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dot, opts, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
-  CHECK_STATUS(bk_extract_options_add_only(opts, "*.nothing"), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_NOTHING_SELECTED);
+  opts.mode = 3;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  opts.mode = BK_EXTRACT_REPLACE;
+  CHECK_STATUS(bk_extract(archive, dot, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
+  opts.only = nothing, opts.only_len = 1;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_NOTHING_SELECTED);
   CHECK(access(keep, F_OK) == 0);
-  bk_extract_options_free(opts);
-  CHECK_STATUS(bk_extract_options_new(&opts), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract_options_set_mode(opts, BK_EXTRACT_MERGE), BK_STATUS_OK);
-  CHECK_STATUS(bk_extract(archive, dest, opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts = (bk_extract_options){.size = sizeof opts, .mode = BK_EXTRACT_MERGE};
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2 && access(keep, F_OK) == 0);
-  bk_extract_options_free(opts);
 }
 
 struct cutter {
@@ -479,9 +492,6 @@ static void test_null_arguments(void) {
   CHECK_STATUS(bk_extract(NULL, "x", NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_extract("x", NULL, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_extract("x", "y", NULL, NULL, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
-  CHECK_STATUS(bk_extract_options_new(NULL), BK_STATUS_NULL_POINTER);
-  CHECK_STATUS(bk_extract_options_set_threads(NULL, 1), BK_STATUS_NULL_POINTER);
-  CHECK_STATUS(bk_extract_options_add_only(NULL, "x"), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_cancel_request(NULL), BK_STATUS_NULL_POINTER);
 }
 
@@ -495,6 +505,7 @@ int main(void) {
   }
   RUN(test_a_valid_archive_extracts);
   RUN(test_a_hostile_archive_leaves_nothing);
+  RUN(test_options_are_size_first);
   RUN(test_missing_and_truncated_archives);
   RUN(test_limits_and_cancellation);
   RUN(test_incremental);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The conformance check: every cross-language fact of bufkit.h, as each binding states it, against
 the header and the C compiler. Fails when the Panama layouts, Status.java, the Erlang NIF's atoms,
-the records filled from packed long[] arrays, or the Rust message table disagree with the header.
+the records filled from packed long[] arrays, the generated extraction marshalling, or the Rust
+message table disagree with the header.
 
 Usage: check.py HEADER LIBBUFKIT_A JDK22_HOME JAR NIF_SOURCE WORKDIR
 Prints one line per check and "N passed, N failed" last."""
@@ -123,46 +124,49 @@ for line in table(java_facts, "record"):
     check(f"{record}'s components follow {struct}'s fields (packed long[] order)",
           [] if order == reported(struct) else [f"{record}: {order}", f"{struct}: {reported(struct)}"])
 
-# The extraction report in the other bindings: the NIF's map keys and the JNI glue's long[] are
-# bk_extract_report's fields, in order.
-nif_keys = re.findall(r'keys\[\d+\] = enif_make_atom\(env, "(\w+)"\), values\[\d+\] = enif_make_uint64\(env, job->report\.(\w+)\)', nif)
+# The extraction report and options in the other bindings. Their marshalling is generated from
+# the Rust structs (crates/bufkit-ffi/tests/bindings.rs checks that it is fresh); here the
+# generated files are read back against the header as the C compiler sees it.
+nif_gen = pathlib.Path(nif_source, "extract_structs.gen.h").read_text()
+nif_keys = re.findall(r'keys\[\d+\] = enif_make_atom\(env, "(\w+)"\), values\[\d+\] = enif_make_uint64\(env, r->(\w+)\)', nif_gen)
 check("the Erlang extract/3 report map has every bk_extract_report field, under its name",
       [] if [k for k, _ in nif_keys] == reported("bk_extract_report") and all(k == f for k, f in nif_keys)
       else [f"NIF: {nif_keys}", f"header: {reported('bk_extract_report')}"])
-jni = pathlib.Path(root, "bindings/java/c_src/bufkit_jni.c").read_text()
-jni_report = re.findall(r"\(jlong\)report\.(\w+)", jni)
-check("the JNI glue packs every bk_extract_report field, in order",
+jni_gen = pathlib.Path(root, "bindings/java/c_src/extract_structs.gen.h").read_text()
+jni_report = re.findall(r"\(jlong\)r->(\w+)", jni_gen)
+check("the JNI glue builds ExtractReport from every bk_extract_report field, in order",
       [] if jni_report == reported("bk_extract_report") else [f"JNI: {jni_report}", f"header: {reported('bk_extract_report')}"])
 
-# Every extraction option the C ABI has (its bk_extract_options_set_*/add_* functions) reaches
-# every binding: a component of Java's ExtractOptions, a call in the JNI glue, in the Panama front
-# and in the NIF, and a key of Erlang's extract/3. Names follow the C function's, with the
-# exceptions below and why.
-options = sorted(set(re.findall(r"\bbk_extract_options_(?:set|add)_(\w+)\(", header)))
-java_name = {"only": "only", "progress_interval": "progressIntervalMillis"}  # milliseconds in Java's name
-erlang_name = {"progress_interval": "progress_interval_ms"}
+# Every field of bk_extract_options reaches every binding: a component of Java's ExtractOptions,
+# set by the JNI glue (generated) or the JNI front, by the Panama front, and a key of Erlang's
+# extract/3 read by the NIF. The exceptions are the fields' own `#[binding(hand(why = ...))]` in Rust.
+hand_only = {"size": "the struct's size, set by each front", "only_len": "the length of `only`",
+             "progress_user_data": "the context of the callback each front makes"}
 erlang_without = {"cancel": "an Erlang caller cancels by dying: the NIF watches it (killing_the_caller_cancels_the_extraction)"}
 camel = lambda n: re.sub(r"_(\w)", lambda m: m.group(1).upper(), n)
 java_components = dict(l.split(" ", 1) for l in table(java_facts, "options")).get("ExtractOptions", "").split(",")
 panama = pathlib.Path(root, "bindings/java/src/panama/dev/bufkit/panama/PanamaBufkit.java").read_text()
-erl = pathlib.Path(root, "bindings/erlang/src/bufkit.erl").read_text()
-known = re.search(r"extract\(Archive, Dest, Options\) when is_map\(Options\) ->\s*Known = \[([^\]]*)\]", erl)
+panama_gen = pathlib.Path(root, "bindings/java/src/panama/dev/bufkit/panama/ExtractStructs.java").read_text()
+jni_c = pathlib.Path(root, "bindings/java/c_src/bufkit_jni.c").read_text()
+nif_extract = pathlib.Path(nif_source, "extract.c").read_text()
+hrl = pathlib.Path(root, "bindings/erlang/src/bufkit_extract.hrl").read_text()
+known = re.search(r"-define\(EXTRACT_OPTION_KEYS,\s*\[([^\]]*)\]", hrl)
 erlang_keys = {k.strip() for k in known.group(1).split(",")} if known else set()
 missing = []
+options = [f for f in structs.get("bk_extract_options", []) if f not in hand_only]
 for o in options:
-    c_fn = re.compile(r"bk_extract_options_(?:set|add)_" + o + r"\(")
-    if java_name.get(o, camel(o)) not in java_components:
-        missing.append(f"{o}: no ExtractOptions component {java_name.get(o, camel(o))}")
-    if not c_fn.search(jni):
-        missing.append(f"{o}: not called by the JNI glue")
-    if "EXTRACT_OPTIONS_" + ("ADD_" if o == "only" else "SET_") + o.upper() + ".invokeExact" not in panama:
-        missing.append(f"{o}: not called by the Panama front")
+    if camel(o) not in java_components:
+        missing.append(f"{o}: no ExtractOptions component {camel(o)}")
+    if f"o->{o} = " not in jni_gen and f"opts.{o} = " not in jni_c:
+        missing.append(f"{o}: not set by the JNI glue")
+    if f"// {o}\n" not in panama_gen and f"OPTIONS_{o.upper()}" not in panama:
+        missing.append(f"{o}: not set by the Panama front")
     if o in erlang_without:
         continue
-    if not c_fn.search(nif):
-        missing.append(f"{o}: not called by the NIF")
-    if erlang_name.get(o, o) not in erlang_keys:
-        missing.append(f"{o}: not a key extract/3 knows ({erlang_name.get(o, o)})")
+    if o not in erlang_keys:
+        missing.append(f"{o}: not a key extract/3 knows")
+    if f"o->{o} = " not in nif_gen and f"opts.{o} = " not in nif_extract:
+        missing.append(f"{o}: not set by the NIF")
 check(f"every extraction option ({len(options)}) reaches Java (record, JNI, Panama) and Erlang", missing)
 
 failed = sum(1 for _, p in results if p)

@@ -561,6 +561,22 @@ receive_all(Acc) ->
     after 100 -> Acc
     end.
 
+%% The options are parsed by code generated from bk_extract_options: a value of the wrong type or
+%% range is invalid_argument, with nothing written; each option's value reaches the library.
+extract_options_are_checked_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "o.zip"),
+    {ok, _} = zip:create(Zip, [{"a.txt", <<"a">>}, {"b/c.txt", <<"c">>}]),
+    Dest = filename:join(Dir, "out"),
+    Bad = [#{strict => yes}, #{mode => sideways}, #{threads => -1}, #{quota => 1.5}, #{max_ratio => -1},
+           #{max_ratio => nan}, #{progress_interval_ms => -5}, #{only => [<<"a", 0, "b">>]}, #{colour => blue}],
+    [?assertEqual({error, {invalid_argument, <<>>}}, bufkit:extract(Zip, Dest, B)) || B <- Bad],
+    ?assertEqual({ok, ["o.zip"]}, file:list_dir(Dir)),
+    {ok, #{files := 1, skipped := 1}} =
+        bufkit:extract(Zip, Dest, #{only => ["b/"], threads => 1, quota => 10, max_ratio => 100, strict => true,
+                                    fold_case => true, no_mtime => false, durable => true, mode => create}),
+    ?assertMatch({error, {limit_exceeded, _}}, bufkit:extract(Zip, filename:join(Dir, "q"), #{quota => 1})).
+
 extract_hostile_archive_leaves_nothing_test() ->
     Dir = extract_dir(),
     Zip = filename:join(Dir, "evil.zip"),

@@ -356,19 +356,17 @@ struct extract_arg {
 /* One bk_extract; a status other than `expected` is described on stderr. */
 static bk_status extract_with(const char *archive, const char *dest, uint32_t mode, int incremental, const bk_cancel *cancel,
                               bk_status expected) {
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts = {.size = sizeof opts};
   bk_extract_report report = {.size = sizeof report};
   char detail[256] = "";
   bk_status s;
-  if (bk_extract_options_new(&opts) != BK_STATUS_OK) abort();
-  bk_extract_options_set_mode(opts, mode);
-  bk_extract_options_set_incremental(opts, (uint32_t)incremental);
-  bk_extract_options_set_threads(opts, 1 + (uint32_t)(mode == BK_EXTRACT_CREATE));
-  if (cancel) bk_extract_options_set_cancel(opts, cancel);
-  s = bk_extract(archive, dest, opts, &report, NULL, 0, detail, sizeof detail);
+  opts.mode = mode;
+  opts.incremental = (uint32_t)incremental;
+  opts.threads = 1 + (uint32_t)(mode == BK_EXTRACT_CREATE);
+  if (cancel) opts.cancel = cancel;
+  s = bk_extract(archive, dest, &opts, &report, NULL, 0, detail, sizeof detail);
   if (s != expected && atomic_load(&failures) < 20)
     fprintf(stderr, "  extract %s -> %s: %s: %s\n", archive, dest, bk_status_message(s), detail);
-  bk_extract_options_free(opts);
   return s;
 }
 

@@ -1,6 +1,10 @@
 /* The bufkit NIF's extraction. */
 #include "nif.h"
 
+/* extract/3's plain options and its report map: generated from bk_extract_options and
+ * bk_extract_report (crates/bufkit-ffi/tests/bindings.rs). */
+#include "extract_structs.gen.h"
+
 /* ---- extract: runs on a dirty I/O scheduler; progress, if asked, goes to a pid as messages
  * {bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}, sent from the
  * extraction's worker threads (enif_send with no caller env is allowed from any thread). */
@@ -100,11 +104,13 @@ static bk_status extract_watching_caller(ErlNifEnv *env, extract_job *job, bk_ca
 
 ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   char *archive = path_arg(env, argv[0]), *dest = path_arg(env, argv[1]);
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts;
+  char **patterns = NULL;
+  unsigned only_len = 0, copied = 0;
   bk_cancel *cancel = NULL;
   progress_target target;
   extract_job *job = enif_alloc(sizeof *job);
-  ERL_NIF_TERM value, result, list, head, keys[8], values[8], map;
+  ERL_NIF_TERM value, list, head;
   bk_status status = BK_STATUS_INVALID_ARGUMENT;
   (void)argc;
   if (!job) {
@@ -113,71 +119,29 @@ ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
     return error_term(env, BK_STATUS_ALLOC_FAILED);
   }
   memset(job, 0, sizeof *job);
-  if (!archive || !dest || !enif_is_map(env, argv[2]) || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
-  {
-    size_t n = 0;
-    if (!size_option(env, argv[2], "threads", &n) || n > 1024) goto done;
-    bk_extract_options_set_threads(opts, (uint32_t)n);
-    n = 0;
-    if (!size_option(env, argv[2], "quota", &n)) goto done;
-    bk_extract_options_set_quota(opts, n);
-  }
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "max_ratio"), &value)) {
-    double ratio;
-    ErlNifSInt64 whole;
-    if (enif_get_int64(env, value, &whole)) ratio = (double)whole;
-    else if (!enif_get_double(env, value, &ratio)) goto done;
-    if (bk_extract_options_set_max_ratio(opts, ratio) != BK_STATUS_OK) goto done;
-  }
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "mode"), &value)) {
-    uint32_t mode;
-    if (enif_is_identical(value, enif_make_atom(env, "create"))) mode = BK_EXTRACT_CREATE;
-    else if (enif_is_identical(value, enif_make_atom(env, "replace"))) mode = BK_EXTRACT_REPLACE;
-    else if (enif_is_identical(value, enif_make_atom(env, "merge"))) mode = BK_EXTRACT_MERGE;
-    else goto done;
-    if (bk_extract_options_set_mode(opts, mode) != BK_STATUS_OK) goto done;
-  }
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "strict"), &value))
-    bk_extract_options_set_strict(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "skip_symlinks"), &value))
-    bk_extract_options_set_skip_symlinks(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "durable"), &value))
-    bk_extract_options_set_durable(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "no_mtime"), &value))
-    bk_extract_options_set_no_mtime(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "incremental"), &value))
-    bk_extract_options_set_incremental(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "fold_case"), &value))
-    bk_extract_options_set_fold_case(opts, enif_is_identical(value, enif_make_atom(env, "true")) ? 1 : 0);
+  if (!archive || !dest || !enif_is_map(env, argv[2]) || extract_options_from_map(env, argv[2], &opts) != 0) goto done;
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "only"), &list)) {
-    while (enif_get_list_cell(env, list, &head, &list)) {
-      char *pattern = path_arg(env, head);
-      if (!pattern) goto done;
-      status = bk_extract_options_add_only(opts, pattern);
-      enif_free(pattern);
-      if (status != BK_STATUS_OK) goto done;
-    }
-    status = BK_STATUS_INVALID_ARGUMENT;
+    if (!enif_get_list_length(env, list, &only_len) || !(patterns = enif_alloc((only_len + 1) * sizeof *patterns))) goto done;
+    while (copied < only_len && enif_get_list_cell(env, list, &head, &list) && (patterns[copied] = path_arg(env, head))) copied++;
+    if (copied < only_len) goto done;
+    opts.only = (const char *const *)patterns, opts.only_len = only_len;
   }
   if (enif_get_map_value(env, argv[2], enif_make_atom(env, "progress"), &value)) {
-    unsigned interval_ms = 50; /* a message per entry floods the mailbox: 15,224 for a JDK src.zip */
-    ERL_NIF_TERM interval;
     if (!enif_get_local_pid(env, value, &target.pid)) goto done;
-    if (enif_get_map_value(env, argv[2], enif_make_atom(env, "progress_interval_ms"), &interval) &&
-        !enif_get_uint(env, interval, &interval_ms))
-      goto done;
-    bk_extract_options_set_progress(opts, send_progress, &target);
-    bk_extract_options_set_progress_interval(opts, interval_ms);
+    /* a message per entry floods the mailbox: 15,224 for a JDK src.zip */
+    if (!enif_get_map_value(env, argv[2], enif_make_atom(env, "progress_interval_ms"), &value)) opts.progress_interval_ms = 50;
+    opts.progress = send_progress, opts.progress_user_data = &target;
   }
-  if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK || (status = bk_extract_options_set_cancel(opts, cancel)) != BK_STATUS_OK)
-    goto done;
-  job->archive = archive, job->dest = dest, job->opts = opts;
+  if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK) goto done;
+  opts.cancel = cancel;
+  job->archive = archive, job->dest = dest, job->opts = &opts;
   job->report.size = sizeof job->report;
   status = extract_watching_caller(env, job, cancel);
 done:
   enif_free(archive);
   enif_free(dest);
-  bk_extract_options_free(opts);
+  for (unsigned i = 0; i < copied; i++) enif_free(patterns[i]);
+  if (patterns) enif_free(patterns);
   bk_cancel_free(cancel);
   if (status != BK_STATUS_OK) {
     ErlNifBinary name;
@@ -192,16 +156,7 @@ done:
     enif_free(job);
     return enif_make_tuple2(env, atom_error, enif_make_tuple2(env, reason, enif_make_binary(env, &name)));
   }
-  keys[0] = enif_make_atom(env, "files"), values[0] = enif_make_uint64(env, job->report.files);
-  keys[1] = enif_make_atom(env, "directories"), values[1] = enif_make_uint64(env, job->report.directories);
-  keys[2] = enif_make_atom(env, "bytes"), values[2] = enif_make_uint64(env, job->report.bytes);
-  keys[3] = enif_make_atom(env, "skipped"), values[3] = enif_make_uint64(env, job->report.skipped);
-  keys[4] = enif_make_atom(env, "reused"), values[4] = enif_make_uint64(env, job->report.reused);
-  keys[5] = enif_make_atom(env, "prepended"), values[5] = enif_make_uint64(env, job->report.prepended);
-  keys[6] = enif_make_atom(env, "appended"), values[6] = enif_make_uint64(env, job->report.appended);
-  keys[7] = enif_make_atom(env, "symlinks_skipped"), values[7] = enif_make_uint64(env, job->report.symlinks_skipped);
+  value = extract_report_to_map(env, &job->report);
   enif_free(job);
-  if (!enif_make_map_from_arrays(env, keys, values, 8, &map)) return enif_make_badarg(env);
-  result = enif_make_tuple2(env, atom_ok, map);
-  return result;
+  return enif_make_tuple2(env, atom_ok, value);
 }

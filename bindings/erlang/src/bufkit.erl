@@ -15,6 +15,9 @@
 %% more run on a dirty scheduler, so no normal scheduler is held for long.
 -module(bufkit).
 
+%% extract_options(), extract_report() and ?EXTRACT_OPTION_KEYS: generated from include/bufkit.h's structs.
+-include("bufkit_extract.hrl").
+
 -export([version/0, abi_version/0,
          buffer_new/0, buffer_new/1, buffer_append/2, buffer_reserve/2, buffer_clear/1,
          buffer_len/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1, buffer_free/1,
@@ -25,7 +28,8 @@
          archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2, archive_verify/1, archive_verify/2]).
 
--export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0]).
+-export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0,
+              extract_options/0, extract_report/0]).
 
 -opaque buffer() :: reference().
 -opaque pool() :: reference().
@@ -253,37 +257,28 @@ inflate_stream_reset(_, _, _) ->
 
 %% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (nothing there changes unless every
 %% entry has verified; on any failure nothing is left behind), on a dirty I/O scheduler.
-%% Options: `mode' (`create', the default: `Dest' must not exist or be an empty directory;
-%% `replace': an existing directory is replaced as a whole; `merge': files are added into it;
-%% a refused destination is `{error, {destination_refused, Dest}}' with nothing touched), `threads',
-%% `only' (a list of patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'),
-%% `strict' (refuse data prepended or appended to the archive, or an end record's comment cut short
-%% by the end of the file; an archive the bytes admit two readings of is `archive_ambiguous'
-%% either way), `skip_symlinks' (skip symlink entries instead of
-%% refusing the archive; a link is never created), `quota' (bytes),
-%% `max_ratio', `durable' (fsync), `no_mtime' (leave the time of the extraction instead of the
-%% modification times the archive records, restored by default), `incremental' (keep unchanged files from the previous
-%% incremental extraction; the report's `reused' counts them), `fold_case' (refuse names that
-%% differ only in case, as a case-insensitive file system sees them; done anyway where the
-%% destination's file system folds case), `progress' (a pid that receives
-%% `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages, at most
-%% one every `progress_interval_ms' milliseconds (default 50; 0 for one per entry) and always the
-%% last one, with EntriesDone = EntriesTotal, which no other follows).
-%% The report is `bk_extract_report' as a map: `files', `directories', `bytes', `skipped' (left
-%% out by `only'), `reused', `prepended' and `appended' (bytes of other data before and after the
-%% zip part, read past) and `symlinks_skipped'.
+%% Options (`extract_options()', generated from `bk_extract_options', each key documented in
+%% bufkit_extract.hrl): `mode' (`create', the default: `Dest' must not exist or be an empty
+%% directory; `replace': an existing directory is replaced as a whole; `merge': files are added
+%% into it; a refused destination is `{error, {destination_refused, Dest}}' with nothing touched),
+%% `threads', `only' (patterns: `*', `?' or `dir/'; matching nothing is `nothing_selected'),
+%% `strict', `skip_symlinks', `quota', `max_ratio', `durable', `no_mtime', `incremental',
+%% `fold_case', `progress' (a pid that receives `{bufkit_extract_progress, EntriesDone,
+%% EntriesTotal, BytesDone, BytesTotal}' messages, at most one every `progress_interval_ms'
+%% milliseconds (default 50; 0 for one per entry) and always the last one, with EntriesDone =
+%% EntriesTotal, which no other follows). A key not listed, or a value of the wrong type, is
+%% `{error, {invalid_argument, <<>>}}'.
+%% The report (`extract_report()') is `bk_extract_report' as a map: `files', `directories',
+%% `bytes', `skipped' (left out by `only'), `reused', `prepended' and `appended' (bytes of other
+%% data before and after the zip part, read past) and `symlinks_skipped'.
 %% Errors name the entry at fault (`<<>>' when none): `{error, {unsafe_name, <<"../x">>}}'; a
 %% failed system call gives its POSIX reason and the path, as the `file' module does:
 %% `{error, {enoent, <<"/no/such.zip">>}}', `{error, {enospc, Path}}'; a refused destination
 %% `{error, {destination_refused, Path}}'.
--spec extract(file:filename_all(), file:filename_all(), map()) ->
-    {ok, #{files := non_neg_integer(), directories := non_neg_integer(), bytes := non_neg_integer(),
-           skipped := non_neg_integer(), reused := non_neg_integer(), prepended := non_neg_integer(),
-           appended := non_neg_integer(), symlinks_skipped := non_neg_integer()}} | {error, {atom(), binary()}}.
+-spec extract(file:filename_all(), file:filename_all(), extract_options()) ->
+    {ok, extract_report()} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Known = [mode, strict, skip_symlinks, threads, only, quota, max_ratio, durable, no_mtime, incremental, fold_case, progress,
-             progress_interval_ms],
-    case maps:keys(maps:without(Known, Options)) of
+    case maps:keys(maps:without(?EXTRACT_OPTION_KEYS, Options)) of
         [] ->
             Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],
             bufkit_nif:extract(filename_binary(Archive), filename_binary(Dest), Options#{only => Only});

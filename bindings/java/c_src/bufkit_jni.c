@@ -497,64 +497,62 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelFree(JNIEnv *env, jcl
   bk_cancel_free((bk_cancel *)(intptr_t)handle);
 }
 
+/* The ExtractOptions record's plain fields and the ExtractReport record: generated from
+ * bk_extract_options and bk_extract_report (crates/bufkit-ffi/tests/bindings.rs). */
+#include "extract_structs.gen.h"
+
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jstring dest,
-                                                             jlong cancel, jint mode, jboolean strict,
-                                                             jboolean skip_symlinks, jint threads, jobjectArray only, jlong quota,
-                                                             jdouble max_ratio, jboolean durable, jboolean no_mtime,
-                                                             jboolean incremental, jboolean fold_case,
-                                                             jobject listener, jint progress_interval_ms,
-                                                             jlongArray report_out, jobjectArray error_out) {
+                                                             jobject options, jlong cancel, jobjectArray only,
+                                                             jobject listener, jobjectArray report_out,
+                                                             jobjectArray error_out, jintArray os_error_out) {
   char *archive_path = utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
   bk_extract_failure *failure = calloc(1, sizeof *failure); /* 5 KiB: off the JVM thread's stack */
-  bk_extract_options *opts = NULL;
+  bk_extract_options opts;
   bk_extract_report report = {.size = sizeof report};
   jni_progress progress = {0};
+  jsize only_len = (*env)->GetArrayLength(env, only), copied = 0;
+  char **patterns = calloc((size_t)only_len + 1, sizeof *patterns);
   bk_status status = BK_STATUS_ALLOC_FAILED;
   (void)cls;
-  if (!failure || !archive_path || !dest_path || bk_extract_options_new(&opts) != BK_STATUS_OK) goto done;
-  if ((status = bk_extract_options_set_mode(opts, mode < 0 ? UINT32_MAX : (uint32_t)mode)) != BK_STATUS_OK) goto done;
-  bk_extract_options_set_cancel(opts, (const bk_cancel *)(intptr_t)cancel);
-  bk_extract_options_set_strict(opts, strict ? 1 : 0);
-  bk_extract_options_set_skip_symlinks(opts, skip_symlinks ? 1 : 0);
-  bk_extract_options_set_threads(opts, threads < 0 ? 0 : (uint32_t)threads);
-  bk_extract_options_set_quota(opts, quota < 0 ? 0 : (uint64_t)quota);
-  if ((status = bk_extract_options_set_max_ratio(opts, max_ratio)) != BK_STATUS_OK) goto done;
-  bk_extract_options_set_durable(opts, durable ? 1 : 0);
-  bk_extract_options_set_no_mtime(opts, no_mtime ? 1 : 0);
-  bk_extract_options_set_incremental(opts, incremental ? 1 : 0);
-  bk_extract_options_set_fold_case(opts, fold_case ? 1 : 0);
-  for (jsize i = 0, n = (*env)->GetArrayLength(env, only); i < n; i++) {
-    jstring pattern = (*env)->GetObjectArrayElement(env, only, i);
-    char *p = utf8_copy(env, pattern);
-    (*env)->DeleteLocalRef(env, pattern);
-    status = p ? bk_extract_options_add_only(opts, p) : BK_STATUS_ALLOC_FAILED;
-    free(p);
-    if (status != BK_STATUS_OK) goto done;
+  if (!failure || !archive_path || !dest_path || !patterns) goto done;
+  if (bk_jni_extract_options(env, options, &opts) != 0) {
+    status = BK_STATUS_INVALID_ARGUMENT; /* a Java exception is pending: it is what the caller sees */
+    goto done;
   }
+  opts.cancel = (const bk_cancel *)(intptr_t)cancel;
+  for (; copied < only_len; copied++) {
+    jstring pattern = (*env)->GetObjectArrayElement(env, only, copied);
+    patterns[copied] = utf8_copy(env, pattern);
+    (*env)->DeleteLocalRef(env, pattern);
+    if (!patterns[copied]) goto done;
+  }
+  opts.only = (const char *const *)patterns, opts.only_len = (size_t)only_len;
   if (listener) {
     jclass type = (*env)->GetObjectClass(env, listener);
     progress.on_progress = (*env)->GetMethodID(env, type, "onProgress", "(JJJJ)V");
     (*env)->DeleteLocalRef(env, type);
     if (!progress.on_progress || (*env)->GetJavaVM(env, &progress.vm) != JNI_OK) { status = BK_STATUS_INVALID_ARGUMENT; goto done; }
     progress.listener = (*env)->NewGlobalRef(env, listener);
-    bk_extract_options_set_progress(opts, jni_on_progress, &progress);
-    bk_extract_options_set_progress_interval(opts, (uint32_t)progress_interval_ms);
+    opts.progress = jni_on_progress, opts.progress_user_data = &progress;
   }
-  status = bk_extract_detailed(archive_path, dest_path, opts, &report, failure);
+  status = bk_extract_detailed(archive_path, dest_path, &opts, &report, failure);
   if (progress.listener) (*env)->DeleteGlobalRef(env, progress.listener);
 done:
   free(archive_path);
   free(dest_path);
-  bk_extract_options_free(opts);
+  for (jsize i = 0; patterns && i < copied; i++) free(patterns[i]);
+  free(patterns);
+  if ((*env)->ExceptionCheck(env)) {
+    free(failure);
+    return (jint)status;
+  }
   if (status == BK_STATUS_OK) {
-    /* In ExtractReport's order, which the conformance suite checks against bk_extract_report's. */
-    jlong r[8] = {(jlong)report.files,   (jlong)report.directories, (jlong)report.bytes,    (jlong)report.skipped,
-                  (jlong)report.reused,  (jlong)report.prepended,   (jlong)report.appended, (jlong)report.symlinks_skipped};
-    (*env)->SetLongArrayRegion(env, report_out, 0, 8, r);
+    jobject r = bk_jni_extract_report(env, &report);
+    if (r) (*env)->SetObjectArrayElement(env, report_out, 0, r);
   } else if (failure) {
-    jlong os_error = failure->os_error;
+    jint os_error = failure->os_error;
     jstring e = (*env)->NewStringUTF(env, failure->path), d = (*env)->NewStringUTF(env, failure->detail);
-    (*env)->SetLongArrayRegion(env, report_out, 8, 1, &os_error);
+    (*env)->SetIntArrayRegion(env, os_error_out, 0, 1, &os_error);
     (*env)->SetObjectArrayElement(env, error_out, 0, e);
     (*env)->SetObjectArrayElement(env, error_out, 1, d);
   }

@@ -50,6 +50,8 @@
 //! The `#[unsafe(no_mangle)]` stays written out, because cbindgen reads the source, not the
 //! expansion, and exports only the functions it sees marked so.
 
+mod describe;
+
 use proc_macro::TokenStream;
 use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream};
@@ -293,6 +295,21 @@ fn check_safety_section(function: &ItemFn, checks: &[Check]) -> syn::Result<()> 
 
 fn returns_status(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "bk_status"))
+}
+
+/// `#[derive(Boundary)]` on a `#[repr(C)]` struct of the C ABI: implements
+/// `crate::boundary::Described`, the one description of the struct's fields that the bindings are
+/// generated from (see `bufkit-ffi`'s `boundary` module). A field's kind follows from its type
+/// (`u32`, `u64`, `f64`) or from `#[binding(..)]`:
+/// - `#[binding(size)]`: the caller's struct size;
+/// - `#[binding(flag)]`: a `u32` read as a boolean;
+/// - `#[binding(enumeration(java = "ExtractMode", atoms = "create replace merge"))]`;
+/// - `#[binding(hand(java = "..", java_default = "..", erlang = "..", erlang_type = "..", why = ".."))]`: carried by
+///   hand in each binding.
+#[proc_macro_derive(Boundary, attributes(binding))]
+pub fn derive_boundary(item: TokenStream) -> TokenStream {
+    let input = parse_macro_input!(item as syn::DeriveInput);
+    describe::describe(&input).unwrap_or_else(syn::Error::into_compile_error).into()
 }
 
 #[cfg(test)]

@@ -50,7 +50,7 @@ pub enum bk_archive_local_headers {
     /// at open, with the same status. Symlink entries are the one difference, on purpose: an
     /// archive is opened to read its files, and a link is not one, so links are left out of the
     /// entries (their local headers still checked), where `bk_extract` refuses the archive unless
-    /// told to skip them (`bk_extract_options_set_skip_symlinks`). Costs a look at every entry's
+    /// told to skip them (`bk_extract_options.skip_symlinks`). Costs a look at every entry's
     /// local header.
     BK_LOCAL_HEADERS_AT_OPEN = 0,
     /// When each entry is first read: opening reads only the end records and the central

@@ -1,12 +1,13 @@
 //! `bk_extract`: safe, parallel, all-or-nothing zip extraction, with options, progress and cancellation.
 
-use bufkit_ffi_macros::export;
+use bufkit_ffi_macros::{Boundary, export};
 use std::ffi::{CStr, c_char, c_void};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Mode, Options, Progress};
 
+use crate::boundary::Described;
 use crate::macros::{checked_c_str, handle_free, handle_new, set_c_string};
 use crate::status::bk_status;
 
@@ -22,7 +23,7 @@ pub type bk_progress_fn = Option<
     ),
 >;
 
-/// What may happen to an existing destination, as values of `bk_extract_options_set_mode`.
+/// What may happen to an existing destination, as values of `bk_extract_options.mode`.
 ///
 /// | mode | absent | empty directory | non-empty directory | anything else |
 /// |---|---|---|---|---|
@@ -48,34 +49,116 @@ pub enum bk_extract_mode {
     BK_EXTRACT_MERGE = 2,
 }
 
-/// Extraction options. Created by `bk_extract_options_new` (defaults: create mode, one thread per
-/// core, every entry, no quota or ratio limit, not durable), freed by `bk_extract_options_free`.
-/// Not thread-safe to change while an extraction uses it; may be reused for many extractions.
+/// Extraction options, size-first so that the struct can grow: declare it as
+/// `bk_extract_options options = {.size = sizeof options};` and set the fields you need. Every
+/// field's zero is its default (create mode, one thread per core, every entry, no quota or ratio
+/// limit, not durable, modification times restored, no progress, no cancellation), so a caller
+/// sets only what it changes, and a program built against an older header works with a newer
+/// library. The library reads the fields that fit in `size`: those past it keep their defaults;
+/// bytes past the fields this library knows (a newer program) must be zero, else the call is
+/// `BK_STATUS_INVALID_ARGUMENT` (an option asked for is never silently ignored), as Linux's
+/// `openat2` and `clone3` treat their size-first structs. Read once at the start of `bk_extract`;
+/// one struct may serve many extractions, and the library keeps no pointer into it (only the
+/// `only` strings, the callback and the cancellation flag it points to, for the call).
 ///
-/// Methods: `bk_extract_options_set_mode`, `bk_extract_options_set_fold_case`, `bk_extract_options_set_strict`,
-/// `bk_extract_options_set_skip_symlinks`,
-/// `bk_extract_options_set_threads`, `bk_extract_options_add_only`,
-/// `bk_extract_options_set_quota`, `bk_extract_options_set_max_ratio`,
-/// `bk_extract_options_set_durable`, `bk_extract_options_set_no_mtime`, `bk_extract_options_set_incremental`, `bk_extract_options_set_progress`,
-/// `bk_extract_options_set_progress_interval`,
-/// `bk_extract_options_set_cancel`, `bk_extract_options_free`.
+/// This struct is the one description of the options: the Java record, both Java fronts' and the
+/// Erlang NIF's marshalling are generated from it (`bufkit-ffi`'s `tests/bindings.rs`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Boundary)]
 pub struct bk_extract_options {
-    mode: Mode,
-    fold_case: bool,
-    strict: bool,
-    skip_symlinks: bool,
-    threads: usize,
-    only: Vec<String>,
-    quota: Option<u64>,
-    max_ratio: Option<f64>,
-    durable: bool,
-    no_mtime: bool,
-    incremental: bool,
-    progress: bk_progress_fn,
-    user_data: *mut c_void,
-    progress_interval: std::time::Duration,
-    cancel: *const bk_cancel,
+    /// `sizeof(bk_extract_options)` as the caller was compiled. Less than
+    /// `BK_EXTRACT_OPTIONS_MIN_SIZE` is `BK_STATUS_INVALID_ARGUMENT`.
+    #[binding(size)]
+    pub size: u64,
+    /// What may happen to an existing destination: a `bk_extract_mode` (default
+    /// `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
+    #[binding(enumeration(java = "ExtractMode", atoms = "create replace merge"))]
+    pub mode: u32,
+    /// Worker threads; 0 (the default) means one per core.
+    pub threads: u32,
+    /// Refuse archives that would write more than this many bytes in all; 0 (the default) for no
+    /// quota.
+    pub quota: u64,
+    /// Refuse entries inflating to more than this many times their compressed size; 0 (the
+    /// default) for no limit. Negative or not finite is `BK_STATUS_INVALID_ARGUMENT`.
+    pub max_ratio: f64,
+    /// Refuse entry names that differ only in case even where the destination's file system keeps
+    /// them apart (they are always refused where it folds case, which is detected).
+    #[binding(flag)]
+    pub fold_case: u32,
+    /// Refuse archives with other data prepended to the zip part (by default accepted when every
+    /// offset reads consistently shifted by it, as for a `.jmod` or a self-extractor), data
+    /// appended after it, or an end record's comment cut short by the end of the file.
+    #[binding(flag)]
+    pub strict: u32,
+    /// Skip symlink entries instead of refusing the archive (the default). A link is never
+    /// created either way.
+    #[binding(flag)]
+    pub skip_symlinks: u32,
+    /// Sync every file and directory to disk before the destination is replaced.
+    #[binding(flag)]
+    pub durable: u32,
+    /// Leave files and directories with the time of the extraction. By default they get the
+    /// modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
+    /// extra field, else its DOS date and time read as local time, as `unzip` does (a directory
+    /// gets its own only when the archive has an entry for it).
+    #[binding(flag)]
+    pub no_mtime: u32,
+    /// Incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
+    /// incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from
+    /// the existing destination instead of written, and files gone from the archive disappear. A
+    /// merge (`BK_EXTRACT_MERGE`) into the destination removes the manifest, so the incremental
+    /// run after it writes every file afresh instead of keeping files the merge replaced.
+    #[binding(flag)]
+    pub incremental: u32,
+    /// Report progress at most once every this many milliseconds, plus always the last report
+    /// (every entry done), which is then the last one; reports then never overlap. 0 (the
+    /// default) reports every entry as it is done, from any worker thread, possibly at once.
+    /// Bindings that pay per report (a message to a BEAM process, a JVM upcall) set an interval.
+    pub progress_interval_ms: u32,
+    /// Patterns (`*`, `?`, or `dir/`; UTF-8, NUL-terminated) of the entries to extract: `only_len`
+    /// of them. With none (the default), every entry is extracted; matching nothing is
+    /// `BK_STATUS_NOTHING_SELECTED`.
+    #[binding(hand(
+        java = "java.util.List<String>",
+        java_default = "java.util.List.of()",
+        erlang = "only",
+        erlang_type = "[unicode:chardata()]",
+        why = "a list of strings: each front copies its own"
+    ))]
+    pub only: *const *const c_char,
+    /// How many `only` patterns there are.
+    #[binding(hand(why = "the length of the list the bindings pass as `only`"))]
+    pub only_len: usize,
+    /// Called with progress (NULL for none), from the extraction's worker threads, never after
+    /// `bk_extract` returns; it must not call back into the same extraction. In Erlang, a pid that
+    /// receives `{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}`
+    /// messages (with `progress_interval_ms` 50 unless given).
+    #[binding(hand(
+        java = "ProgressListener",
+        java_default = "null",
+        erlang = "progress",
+        erlang_type = "pid()",
+        why = "a callback: an upcall stub in Panama, a global reference in JNI, a pid in Erlang"
+    ))]
+    pub progress: bk_progress_fn,
+    /// Passed to `progress`.
+    #[binding(hand(why = "the context of the callback each front makes for `progress`"))]
+    pub progress_user_data: *mut c_void,
+    /// A cancellation flag to watch (NULL for none); it must outlive the extraction.
+    #[binding(hand(
+        java = "ExtractCancel",
+        java_default = "null",
+        why = "an Erlang caller cancels by dying: the NIF watches it (killing_the_caller_cancels_the_extraction)"
+    ))]
+    pub cancel: *const bk_cancel,
 }
+
+/// The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
+/// a size (every field above).
+pub const BK_EXTRACT_OPTIONS_MIN_SIZE: u64 = 104;
+
+const _: () = assert!(size_of::<bk_extract_options>() as u64 == BK_EXTRACT_OPTIONS_MIN_SIZE);
 
 /// A cancellation flag: `bk_cancel_request` from any thread makes the extractions that use it stop
 /// with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,
@@ -90,13 +173,15 @@ pub struct bk_cancel {
 /// struct is, so that the struct can grow: declare it as `bk_extract_report report = {.size =
 /// sizeof report};`. The library fills the fields that fit in `size` and leaves the rest as they were, so
 /// a program built against an older header works with a newer library, and a newer program with
-/// an older library (whatever that library does not know stays as the program set it).
+/// an older library (whatever that library does not know stays as the program set it). Like
+/// `bk_extract_options`, it is the one description the bindings' reports are generated from.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Boundary)]
 pub struct bk_extract_report {
     /// `sizeof(bk_extract_report)` as the caller was compiled: set by the caller before the call,
     /// never written by the library. Less than `BK_EXTRACT_REPORT_MIN_SIZE` is
     /// `BK_STATUS_INVALID_ARGUMENT`.
+    #[binding(size)]
     pub size: u64,
     /// Regular files written.
     pub files: u64,
@@ -109,12 +194,12 @@ pub struct bk_extract_report {
     /// Files kept from the previous extraction (incremental mode) rather than written.
     pub reused: u64,
     /// Bytes of other data before the zip part (a `.jmod` header, a self-extractor's stub), read
-    /// past (refused with `bk_extract_options_set_strict`).
+    /// past (refused with `bk_extract_options.strict`).
     pub prepended: u64,
     /// Bytes of other data after the archive's end record and comment, ignored (refused with
-    /// `bk_extract_options_set_strict`).
+    /// `bk_extract_options.strict`).
     pub appended: u64,
-    /// Symlink entries skipped (with `bk_extract_options_set_skip_symlinks`).
+    /// Symlink entries skipped (with `bk_extract_options.skip_symlinks`).
     pub symlinks_skipped: u64,
 }
 
@@ -182,267 +267,6 @@ pub struct bk_extract_failure {
     pub detail: [c_char; 1024],
 }
 
-/// Creates options with the defaults in `*options_out`.
-///
-/// # Safety
-/// `options_out` is valid for one write.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_new(
-    #[out = std::ptr::null_mut()] options_out: *mut *mut bk_extract_options,
-) -> bk_status {
-    let options = bk_extract_options {
-        mode: Mode::Create,
-        fold_case: false,
-        strict: false,
-        skip_symlinks: false,
-        threads: 0,
-        only: Vec::new(),
-        quota: None,
-        max_ratio: None,
-        durable: false,
-        no_mtime: false,
-        incremental: false,
-        progress: None,
-        user_data: std::ptr::null_mut(),
-        progress_interval: std::time::Duration::ZERO,
-        cancel: std::ptr::null(),
-    };
-    handle_new(options_out, options)
-}
-
-/// Frees options. NULL does nothing.
-///
-/// # Safety
-/// `options` is NULL or came from `bk_extract_options_new` and has not been freed.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_free(#[raw] options: *mut bk_extract_options) {
-    // SAFETY: NULL, or from bk_extract_options_new (handle_new), freed once per the contract.
-    unsafe { handle_free(options) }
-}
-
-/// What may happen to an existing destination: a `bk_extract_mode` (default
-/// `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_mode(#[live] options: *mut bk_extract_options, mode: u32) -> bk_status {
-    let mode = match mode {
-        m if m == bk_extract_mode::BK_EXTRACT_CREATE as u32 => Mode::Create,
-        m if m == bk_extract_mode::BK_EXTRACT_REPLACE as u32 => Mode::Replace,
-        m if m == bk_extract_mode::BK_EXTRACT_MERGE as u32 => Mode::Merge,
-        _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
-    };
-    options.mode = mode;
-    Ok(())
-}
-
-/// Non-zero: refuse entry names that differ only in case even where the destination's file
-/// system keeps them apart (they are always refused where it folds case, which is detected).
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_fold_case(
-    #[live] options: *mut bk_extract_options,
-    fold: u32,
-) -> bk_status {
-    options.fold_case = fold != 0;
-    Ok(())
-}
-
-/// Non-zero: refuse archives with other data prepended to the zip part (by default accepted when
-/// every offset reads consistently shifted by it, as for a `.jmod` or a self-extractor).
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_strict(
-    #[live] options: *mut bk_extract_options,
-    strict: u32,
-) -> bk_status {
-    options.strict = strict != 0;
-    Ok(())
-}
-
-/// Non-zero: skip symlink entries instead of refusing the archive (the default). A link is never
-/// created either way.
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_skip_symlinks(
-    #[live] options: *mut bk_extract_options,
-    skip: u32,
-) -> bk_status {
-    options.skip_symlinks = skip != 0;
-    Ok(())
-}
-
-/// Worker threads; 0 means one per core.
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_threads(
-    #[live] options: *mut bk_extract_options,
-    threads: u32,
-) -> bk_status {
-    options.threads = threads as usize;
-    Ok(())
-}
-
-/// Adds a pattern (`*`, `?`, or `dir/`) to extract; with none, every entry is extracted. The string
-/// (UTF-8, NUL-terminated) is copied.
-///
-/// # Safety
-/// `options` is live; `pattern` is a NUL-terminated string.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_add_only(
-    #[live] options: *mut bk_extract_options,
-    #[c_str] pattern: *const c_char,
-) -> bk_status {
-    let pattern = pattern.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-    options.only.push(pattern.to_string());
-    Ok(())
-}
-
-/// Refuses archives that would write more than `bytes` in all (0: no quota).
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_quota(
-    #[live] options: *mut bk_extract_options,
-    bytes: u64,
-) -> bk_status {
-    options.quota = (bytes > 0).then_some(bytes);
-    Ok(())
-}
-
-/// Refuses entries inflating to more than `ratio` times their compressed size (0: no limit).
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_max_ratio(
-    #[live] options: *mut bk_extract_options,
-    ratio: f64,
-) -> bk_status {
-    if !(ratio >= 0.0 && ratio.is_finite()) {
-        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
-    }
-    options.max_ratio = (ratio > 0.0).then_some(ratio);
-    Ok(())
-}
-
-/// Non-zero: fsync every file and directory before the destination is replaced.
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_durable(
-    #[live] options: *mut bk_extract_options,
-    durable: u32,
-) -> bk_status {
-    options.durable = durable != 0;
-    Ok(())
-}
-
-/// Non-zero: leave files and directories with the time of the extraction. By default (0) they get
-/// the modification time the archive records: its extended-timestamp (0x5455) or NTFS (0x000a)
-/// extra field, else its DOS date and time read as local time, as `unzip` does (a directory gets
-/// its own only when the archive has an entry for it).
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_no_mtime(
-    #[live] options: *mut bk_extract_options,
-    no_mtime: u32,
-) -> bk_status {
-    options.no_mtime = no_mtime != 0;
-    Ok(())
-}
-
-/// Non-zero: incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
-/// incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the
-/// existing destination instead of written, and files gone from the archive disappear. A merge
-/// (`BK_EXTRACT_MERGE`) into the destination removes the manifest, so the incremental run after it
-/// writes every file afresh instead of keeping files the merge replaced.
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_incremental(
-    #[live] options: *mut bk_extract_options,
-    incremental: u32,
-) -> bk_status {
-    options.incremental = incremental != 0;
-    Ok(())
-}
-
-/// Sets the progress callback (NULL for none) and the pointer passed to it.
-///
-/// # Safety
-/// `options` is live; `callback` is NULL or safe to call from any thread with `user_data` for as
-/// long as extractions use these options.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_progress(
-    #[live] options: *mut bk_extract_options,
-    callback: bk_progress_fn,
-    #[raw] user_data: *mut c_void,
-) -> bk_status {
-    options.progress = callback;
-    options.user_data = user_data;
-    Ok(())
-}
-
-/// Calls the progress callback at most once every `interval_ms` milliseconds, plus always the last
-/// report (every entry done), which is then the last call; calls then never overlap. 0 (the
-/// default) reports every entry as it is done, from any worker thread, possibly at once. Bindings
-/// that pay per report (a message to a BEAM process, a JVM upcall) set an interval.
-///
-/// # Safety
-/// `options` is live.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_progress_interval(
-    #[live] options: *mut bk_extract_options,
-    interval_ms: u32,
-) -> bk_status {
-    options.progress_interval = std::time::Duration::from_millis(u64::from(interval_ms));
-    Ok(())
-}
-
-/// Sets the cancellation flag to watch (NULL for none).
-///
-/// # Safety
-/// `options` is live; `cancel` is NULL or a live `bk_cancel` that outlives the extractions.
-#[export]
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn bk_extract_options_set_cancel(
-    #[live] options: *mut bk_extract_options,
-    #[raw] cancel: *const bk_cancel,
-) -> bk_status {
-    options.cancel = cancel;
-    Ok(())
-}
-
 /// Creates a cancellation flag, not yet set.
 ///
 /// # Safety
@@ -499,7 +323,7 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 /// failure nothing is left behind. A cancellation flag already set when the call starts is
 /// honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
 /// the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
-/// `options` may be NULL for the defaults.
+/// `options` may be NULL for the defaults (see `bk_extract_options`).
 /// On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`). On
 /// failure, if given, `entry_buf` receives the name of the
 /// entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
@@ -518,7 +342,8 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 /// `BK_STATUS_IO_ERROR` at once, never a wait.
 ///
 /// # Safety
-/// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+/// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL, or its `size` is
+/// set and `size` bytes from it are readable, and its pointers are as its fields' docs say;
 /// `report_out` is NULL, or its `size` is set and `size` bytes from it are writable; `entry_buf`
 /// and `detail_buf` are NULL or writable for `entry_buf_len` and `detail_buf_len` bytes.
 #[export]
@@ -526,7 +351,7 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 pub unsafe extern "C" fn bk_extract(
     #[c_str] archive_path: *const c_char,
     #[c_str] dest_path: *const c_char,
-    #[nullable] options: *const bk_extract_options,
+    #[raw] options: *const bk_extract_options,
     #[raw] report_out: *mut bk_extract_report,
     #[text_out(entry_buf_len)] entry_buf: *mut c_char,
     entry_buf_len: usize,
@@ -535,7 +360,9 @@ pub unsafe extern "C" fn bk_extract(
 ) -> bk_status {
     // SAFETY: NULL or a report whose `size` is set, per the `# Safety` section.
     let report_out = unsafe { ReportOut::new(report_out) }?;
-    if let Some((status, e)) = run_extract(archive_path, dest_path, options, report_out)? {
+    // SAFETY: NULL or options whose `size` is set and readable for `size` bytes, per the section.
+    let options = unsafe { OptionsIn::read(options) }?;
+    if let Some((status, e)) = run_extract(archive_path, dest_path, &options, report_out)? {
         entry_buf.set(e.entry().unwrap_or(""));
         detail_buf.set(&e.to_string());
         return Err(status);
@@ -548,7 +375,8 @@ pub unsafe extern "C" fn bk_extract(
 /// `{error, {enoent, Path}}` or `NoSuchFileException`. On success `*failure_out` is zeroed.
 ///
 /// # Safety
-/// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL or live;
+/// `archive_path` and `dest_path` are NUL-terminated strings; `options` is NULL, or its `size` is
+/// set and `size` bytes from it are readable, and its pointers are as its fields' docs say;
 /// `report_out` is NULL, or its `size` is set and `size` bytes from it are writable;
 /// `failure_out` is NULL or valid for one write.
 #[export]
@@ -556,7 +384,7 @@ pub unsafe extern "C" fn bk_extract(
 pub unsafe extern "C" fn bk_extract_detailed(
     #[raw] archive_path: *const c_char,
     #[raw] dest_path: *const c_char,
-    #[nullable] options: *const bk_extract_options,
+    #[raw] options: *const bk_extract_options,
     #[raw] report_out: *mut bk_extract_report,
     #[raw] failure_out: *mut bk_extract_failure,
 ) -> bk_status {
@@ -564,10 +392,12 @@ pub unsafe extern "C" fn bk_extract_detailed(
     // SAFETY: the paths are NULL or NUL-terminated and report_out is NULL or a report whose
     // `size` is set, per the `# Safety` section; NULL is refused here, as `#[c_str]` would. They
     // are checked in the body so that `*failure_out` is written whatever fails.
-    let checked = unsafe { (checked_c_str(archive_path), checked_c_str(dest_path), ReportOut::new(report_out)) };
+    let checked = unsafe {
+        (checked_c_str(archive_path), checked_c_str(dest_path), ReportOut::new(report_out), OptionsIn::read(options))
+    };
     let failed = match checked {
-        (Ok(archive), Ok(dest), Ok(report)) => run_extract(archive, dest, options, report),
-        (_, _, Err(status)) => Err(status),
+        (Ok(archive), Ok(dest), Ok(report), Ok(options)) => run_extract(archive, dest, &options, report),
+        (_, _, Err(status), _) | (_, _, _, Err(status)) => Err(status),
         _ => Err(bk_status::BK_STATUS_NULL_POINTER),
     };
     let outcome = match failed {
@@ -587,19 +417,114 @@ pub unsafe extern "C" fn bk_extract_detailed(
     outcome
 }
 
+/// The caller's options, read once: the fields that fit in its `size`, the defaults (zeros) for
+/// the rest, and its `only` patterns copied.
+struct OptionsIn {
+    fields: bk_extract_options,
+    only: Vec<String>,
+}
+
+impl OptionsIn {
+    /// Reads `ptr` (NULL: the defaults) as `bk_extract_options` says.
+    ///
+    /// # Safety
+    /// `ptr` is NULL, or its `size` field is readable and initialised, `size` bytes from it are
+    /// readable, and its `only` is NULL or points to `only_len` readable pointers, each NULL or
+    /// a NUL-terminated string.
+    unsafe fn read(ptr: *const bk_extract_options) -> Result<OptionsIn, bk_status> {
+        // SAFETY: every field of bk_extract_options accepts all-zero bytes (integers, a float,
+        // raw pointers, an Option of a function pointer); zero is each field's default.
+        let mut fields: bk_extract_options = unsafe { std::mem::zeroed() };
+        fields.size = BK_EXTRACT_OPTIONS_MIN_SIZE;
+        if ptr.is_null() {
+            return Ok(OptionsIn { fields, only: Vec::new() });
+        }
+        if !ptr.is_aligned() {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        // SAFETY: non-null and aligned; the caller set `size`, per the contract.
+        let size = unsafe { std::ptr::addr_of!((*ptr).size).read() };
+        if size < BK_EXTRACT_OPTIONS_MIN_SIZE || size > isize::MAX as u64 {
+            return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+        }
+        let size = size as usize;
+        // The fields that fit whole in the caller's struct: with size >= MIN_SIZE, all of them today.
+        let known =
+            bk_extract_options::FIELDS.iter().map(|f| f.offset + f.size).filter(|&end| end <= size).max().unwrap_or(0);
+        // SAFETY: `size` >= `known` bytes from ptr are readable (contract); `fields` is a local
+        // of `SIZE` >= `known` bytes, so the two do not overlap; every bit pattern is valid for
+        // the integer, float and pointer fields, and the one function pointer is an Option that
+        // the caller set to a function or NULL (its doc's contract).
+        unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), std::ptr::from_mut(&mut fields).cast::<u8>(), known) };
+        if size > bk_extract_options::SIZE {
+            // A newer program's struct: what this library does not know must be left at zero.
+            // SAFETY: `size` bytes from ptr are readable (contract); the caller's newer fields
+            // are initialised (bk_extract_options adds fields in whole 8-byte groups, so there is
+            // no padding to read).
+            let tail = unsafe {
+                std::slice::from_raw_parts(
+                    ptr.cast::<u8>().add(bk_extract_options::SIZE),
+                    size - bk_extract_options::SIZE,
+                )
+            };
+            if tail.iter().any(|&b| b != 0) {
+                return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+            }
+        }
+        let only = match fields.only_len {
+            0 => Vec::new(),
+            n if n > isize::MAX as usize / size_of::<*const c_char>() => {
+                return Err(bk_status::BK_STATUS_LENGTH_OVERFLOW);
+            }
+            _ if fields.only.is_null() => return Err(bk_status::BK_STATUS_NULL_POINTER),
+            n => {
+                // SAFETY: non-null, and `only_len` pointers are readable (contract; overflow refused above).
+                let patterns = unsafe { std::slice::from_raw_parts(fields.only, n) };
+                let mut only = Vec::with_capacity(n);
+                for &pattern in patterns {
+                    // SAFETY: each is NULL or a NUL-terminated string (contract); NULL is refused.
+                    let pattern = unsafe { checked_c_str(pattern) }?;
+                    only.push(pattern.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?.to_string());
+                }
+                only
+            }
+        };
+        Ok(OptionsIn { fields, only })
+    }
+
+    /// The extraction's mode, or `BK_STATUS_INVALID_ARGUMENT` for an unknown one.
+    fn mode(&self) -> Result<Mode, bk_status> {
+        match self.fields.mode {
+            m if m == bk_extract_mode::BK_EXTRACT_CREATE as u32 => Ok(Mode::Create),
+            m if m == bk_extract_mode::BK_EXTRACT_REPLACE as u32 => Ok(Mode::Replace),
+            m if m == bk_extract_mode::BK_EXTRACT_MERGE as u32 => Ok(Mode::Merge),
+            _ => Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+        }
+    }
+
+    /// The ratio limit, or `BK_STATUS_INVALID_ARGUMENT` if negative or not finite.
+    fn max_ratio(&self) -> Result<Option<f64>, bk_status> {
+        match self.fields.max_ratio {
+            r if !(r >= 0.0 && r.is_finite()) => Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+            r => Ok((r > 0.0).then_some(r)),
+        }
+    }
+}
+
 /// The extraction both exports run: `Ok(None)` on success (the report written), `Ok(Some(..))`
 /// for a failed extraction, `Err` for bad arguments.
 fn run_extract(
     archive: &CStr,
     dest: &CStr,
-    opts: Option<&bk_extract_options>,
+    opts: &OptionsIn,
     mut report_out: ReportOut,
 ) -> Result<Option<(bk_status, Error)>, bk_status> {
     let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
-    let callback = opts.and_then(|o| o.progress);
-    let user_data = opts.map_or(std::ptr::null_mut(), |o| o.user_data) as usize; // passed across threads as an address
-    let throttle = crate::progress::Throttle::new(opts.map_or(std::time::Duration::ZERO, |o| o.progress_interval));
+    let o = &opts.fields;
+    let callback = o.progress;
+    let user_data = o.progress_user_data as usize; // passed across threads as an address
+    let throttle = crate::progress::Throttle::new(std::time::Duration::from_millis(u64::from(o.progress_interval_ms)));
     let progress = move |p: Progress| {
         if let Some(f) = callback {
             throttle.report(p, |p| {
@@ -609,20 +534,20 @@ fn run_extract(
         }
     };
     // SAFETY: NULL or a live bk_cancel per the options' contract.
-    let cancel = opts.and_then(|o| unsafe { o.cancel.as_ref() }).map(|c| &c.flag);
+    let cancel = unsafe { o.cancel.as_ref() }.map(|c| &c.flag);
     let options = Options {
-        mode: opts.map_or(Mode::Create, |o| o.mode),
-        fold_case: opts.is_some_and(|o| o.fold_case),
-        strict: opts.is_some_and(|o| o.strict),
-        skip_symlinks: opts.is_some_and(|o| o.skip_symlinks),
+        mode: opts.mode()?,
+        fold_case: o.fold_case != 0,
+        strict: o.strict != 0,
+        skip_symlinks: o.skip_symlinks != 0,
         map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
-        threads: opts.map_or(0, |o| o.threads),
-        only: opts.map_or_else(Vec::new, |o| o.only.clone()),
-        quota: opts.and_then(|o| o.quota),
-        max_ratio: opts.and_then(|o| o.max_ratio),
-        durable: opts.is_some_and(|o| o.durable),
-        no_mtime: opts.is_some_and(|o| o.no_mtime),
-        incremental: opts.is_some_and(|o| o.incremental),
+        threads: o.threads as usize,
+        only: opts.only.clone(),
+        quota: (o.quota > 0).then_some(o.quota),
+        max_ratio: opts.max_ratio()?,
+        durable: o.durable != 0,
+        no_mtime: o.no_mtime != 0,
+        incremental: o.incremental != 0,
         progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
         cancel,
     };

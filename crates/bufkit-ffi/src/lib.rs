@@ -34,6 +34,7 @@
 #![allow(non_camel_case_types)]
 
 mod archive;
+pub mod boundary;
 mod buffer;
 mod extract;
 mod inflate;

@@ -4,7 +4,7 @@ use bufkit_ffi_macros::export;
 use std::ffi::c_char;
 
 /// The ABI version. Bumped on any incompatible change to a `bk_` signature, struct layout or enum value.
-pub const BK_ABI_VERSION: u32 = 2;
+pub const BK_ABI_VERSION: u32 = 3;
 
 /// Major part of the library version (matches `Cargo.toml`).
 pub const BK_VERSION_MAJOR: u32 = 0;

@@ -48,6 +48,19 @@ final class ExtractTests {
         ExtractOptions durable = ExtractOptions.defaults().withDurable(true);
         check(durable.durable() && !ExtractOptions.defaults().durable(), "durable wither");
         check(bufkit.extract(archive, dir.resolve("durable"), durable).files() == 1, "durable extraction");
+        // The record is generated from bk_extract_options: every component has a wither, and the ranges are checked.
+        for (var component : ExtractOptions.class.getRecordComponents()) {
+            String name = "with" + Character.toUpperCase(component.getName().charAt(0)) + component.getName().substring(1);
+            check(ExtractOptions.class.getMethod(name, component.getType()).getReturnType() == ExtractOptions.class, name);
+        }
+        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withThreads(-1));
+        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withQuota(-1));
+        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withMaxRatio(Double.NaN));
+        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withMaxRatio(Double.POSITIVE_INFINITY));
+        expect(NullPointerException.class, () -> ExtractOptions.defaults().withMode(null));
+        ExtractOptions every = ExtractOptions.defaults().withThreads(1).withQuota(1 << 30).withMaxRatio(2000).withStrict(true)
+                .withFoldCase(true).withNoMtime(true).withSkipSymlinks(true).withOnly(java.util.List.of("zeros.bin"));
+        check(bufkit.extract(archive, dir.resolve("every"), every).files() == 1, "every option at once");
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
@@ -118,7 +131,7 @@ final class ExtractTests {
         java.util.List<long[]> seen = java.util.Collections.synchronizedList(new java.util.ArrayList<>());
         java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicBoolean overlapped = new java.util.concurrent.atomic.AtomicBoolean();
-        ExtractReport r = bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withThreads(2).withProgressInterval(3_600_000)
+        ExtractReport r = bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults().withThreads(2).withProgressIntervalMs(3_600_000)
                 .withProgress((d, t, b, bt) -> {
                     if (inside.incrementAndGet() > 1) overlapped.set(true);
                     seen.add(new long[] {d, t});
@@ -128,7 +141,7 @@ final class ExtractTests {
         check(!seen.isEmpty() && seen.size() <= 2, "progress calls " + seen.size());
         check(Arrays.equals(seen.get(seen.size() - 1), new long[] {500, 500}), "the last call is the last report");
         check(!overlapped.get(), "calls overlapped");
-        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withProgressInterval(-1));
+        expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withProgressIntervalMs(-1));
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }

@@ -16,7 +16,7 @@ public interface Bufkit {
     /** The ABI version this binding speaks: {@code BK_ABI_VERSION} of the header it was written
      *  against (the conformance suite checks that they agree). A library of another ABI is refused
      *  at load. */
-    int BINDING_ABI_VERSION = 2;
+    int BINDING_ABI_VERSION = 3;
 
     /** The loaded library's version, e.g. "0.1.0". */
     String version();

@@ -65,22 +65,22 @@ public final class JniBufkit implements Bufkit {
 
     @Override
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
-        long[] report = new long[9]; // the eight report fields; on failure [8] is the errno
+        ExtractReport[] report = new ExtractReport[1];
         String[] error = new String[2];
+        int[] osError = new int[1];
         ExtractCancel cancel = o.cancel();
         int status;
         try {
-            status = JniNative.extract(archive.toString(), dest.toString(), cancel == null ? 0 : cancel.handle(), o.mode().code(), o.strict(), o.skipSymlinks(),
-                    o.threads(), o.only().toArray(new String[0]), o.quota(), o.maxRatio(), o.durable(), o.noMtime(), o.incremental(), o.foldCase(), o.progress(),
-                    o.progressIntervalMillis(), report, error);
+            status = JniNative.extract(archive.toString(), dest.toString(), o, cancel == null ? 0 : cancel.handle(),
+                    o.only().toArray(new String[0]), o.progress(), report, error, osError);
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
         }
         if (status != 0) {
             throw new ExtractException(status, error[0] == null ? "" : error[0],
-                    error[1] == null ? JniNative.statusMessage(status) : error[1], (int) report[8]);
+                    error[1] == null ? JniNative.statusMessage(status) : error[1], osError[0]);
         }
-        return new ExtractReport(report[0], report[1], report[2], report[3], report[4], report[5], report[6], report[7]);
+        return report[0];
     }
 
     @Override

@@ -133,10 +133,11 @@ final class JniNative {
     /** bk_cancel_free. */
     static native void cancelFree(long handle);
 
-    /** bk_extract_detailed: report into {@code reportOut[0..5]}; on failure the path or entry and the detail into {@code errorOut[2]}, the errno into {@code reportOut[5]}. */
-    static native int extract(String archive, String dest, long cancel, int mode, boolean strict, boolean skipSymlinks, int threads, String[] only, long quota, double maxRatio,
-            boolean durable, boolean noMtime, boolean incremental, boolean foldCase, Object listener, int progressIntervalMillis, long[] reportOut,
-            String[] errorOut);
+    /** bk_extract_detailed with {@code options}' plain fields (read by the generated glue), the cancel handle,
+     *  patterns and listener: the report into {@code reportOut[0]}; on failure the path or entry and the detail
+     *  into {@code errorOut[2]}, the errno into {@code osErrorOut[0]}. */
+    static native int extract(String archive, String dest, dev.bufkit.ExtractOptions options, long cancel, String[] only,
+            Object listener, dev.bufkit.ExtractReport[] reportOut, String[] errorOut, int[] osErrorOut);
 
     /** A direct ByteBuffer over native memory (no copy). */
     static native ByteBuffer directBuffer(long address, long length);

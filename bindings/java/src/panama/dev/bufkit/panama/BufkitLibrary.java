@@ -84,25 +84,9 @@ final class BufkitLibrary {
     /** Critical: reads at most one 64 KiB chunk of inflating per call; the output may be a heap array. */
     static final MethodHandle ARCHIVE_READER_READ = critical("bk_archive_reader_read", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
     static final MethodHandle ARCHIVE_READER_FREE = fn("bk_archive_reader_free", FunctionDescriptor.ofVoid(ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_NEW = fn("bk_extract_options_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_FREE = fn("bk_extract_options_free", FunctionDescriptor.ofVoid(ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_SET_THREADS = fn("bk_extract_options_set_threads", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_ADD_ONLY = fn("bk_extract_options_add_only", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_SET_QUOTA = fn("bk_extract_options_set_quota", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG));
-    static final MethodHandle EXTRACT_OPTIONS_SET_MAX_RATIO = fn("bk_extract_options_set_max_ratio", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_DOUBLE));
     static final MethodHandle CANCEL_NEW = fn("bk_cancel_new", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle CANCEL_REQUEST = fn("bk_cancel_request", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     static final MethodHandle CANCEL_FREE = fn("bk_cancel_free", FunctionDescriptor.ofVoid(ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_SET_CANCEL = fn("bk_extract_options_set_cancel", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_SET_STRICT = fn("bk_extract_options_set_strict", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_SKIP_SYMLINKS = fn("bk_extract_options_set_skip_symlinks", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_MODE = fn("bk_extract_options_set_mode", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_DURABLE = fn("bk_extract_options_set_durable", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_NO_MTIME = fn("bk_extract_options_set_no_mtime", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_INCREMENTAL = fn("bk_extract_options_set_incremental", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_FOLD_CASE = fn("bk_extract_options_set_fold_case", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
-    static final MethodHandle EXTRACT_OPTIONS_SET_PROGRESS = fn("bk_extract_options_set_progress", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
-    static final MethodHandle EXTRACT_OPTIONS_SET_PROGRESS_INTERVAL = fn("bk_extract_options_set_progress_interval", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     /** Long-running: a plain (non-critical) downcall, so the JVM can safepoint meanwhile. */
     static final MethodHandle EXTRACT_DETAILED = fn("bk_extract_detailed",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));

@@ -36,10 +36,10 @@ public final class Layouts {
             JAVA_LONG.withName("moves"), JAVA_LONG.withName("bytes_copied")).withName("bk_buffer_stats");
 
     /** bk_extract_report: its size first (set before the call), then the fields ExtractReport holds. */
-    public static final StructLayout EXTRACT_REPORT = MemoryLayout.structLayout(
-            JAVA_LONG.withName("size"), JAVA_LONG.withName("files"), JAVA_LONG.withName("directories"), JAVA_LONG.withName("bytes"),
-            JAVA_LONG.withName("skipped"), JAVA_LONG.withName("reused"), JAVA_LONG.withName("prepended"),
-            JAVA_LONG.withName("appended"), JAVA_LONG.withName("symlinks_skipped")).withName("bk_extract_report");
+    public static final StructLayout EXTRACT_REPORT = ExtractStructs.REPORT;
+
+    /** bk_extract_options (generated, in {@link ExtractStructs}). */
+    public static final StructLayout EXTRACT_OPTIONS = ExtractStructs.OPTIONS;
 
     /** bk_extract_failure. */
     public static final StructLayout EXTRACT_FAILURE = MemoryLayout.structLayout(
@@ -95,7 +95,7 @@ public final class Layouts {
             .withName("bk_archive_entry");
 
     /** All of them, for the conformance check. */
-    public static final List<StructLayout> ALL = List.of(BUFFER_CONFIG, BUFFER_STATS, EXTRACT_REPORT, EXTRACT_FAILURE, LEASE,
+    public static final List<StructLayout> ALL = List.of(BUFFER_CONFIG, BUFFER_STATS, EXTRACT_REPORT, EXTRACT_OPTIONS, EXTRACT_FAILURE, LEASE,
             INFLATE_REQUEST, INFLATE_RESULT, POOL_CONFIG, POOL_STATS, POOL_CLASS_STATS, ARCHIVE_OPTIONS, ARCHIVE_ENTRY);
 
     /** The byte offset of {@code field} in {@code layout}. */

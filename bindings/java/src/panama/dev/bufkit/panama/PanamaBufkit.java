@@ -64,7 +64,7 @@ public final class PanamaBufkit implements Bufkit {
     }
 
     /** Receives progress upcalls (from the extraction's worker threads) and never lets one throw. */
-    private static void progress(ExtractOptions.ProgressListener listener, MemorySegment user, long done, long total, long bytes, long bytesTotal) {
+    private static void progress(dev.bufkit.ProgressListener listener, MemorySegment user, long done, long total, long bytes, long bytesTotal) {
         try {
             listener.onProgress(done, total, bytes, bytesTotal);
         } catch (Throwable ignored) {
@@ -77,7 +77,7 @@ public final class PanamaBufkit implements Bufkit {
     static {
         try {
             PROGRESS = java.lang.invoke.MethodHandles.lookup().findStatic(PanamaBufkit.class, "progress",
-                    java.lang.invoke.MethodType.methodType(void.class, ExtractOptions.ProgressListener.class, MemorySegment.class,
+                    java.lang.invoke.MethodType.methodType(void.class, dev.bufkit.ProgressListener.class, MemorySegment.class,
                             long.class, long.class, long.class, long.class));
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
@@ -96,10 +96,6 @@ public final class PanamaBufkit implements Bufkit {
         } catch (Throwable t) {
             throw Failures.rethrow(t);
         }
-    }
-
-    private static long reportField(java.lang.foreign.MemorySegment report, String field) {
-        return report.get(java.lang.foreign.ValueLayout.JAVA_LONG, Layouts.offset(Layouts.EXTRACT_REPORT, field));
     }
 
     private static void requestCancel(long handle) {
@@ -134,47 +130,26 @@ public final class PanamaBufkit implements Bufkit {
     private ExtractReport extractWith(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o, ExtractCancel cancel) {
         // A shared arena: the progress stub is called from the extraction's own threads.
         try (Arena arena = Arena.ofShared()) {
-            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
-            int status = (int) BufkitLibrary.EXTRACT_OPTIONS_NEW.invokeExact(out);
-            if (status != 0) throw new ExtractException(status, "", Failures.message(status));
-            MemorySegment opts = out.get(ValueLayout.ADDRESS, 0);
-            try {
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MODE.invokeExact(opts, o.mode().code()));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_STRICT.invokeExact(opts, o.strict() ? 1 : 0));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_SKIP_SYMLINKS.invokeExact(opts, o.skipSymlinks() ? 1 : 0));
-                if (cancel != null) {
-                    check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_CANCEL.invokeExact(opts, MemorySegment.ofAddress(cancel.handle())));
-                }
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_THREADS.invokeExact(opts, o.threads()));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_QUOTA.invokeExact(opts, o.quota()));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_MAX_RATIO.invokeExact(opts, o.maxRatio()));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_DURABLE.invokeExact(opts, o.durable() ? 1 : 0));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_NO_MTIME.invokeExact(opts, o.noMtime() ? 1 : 0));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_INCREMENTAL.invokeExact(opts, o.incremental() ? 1 : 0));
-                check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_FOLD_CASE.invokeExact(opts, o.foldCase() ? 1 : 0));
-                for (String pattern : o.only()) {
-                    check((int) BufkitLibrary.EXTRACT_OPTIONS_ADD_ONLY.invokeExact(opts, arena.allocateFrom(pattern)));
-                }
-                if (o.progress() != null) {
-                    MemorySegment stub = BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena);
-                    check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS.invokeExact(opts, stub, MemorySegment.NULL));
-                    check((int) BufkitLibrary.EXTRACT_OPTIONS_SET_PROGRESS_INTERVAL.invokeExact(opts, o.progressIntervalMillis()));
-                }
-                MemorySegment report = arena.allocate(Layouts.EXTRACT_REPORT);
-                report.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.EXTRACT_REPORT, "size"), Layouts.EXTRACT_REPORT.byteSize());
-                MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
-                status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
-                        arena.allocateFrom(dest.toString()), opts, report, failure);
-                if (status != 0) {
-                    throw new ExtractException(status, failure.getString(BufkitLibrary.FAILURE_PATH),
-                            failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, BufkitLibrary.FAILURE_OS_ERROR));
-                }
-                return new ExtractReport(reportField(report, "files"), reportField(report, "directories"), reportField(report, "bytes"),
-                        reportField(report, "skipped"), reportField(report, "reused"), reportField(report, "prepended"),
-                        reportField(report, "appended"), reportField(report, "symlinks_skipped"));
-            } finally {
-                BufkitLibrary.EXTRACT_OPTIONS_FREE.invokeExact(opts);
+            MemorySegment opts = ExtractStructs.options(arena, o);
+            if (cancel != null) opts.set(ValueLayout.ADDRESS, ExtractStructs.OPTIONS_CANCEL, MemorySegment.ofAddress(cancel.handle()));
+            if (!o.only().isEmpty()) {
+                MemorySegment patterns = arena.allocate(ValueLayout.ADDRESS, o.only().size());
+                for (int i = 0; i < o.only().size(); i++) patterns.setAtIndex(ValueLayout.ADDRESS, i, arena.allocateFrom(o.only().get(i)));
+                opts.set(ValueLayout.ADDRESS, ExtractStructs.OPTIONS_ONLY, patterns);
+                opts.set(ValueLayout.JAVA_LONG, ExtractStructs.OPTIONS_ONLY_LEN, o.only().size());
             }
+            if (o.progress() != null) {
+                opts.set(ValueLayout.ADDRESS, ExtractStructs.OPTIONS_PROGRESS, BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena));
+            }
+            MemorySegment report = ExtractStructs.newReport(arena);
+            MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
+            int status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
+                    arena.allocateFrom(dest.toString()), opts, report, failure);
+            if (status != 0) {
+                throw new ExtractException(status, failure.getString(BufkitLibrary.FAILURE_PATH),
+                        failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, BufkitLibrary.FAILURE_OS_ERROR));
+            }
+            return ExtractStructs.report(report);
         } catch (ExtractException e) {
             throw e;
         } catch (Throwable t) {
@@ -182,9 +157,6 @@ public final class PanamaBufkit implements Bufkit {
         }
     }
 
-    private static void check(int status) {
-        if (status != 0) throw new ExtractException(status, "", Failures.message(status));
-    }
 
     @Override
     public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, dev.bufkit.ArchiveOptions archiveOptions) {
