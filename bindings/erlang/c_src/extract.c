@@ -37,9 +37,32 @@ static char *path_arg(ErlNifEnv *env, ERL_NIF_TERM term) {
   return path;
 }
 
+/* errno's name: glibc 2.32+ has strerrorname_np; elsewhere (musl, bionic, macOS, the BSDs) the
+ * errors a file system call gives, and {os_error, N} for the rest. */
+static const char *errno_name(int os_error) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32)) && !defined(BUFKIT_PORTABLE_ERRNO_NAMES)
+  return strerrorname_np(os_error);
+#else
+  static const struct {
+    int code;
+    const char *name;
+  } names[] = {
+      {EPERM, "EPERM"},   {ENOENT, "ENOENT"},   {EIO, "EIO"},         {EBADF, "EBADF"},
+      {ENOMEM, "ENOMEM"}, {EACCES, "EACCES"},   {EBUSY, "EBUSY"},     {EEXIST, "EEXIST"},
+      {EXDEV, "EXDEV"},   {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},   {EINVAL, "EINVAL"},
+      {ENFILE, "ENFILE"}, {EMFILE, "EMFILE"},   {EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},
+      {EROFS, "EROFS"},   {EMLINK, "EMLINK"},   {ELOOP, "ELOOP"},     {ENAMETOOLONG, "ENAMETOOLONG"},
+      {ENOTEMPTY, "ENOTEMPTY"}, {EDQUOT, "EDQUOT"}, {ENOSYS, "ENOSYS"},
+  };
+  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+    if (names[i].code == os_error) return names[i].name;
+  return NULL;
+#endif
+}
+
 /* The atom Erlang's file module uses for an errno: enoent, eacces, enospc... */
 static ERL_NIF_TERM posix_atom(ErlNifEnv *env, int os_error) {
-  const char *name = strerrorname_np(os_error);
+  const char *name = errno_name(os_error);
   char lower[32];
   size_t i = 0;
   if (!name) return enif_make_tuple2(env, enif_make_atom(env, "os_error"), enif_make_int(env, os_error));

@@ -5,9 +5,16 @@
 //! replace and remove trees call these and hold no `unsafe` of their own.
 //!
 //! Everything inside a tree is opened relative to a directory descriptor, never following a
-//! symlink in the last step. The Linux-only call, `renameat2` (`rename_paths`), fails with `ENOSYS`
-//! on other systems, and the callers' fallbacks run
-//! (they already handle kernels and file systems without it).
+//! symlink in the last step. What is not POSIX is chosen here, per system, so that a port touches
+//! this file alone:
+//! - `rename_paths` (rename without replacing, or swap two paths in one step) is `renameat2` on
+//!   Linux, the same system call by number on Android (bionic's wrapper needs API level 30),
+//!   `renamex_np` on macOS and iOS, and `ENOSYS` elsewhere, where the callers' fallbacks run
+//!   (they already handle kernels and file systems without it);
+//! - errno, cleared before `readdir`, lives behind `__errno_location` (glibc, musl),
+//!   `__errno` (bionic, the other BSDs) or `__error` (macOS, FreeBSD).
+//!
+//! `scripts/check-ports` type-checks the crate for FreeBSD, macOS and Android.
 
 use std::ffi::CStr;
 use std::io;
@@ -74,8 +81,8 @@ pub(crate) enum Rename {
     Exchange,
 }
 
-/// Renames the path `from` to `to` as `how` says (`renameat2`). Linux only (`ENOSYS` elsewhere;
-/// `EINVAL` where the file system lacks it).
+/// Renames the path `from` to `to` as `how` says, in one step. `ENOSYS` where the system has no
+/// such call, `EINVAL` (or `ENOTSUP`) where the file system lacks it.
 pub(crate) fn rename_paths(from: &CStr, to: &CStr, how: Rename) -> io::Result<()> {
     #[cfg(target_os = "linux")]
     {
@@ -86,10 +93,50 @@ pub(crate) fn rename_paths(from: &CStr, to: &CStr, how: Rename) -> io::Result<()
         // SAFETY: both paths are NUL-terminated strings outliving the call.
         ok_or_errno(unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), flags) })
     }
-    #[cfg(not(target_os = "linux"))]
+    #[cfg(target_os = "android")]
+    {
+        let flags = match how {
+            Rename::NoReplace => libc::RENAME_NOREPLACE,
+            Rename::Exchange => libc::RENAME_EXCHANGE,
+        };
+        // SAFETY: renameat2's arguments: both paths NUL-terminated strings outliving the call.
+        let rc = unsafe {
+            libc::syscall(libc::SYS_renameat2, libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), flags)
+        };
+        if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+    }
+    #[cfg(any(target_os = "macos", target_os = "ios"))]
+    {
+        let flags = match how {
+            Rename::NoReplace => libc::RENAME_EXCL,
+            Rename::Exchange => libc::RENAME_SWAP,
+        };
+        // SAFETY: both paths are NUL-terminated strings outliving the call.
+        ok_or_errno(unsafe { libc::renamex_np(from.as_ptr(), to.as_ptr(), flags) })
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android", target_os = "macos", target_os = "ios")))]
     {
         let _ = (from, to, how);
         Err(io::Error::from_raw_os_error(libc::ENOSYS))
+    }
+}
+
+/// Sets this thread's errno, for a call that reports failure only through it (`readdir`).
+fn set_errno(code: libc::c_int) {
+    #[cfg(any(target_os = "linux", target_os = "hurd", target_os = "emscripten"))]
+    // SAFETY: returns this thread's errno slot, valid for the thread's life.
+    unsafe {
+        *libc::__errno_location() = code;
+    }
+    #[cfg(any(target_os = "android", target_os = "netbsd", target_os = "openbsd"))]
+    // SAFETY: as above.
+    unsafe {
+        *libc::__errno() = code;
+    }
+    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd", target_os = "dragonfly"))]
+    // SAFETY: as above.
+    unsafe {
+        *libc::__error() = code;
     }
 }
 
@@ -137,8 +184,7 @@ pub(crate) fn for_each_entry(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> 
     }
     let result = (|| loop {
         // readdir signals errors only through errno, so clear it first.
-        // SAFETY: __errno_location returns this thread's errno slot.
-        unsafe { *libc::__errno_location() = 0 };
+        set_errno(0);
         // SAFETY: `dir` is a live DIR* used by this thread only.
         let entry = unsafe { libc::readdir(dir) };
         if entry.is_null() {

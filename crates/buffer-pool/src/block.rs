@@ -14,9 +14,9 @@ const ALIGN: usize = 64;
 /// its mmap threshold has risen, and keeps the holes).
 const MAP_AT: usize = 16 << 10;
 
-/// Whether a block of `size` is a mapping (never under Miri, which cannot run mmap).
+/// Whether a block of `size` is a mapping (see `sys::MAPS`).
 fn mapped(size: usize) -> bool {
-    !cfg!(miri) && size >= MAP_AT
+    crate::sys::MAPS && size >= MAP_AT
 }
 
 /// An owned block of `size` bytes. Its bytes are always initialised (zeroed when allocated, then
@@ -36,21 +36,7 @@ impl Block {
     pub(crate) fn allocate(size: usize) -> Result<Block, Error> {
         let layout = Layout::from_size_align(size, ALIGN).map_err(|_| Error::TooLarge(size))?;
         if mapped(size) {
-            // SAFETY: a fresh private anonymous mapping, touching no existing memory; checked below.
-            let ptr = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    size,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
-                    -1,
-                    0,
-                )
-            };
-            if ptr == libc::MAP_FAILED {
-                return Err(Error::AllocFailed(size));
-            }
-            let ptr = NonNull::new(ptr.cast::<u8>()).ok_or(Error::AllocFailed(size))?;
+            let ptr = crate::sys::map_zeroed(size).ok_or(Error::AllocFailed(size))?;
             return Ok(Block { ptr, size, idle_since: 0 });
         }
         // SAFETY: size is non-zero (callers reject 0). Zeroed so that every byte is initialised;
@@ -96,8 +82,8 @@ impl Drop for Block {
     fn drop(&mut self) {
         if mapped(self.size) {
             // SAFETY: `allocate` mapped exactly this range for this block, which is dropped once;
-            // nothing else refers to it. munmap can only fail for a range that is not a mapping.
-            unsafe { libc::munmap(self.ptr.as_ptr().cast(), self.size) };
+            // nothing else refers to it.
+            unsafe { crate::sys::unmap(self.ptr, self.size) };
             return;
         }
         let layout = Layout::from_size_align(self.size, ALIGN).expect("checked at allocation");

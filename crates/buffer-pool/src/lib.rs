@@ -34,6 +34,7 @@ mod pool;
 mod shared;
 mod stats;
 mod sync;
+mod sys;
 
 pub use config::PoolConfig;
 pub use error::Error;

@@ -235,6 +235,7 @@ fn a_dropped_pool_leaves_other_threads_working() {
 }
 
 /// Whether the 1 MiB at `addr` are mapped: `msync` fails with ENOMEM on a range that is not.
+#[cfg(target_os = "linux")]
 fn mapped_at(addr: usize) -> bool {
     // SAFETY: msync only inspects the range; an unmapped one is an error, not a fault.
     unsafe { libc::msync(addr as *mut libc::c_void, 1 << 20, libc::MS_ASYNC) == 0 }

@@ -322,8 +322,7 @@ pub unsafe extern "C" fn bk_buffer_write_fd(
     let mut file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
     let written = buffer.inner.write_all_to(&mut *file).map_err(|e| {
         if let Some(code) = e.raw_os_error() {
-            // SAFETY: errno is thread-local; restoring the failing call's code for the caller.
-            unsafe { *libc::__errno_location() = code };
+            crate::sys::set_errno(code);
         }
         bk_status::BK_STATUS_IO_ERROR
     })?;

@@ -42,6 +42,7 @@ mod macros;
 mod pool;
 mod progress;
 mod status;
+mod sys;
 mod version;
 
 pub use buffer::*;

@@ -10,6 +10,12 @@
 //! heap ([`take_kept`]), its pages offered back to the kernel with `MADV_FREE`: the kernel takes
 //! them only under memory pressure, and until then a new buffer writes into them without a page
 //! fault, as a `realloc` loop reuses glibc's warm heap.
+//!
+//! This is the crate's one OS layer, and Linux's alone (`mremap`, `MADV_HUGEPAGE`, `MADV_FREE`).
+//! Elsewhere (Android, macOS, the BSDs) and under Miri the module is not compiled: `raw.rs` keeps
+//! every block on the global allocator and grows it with `realloc`, as it does on Linux below
+//! [`MAP_THRESHOLD`](crate::MAP_THRESHOLD); growth then copies what `realloc` copies, and the
+//! counters say so. `scripts/check-ports` type-checks that path for those systems.
 
 use std::ptr::NonNull;
 use std::sync::Mutex;

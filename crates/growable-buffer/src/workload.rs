@@ -30,16 +30,26 @@ pub fn fill(buf: &mut GrowableBuffer, source: &[u8], lens: &[u8]) -> Result<(), 
 
 /// The reference: one memcpy of `source` into freshly mapped pages (page faults included, as for
 /// the buffers; mapped directly so glibc's sliding mmap threshold cannot hand back warm memory),
-/// then unmapped. Returns the bytes copied, or `None` if the mapping failed.
-#[cfg(all(target_os = "linux", not(miri)))]
+/// then unmapped. Returns the bytes copied, or `None` if the mapping failed. Where the buffers do
+/// not map pages themselves (not Linux, or under Miri), into a fresh heap allocation, as theirs.
 pub fn memcpy_into_fresh_pages(source: &[u8]) -> Option<usize> {
-    let len = source.len().max(1);
-    // Plain pages, not the buffers' huge-page-aligned ones: the reference is an ordinary mapping.
-    let p = crate::pages::map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE)?;
-    // SAFETY: the mapping holds len ≥ source.len() writable bytes and cannot overlap `source`.
-    unsafe { std::ptr::copy_nonoverlapping(source.as_ptr(), p.cast::<u8>(), source.len()) };
-    std::hint::black_box(p);
-    // SAFETY: unmapping exactly the mapping made above, which nothing refers to any more.
-    unsafe { libc::munmap(p, len) };
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        let len = source.len().max(1);
+        // Plain pages, not the buffers' huge-page-aligned ones: the reference is an ordinary mapping.
+        let p = crate::pages::map_anonymous(len, libc::PROT_READ | libc::PROT_WRITE)?;
+        // SAFETY: the mapping holds len ≥ source.len() writable bytes and cannot overlap `source`.
+        unsafe { std::ptr::copy_nonoverlapping(source.as_ptr(), p.cast::<u8>(), source.len()) };
+        std::hint::black_box(p);
+        // SAFETY: unmapping exactly the mapping made above, which nothing refers to any more.
+        unsafe { libc::munmap(p, len) };
+    }
+    #[cfg(not(all(target_os = "linux", not(miri))))]
+    {
+        let mut fresh = Vec::new();
+        fresh.try_reserve_exact(source.len()).ok()?;
+        fresh.extend_from_slice(source);
+        std::hint::black_box(&fresh);
+    }
     Some(source.len())
 }
