@@ -5,9 +5,10 @@ the SVG plot of bench-reports/growable-buffer.md. Reads target/criterion/*/*/new
 Usage: python3 bench-reports/growth_report.py [CRITERION_DIR] > table.md   (writes growable-buffer.svg)
 """
 import json
-import math
 import os
 import sys
+
+import plot
 
 root = sys.argv[1] if len(sys.argv) > 1 else "target/criterion"
 here = os.path.dirname(os.path.abspath(__file__))
@@ -65,41 +66,11 @@ def svg(results, path):
     groups = sorted((g for g in results if size_mb(g)), key=size_mb)
     if not groups:
         return
-    W, H, L, R, T, B = 640, 420, 70, 170, 30, 50
-    xs = [size_mb(g) for g in groups]
-    ts = [t for g in groups for t in results[g].values()]
-    x0, x1 = math.log10(min(xs)) - 0.1, math.log10(max(xs)) + 0.1
-    y0, y1 = math.floor(math.log10(min(ts) / 1e9)), math.ceil(math.log10(max(ts) / 1e9))
-    px = lambda mb: L + (math.log10(mb) - x0) / (x1 - x0) * (W - L - R)
-    py = lambda s: T + (y1 - math.log10(s)) / (y1 - y0) * (H - T - B)
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
-           f'<rect width="{W}" height="{H}" fill="white"/>',
-           f'<text x="{L}" y="18" font-size="14">growable-buffer: time to append 20–30-byte pieces (log–log)</text>']
-    for e in range(y0, y1 + 1):
-        y = py(10 ** e)
-        out.append(f'<line x1="{L}" y1="{y:.1f}" x2="{W - R}" y2="{y:.1f}" stroke="#ddd"/>')
-        label = {-6: "1 µs", -5: "10 µs", -4: "100 µs", -3: "1 ms", -2: "10 ms", -1: "100 ms", 0: "1 s", 1: "10 s"}.get(e, f"1e{e} s")
-        out.append(f'<text x="{L - 6}" y="{y + 4:.1f}" text-anchor="end">{label}</text>')
-    for mb in xs:
-        x = px(mb)
-        out.append(f'<line x1="{x:.1f}" y1="{T}" x2="{x:.1f}" y2="{H - B}" stroke="#eee"/>')
-        out.append(f'<text x="{x:.1f}" y="{H - B + 18}" text-anchor="middle">{mb} MB</text>')
-    out.append(f'<text x="{(L + W - R) / 2}" y="{H - 10}" text-anchor="middle">total appended</text>')
-    for i, p in enumerate(POLICIES):
-        pts = [(px(size_mb(g)), py(results[g][p] / 1e9)) for g in groups if p in results[g]]
-        if not pts:
-            continue
-        c = COLORS[p]
-        dash = ' stroke-dasharray="5,4"' if p == "memcpy-fresh" else ""
-        out.append(f'<polyline fill="none" stroke="{c}" stroke-width="2"{dash} points="' +
-                   " ".join(f"{x:.1f},{y:.1f}" for x, y in pts) + '"/>')
-        out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="3" fill="{c}"/>' for x, y in pts]
-        ly = T + 20 + i * 20
-        out.append(f'<line x1="{W - R + 15}" y1="{ly}" x2="{W - R + 40}" y2="{ly}" stroke="{c}" stroke-width="2"{dash}/>')
-        out.append(f'<text x="{W - R + 46}" y="{ly + 4}">{p}</text>')
-    out.append("</svg>")
-    with open(path, "w") as f:
-        f.write("\n".join(out) + "\n")
+    series = [(p, COLORS[p], p == "memcpy-fresh", [(size_mb(g), results[g][p] / 1e9) for g in groups if p in results[g]])
+              for p in POLICIES]
+    decades = {-6: "1 µs", -5: "10 µs", -4: "100 µs", -3: "1 ms", -2: "10 ms", -1: "100 ms", 0: "1 s", 1: "10 s"}
+    plot.lines(path, "growable-buffer: time to append 20–30-byte pieces (log–log)", [s for s in series if s[3]],
+               "total appended", lambda mb: f"{mb} MB", lambda e: decades.get(e, f"1e{e} s"))
 
 
 if __name__ == "__main__":

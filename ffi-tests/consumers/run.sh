@@ -113,6 +113,9 @@ check rust-cargo bash -c "cd '$work/rust' && CARGO_TARGET_DIR='$root/target/cons
 # --- the README's snippets are these projects' lines ------------------------------------------
 check readme-snippets python3 "$here/readme_snippets.py" "$root/README.md" "$root"
 check readme-figures python3 "$here/readme_figures.py" "$root/README.md" "$root/bench-reports"
+# A report's figure is what its table draws (bench-reports/plot.py, the one plotting module).
+check inflate-figure bash -c "python3 '$root/bench-reports/inflate/plot.py' '$root/bench-reports/strided-inflate.md' '$work/si.svg' \
+  && cmp '$work/si.svg' '$root/bench-reports/strided-inflate.svg'"
 
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 && $passed -gt 0 ]]
