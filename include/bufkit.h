@@ -22,7 +22,9 @@
 
 /*
  The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
- a size (every field above).
+ a size (up to and including `cancel`). Fields are only ever added after it, each of 8 bytes
+ (`uint64_t`, `double` or a pointer), so the struct has no padding past it for the library to
+ misread (`tests/bindings.rs` checks both).
  */
 #define BK_EXTRACT_OPTIONS_MIN_SIZE 104
 

@@ -302,7 +302,7 @@ fn returns_status(ty: &Type) -> bool {
 /// generated from (see `bufkit-ffi`'s `boundary` module). A field's kind follows from its type
 /// (`u32`, `u64`, `f64`) or from `#[binding(..)]`:
 /// - `#[binding(size)]`: the caller's struct size;
-/// - `#[binding(flag)]`: a `u32` read as a boolean;
+/// - `#[binding(flag)]`: a `u32` or `u64` read as a boolean;
 /// - `#[binding(enumeration(java = "ExtractMode", atoms = "create replace merge"))]`;
 /// - `#[binding(hand(java = "..", java_default = "..", erlang = "..", erlang_type = "..", why = ".."))]`: carried by
 ///   hand in each binding.

@@ -43,7 +43,7 @@ pub struct Field {
 pub enum Kind {
     /// The caller's struct size (`u64`): the first field, set by the bindings, never a value.
     Size,
-    /// `u32`, 0 or non-zero: Java `boolean`, Erlang `true`/`false`.
+    /// `u32` or `u64`, 0 or non-zero: Java `boolean`, Erlang `true`/`false`.
     Flag,
     /// `u32`: Java `int` (at least 0), Erlang non-negative integer.
     U32,

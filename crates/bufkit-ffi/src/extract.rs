@@ -155,10 +155,12 @@ pub struct bk_extract_options {
 }
 
 /// The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
-/// a size (every field above).
+/// a size (up to and including `cancel`). Fields are only ever added after it, each of 8 bytes
+/// (`uint64_t`, `double` or a pointer), so the struct has no padding past it for the library to
+/// misread (`tests/bindings.rs` checks both).
 pub const BK_EXTRACT_OPTIONS_MIN_SIZE: u64 = 104;
 
-const _: () = assert!(size_of::<bk_extract_options>() as u64 == BK_EXTRACT_OPTIONS_MIN_SIZE);
+const _: () = assert!(size_of::<bk_extract_options>() as u64 >= BK_EXTRACT_OPTIONS_MIN_SIZE);
 
 /// A cancellation flag: `bk_cancel_request` from any thread makes the extractions that use it stop
 /// with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,

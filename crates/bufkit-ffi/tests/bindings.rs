@@ -159,11 +159,13 @@ fn java_report_record() -> String {
 }
 
 fn value_layout(f: &Field) -> &'static str {
-    match (f.kind, f.rust_type) {
-        (Kind::Flag | Kind::U32 | Kind::Enum { .. }, _) => "JAVA_INT",
-        (Kind::Size | Kind::U64, _) | (_, "usize") => "JAVA_LONG",
-        (Kind::F64, _) => "JAVA_DOUBLE",
-        (Kind::Hand { .. }, _) => "ADDRESS",
+    match (f.kind, f.size) {
+        (Kind::Flag | Kind::U32 | Kind::Enum { .. }, 4) => "JAVA_INT",
+        (Kind::Flag | Kind::Enum { .. } | Kind::Size | Kind::U64, 8) => "JAVA_LONG",
+        (Kind::F64, 8) => "JAVA_DOUBLE",
+        (Kind::Hand { .. }, 8) if f.rust_type == "usize" => "JAVA_LONG",
+        (Kind::Hand { .. }, 8) => "ADDRESS",
+        _ => panic!("{}: no Java layout for a {}-byte {:?}", f.name, f.size, f.kind),
     }
 }
 
@@ -222,7 +224,9 @@ fn panama_structs() -> String {
         let n = f.java_name();
         let value = match f.kind {
             Kind::Size => "OPTIONS.byteSize()".to_string(),
+            Kind::Flag if f.size == 8 => format!("o.{n}() ? 1L : 0L"),
             Kind::Flag => format!("o.{n}() ? 1 : 0"),
+            Kind::Enum { .. } if f.size == 8 => format!("(long) o.{n}().code()"),
             Kind::Enum { .. } => format!("o.{n}().code()"),
             Kind::Hand { .. } => continue,
             _ => format!("o.{n}()"),
@@ -480,6 +484,19 @@ fn the_structs_are_size_first_and_described_in_order() {
             assert!(pair[0].offset + pair[0].size <= pair[1].offset, "{} overlaps {}", pair[0].name, pair[1].name);
         }
     }
-    assert_eq!(bk_extract_options::SIZE as u64, bufkit::BK_EXTRACT_OPTIONS_MIN_SIZE);
-    assert_eq!(bk_extract_report::SIZE as u64, bufkit::BK_EXTRACT_REPORT_MIN_SIZE);
+    // Growth: the minimum sizes end on a field (the last of ABI 3), and every field after them is
+    // 8 bytes, so a newer caller's struct has no padding the library would read as a value.
+    for (fields, size, min) in [
+        (bk_extract_options::FIELDS, bk_extract_options::SIZE, bufkit::BK_EXTRACT_OPTIONS_MIN_SIZE),
+        (bk_extract_report::FIELDS, bk_extract_report::SIZE, bufkit::BK_EXTRACT_REPORT_MIN_SIZE),
+    ] {
+        let min = min as usize;
+        assert!(fields.iter().any(|f| f.offset + f.size == min), "the minimum size {min} must end on a field");
+        let mut end = min;
+        for f in fields.iter().filter(|f| f.offset >= min) {
+            assert_eq!((f.offset, f.size), (end, 8), "{}: fields after the minimum size are 8 bytes, unpadded", f.name);
+            end += 8;
+        }
+        assert_eq!(end, size, "no padding at the end");
+    }
 }
