@@ -62,7 +62,11 @@ pub enum bk_extract_mode {
 /// `only` strings, the callback and the cancellation flag it points to, for the call).
 ///
 /// This struct is the one description of the options: the Java record, both Java fronts' and the
-/// Erlang NIF's marshalling are generated from it (`bufkit-ffi`'s `tests/bindings.rs`).
+/// Erlang NIF's marshalling are generated from it (`bufkit-ffi`'s `tests/bindings.rs`). Every
+/// field of Rust's `asset_extract::Options` is here but one, `map_archive`: through the ABI the
+/// archive is always read, never mapped, so a file changed while it is extracted is an error,
+/// never a `SIGBUS` in the host process (`bk_archive_open` offers mapping, where the caller
+/// promises the file will not change).
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Boundary)]
 pub struct bk_extract_options {
