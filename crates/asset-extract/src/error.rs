@@ -102,6 +102,24 @@ pub enum Error {
     /// The caller cancelled the extraction; nothing was left behind.
     #[error("extraction cancelled")]
     Cancelled,
+    /// A read at an offset past the entry's end.
+    #[error("entry {entry:?}: offset {offset} is past its end ({size} bytes)")]
+    OutOfRange {
+        /// The entry.
+        entry: String,
+        /// The offset asked for.
+        offset: u64,
+        /// The entry's size.
+        size: u64,
+    },
+    /// Checkpoints imported for an entry are not that entry's, or are damaged.
+    #[error("entry {entry:?}: {reason}")]
+    CheckpointsRefused {
+        /// The entry.
+        entry: String,
+        /// Why.
+        reason: String,
+    },
     /// A file system operation failed.
     #[error("{action} {path}: {source}")]
     Io {
@@ -129,6 +147,8 @@ impl Error {
             | Error::UnsupportedMethod { entry, .. }
             | Error::Data { entry, .. }
             | Error::Crc { entry }
+            | Error::OutOfRange { entry, .. }
+            | Error::CheckpointsRefused { entry, .. }
             | Error::Limit { entry, .. } => Some(entry),
             Error::Io { .. }
             | Error::Cancelled

@@ -205,6 +205,23 @@ pub fn stored_zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     build(&specs, b"")
 }
 
+/// A well-formed zip of regular files, each a deflate entry made of stored blocks (no compressor
+/// needed), in this order (for tests and doc examples).
+pub fn deflated_zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
+    let specs: Vec<Spec> = files
+        .iter()
+        .map(|(name, data)| Spec {
+            name: name.as_bytes().to_vec(),
+            data: data.clone(),
+            deflate: true,
+            descriptor: false,
+            unix_mode: 0o100644,
+            packed: None,
+        })
+        .collect();
+    build(&specs, b"")
+}
+
 /// `data` describes an archive (entries with names from tricky parts, kinds, sizes, methods,
 /// descriptors, data prepended, and one byte perhaps flipped), which is built and extracted to
 /// memory. Checks: never panics; without the flip, whatever extracts is exactly what was put in,

@@ -87,6 +87,8 @@ pub struct AssetArchive {
     /// Where each entry's data starts once its local header has been checked (at open, or on its
     /// first read); 0 before (a local header takes at least 30 bytes, so no data starts at 0).
     data_offsets: Vec<AtomicU64>,
+    /// Deflated entries' checkpoints, for [`read_at`](Self::read_at).
+    checkpoints: crate::random_access::CheckpointStore,
 }
 
 /// The archive's bytes: handed over in memory, mapped, or read from the file as needed.
@@ -194,7 +196,15 @@ impl AssetArchive {
         })?;
         let crc_checked = layout.entries.iter().map(|_| AtomicBool::new(false)).collect();
         let data_offsets = layout.entries.iter().map(|_| AtomicU64::new(0)).collect();
-        Ok(AssetArchive { data, entries: layout.entries, by_name, crc_checked, locals, data_offsets })
+        Ok(AssetArchive {
+            data,
+            entries: layout.entries,
+            by_name,
+            crc_checked,
+            locals,
+            data_offsets,
+            checkpoints: crate::random_access::CheckpointStore::new(),
+        })
     }
 
     /// Number of entries (files and directories), in archive order.
@@ -382,6 +392,151 @@ impl AssetArchive {
         })
     }
 
+    /// Reads up to `out.len()` bytes of entry `index` from byte `offset` of its data into `out`;
+    /// returns how many: fewer only where the entry ends (an `offset` equal to its size reads
+    /// nothing; past it is [`Error::OutOfRange`]). The cost follows the slice, not the entry:
+    /// - a stored entry is read in place (its CRC-32 checked over the whole entry on its first
+    ///   read, as by [`read_into`](Self::read_into));
+    /// - a deflated one inflates from the last checkpoint before `offset`, at most about one span
+    ///   (1 MiB unless [`set_checkpoint_limits`](Self::set_checkpoint_limits) says otherwise). The
+    ///   first such read of the entry builds its checkpoints in one full pass that checks its
+    ///   CRC-32 (or they come from [`import_checkpoints`](Self::import_checkpoints));
+    /// - other methods (bzip2, LZMA...) decode from the entry's start.
+    ///
+    /// A CRC-32 covers a whole entry, not a slice: a slice of a deflated entry is as checked as
+    /// the pass its checkpoints came from, each slice decoded by the strict decoder. An archive
+    /// held [`Holding::Read`] whose file changes after that pass gives an error where the data no
+    /// longer decodes, or the new bytes where it does; build the checkpoints again (or reopen)
+    /// to check the whole entry again.
+    ///
+    /// ```
+    /// # let big: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{i},").into_bytes()).collect();
+    /// # let zip = asset_extract::fuzzing::deflated_zip(&[("data.csv".to_string(), big.clone())]);
+    /// let archive = asset_extract::AssetArchive::from_bytes(zip)?;
+    /// let index = archive.find("data.csv").unwrap();
+    /// let mut slice = [0u8; 16];
+    /// let n = archive.read_at(index, 1_000_000, &mut slice)?;
+    /// assert_eq!(&slice[..n], &big[1_000_000..1_000_016]);
+    /// # Ok::<(), asset_extract::Error>(())
+    /// ```
+    pub fn read_at(&self, index: usize, offset: u64, out: &mut [u8]) -> Result<usize, Error> {
+        let e = self.file_entry(index)?;
+        if offset > e.size {
+            return Err(Error::OutOfRange { entry: e.path.clone(), offset, size: e.size });
+        }
+        let want = (out.len() as u64).min(e.size - offset) as usize;
+        let out = &mut out[..want];
+        if want == 0 {
+            return Ok(0);
+        }
+        let data = self.data_offset(index, e)?;
+        match e.method {
+            Method::Stored => {
+                self.stored_crc_checked(index, e)?;
+                match &self.data {
+                    Bytes::Pread(file) => read_exact(file.file(), data + offset, out, &e.path)?,
+                    _ => out.copy_from_slice(&self.data_span(index, e)?[offset as usize..offset as usize + want]),
+                }
+                Ok(want)
+            }
+            Method::Deflate => {
+                let mut source = self.compressed_source(e, data);
+                self.checkpoints.read_at(index, e, offset, out, &mut source)
+            }
+            _ => {
+                // No checkpoints for these methods: decode from the start, keep the slice.
+                let mut reader = self.reader(index)?;
+                std::io::copy(
+                    &mut std::io::Read::take(std::io::Read::by_ref(&mut reader), offset),
+                    &mut std::io::sink(),
+                )
+                .map_err(|err| Error::Io { action: "reading", path: e.path.clone(), source: err })?;
+                std::io::Read::read_exact(&mut reader, out).map_err(|err| Error::Io {
+                    action: "reading",
+                    path: e.path.clone(),
+                    source: err,
+                })?;
+                Ok(want)
+            }
+        }
+    }
+
+    /// Sets how far apart entries' checkpoints are (`span` output bytes, at least 32 KiB) and
+    /// how much memory this archive's checkpoints may take in all (`budget` bytes), for
+    /// [`read_at`](Self::read_at). Defaults: 1 MiB and 64 MiB. A read inflates at most about
+    /// one span; each checkpoint takes 32 KiB.
+    pub fn set_checkpoint_limits(&self, span: u64, budget: u64) {
+        self.checkpoints.set_limits(span, budget);
+    }
+
+    /// Memory the checkpoints held take now, in bytes.
+    pub fn checkpoint_memory(&self) -> u64 {
+        self.checkpoints.memory()
+    }
+
+    /// Deflated entry `index`'s checkpoints as bytes to keep beside the archive (built now if
+    /// they are not held), for [`import_checkpoints`](Self::import_checkpoints) in a later run.
+    pub fn export_checkpoints(&self, index: usize) -> Result<Vec<u8>, Error> {
+        let e = self.file_entry(index)?;
+        if e.method != Method::Deflate {
+            return Err(Error::malformed_entry("only deflated entries have checkpoints", &e.path));
+        }
+        let data = self.data_offset(index, e)?;
+        let mut source = self.compressed_source(e, data);
+        Ok(self.checkpoints.for_entry(index, e, &mut source)?.export())
+    }
+
+    /// Checkpoints [`export_checkpoints`](Self::export_checkpoints) made in an earlier run, for
+    /// entry `index`: refused ([`Error::CheckpointsRefused`]) unless they were made for this
+    /// entry's data (its sizes and CRC-32) and are whole and unaltered.
+    pub fn import_checkpoints(&self, index: usize, bytes: &[u8]) -> Result<(), Error> {
+        let e = self.file_entry(index)?;
+        if e.method != Method::Deflate {
+            return Err(Error::CheckpointsRefused { entry: e.path.clone(), reason: "not a deflated entry".into() });
+        }
+        self.checkpoints.import(index, e, bytes)
+    }
+
+    /// A stored entry's CRC-32, checked over the whole entry once.
+    fn stored_crc_checked(&self, index: usize, e: &Entry) -> Result<(), Error> {
+        if self.crc_checked[index].load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut reader = self.reader(index)?;
+        std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| match err.into_inner() {
+            Some(inner) => match inner.downcast::<Error>() {
+                Ok(e) => *e,
+                Err(other) => {
+                    Error::Io { action: "reading", path: e.path.clone(), source: std::io::Error::other(other) }
+                }
+            },
+            None => Error::Crc { entry: e.path.clone() },
+        })?;
+        self.crc_checked[index].store(true, Ordering::Release);
+        Ok(())
+    }
+
+    /// Entry `e`'s compressed bytes (its data at `data` in the archive), read at an offset.
+    fn compressed_source<'s>(
+        &'s self,
+        e: &'s Entry,
+        data: u64,
+    ) -> impl FnMut(u64, &mut [u8]) -> std::io::Result<usize> + 's {
+        move |offset: u64, buf: &mut [u8]| {
+            let left = e.compressed_size.saturating_sub(offset);
+            let n = (buf.len() as u64).min(left) as usize;
+            match &self.data {
+                Bytes::Pread(file) => std::os::unix::fs::FileExt::read_at(file.file(), &mut buf[..n], data + offset),
+                _ => {
+                    let all = self.data.all().expect("in memory");
+                    let from = (data + offset) as usize;
+                    buf[..n].copy_from_slice(&all[from..from + n]);
+                    Ok(n)
+                }
+            }
+        }
+    }
+
     /// The indexes of the entries whose names match `pattern`, in archive order: `*` any run of
     /// characters (`/` included), `?` one character, and a pattern ending in `/` a directory and
     /// everything under it; the same patterns as extraction's `--only`.
@@ -436,6 +591,21 @@ impl AssetArchive {
         }
         Ok(e)
     }
+}
+
+/// Fills `out` from `file` at `offset`; a file shorter than that is malformed (it shrank).
+fn read_exact(file: &std::fs::File, offset: u64, out: &mut [u8], entry: &str) -> Result<(), Error> {
+    use std::os::unix::fs::FileExt;
+    let mut done = 0;
+    while done < out.len() {
+        match file.read_at(&mut out[done..], offset + done as u64) {
+            Ok(0) => return Err(Error::malformed_entry("the archive shrank since it was opened", entry)),
+            Ok(n) => done += n,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(err) => return Err(Error::Io { action: "reading", path: entry.to_string(), source: err }),
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

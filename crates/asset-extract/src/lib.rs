@@ -49,6 +49,7 @@ mod methods;
 mod name_index;
 mod names;
 mod pread;
+mod random_access;
 mod remove;
 mod source;
 mod staging;

@@ -9,6 +9,7 @@
 //! sliding the history to the front. It only stops between symbols: a chunk may run a little past
 //! its nominal size ([`ChunkedInflater::MAX_OVERRUN`]).
 
+use crate::checkpoint::{Checkpoint, Inside};
 use crate::{Error, Format};
 
 /// History a match may reach back into (deflate's window).
@@ -221,6 +222,19 @@ pub struct ChunkedInflater<'a> {
     dist: Box<[u32; DIST_TABLE]>,
     fixed_litlen: Box<[u32; LITLEN_TABLE]>,
     fixed_dist: Box<[u32; DIST_TABLE]>,
+    /// Bits to drop before the next block header: a stream resumed at a checkpoint that does not
+    /// start on a byte boundary.
+    skip_bits: u32,
+    /// Record a checkpoint at the first block boundary at least this many output bytes after the
+    /// last (0: none).
+    checkpoint_span: u64,
+    /// The output offset from which the next checkpoint is due.
+    next_checkpoint: u64,
+    checkpoints: Vec<Checkpoint>,
+    /// While recording checkpoints: the current Huffman block's header, from the byte holding
+    /// its first bit, and the bits of that byte before it; a checkpoint inside the block keeps it.
+    header: Vec<u8>,
+    header_skip: u8,
 }
 
 impl std::fmt::Debug for ChunkedInflater<'_> {
@@ -291,6 +305,12 @@ impl<'a> ChunkedInflater<'a> {
             dist: table(),
             fixed_litlen,
             fixed_dist,
+            skip_bits: 0,
+            checkpoint_span: 0,
+            next_checkpoint: 0,
+            checkpoints: Vec::new(),
+            header: Vec::new(),
+            header_skip: 0,
         }
     }
 
@@ -298,6 +318,7 @@ impl<'a> ChunkedInflater<'a> {
     /// of it).
     pub fn start(&mut self, input: &'a [u8]) {
         self.input = input;
+        self.dropped = 0;
         self.feeding = false;
         self.input_ended = true;
         self.restart();
@@ -388,6 +409,88 @@ impl<'a> ChunkedInflater<'a> {
         self.input_ended = true;
     }
 
+    /// Records a [`Checkpoint`] at the first block boundary at least `span` output bytes after the
+    /// previous one (or the start), from the next [`start`](Self::start),
+    /// [`start_fed`](Self::start_fed) or [`resume_fed`](Self::resume_fed) on; 0 records none (the
+    /// default). [`take_checkpoints`](Self::take_checkpoints) hands them out. Each holds up to 32
+    /// KiB of output: a stream of `n` bytes costs about `n / span × 32 KiB`.
+    pub fn set_checkpoint_span(&mut self, span: u64) {
+        self.checkpoint_span = span;
+        self.next_checkpoint = span;
+    }
+
+    /// The checkpoints recorded since the stream started, in output order.
+    pub fn take_checkpoints(&mut self) -> Vec<Checkpoint> {
+        std::mem::take(&mut self.checkpoints)
+    }
+
+    /// Resumes decoding a raw deflate stream at `checkpoint`, its input fed as for
+    /// [`start_fed`](Self::start_fed) but from the byte offset returned (the byte holding the
+    /// checkpoint's first bit): chunks then continue the stream's output from
+    /// [`Checkpoint::out_offset`], and [`total_out`](Self::total_out) counts from there. A
+    /// checkpoint inside a Huffman block rebuilds the block's tables from the header it keeps:
+    /// one that does not decode as a header is [`Error::Corrupt`].
+    ///
+    /// # Panics
+    /// For a zlib decoder: its Adler-32 covers the whole stream, so it cannot be checked from the
+    /// middle; checkpoints are for raw deflate (zip entries, gzip members).
+    pub fn resume_fed(&mut self, checkpoint: &Checkpoint) -> Result<u64, Error> {
+        assert_eq!(self.format, Format::Raw, "checkpoints are for raw deflate streams");
+        self.start_fed();
+        match &checkpoint.inside {
+            Inside::Nothing => {}
+            Inside::Stored { left, last } => {
+                self.state = State::Stored(usize::try_from(*left).map_err(|_| corrupt("stored block too long"))?);
+                self.last_block = *last;
+            }
+            Inside::Codes { header, skip } => {
+                // Rebuild the block's tables from its header, then go on where the checkpoint is.
+                self.fed.extend_from_slice(header);
+                self.input_ended = true;
+                self.skip_bits = u32::from(*skip);
+                self.block_header()?;
+                if self.state != State::Codes || self.consumed_here() > header.len() {
+                    return Err(corrupt("a checkpoint's block header is not one"));
+                }
+                self.fed.clear();
+                self.input_ended = false;
+                (self.next_in, self.bits, self.bit_count) = (0, 0, 0);
+            }
+        }
+        let byte = checkpoint.bit_offset / 8;
+        self.dropped = usize::try_from(byte).expect("a stream held in a usize-sized address space");
+        self.skip_bits = (checkpoint.bit_offset % 8) as u32;
+        let history = &checkpoint.window;
+        self.window[..history.len()].copy_from_slice(history);
+        self.pos = history.len();
+        self.chunk_start = self.pos;
+        self.total_out = checkpoint.out_offset;
+        self.next_checkpoint = checkpoint.out_offset.saturating_add(self.checkpoint_span);
+        Ok(byte)
+    }
+
+    /// At a block boundary: records a checkpoint if one is due.
+    fn maybe_checkpoint(&mut self) {
+        let out = self.total_out + (self.pos - self.chunk_start) as u64;
+        if out < self.next_checkpoint || out == 0 {
+            return;
+        }
+        let inside = match self.state {
+            State::Header => Inside::Nothing,
+            State::Stored(left) => Inside::Stored { left: left as u64, last: self.last_block },
+            State::Codes => Inside::Codes { header: self.header.as_slice().into(), skip: self.header_skip },
+            State::Done => return,
+        };
+        let kept = (out.min(HISTORY as u64)) as usize;
+        self.checkpoints.push(Checkpoint {
+            bit_offset: self.bit_position(),
+            out_offset: out,
+            window: self.window[self.pos - kept..self.pos].into(),
+            inside,
+        });
+        self.next_checkpoint = out.saturating_add(self.checkpoint_span);
+    }
+
     /// The stream's input in memory: all of it, or what is held of what was fed.
     #[inline(always)]
     fn input(&self) -> &[u8] {
@@ -405,6 +508,9 @@ impl<'a> ChunkedInflater<'a> {
     }
 
     fn restart(&mut self) {
+        self.skip_bits = 0;
+        self.checkpoints.clear();
+        self.next_checkpoint = self.checkpoint_span;
         self.next_in = 0;
         self.bits = 0;
         self.bit_count = 0;
@@ -481,12 +587,31 @@ impl<'a> ChunkedInflater<'a> {
             if self.starved() {
                 break;
             }
+            if self.skip_bits != 0 && self.state != State::Header {
+                // Resumed inside a Huffman block, at a bit that is not a byte's first.
+                self.refill()?;
+                let skip = self.skip_bits;
+                self.take(skip);
+                self.skip_bits = 0;
+            }
+            if self.checkpoint_span != 0
+                && self.pos == self.chunk_start
+                && matches!(self.state, State::Codes | State::Stored(_))
+            {
+                // Between chunks inside a block: blocks can be megabytes long.
+                self.maybe_checkpoint();
+            }
             match self.state {
                 State::Header if self.last_block => {
                     self.finish()?;
                     break;
                 }
-                State::Header => self.block_header()?,
+                State::Header => {
+                    if self.checkpoint_span != 0 {
+                        self.maybe_checkpoint();
+                    }
+                    self.block_header()?
+                }
                 State::Stored(left) => self.copy_stored(left, limit)?,
                 State::Codes => self.decode_codes_dispatch(limit)?,
                 State::Done => break,
@@ -557,6 +682,34 @@ impl<'a> ChunkedInflater<'a> {
 
     fn block_header(&mut self) -> Result<(), Error> {
         self.refill()?;
+        if self.skip_bits != 0 {
+            let skip = self.skip_bits;
+            self.take(skip);
+            self.skip_bits = 0;
+            self.refill()?;
+        }
+        let start_bit = self.bit_position();
+        self.block_header_fields()?;
+        if self.checkpoint_span != 0 && self.state == State::Codes {
+            // The header's bytes, for a checkpoint inside this block to rebuild its tables from.
+            let (first, end) = (start_bit / 8, self.bit_position().div_ceil(8));
+            let input = if self.feeding { &self.fed[..] } else { self.input };
+            let from = (first - self.dropped as u64) as usize;
+            let to = ((end - self.dropped as u64) as usize).min(input.len());
+            self.header.clear();
+            self.header.extend_from_slice(&input[from..to]);
+            self.header_skip = (start_bit % 8) as u8;
+        }
+        Ok(())
+    }
+
+    /// The stream bit the decoder is at: input consumed from the stream's start, less the bits
+    /// still buffered, plus bits still to be skipped.
+    fn bit_position(&self) -> u64 {
+        ((self.dropped + self.next_in) as u64) * 8 - u64::from(self.bit_count) + u64::from(self.skip_bits)
+    }
+
+    fn block_header_fields(&mut self) -> Result<(), Error> {
         self.last_block = self.take(1) == 1;
         match self.take(2) {
             0 => {

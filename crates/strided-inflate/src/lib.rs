@@ -28,6 +28,7 @@
 //! ```
 #![deny(missing_docs)]
 
+mod checkpoint;
 mod chunked;
 mod crc;
 mod decoder;
@@ -40,6 +41,7 @@ pub mod fuzzing;
 pub mod pack;
 mod stream;
 
+pub use checkpoint::{Checkpoint, Checkpoints, ImportError, SeekError};
 pub use chunked::ChunkedInflater;
 pub use crc::{Crc32, crc32, crc32_update};
 pub use decoder::{Decoder, Request};

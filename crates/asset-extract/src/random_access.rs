@@ -1,0 +1,205 @@
+//! Any slice of an entry, at a cost set by the slice rather than by the entry: stored entries are
+//! read in place; deflated ones from checkpoints (`strided_inflate::Checkpoints`: a block
+//! boundary, or a place inside a block, with the 32 KiB of output before it), built by the first
+//! such read of the entry in one full pass that checks its CRC-32, or imported from an earlier
+//! run. A read then inflates at most about one span (1 MiB unless set) before its slice.
+//!
+//! Memory: each checkpoint holds 32 KiB, so an entry of `n` bytes takes about `n / span × 32
+//! KiB` (3% of the entry at the default span). An archive keeps at most `budget` bytes of them (64
+//! MiB unless set): an entry whose checkpoints would not fit gets a longer span, and the
+//! checkpoints of the entries read longest ago are dropped to make room.
+//!
+//! What checks a slice, since a CRC-32 covers only a whole entry: a stored entry's CRC-32 is
+//! checked over the whole entry on its first slice; a deflated entry's checkpoints come from a
+//! pass that checked it, and every slice is decoded by the strict decoder from one of them.
+
+#![forbid(unsafe_code)]
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use strided_inflate::{Checkpoints, ChunkedInflater, Format, SeekError};
+
+use crate::archive::Entry;
+use crate::error::Error;
+
+/// A checkpoint's share of the budget: its window and its bookkeeping.
+const PER_CHECKPOINT: u64 = 33 << 10;
+
+/// The deflated entries' checkpoints an archive holds, within its budget.
+pub(crate) struct CheckpointStore {
+    span: AtomicU64,
+    budget: AtomicU64,
+    held: Mutex<Held>,
+}
+
+#[derive(Default)]
+struct Held {
+    by_entry: HashMap<usize, Arc<Checkpoints>>,
+    /// Entries in the order their checkpoints were last used, oldest first.
+    order: VecDeque<usize>,
+    bytes: u64,
+}
+
+std::thread_local! {
+    /// Each thread's decoder for slices: its window and tables are allocated once.
+    static INFLATER: std::cell::RefCell<Option<ChunkedInflater<'static>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Output per chunk of the slice decoder: small, since a slice is usually small.
+const CHUNK: usize = 64 << 10;
+
+impl CheckpointStore {
+    /// One checkpoint per this many output bytes unless set.
+    pub(crate) const DEFAULT_SPAN: u64 = Checkpoints::DEFAULT_SPAN;
+    /// Memory an archive's checkpoints may take unless set.
+    pub(crate) const DEFAULT_BUDGET: u64 = 64 << 20;
+
+    pub(crate) fn new() -> CheckpointStore {
+        CheckpointStore {
+            span: AtomicU64::new(Self::DEFAULT_SPAN),
+            budget: AtomicU64::new(Self::DEFAULT_BUDGET),
+            held: Mutex::new(Held::default()),
+        }
+    }
+
+    /// Sets the span (at least 32 KiB) and the budget for checkpoints built from now on; the
+    /// budget also applies at once to those held.
+    pub(crate) fn set_limits(&self, span: u64, budget: u64) {
+        self.span.store(span.max(32 << 10), Ordering::Relaxed);
+        self.budget.store(budget, Ordering::Relaxed);
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        held.evict_to(budget);
+    }
+
+    /// The span and budget in force.
+    pub(crate) fn limits(&self) -> (u64, u64) {
+        (self.span.load(Ordering::Relaxed), self.budget.load(Ordering::Relaxed))
+    }
+
+    /// The span for an entry of `len` bytes: the one set, or longer where its checkpoints would
+    /// not fit in the budget.
+    fn span_for(&self, len: u64) -> u64 {
+        let (span, budget) = self.limits();
+        let fit = budget / PER_CHECKPOINT;
+        if fit == 0 { u64::MAX } else { span.max(len.div_ceil(fit)) }
+    }
+
+    /// Entry `index`'s checkpoints, if held (and then the most recently used).
+    pub(crate) fn get(&self, index: usize) -> Option<Arc<Checkpoints>> {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        let found = held.by_entry.get(&index).cloned()?;
+        held.touch(index);
+        Some(found)
+    }
+
+    /// Keeps `points` for entry `index`, dropping the least recently used others to stay within
+    /// the budget (and not keeping these if they alone exceed it).
+    pub(crate) fn insert(&self, index: usize, points: Checkpoints) -> Arc<Checkpoints> {
+        let points = Arc::new(points);
+        let size = points.memory() as u64;
+        let budget = self.budget.load(Ordering::Relaxed);
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(old) = held.by_entry.remove(&index) {
+            held.bytes -= old.memory() as u64;
+            held.order.retain(|&i| i != index);
+        }
+        if size <= budget {
+            held.evict_to(budget - size);
+            held.bytes += size;
+            held.by_entry.insert(index, Arc::clone(&points));
+            held.order.push_back(index);
+        }
+        points
+    }
+
+    /// Bytes the held checkpoints take.
+    pub(crate) fn memory(&self) -> u64 {
+        self.held.lock().unwrap_or_else(|e| e.into_inner()).bytes
+    }
+}
+
+impl Held {
+    fn touch(&mut self, index: usize) {
+        if let Some(at) = self.order.iter().position(|&i| i == index) {
+            self.order.remove(at);
+            self.order.push_back(index);
+        }
+    }
+
+    fn evict_to(&mut self, budget: u64) {
+        while self.bytes > budget {
+            let Some(oldest) = self.order.pop_front() else { break };
+            if let Some(points) = self.by_entry.remove(&oldest) {
+                self.bytes -= points.memory() as u64;
+            }
+        }
+    }
+}
+
+/// Runs `f` with this thread's slice decoder.
+fn with_inflater<T>(f: impl FnOnce(&mut ChunkedInflater<'static>) -> T) -> T {
+    INFLATER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        let inflater = slot.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
+        f(inflater)
+    })
+}
+
+/// An entry's compressed bytes, as the checkpoint code reads them: from memory or from the file.
+pub(crate) type Source<'s> = &'s mut dyn FnMut(u64, &mut [u8]) -> std::io::Result<usize>;
+
+fn seek_error(e: &Entry, err: SeekError<std::io::Error>) -> Error {
+    match err {
+        SeekError::Source(source) => Error::Io { action: "reading", path: e.path.clone(), source },
+        SeekError::Stream(source) => Error::Data { entry: e.path.clone(), source },
+        SeekError::Crc { .. } => Error::Crc { entry: e.path.clone() },
+        SeekError::Length { expected, actual } => Error::Data {
+            entry: e.path.clone(),
+            source: strided_inflate::Error::SizeMismatch {
+                offset: 0,
+                expected: usize::try_from(expected).unwrap_or(usize::MAX),
+                actual: actual.map(|n| usize::try_from(n).unwrap_or(usize::MAX)),
+            },
+        },
+        trailing @ SeekError::Trailing { .. } => Error::malformed_entry(trailing.to_string(), &e.path),
+        SeekError::OutOfRange { offset, len } => Error::OutOfRange { entry: e.path.clone(), offset, size: len },
+    }
+}
+
+impl CheckpointStore {
+    /// Entry `e`'s (at `index`) checkpoints: held, or built now in one pass over its data, which
+    /// checks its CRC-32 and sizes.
+    pub(crate) fn for_entry(&self, index: usize, e: &Entry, source: Source<'_>) -> Result<Arc<Checkpoints>, Error> {
+        if let Some(points) = self.get(index) {
+            return Ok(points);
+        }
+        let span = self.span_for(e.size);
+        let built =
+            with_inflater(|inflater| Checkpoints::build(e.compressed_size, e.size, e.crc32, span, inflater, source))
+                .map_err(|err| seek_error(e, err))?;
+        Ok(self.insert(index, built))
+    }
+
+    /// Reads up to `out.len()` bytes of deflated entry `e` from `offset` through its checkpoints.
+    pub(crate) fn read_at(
+        &self,
+        index: usize,
+        e: &Entry,
+        offset: u64,
+        out: &mut [u8],
+        source: Source<'_>,
+    ) -> Result<usize, Error> {
+        let points = self.for_entry(index, e, &mut *source)?;
+        with_inflater(|inflater| points.read_at(offset, out, inflater, source)).map_err(|err| seek_error(e, err))
+    }
+
+    /// Checkpoints exported earlier for entry `e` (at `index`): kept if they are that entry's.
+    pub(crate) fn import(&self, index: usize, e: &Entry, bytes: &[u8]) -> Result<(), Error> {
+        let points = Checkpoints::import(bytes, e.compressed_size, e.size, e.crc32)
+            .map_err(|err| Error::CheckpointsRefused { entry: e.path.clone(), reason: err.0 })?;
+        self.insert(index, points);
+        Ok(())
+    }
+}

@@ -1,0 +1,122 @@
+//! `AssetArchive::read_at`: any slice of any entry equals the same bytes of the whole entry, for
+//! every holding and method; offsets past the end are refused; the checkpoints stay within their
+//! budget, survive export and import, and are refused when they are another entry's.
+
+#[allow(dead_code)] // shared with the other test binaries
+mod support;
+#[allow(dead_code)]
+mod zipwriter;
+
+use asset_extract::{AssetArchive, Error, Holding};
+use zipwriter::{Spec, build};
+
+fn text(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut out = Vec::with_capacity(len + 32);
+    while out.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        out.extend_from_slice(
+            format!("2026-12-02T13:{:02} GET /item/{} {}\n", state % 60, state % 5000, state % 7).as_bytes(),
+        );
+    }
+    out.truncate(len);
+    out
+}
+
+/// An archive with a large deflated entry, a stored one, a small deflated one and an empty one.
+fn archive() -> (Vec<u8>, Vec<Vec<u8>>) {
+    let entries = vec![text(3 << 20, 1), text(200_000, 2), b"tiny".to_vec(), Vec::new()];
+    let specs = vec![
+        Spec::file("log.txt", &entries[0]),
+        Spec::stored("raw.bin", &entries[1]),
+        Spec::file("tiny.txt", &entries[2]),
+        Spec::file("empty.txt", &entries[3]),
+    ];
+    (build(&specs, b"").0, entries)
+}
+
+fn check_slices(archive: &AssetArchive, entries: &[Vec<u8>]) {
+    let mut state = 5u64;
+    for (index, data) in entries.iter().enumerate() {
+        for i in 0..60 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let len = [0usize, 1, 4096, 100_000][(state >> 10) as usize % 4];
+            let offset = match i % 4 {
+                0 => 0,
+                1 => data.len() as u64,
+                2 => (data.len() as u64).saturating_sub(10),
+                _ => (state >> 24) % (data.len() as u64 + 1),
+            };
+            let mut out = vec![0xa5u8; len];
+            let n = archive.read_at(index, offset, &mut out).unwrap();
+            let end = (offset as usize + len).min(data.len());
+            assert_eq!(n, end - offset as usize, "entry {index} at {offset}+{len}");
+            assert!(out[..n] == data[offset as usize..end], "entry {index} at {offset}+{len}");
+        }
+        let past = archive.read_at(index, data.len() as u64 + 1, &mut [0u8; 4]);
+        assert!(matches!(past, Err(Error::OutOfRange { .. })), "entry {index}: {past:?}");
+    }
+}
+
+#[test]
+fn every_slice_equals_the_entry_in_memory_mapped_and_read() {
+    let (zip, entries) = archive();
+    let dir = support::workdir("read-at");
+    let path = dir.join("a.zip");
+    std::fs::write(&path, &zip).unwrap();
+    check_slices(&AssetArchive::from_bytes(zip).unwrap(), &entries);
+    check_slices(&AssetArchive::open(&path, Holding::Map).unwrap(), &entries);
+    let read = AssetArchive::open(&path, Holding::Read).unwrap();
+    check_slices(&read, &entries);
+    assert!(read.checkpoint_memory() > 0 && read.checkpoint_memory() < 4 << 20);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn checkpoints_stay_within_the_budget_and_reads_stay_right() {
+    let (zip, entries) = archive();
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    // Room for about four checkpoints: the 3 MiB entry gets a span of about 800 KiB.
+    archive.set_checkpoint_limits(64 << 10, 4 * (33 << 10));
+    check_slices(&archive, &entries);
+    assert!(archive.checkpoint_memory() <= 4 * (33 << 10), "{}", archive.checkpoint_memory());
+    // No room at all: every read decodes from the entry's start, and is still right.
+    archive.set_checkpoint_limits(64 << 10, 0);
+    assert_eq!(archive.checkpoint_memory(), 0);
+    check_slices(&archive, &entries[..1]);
+}
+
+#[test]
+fn exported_checkpoints_serve_another_open_and_are_refused_for_another_entry() {
+    let (zip, entries) = archive();
+    let first = AssetArchive::from_bytes(zip.clone()).unwrap();
+    let exported = first.export_checkpoints(0).unwrap();
+    let second = AssetArchive::from_bytes(zip.clone()).unwrap();
+    second.import_checkpoints(0, &exported).unwrap();
+    let mut out = [0u8; 64];
+    assert_eq!(second.read_at(0, 2_500_000, &mut out).unwrap(), 64);
+    assert_eq!(&out[..], &entries[0][2_500_000..2_500_064]);
+    // Another entry's, a stored entry, altered bytes: refused, and reads still right.
+    let tiny = second.import_checkpoints(2, &exported);
+    assert!(matches!(tiny, Err(Error::CheckpointsRefused { .. })), "{tiny:?}");
+    assert!(matches!(second.import_checkpoints(1, &exported), Err(Error::CheckpointsRefused { .. })));
+    let mut altered = exported.clone();
+    altered[exported.len() / 2] ^= 1;
+    assert!(matches!(second.import_checkpoints(0, &altered), Err(Error::CheckpointsRefused { .. })));
+    // An archive whose entry changed (same name, other bytes) refuses the old checkpoints.
+    let changed = build(&[Spec::file("log.txt", &text(3 << 20, 9))], b"").0;
+    let third = AssetArchive::from_bytes(changed).unwrap();
+    assert!(matches!(third.import_checkpoints(0, &exported), Err(Error::CheckpointsRefused { .. })));
+}
+
+#[test]
+fn a_damaged_entry_fails_its_first_slice_with_the_reason() {
+    let (mut zip, _) = archive();
+    // Flip a byte in the middle of the large deflated entry's data.
+    zip[1 << 18] ^= 0x40;
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    let failed = archive.read_at(0, 10, &mut [0u8; 10]);
+    assert!(matches!(failed, Err(Error::Data { .. } | Error::Crc { .. })), "{failed:?}");
+}

@@ -1,0 +1,448 @@
+//! Any byte of a raw deflate stream without inflating it from the start: checkpoints, as zlib's
+//! `zran.c` keeps them. A checkpoint is a block boundary (its bit offset in the stream) with the 32
+//! KiB of output before it, all a decoder needs to go on from there. [`Checkpoints::build`] makes
+//! them in one full pass that also checks the stream's length and CRC-32, one every `span` output
+//! bytes; [`Checkpoints::read_at`] then inflates from the last checkpoint before the offset asked
+//! for, at most about `span` bytes, whatever the stream's size.
+//!
+//! What checks a slice: a CRC-32 covers a whole stream, never a slice. The checkpoints come from
+//! a pass whose CRC-32 and length matched what the caller expected; a read decodes from one of
+//! them with the same strict decoder, so a stream changed since then is refused where it no
+//! longer decodes, but a change that still decodes gives its new bytes. Callers that must know
+//! (a file that may change under them) build the checkpoints again, which checks the CRC-32 again.
+//! [`Checkpoints::import`] takes checkpoints kept from an earlier run (an app's first start
+//! computes them once): they must match the stream's sizes and CRC-32 and their own checksum, and
+//! are refused otherwise. Whoever can write that file can make reads through it return other
+//! bytes (never read out of bounds: every slice is decoded by the strict decoder), as whoever can
+//! write the archive can: keep it where the archive is kept.
+//!
+//! ```
+//! use strided_inflate::{Checkpoints, ChunkedInflater, Format};
+//!
+//! // 4 MiB of varied text, deflated.
+//! let text: Vec<u8> = (0..200_000u32).flat_map(|i| format!("line {i} {}\n", i * 7919 % 1000).into_bytes()).collect();
+//! let mut deflated = Vec::new();
+//! let mut encoder = flate2::write::DeflateEncoder::new(&mut deflated, flate2::Compression::default());
+//! std::io::Write::write_all(&mut encoder, &text)?;
+//! encoder.finish()?;
+//!
+//! let source = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
+//!     let rest = deflated.get(offset as usize..).unwrap_or(&[]);
+//!     let n = rest.len().min(buf.len());
+//!     buf[..n].copy_from_slice(&rest[..n]);
+//!     Ok(n)
+//! };
+//! let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 64 << 10);
+//! let crc = strided_inflate::crc32(&text);
+//! let points = Checkpoints::build(deflated.len() as u64, text.len() as u64, crc, 256 << 10, &mut inflater, source)?;
+//! let mut slice = [0u8; 100];
+//! let n = points.read_at(3_000_000, &mut slice, &mut inflater, source)?;
+//! assert_eq!(&slice[..n], &text[3_000_000..3_000_100]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+
+use crate::{ChunkedInflater, Crc32, Error};
+
+/// Output a checkpoint keeps: deflate's window.
+const WINDOW: usize = 32 << 10;
+/// Input read from the source at a time.
+const FEED: usize = 64 << 10;
+/// The export format's first bytes, and its version.
+const MAGIC: &[u8; 8] = b"BKCKPT01";
+
+/// A block boundary of a raw deflate stream and the output before it: where a decoder can
+/// resume ([`ChunkedInflater::resume_fed`]).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Checkpoint {
+    /// Bits of the stream before the block.
+    pub bit_offset: u64,
+    /// Output bytes before the block.
+    pub out_offset: u64,
+    /// The last `min(out_offset, 32 KiB)` output bytes.
+    pub window: Box<[u8]>,
+    /// Where in its block the checkpoint is.
+    pub(crate) inside: Inside,
+}
+
+/// Where a checkpoint is in its block: blocks can be megabytes long, so checkpoints are also
+/// kept inside them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Inside {
+    /// At a block boundary.
+    Nothing,
+    /// Inside a stored block, with `left` bytes of it to go; `last` if it is the final block.
+    Stored { left: u64, last: bool },
+    /// Inside a Huffman block whose header is `header` (from the byte holding its first bit,
+    /// after `skip` bits of that byte): re-read to rebuild the block's tables.
+    Codes { header: Box<[u8]>, skip: u8 },
+}
+
+/// The longest a dynamic block header can be: 17 bits, 19 3-bit code length codes and 316 code
+/// lengths of at most 7 + 7 bits, in whole bytes with the first byte's skipped bits.
+const MAX_HEADER: usize = (17 + 19 * 3 + 316 * 14) / 8 + 2;
+
+impl std::fmt::Debug for Checkpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoint")
+            .field("bit_offset", &self.bit_offset)
+            .field("out_offset", &self.out_offset)
+            .field("window", &self.window.len())
+            .finish()
+    }
+}
+
+/// Why a checkpointed read or build failed.
+#[derive(Debug, thiserror::Error)]
+pub enum SeekError<E> {
+    /// Reading the stream's bytes failed.
+    #[error("reading the stream: {0}")]
+    Source(E),
+    /// The stream does not decode.
+    #[error(transparent)]
+    Stream(Error),
+    /// The stream decodes, but not to the length the caller said (`actual` is `None` when it
+    /// goes on past it).
+    #[error("the stream inflates to {} bytes, not {expected}", match .actual { Some(n) => n.to_string(), None => "more".to_string() })]
+    Length {
+        /// The length the caller said.
+        expected: u64,
+        /// The real one, when shorter.
+        actual: Option<u64>,
+    },
+    /// The stream decodes to the right length, but not to the CRC-32 the caller said.
+    #[error("the stream has CRC-32 {actual:08x}, not {expected:08x}")]
+    Crc {
+        /// The CRC-32 the caller said.
+        expected: u32,
+        /// The data's.
+        actual: u32,
+    },
+    /// The stream ends before its last compressed byte (bytes after it that are not its own).
+    #[error("the stream ends after {consumed} of its {compressed_len} bytes")]
+    Trailing {
+        /// Bytes the stream took.
+        consumed: u64,
+        /// Bytes the caller said it has.
+        compressed_len: u64,
+    },
+    /// The offset asked for is past the stream's end.
+    #[error("offset {offset} is past the end of the {len}-byte stream")]
+    OutOfRange {
+        /// The offset asked for.
+        offset: u64,
+        /// The stream's inflated length.
+        len: u64,
+    },
+}
+
+/// Why [`Checkpoints::import`] refused its bytes.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("checkpoints refused: {0}")]
+pub struct ImportError(pub String);
+
+/// The checkpoints of one raw deflate stream, and what they were checked against.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Checkpoints {
+    compressed_len: u64,
+    len: u64,
+    crc32: u32,
+    span: u64,
+    points: Vec<Checkpoint>,
+}
+
+impl std::fmt::Debug for Checkpoints {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Checkpoints")
+            .field("len", &self.len)
+            .field("span", &self.span)
+            .field("points", &self.points.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Feeds `inflater` from `source` while it wants input; `at` is the next stream byte to read.
+fn feed<E>(
+    inflater: &mut ChunkedInflater<'_>,
+    at: &mut u64,
+    end: u64,
+    source: &mut impl FnMut(u64, &mut [u8]) -> Result<usize, E>,
+) -> Result<(), SeekError<E>> {
+    while inflater.wants_input() {
+        let want = (end.saturating_sub(*at)).min(FEED as u64) as usize;
+        if want == 0 {
+            inflater.end_input();
+            break;
+        }
+        let offset = *at;
+        let n = inflater.feed_with(want, |room| source(offset, room)).map_err(SeekError::Source)?;
+        if n == 0 {
+            inflater.end_input();
+            break;
+        }
+        *at += n as u64;
+    }
+    Ok(())
+}
+
+impl Checkpoints {
+    /// The span [`build`](Self::build)'s callers use when they have no reason to choose: a read
+    /// then inflates at most about 1 MiB, about a millisecond, and the checkpoints take 32 KiB
+    /// per MiB of output (3%).
+    pub const DEFAULT_SPAN: u64 = 1 << 20;
+
+    /// Inflates the whole raw deflate stream of `compressed_len` bytes, read through `source`
+    /// (`source(offset, buf)` fills the front of `buf` with the stream's bytes from `offset` and
+    /// says how many), and keeps a checkpoint at the first block boundary past every `span`
+    /// output bytes (at least 32 KiB). The stream must inflate to exactly `len` bytes with
+    /// CRC-32 `crc32` and end exactly at `compressed_len`, else nothing is kept. Memory: the
+    /// decoder's, plus 32 KiB a checkpoint.
+    pub fn build<E>(
+        compressed_len: u64,
+        len: u64,
+        crc32: u32,
+        span: u64,
+        inflater: &mut ChunkedInflater<'_>,
+        mut source: impl FnMut(u64, &mut [u8]) -> Result<usize, E>,
+    ) -> Result<Checkpoints, SeekError<E>> {
+        let span = span.max(WINDOW as u64);
+        inflater.set_checkpoint_span(span);
+        inflater.start_fed();
+        let mut at = 0u64;
+        let mut crc = Crc32::new();
+        let mut out = 0u64;
+        let result = loop {
+            if let Err(e) = feed(inflater, &mut at, compressed_len, &mut source) {
+                break Err(e);
+            }
+            match inflater.next_chunk() {
+                Ok(Some(chunk)) => {
+                    out += chunk.len() as u64;
+                    if out > len {
+                        break Err(SeekError::Length { expected: len, actual: None });
+                    }
+                    crc.update(chunk);
+                }
+                Ok(None) => break Ok(()),
+                Err(e) => break Err(SeekError::Stream(e)),
+            }
+        };
+        inflater.set_checkpoint_span(0);
+        let points = inflater.take_checkpoints();
+        result?;
+        if out != len {
+            return Err(SeekError::Length { expected: len, actual: Some(out) });
+        }
+        if inflater.consumed() as u64 != compressed_len {
+            return Err(SeekError::Trailing { consumed: inflater.consumed() as u64, compressed_len });
+        }
+        let actual = crc.finalize();
+        if actual != crc32 {
+            return Err(SeekError::Crc { expected: crc32, actual });
+        }
+        Ok(Checkpoints { compressed_len, len, crc32, span, points })
+    }
+
+    /// Reads up to `out.len()` bytes of the stream's output from `offset` into `out`, inflating
+    /// from the last checkpoint at or before `offset` (at most about `span` bytes before it);
+    /// returns how many: fewer only at the end of the stream. `offset` equal to the length reads
+    /// nothing; past it is [`SeekError::OutOfRange`]. `source` is as for [`build`](Self::build).
+    pub fn read_at<E>(
+        &self,
+        offset: u64,
+        out: &mut [u8],
+        inflater: &mut ChunkedInflater<'_>,
+        mut source: impl FnMut(u64, &mut [u8]) -> Result<usize, E>,
+    ) -> Result<usize, SeekError<E>> {
+        if offset > self.len {
+            return Err(SeekError::OutOfRange { offset, len: self.len });
+        }
+        let want = out.len().min((self.len - offset).min(usize::MAX as u64) as usize);
+        if want == 0 {
+            return Ok(0);
+        }
+        let from = self.points.partition_point(|p| p.out_offset <= offset);
+        let mut at = match from.checked_sub(1).map(|i| &self.points[i]) {
+            Some(point) => inflater.resume_fed(point).map_err(SeekError::Stream)?,
+            None => {
+                inflater.start_fed();
+                0
+            }
+        };
+        let mut filled = 0usize;
+        while filled < want {
+            feed(inflater, &mut at, self.compressed_len, &mut source)?;
+            let chunk_end = inflater.total_out();
+            let Some(chunk) = inflater.next_chunk().map_err(SeekError::Stream)? else {
+                return Err(SeekError::Length { expected: self.len, actual: Some(inflater.total_out()) });
+            };
+            // The chunk covers [chunk_end, chunk_end + chunk.len()) of the output.
+            let (start, end) = (chunk_end, chunk_end + chunk.len() as u64);
+            let need_from = offset + filled as u64;
+            if end <= need_from {
+                continue;
+            }
+            let skip = (need_from - start) as usize;
+            let n = (chunk.len() - skip).min(want - filled);
+            out[filled..filled + n].copy_from_slice(&chunk[skip..skip + n]);
+            filled += n;
+        }
+        Ok(filled)
+    }
+
+    /// The stream's inflated length.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether the stream inflates to nothing.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The span they were built with.
+    pub fn span(&self) -> u64 {
+        self.span
+    }
+
+    /// How many checkpoints there are (the stream's start is not one: it needs none).
+    pub fn count(&self) -> usize {
+        self.points.len()
+    }
+
+    /// The memory they hold, in bytes.
+    pub fn memory(&self) -> usize {
+        self.points
+            .iter()
+            .map(|p| {
+                let header = if let Inside::Codes { header, .. } = &p.inside { header.len() } else { 0 };
+                p.window.len() + header + std::mem::size_of::<Checkpoint>()
+            })
+            .sum::<usize>()
+            + std::mem::size_of::<Self>()
+    }
+
+    /// The checkpoints as bytes to keep beside the stream (a file next to the archive), for
+    /// [`import`](Self::import) in a later run: a header with the stream's sizes and CRC-32,
+    /// the checkpoints, and a CRC-32 of all of it.
+    pub fn export(&self) -> Vec<u8> {
+        let mut out =
+            Vec::with_capacity(64 + self.points.iter().map(|p| 32 + p.window.len() + MAX_HEADER).sum::<usize>());
+        out.extend_from_slice(MAGIC);
+        out.extend_from_slice(&self.compressed_len.to_le_bytes());
+        out.extend_from_slice(&self.len.to_le_bytes());
+        out.extend_from_slice(&self.crc32.to_le_bytes());
+        out.extend_from_slice(&self.span.to_le_bytes());
+        out.extend_from_slice(&(self.points.len() as u64).to_le_bytes());
+        for p in &self.points {
+            out.extend_from_slice(&p.bit_offset.to_le_bytes());
+            out.extend_from_slice(&p.out_offset.to_le_bytes());
+            out.extend_from_slice(&(p.window.len() as u32).to_le_bytes());
+            out.extend_from_slice(&p.window);
+            match &p.inside {
+                Inside::Nothing => out.push(0),
+                Inside::Stored { left, last } => {
+                    out.push(1 + u8::from(*last));
+                    out.extend_from_slice(&left.to_le_bytes());
+                }
+                Inside::Codes { header, skip } => {
+                    out.push(3);
+                    out.push(*skip);
+                    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+                    out.extend_from_slice(header);
+                }
+            }
+        }
+        let sum = crate::crc32(&out);
+        out.extend_from_slice(&sum.to_le_bytes());
+        out
+    }
+
+    /// Checkpoints [`export`](Self::export)ed earlier, for the stream of `compressed_len` bytes
+    /// that inflates to `len` bytes with CRC-32 `crc32` (as a zip entry's central record says).
+    /// Refused, with the reason, unless they were made for exactly that stream, are whole and
+    /// unaltered (their checksum), and are consistent: offsets inside the stream and increasing,
+    /// each window exactly the output before its checkpoint.
+    pub fn import(bytes: &[u8], compressed_len: u64, len: u64, crc32: u32) -> Result<Checkpoints, ImportError> {
+        let refuse = |why: &str| ImportError(why.to_string());
+        let (body, sum) = bytes.split_at_checked(bytes.len().saturating_sub(4)).ok_or_else(|| refuse("too short"))?;
+        if bytes.len() < MAGIC.len() + 44 || !body.starts_with(MAGIC) {
+            return Err(refuse("not a bufkit checkpoint file (or another version)"));
+        }
+        if crate::crc32(body).to_le_bytes() != sum {
+            return Err(refuse("its checksum does not match: damaged or altered"));
+        }
+        let mut fields = Fields(&body[MAGIC.len()..]);
+        let (their_compressed, their_len) = (fields.u64()?, fields.u64()?);
+        let header = (their_compressed, their_len);
+        let their_crc = fields.u32()?;
+        let span = fields.u64()?;
+        let count = fields.u64()?;
+        if header != (compressed_len, len) || their_crc != crc32 {
+            return Err(refuse(&format!(
+                "made for a stream of {their_compressed} bytes inflating to {their_len} with CRC-32 {their_crc:08x}, \
+                 not {compressed_len} / {len} / {crc32:08x}"
+            )));
+        }
+        if span < WINDOW as u64 || count > len / WINDOW as u64 + 1 {
+            return Err(refuse("impossible span or count"));
+        }
+        let mut points = Vec::with_capacity(count as usize);
+        let (mut last_bit, mut last_out) = (0u64, 0u64);
+        for _ in 0..count {
+            let (bit_offset, out_offset, window_len) = (fields.u64()?, fields.u64()?, u64::from(fields.u32()?));
+            if bit_offset <= last_bit || out_offset <= last_out || out_offset >= len || bit_offset >= compressed_len * 8
+            {
+                return Err(refuse("a checkpoint out of order or outside the stream"));
+            }
+            if window_len != out_offset.min(WINDOW as u64) {
+                return Err(refuse("a checkpoint's window is not the 32 KiB before it"));
+            }
+            let window = fields.bytes(window_len as usize)?.into();
+            let inside = match fields.bytes(1)?[0] {
+                0 => Inside::Nothing,
+                kind @ (1 | 2) => Inside::Stored { left: fields.u64()?, last: kind == 2 },
+                3 => {
+                    let skip = fields.bytes(1)?[0];
+                    let header_len = u16::from_le_bytes(fields.bytes(2)?.try_into().expect("2 bytes")) as usize;
+                    if skip > 7 || header_len == 0 || header_len > MAX_HEADER {
+                        return Err(refuse("a checkpoint's block header is impossible"));
+                    }
+                    Inside::Codes { header: fields.bytes(header_len)?.into(), skip }
+                }
+                _ => return Err(refuse("a checkpoint of an unknown kind")),
+            };
+            if let Inside::Stored { left, .. } = inside
+                && (left > 65_535 || bit_offset % 8 != 0)
+            {
+                return Err(refuse("a checkpoint inside a stored block that cannot be"));
+            }
+            points.push(Checkpoint { bit_offset, out_offset, window, inside });
+            (last_bit, last_out) = (bit_offset, out_offset);
+        }
+        if !fields.0.is_empty() {
+            return Err(refuse("bytes after the last checkpoint"));
+        }
+        Ok(Checkpoints { compressed_len, len, crc32, span, points })
+    }
+}
+
+/// The export format's fields, read in order.
+struct Fields<'a>(&'a [u8]);
+
+impl<'a> Fields<'a> {
+    fn bytes(&mut self, n: usize) -> Result<&'a [u8], ImportError> {
+        let (v, rest) = self.0.split_at_checked(n).ok_or_else(|| ImportError("cut short".to_string()))?;
+        self.0 = rest;
+        Ok(v)
+    }
+
+    fn u64(&mut self) -> Result<u64, ImportError> {
+        Ok(u64::from_le_bytes(self.bytes(8)?.try_into().expect("8 bytes")))
+    }
+
+    fn u32(&mut self) -> Result<u32, ImportError> {
+        Ok(u32::from_le_bytes(self.bytes(4)?.try_into().expect("4 bytes")))
+    }
+}

@@ -1,0 +1,189 @@
+//! Checkpoints: every slice read through them equals the same bytes of the whole inflated
+//! stream, at every compression level (stored blocks included), from every kind of offset; and
+//! what is not the stream they were made for is refused.
+
+use std::io::Write;
+
+use strided_inflate::{Checkpoints, ChunkedInflater, Format, SeekError};
+
+/// Text with structure (for long matches) and variety (for dynamic blocks of every shape).
+fn sample(len: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut out = Vec::with_capacity(len + 64);
+    let words =
+        ["alpha", "beta", "gamma", "delta", "request", "GET /index.html", "200", "404", "\n", " ", "user=", "ms"];
+    while out.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        match state % 7 {
+            0 => out.extend_from_slice(format!("{}", state % 100_000).as_bytes()),
+            1 => out.push((state >> 8) as u8),
+            _ => out.extend_from_slice(words[(state >> 16) as usize % words.len()].as_bytes()),
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut e = flate2::write::DeflateEncoder::new(&mut out, flate2::Compression::new(level));
+    e.write_all(data).unwrap();
+    e.finish().unwrap();
+    out
+}
+
+fn source(stream: &[u8]) -> impl FnMut(u64, &mut [u8]) -> std::io::Result<usize> + '_ {
+    move |offset, buf| {
+        let rest = stream.get(offset as usize..).unwrap_or(&[]);
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        Ok(n)
+    }
+}
+
+fn build(stream: &[u8], data: &[u8], span: u64) -> Checkpoints {
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 16 << 10);
+    Checkpoints::build(
+        stream.len() as u64,
+        data.len() as u64,
+        strided_inflate::crc32(data),
+        span,
+        &mut inflater,
+        source(stream),
+    )
+    .unwrap()
+}
+
+#[test]
+fn every_slice_equals_the_whole_streams_bytes_at_every_level() {
+    let data = sample(2 << 20, 7);
+    for level in [0, 1, 6, 9] {
+        let stream = deflate(&data, level);
+        let points = build(&stream, &data, 64 << 10);
+        assert!(points.count() >= 20, "level {level}: only {} checkpoints", points.count());
+        let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 8 << 10);
+        let mut state = 99u64 + u64::from(level);
+        for i in 0..200 {
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let offset = match i % 5 {
+                0 => 0,
+                1 => data.len() as u64 - 1 - (state >> 40) % 100,
+                _ => (state >> 20) % data.len() as u64,
+            };
+            let len = [1usize, 100, 4096, 70_000, 300_000][(state >> 8) as usize % 5];
+            let mut out = vec![0u8; len];
+            let n = points.read_at(offset, &mut out, &mut inflater, source(&stream)).unwrap();
+            let end = (offset as usize + len).min(data.len());
+            assert_eq!(n, end - offset as usize, "level {level}: length at {offset}+{len}");
+            assert!(out[..n] == data[offset as usize..end], "level {level}: bytes at {offset}+{len}");
+        }
+        // The end: nothing at the length, an error past it.
+        let mut out = [0u8; 8];
+        assert_eq!(points.read_at(data.len() as u64, &mut out, &mut inflater, source(&stream)).unwrap(), 0);
+        assert!(matches!(
+            points.read_at(data.len() as u64 + 1, &mut out, &mut inflater, source(&stream)),
+            Err(SeekError::OutOfRange { .. })
+        ));
+    }
+}
+
+#[test]
+fn a_read_inflates_at_most_about_a_span() {
+    let data = sample(4 << 20, 3);
+    let stream = deflate(&data, 6);
+    let span = 256 << 10;
+    let points = build(&stream, &data, span);
+    let read = std::cell::Cell::new(0u64);
+    let mut counting = |offset: u64, buf: &mut [u8]| {
+        let n = source(&stream)(offset, buf)?;
+        read.set(read.get() + n as u64);
+        Ok::<usize, std::io::Error>(n)
+    };
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 16 << 10);
+    let mut out = [0u8; 4096];
+    points.read_at(3_900_000, &mut out, &mut inflater, &mut counting).unwrap();
+    // The compressed bytes of about one span, plus the decoder's read-ahead.
+    let per_byte = stream.len() as f64 / data.len() as f64;
+    assert!((read.get() as f64) < (span as f64 * 2.0 * per_byte) + 200_000.0, "read {} bytes", read.get());
+    assert!(points.memory() < (data.len() / span as usize + 2) * 33_000 + 4096);
+}
+
+#[test]
+fn a_stream_that_is_not_what_the_caller_said_keeps_no_checkpoints() {
+    let data = sample(300_000, 5);
+    let stream = deflate(&data, 6);
+    let crc = strided_inflate::crc32(&data);
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 16 << 10);
+    let mut try_build = |compressed: u64, len: u64, crc: u32, s: &[u8]| {
+        Checkpoints::build(compressed, len, crc, 32 << 10, &mut inflater, source(s)).map(|_| ())
+    };
+    let n = stream.len() as u64;
+    assert!(matches!(
+        try_build(n, data.len() as u64 + 1, crc, &stream),
+        Err(SeekError::Length { actual: Some(_), .. })
+    ));
+    assert!(matches!(try_build(n, data.len() as u64 - 1, crc, &stream), Err(SeekError::Length { actual: None, .. })));
+    assert!(matches!(try_build(n, data.len() as u64, crc ^ 1, &stream), Err(SeekError::Crc { .. })));
+    let mut longer = stream.clone();
+    longer.extend_from_slice(b"junk");
+    assert!(matches!(try_build(n + 4, data.len() as u64, crc, &longer), Err(SeekError::Trailing { .. })));
+    assert!(try_build(n - 10, data.len() as u64, crc, &stream).is_err());
+    let mut corrupt = stream.clone();
+    corrupt[n as usize / 2] ^= 0x55;
+    assert!(try_build(n, data.len() as u64, crc, &corrupt).is_err());
+    assert!(try_build(n, data.len() as u64, crc, &stream).is_ok());
+}
+
+#[test]
+fn exported_checkpoints_come_back_equal_and_altered_ones_are_refused() {
+    let data = sample(1 << 20, 11);
+    let stream = deflate(&data, 6);
+    let points = build(&stream, &data, 64 << 10);
+    let (n, len, crc) = (stream.len() as u64, data.len() as u64, strided_inflate::crc32(&data));
+    let bytes = points.export();
+    assert_eq!(Checkpoints::import(&bytes, n, len, crc).unwrap(), points);
+    // Another stream's sizes or CRC.
+    assert!(Checkpoints::import(&bytes, n + 1, len, crc).is_err());
+    assert!(Checkpoints::import(&bytes, n, len - 1, crc).is_err());
+    assert!(Checkpoints::import(&bytes, n, len, crc ^ 0x100).is_err());
+    // Cut anywhere, or any byte altered.
+    for cut in [0, 7, 20, bytes.len() / 2, bytes.len() - 1] {
+        assert!(Checkpoints::import(&bytes[..cut], n, len, crc).is_err(), "cut at {cut}");
+    }
+    for at in (0..bytes.len()).step_by(997) {
+        let mut altered = bytes.clone();
+        altered[at] ^= 0x20;
+        assert!(Checkpoints::import(&altered, n, len, crc).is_err(), "byte {at} altered");
+    }
+    // Altered with the checksum made again: inconsistent offsets and windows are still refused.
+    let resum = |mut b: Vec<u8>| {
+        let body = b.len() - 4;
+        let sum = strided_inflate::crc32(&b[..body]);
+        b[body..].copy_from_slice(&sum.to_le_bytes());
+        b
+    };
+    let first_point = 8 + 8 + 8 + 4 + 8 + 8;
+    let mut out_of_order = bytes.clone();
+    out_of_order[first_point..first_point + 8].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(Checkpoints::import(&resum(out_of_order), n, len, crc).is_err());
+    let mut window_len = bytes.clone();
+    window_len[first_point + 16] ^= 1;
+    assert!(Checkpoints::import(&resum(window_len), n, len, crc).is_err());
+}
+
+#[test]
+fn a_tiny_stream_needs_no_checkpoint_and_still_reads_anywhere() {
+    let data = b"hello, checkpoints".to_vec();
+    let stream = deflate(&data, 9);
+    let points = build(&stream, &data, 32 << 10);
+    assert_eq!(points.count(), 0);
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 16 << 10);
+    let mut out = [0u8; 5];
+    assert_eq!(points.read_at(7, &mut out, &mut inflater, source(&stream)).unwrap(), 5);
+    assert_eq!(&out, b"check");
+    let empty = deflate(b"", 6);
+    let none = build(&empty, b"", 32 << 10);
+    assert_eq!(none.read_at(0, &mut out, &mut inflater, source(&empty)).unwrap(), 0);
+}
