@@ -180,6 +180,11 @@ enum bk_status
    nothing was extracted. The detail text names both.
    */
   BK_STATUS_ARCHIVE_AMBIGUOUS = 409,
+  /*
+   Checkpoints imported for an entry were made for other data, or are damaged or altered;
+   they were not kept.
+   */
+  BK_STATUS_CHECKPOINTS_REFUSED = 410,
 };
 #ifndef __cplusplus
 #if __STDC_VERSION__ >= 202311L
@@ -361,7 +366,9 @@ typedef uint32_t bk_archive_local_headers;
 
  Methods: `bk_archive_entry_count`, `bk_archive_find`, `bk_archive_list`, `bk_archive_entry_info`,
  `bk_archive_entry_name`, `bk_archive_entry_size`, `bk_archive_read`, `bk_archive_read_pooled`,
- `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`, `bk_archive_free`.
+ `bk_archive_read_at`, `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`,
+ `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoints_export`,
+ `bk_archive_checkpoints_import`, `bk_archive_free`.
  */
 typedef struct bk_archive bk_archive;
 
@@ -1031,6 +1038,81 @@ bk_status bk_archive_read(const struct bk_archive *archive,
                           uint8_t *dst,
                           size_t dst_len,
                           size_t *written_out);
+
+/*
+ Reads up to `dst_len` bytes of entry `index`'s uncompressed data starting at `offset` into
+ `dst`, and stores how many in `*written_out`: fewer than `dst_len` only where the entry ends
+ (not an error; an `offset` equal to the entry's size writes nothing); an `offset` beyond the
+ end is `BK_STATUS_OUT_OF_RANGE`. Thread-safe. The cost follows the slice:
+ - a stored entry is read in place (its CRC-32 checked over the whole entry on its first
+   read);
+ - a deflated entry inflates from the last checkpoint before `offset`: at most about one span
+   (1 MiB unless `bk_archive_set_checkpoint_limits` says otherwise). The entry's first slice
+   builds its checkpoints in one full pass that checks its CRC-32 (`BK_STATUS_CRC_MISMATCH`,
+   or an inflate status, if it fails), unless they were imported
+   (`bk_archive_checkpoints_import`);
+ - other methods decode from the entry's start.
+
+ A CRC-32 covers a whole entry, never a slice: a slice of a deflated entry is as checked as the
+ pass its checkpoints came from, and is decoded by the strict decoder from one of them. In the
+ `BK_ARCHIVE_READ` holding, a file changed after that pass gives an error where the data no
+ longer decodes, or the new bytes where it does. On failure `*written_out` is 0 and the bytes
+ of `dst` are unspecified. A directory is `BK_STATUS_INVALID_ARGUMENT`.
+
+ # Safety
+ `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is
+ valid for one write.
+ */
+bk_status bk_archive_read_at(const struct bk_archive *archive,
+                             size_t index,
+                             uint64_t offset,
+                             uint8_t *dst,
+                             size_t dst_len,
+                             size_t *written_out);
+
+/*
+ Sets how far apart deflated entries' checkpoints are (`span` bytes of output, at least 32
+ KiB; default 1 MiB) and how much memory the archive's checkpoints may take in all (`budget`
+ bytes; default 64 MiB), for `bk_archive_read_at`. Each checkpoint holds 32 KiB, so an entry of
+ `n` bytes takes about `n / span × 32 KiB`; an entry whose checkpoints would not fit the budget
+ gets a longer span, and the checkpoints of the entries read longest ago are dropped to make
+ room (a budget of 0 keeps none: every slice then inflates from the entry's start). A read
+ inflates at most about one span. Thread-safe.
+
+ # Safety
+ `archive` is live.
+ */
+bk_status bk_archive_set_checkpoint_limits(const struct bk_archive *archive,
+                                           uint64_t span,
+                                           uint64_t budget);
+
+/*
+ Appends deflated entry `index`'s checkpoints to `out`, as bytes to keep beside the archive
+ (a file an app writes on its first start) for `bk_archive_checkpoints_import` in a later run;
+ builds them first if the archive does not hold them (one full pass, checking the CRC-32). A
+ stored or directory entry is `BK_STATUS_INVALID_ARGUMENT`.
+
+ # Safety
+ `archive` and `out` are live.
+ */
+bk_status bk_archive_checkpoints_export(const struct bk_archive *archive,
+                                        size_t index,
+                                        struct bk_buffer *out);
+
+/*
+ Gives entry `index` the checkpoints `bytes` (from `bk_archive_checkpoints_export` in an
+ earlier run): kept only if they were made for this entry's data (its sizes and CRC-32) and are
+ whole and unaltered, else `BK_STATUS_CHECKPOINTS_REFUSED` and nothing changes. Whoever can
+ write that file can make slices read through it wrong, as whoever can write the archive can:
+ keep it where the archive is kept.
+
+ # Safety
+ `archive` is live; `bytes` is readable for `len` bytes.
+ */
+bk_status bk_archive_checkpoints_import(const struct bk_archive *archive,
+                                        size_t index,
+                                        const uint8_t *bytes,
+                                        size_t len);
 
 /*
  Reads the whole of entry `index`, as `bk_archive_read` does, into a buffer lent by `pool`:

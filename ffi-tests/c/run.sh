@@ -10,8 +10,17 @@ out=$root/build/c
 mkdir -p "$out"
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
 ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
+# A zip with a large deflated entry (4 MiB of log lines, level 6) and a stored one, for the
+# random-access tests; made here with Python's zipfile, so that nothing large is committed.
+python3 - "$out/big.zip" <<'PY'
+import sys, zipfile
+lines = "".join(f"2026-12-02T13:{i % 60:02} GET /item/{i * 7919 % 5000} {i % 7}\n" for i in range(120_000))
+with zipfile.ZipFile(sys.argv[1], "w") as z:
+    z.writestr(zipfile.ZipInfo("log.txt"), lines.encode(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
+    z.writestr(zipfile.ZipInfo("raw.bin"), bytes(range(256)) * 1000, compress_type=zipfile.ZIP_STORED)
+PY
 cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c"
-  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"")
+  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 passed=0 failed=0
 

@@ -364,6 +364,61 @@ static void test_every_compression_method(void) {
   bk_archive_free(archive);
 }
 
+/* bk_archive_read_at: every slice equals the same bytes of the whole entry (read by
+   bk_archive_read, another decoder); the end reads short, past it is OUT_OF_RANGE; checkpoints
+   export and import into another open, and are refused for another entry or when altered. */
+static void test_slices_of_any_entry(void) {
+  static unsigned char whole[5 << 20], slice[70000];
+  bk_archive *archive = NULL, *again = NULL;
+  bk_buffer *exported = NULL;
+  const uint8_t *bytes = NULL;
+  size_t len = 0, written = 1, index = 0, stored = 0, size = 0;
+  uint64_t state = 1;
+  CHECK_STATUS(bk_archive_open(BUFKIT_BIG_ZIP, NULL, &archive), BK_STATUS_OK);
+  if (!archive) return;
+  CHECK_STATUS(bk_archive_find(archive, "log.txt", 7, &index), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_find(archive, "raw.bin", 7, &stored), BK_STATUS_OK);
+  for (int which = 0; which < 2; which++) {
+    size_t e = which == 0 ? index : stored;
+    CHECK_STATUS(bk_archive_read(archive, e, whole, sizeof whole, &size), BK_STATUS_OK);
+    for (int i = 0; i < 40; i++) {
+      uint64_t offset;
+      size_t want = (size_t[]){1, 100, 4096, 70000}[i % 4];
+      state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+      offset = i == 0 ? 0 : i == 1 ? size - 5 : (state >> 20) % size;
+      CHECK_STATUS(bk_archive_read_at(archive, e, offset, slice, want, &written), BK_STATUS_OK);
+      CHECK(written == (offset + want <= size ? want : size - offset));
+      CHECK(memcmp(slice, whole + offset, written) == 0);
+    }
+    CHECK_STATUS(bk_archive_read_at(archive, e, size, slice, 10, &written), BK_STATUS_OK);
+    CHECK(written == 0);
+    CHECK_STATUS(bk_archive_read_at(archive, e, (uint64_t)size + 1, slice, 10, &written), BK_STATUS_OUT_OF_RANGE);
+    CHECK(written == 0);
+  }
+  CHECK_STATUS(bk_archive_read_at(archive, 99, 0, slice, 10, &written), BK_STATUS_OUT_OF_RANGE);
+  CHECK_STATUS(bk_archive_read_at(archive, index, 0, NULL, 10, &written), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_archive_read_at(NULL, index, 0, slice, 10, &written), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_archive_set_checkpoint_limits(archive, 64 << 10, 16 << 20), BK_STATUS_OK);
+  /* Export, import into a second open, read there. */
+  CHECK_STATUS(bk_buffer_new(NULL, &exported), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_checkpoints_export(archive, index, exported), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_checkpoints_export(archive, stored, exported), BK_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(bk_buffer_data(exported, &bytes, &len), BK_STATUS_OK);
+  CHECK(len > 32768);
+  CHECK_STATUS(bk_archive_open(BUFKIT_BIG_ZIP, NULL, &again), BK_STATUS_OK);
+  if (again && bytes) {
+    CHECK_STATUS(bk_archive_checkpoints_import(again, stored, bytes, len), BK_STATUS_CHECKPOINTS_REFUSED);
+    CHECK_STATUS(bk_archive_checkpoints_import(again, index, bytes, len - 1), BK_STATUS_CHECKPOINTS_REFUSED);
+    CHECK_STATUS(bk_archive_checkpoints_import(again, index, bytes, len), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_read(again, index, whole, sizeof whole, &size), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_read_at(again, index, size / 2, slice, 4096, &written), BK_STATUS_OK);
+    CHECK(written == 4096 && memcmp(slice, whole + size / 2, 4096) == 0);
+  }
+  bk_buffer_free(exported);
+  bk_archive_free(again);
+  bk_archive_free(archive);
+}
+
 int main(void) {
   char cmd[128];
   int rc;
@@ -379,6 +434,7 @@ int main(void) {
   RUN(test_a_reader_reports_a_bad_crc_at_the_end);
   RUN(test_verify_checks_every_entry);
   RUN(test_every_compression_method);
+  RUN(test_slices_of_any_entry);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
   if (system(cmd) != 0) return 1;

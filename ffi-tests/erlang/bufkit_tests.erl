@@ -561,6 +561,40 @@ receive_all(Acc) ->
     after 100 -> Acc
     end.
 
+%% Issue 28: any slice of an entry, by index or name, equals the entry's bytes; the end reads
+%% short, past it is out_of_range; checkpoints export and import, and altered ones are refused.
+archive_read_at_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "logs.zip"),
+    Log = iolist_to_binary([io_lib:format("2026-12-02 GET /item/~b ~b~n", [I * 7919 rem 5000, I rem 7]) || I <- lists:seq(1, 90000)]),
+    Raw = binary:copy(<<0, 1, 2, 3, 255>>, 40000),
+    {ok, _} = zip:create(Zip, [{"log.txt", Log}, {"raw.bin", Raw}], [{uncompress, [".bin"]}]),
+    {ok, A} = bufkit:archive_open(Zip),
+    Size = byte_size(Log),
+    Check = fun(Entry, Data, Offset, Length) ->
+        Want = binary:part(Data, Offset, min(Length, byte_size(Data) - Offset)),
+        ?assertEqual({ok, Want}, bufkit:archive_read_at(A, Entry, Offset, Length))
+    end,
+    rand:seed(exsss, {28, 28, 28}),
+    [Check(<<"log.txt">>, Log, rand:uniform(Size) - 1, L) || L <- [1, 100, 5000, 70000], _ <- lists:seq(1, 8)],
+    [Check(<<"raw.bin">>, Raw, rand:uniform(byte_size(Raw)) - 1, L) || L <- [1, 5000], _ <- lists:seq(1, 4)],
+    Check(<<"log.txt">>, Log, Size - 3, 10),
+    ?assertEqual({ok, <<>>}, bufkit:archive_read_at(A, <<"log.txt">>, Size, 10)),
+    ?assertEqual({error, out_of_range}, bufkit:archive_read_at(A, <<"log.txt">>, Size + 1, 10)),
+    ?assertEqual({error, not_found}, bufkit:archive_read_at(A, <<"nope">>, 0, 10)),
+    {ok, 0} = bufkit:archive_find(A, <<"log.txt">>),
+    {ok, Checkpoints} = bufkit:archive_checkpoints_export(A, 0),
+    ?assertEqual({error, invalid_argument}, bufkit:archive_checkpoints_export(A, 1)),
+    {ok, B} = bufkit:archive_open(Zip, #{holding => map}),
+    Altered = <<(binary:part(Checkpoints, 0, 100))/binary, 0, (binary:part(Checkpoints, 101, byte_size(Checkpoints) - 101))/binary>>,
+    ?assertEqual({error, checkpoints_refused}, bufkit:archive_checkpoints_import(B, 0, Altered)),
+    ?assertEqual({error, checkpoints_refused}, bufkit:archive_checkpoints_import(B, 1, Checkpoints)),
+    ok = bufkit:archive_checkpoints_import(B, 0, Checkpoints),
+    ?assertEqual({ok, binary:part(Log, 1000000, 50)}, bufkit:archive_read_at(B, 0, 1000000, 50)),
+    ok = bufkit:archive_close(A),
+    ?assertEqual({error, closed}, bufkit:archive_read_at(A, 0, 0, 1)),
+    ok = bufkit:archive_close(B).
+
 %% The options are parsed by code generated from bk_extract_options: a value of the wrong type or
 %% range is invalid_argument, with nothing written; each option's value reaches the library.
 extract_options_are_checked_test() ->

@@ -272,3 +272,107 @@ ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     return enif_schedule_nif(env, "bufkit_archive_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_here, argc, argv);
   return archive_read_here(env, argc, argv); /* small: read on this scheduler */
 }
+
+/* archive_read_at(Archive, Index, Offset, Length) -> {ok, Binary}: up to Length bytes of entry
+ * Index from Offset (shorter where the entry ends; an Offset past the end is out_of_range). A
+ * deflated entry's first slice builds its checkpoints in a full pass, and any slice may inflate
+ * up to a span: read on a dirty CPU scheduler unless the entry is stored or small. */
+static ERL_NIF_TERM archive_read_at_here(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index, offset, length;
+  bk_archive_entry info;
+  ErlNifBinary out;
+  size_t written = 0, want;
+  bk_status status;
+  int acquired;
+  (void)argc;
+  if (!enif_get_uint64(env, argv[1], &index) || !enif_get_uint64(env, argv[2], &offset) ||
+      !enif_get_uint64(env, argv[3], &length))
+    return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_entry_info(res->archive, (size_t)index, &info);
+  if (status == BK_STATUS_OK && info.is_directory) status = BK_STATUS_INVALID_ARGUMENT;
+  if (status == BK_STATUS_OK && offset > info.size) status = BK_STATUS_OUT_OF_RANGE;
+  if (status != BK_STATUS_OK) {
+    archive_release(res);
+    return error_term(env, status);
+  }
+  want = (size_t)(length < info.size - offset ? length : info.size - offset);
+  if (!enif_alloc_binary(want, &out)) {
+    archive_release(res);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  status = bk_archive_read_at(res->archive, (size_t)index, offset, out.data, out.size, &written);
+  archive_release(res);
+  if (status != BK_STATUS_OK) {
+    enif_release_binary(&out);
+    return error_term(env, status);
+  }
+  if (written < out.size && !enif_realloc_binary(&out, written)) {
+    enif_release_binary(&out);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
+}
+
+ERL_NIF_TERM archive_read_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  bk_archive_entry info;
+  int dirty, acquired;
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  dirty = bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.method != 0 &&
+          info.size >= DIRTY_INFLATE;
+  archive_release(res);
+  if (dirty)
+    return enif_schedule_nif(env, "bufkit_archive_read_at_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_at_here, argc, argv);
+  return archive_read_at_here(env, argc, argv);
+}
+
+/* archive_checkpoints_export(Archive, Index) -> {ok, Binary}; on a dirty CPU scheduler (it may
+ * build them: a full pass over the entry). */
+ERL_NIF_TERM archive_checkpoints_export_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  bk_buffer *buffer = NULL;
+  const uint8_t *bytes = NULL;
+  size_t len = 0;
+  ErlNifBinary out;
+  bk_status status;
+  int acquired;
+  (void)argc;
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  if ((status = bk_buffer_new(NULL, &buffer)) == BK_STATUS_OK &&
+      (status = bk_archive_checkpoints_export(res->archive, (size_t)index, buffer)) == BK_STATUS_OK)
+    status = bk_buffer_data(buffer, &bytes, &len);
+  archive_release(res);
+  if (status == BK_STATUS_OK && !enif_alloc_binary(len, &out)) status = BK_STATUS_ALLOC_FAILED;
+  if (status != BK_STATUS_OK) {
+    bk_buffer_free(buffer);
+    return error_term(env, status);
+  }
+  memcpy(out.data, bytes, len);
+  bk_buffer_free(buffer);
+  return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
+}
+
+/* archive_checkpoints_import(Archive, Index, Binary) -> ok | {error, checkpoints_refused}. */
+ERL_NIF_TERM archive_checkpoints_import_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  ErlNifBinary bytes;
+  bk_status status;
+  int acquired;
+  (void)argc;
+  if (!enif_get_uint64(env, argv[1], &index) || !enif_inspect_binary(env, argv[2], &bytes)) return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_checkpoints_import(res->archive, (size_t)index, bytes.data, bytes.size);
+  archive_release(res);
+  return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
+}

@@ -43,6 +43,7 @@ static struct {
     {BK_STATUS_DESTINATION_REFUSED, "destination_refused", 0},
     {BK_STATUS_NOTHING_SELECTED, "nothing_selected", 0},
     {BK_STATUS_ARCHIVE_AMBIGUOUS, "archive_ambiguous", 0},
+    {BK_STATUS_CHECKPOINTS_REFUSED, "checkpoints_refused", 0},
 };
 
 static void make_status_atoms(ErlNifEnv *env) {
@@ -174,6 +175,9 @@ static ErlNifFunc nif_funcs[] = {
     {"archive_entries", 1, archive_entries_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"archive_verify", 2, archive_verify_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"archive_read", 2, archive_read_nif, 0},
+    {"archive_read_at", 4, archive_read_at_nif, 0},
+    {"archive_checkpoints_export", 2, archive_checkpoints_export_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
+    {"archive_checkpoints_import", 3, archive_checkpoints_import_nif, 0},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, upgrade, NULL)

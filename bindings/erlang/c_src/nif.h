@@ -70,5 +70,8 @@ NIF(archive_list_nif);
 NIF(archive_entries_nif);
 NIF(archive_verify_nif);
 NIF(archive_read_nif);
+NIF(archive_read_at_nif);
+NIF(archive_checkpoints_export_nif);
+NIF(archive_checkpoints_import_nif);
 
 #endif

@@ -26,7 +26,8 @@
          inflate_stream_new/2, inflate_stream_new/3, inflate_stream_feed/2, inflate_stream_finish/1, inflate_stream_reset/3,
          extract/3,
          archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
-         archive_list/1, archive_list/2, archive_verify/1, archive_verify/2]).
+         archive_list/1, archive_list/2, archive_verify/1, archive_verify/2, archive_read_at/4,
+         archive_checkpoints_export/2, archive_checkpoints_import/3]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0,
               extract_options/0, extract_report/0]).
@@ -371,3 +372,32 @@ archive_read(Archive, Name) ->
         {ok, Index} -> bufkit_nif:archive_read(Archive, Index);
         Error -> Error
     end.
+
+%% @doc Up to `Length' bytes of an entry's data from byte `Offset': shorter only where the entry
+%% ends (`<<>>' at its end); an `Offset' past the end is `{error, out_of_range}'. The cost follows
+%% the slice, not the entry: a stored entry is read in place; a deflated one inflates from the
+%% last checkpoint before `Offset', at most about 1 MiB. The entry's first slice builds its
+%% checkpoints (32 KiB per MiB of the entry) in one full pass that checks its CRC-32, unless
+%% `archive_checkpoints_import/3' gave them; a CRC-32 covers only a whole entry, so a slice is as
+%% checked as that pass. On a dirty CPU scheduler for a compressed entry of 256 KiB or more.
+-spec archive_read_at(archive(), non_neg_integer() | iodata(), non_neg_integer(), non_neg_integer()) ->
+    {ok, binary()} | {error, reason()}.
+archive_read_at(Archive, Index, Offset, Length) when is_integer(Index), Index >= 0 ->
+    bufkit_nif:archive_read_at(Archive, Index, Offset, Length);
+archive_read_at(Archive, Name, Offset, Length) ->
+    case archive_find(Archive, Name) of
+        {ok, Index} -> bufkit_nif:archive_read_at(Archive, Index, Offset, Length);
+        Error -> Error
+    end.
+
+%% @doc A deflated entry's checkpoints as a binary to keep beside the archive, for
+%% `archive_checkpoints_import/3' in a later run (built now, on a dirty CPU scheduler, if the
+%% archive does not hold them). A stored entry is `{error, invalid_argument}'.
+-spec archive_checkpoints_export(archive(), non_neg_integer()) -> {ok, binary()} | {error, reason()}.
+archive_checkpoints_export(Archive, Index) -> bufkit_nif:archive_checkpoints_export(Archive, Index).
+
+%% @doc Gives entry `Index' the checkpoints `archive_checkpoints_export/2' made: kept only if made
+%% for this entry's data (its sizes and CRC-32) and whole and unaltered, else
+%% `{error, checkpoints_refused}' and nothing changes.
+-spec archive_checkpoints_import(archive(), non_neg_integer(), binary()) -> ok | {error, reason()}.
+archive_checkpoints_import(Archive, Index, Bytes) -> bufkit_nif:archive_checkpoints_import(Archive, Index, Bytes).

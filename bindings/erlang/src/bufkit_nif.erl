@@ -8,7 +8,8 @@
          pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1,
          lease_write/3, lease_read/3, lease_view/1,
          inflate_at/3, inflate_batch/2, inflate_stream_new/3, inflate_stream_reset/3, inflate_stream_feed/2, extract/3,
-         archive_open/3, archive_close/1, archive_find/2, archive_entries/1, archive_read/2, archive_list/2, archive_verify/2]).
+         archive_open/3, archive_close/1, archive_find/2, archive_entries/1, archive_read/2, archive_list/2, archive_verify/2,
+         archive_read_at/4, archive_checkpoints_export/2, archive_checkpoints_import/3]).
 
 -on_load(init/0).
 
@@ -59,4 +60,7 @@ archive_find(_Archive, _Name) -> ?NOT_LOADED.
 archive_entries(_Archive) -> ?NOT_LOADED.
 archive_verify(_Archive, _Threads) -> ?NOT_LOADED.
 archive_read(_Archive, _Index) -> ?NOT_LOADED.
+archive_read_at(_Archive, _Index, _Offset, _Length) -> ?NOT_LOADED.
+archive_checkpoints_export(_Archive, _Index) -> ?NOT_LOADED.
+archive_checkpoints_import(_Archive, _Index, _Bytes) -> ?NOT_LOADED.
 archive_list(_Archive, _Pattern) -> ?NOT_LOADED.

@@ -748,6 +748,88 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *
   return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
 }
 
+/* bk_archive_read_at into a heap array at [offset, offset+len): through native memory, since the
+   first slice of an entry may inflate all of it and a critical region must stay short. Returns
+   the bytes read, or -status. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                    jlong at, jbyteArray out, jint offset, jint len) {
+  size_t written = 0;
+  uint8_t *tmp;
+  bk_status status;
+  (void)cls;
+  if (index < 0 || at < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (!out) return -(jlong)BK_STATUS_NULL_POINTER;
+  if (offset < 0 || len < 0 || offset > (*env)->GetArrayLength(env, out) - len) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (!(tmp = malloc(len > 0 ? (size_t)len : 1))) return -(jlong)BK_STATUS_ALLOC_FAILED;
+  status = bk_archive_read_at(ARCHIVE(handle), (size_t)index, (uint64_t)at, tmp, (size_t)len, &written);
+  if (status == BK_STATUS_OK) (*env)->SetByteArrayRegion(env, out, offset, (jsize)written, (const jbyte *)tmp);
+  free(tmp);
+  return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
+}
+
+/* bk_archive_read_at into a direct buffer's memory at [position, position+len). */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                          jlong at, jobject buffer, jint position, jint len) {
+  size_t written = 0;
+  uint8_t *base;
+  bk_status status;
+  (void)cls;
+  if (index < 0 || at < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (!buffer) return -(jlong)BK_STATUS_NULL_POINTER;
+  base = (*env)->GetDirectBufferAddress(env, buffer);
+  if (!base) return -(jlong)BK_STATUS_INVALID_ARGUMENT;
+  if (position < 0 || len < 0 || (jlong)position + len > (*env)->GetDirectBufferCapacity(env, buffer))
+    return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  status = bk_archive_read_at(ARCHIVE(handle), (size_t)index, (uint64_t)at, base + position, (size_t)len, &written);
+  return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle,
+                                                                                jlong span, jlong budget) {
+  (void)env, (void)cls;
+  if (span < 0 || budget < 0) return BK_STATUS_INVALID_ARGUMENT;
+  return (jint)bk_archive_set_checkpoint_limits(ARCHIVE(handle), (uint64_t)span, (uint64_t)budget);
+}
+
+/* bk_archive_checkpoints_export as a new byte[], or null with the status in status_out[0]. */
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls, jlong handle,
+                                                                                    jint index, jintArray status_out) {
+  bk_buffer *buffer = NULL;
+  const uint8_t *bytes = NULL;
+  size_t len = 0;
+  jbyteArray out = NULL;
+  jint status;
+  (void)cls;
+  if (index < 0) status = BK_STATUS_OUT_OF_RANGE;
+  else if ((status = bk_buffer_new(NULL, &buffer)) == BK_STATUS_OK &&
+           (status = bk_archive_checkpoints_export(ARCHIVE(handle), (size_t)index, buffer)) == BK_STATUS_OK &&
+           (status = bk_buffer_data(buffer, &bytes, &len)) == BK_STATUS_OK) {
+    if (len > INT32_MAX) status = BK_STATUS_LENGTH_OVERFLOW;
+    else if ((out = (*env)->NewByteArray(env, (jsize)len)) != NULL)
+      (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)bytes);
+    else status = BK_STATUS_ALLOC_FAILED;
+  }
+  bk_buffer_free(buffer);
+  (*env)->SetIntArrayRegion(env, status_out, 0, 1, &status);
+  return status == BK_STATUS_OK ? out : NULL;
+}
+
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle,
+                                                                             jint index, jbyteArray bytes) {
+  jsize len;
+  jbyte *copy;
+  bk_status status;
+  (void)cls;
+  if (index < 0) return BK_STATUS_OUT_OF_RANGE;
+  if (!bytes) return BK_STATUS_NULL_POINTER;
+  len = (*env)->GetArrayLength(env, bytes);
+  if (!(copy = malloc(len > 0 ? (size_t)len : 1))) return BK_STATUS_ALLOC_FAILED;
+  (*env)->GetByteArrayRegion(env, bytes, 0, len, copy);
+  status = bk_archive_checkpoints_import(ARCHIVE(handle), (size_t)index, (const uint8_t *)copy, (size_t)len);
+  free(copy);
+  return (jint)status;
+}
+
 /* Streaming readers: the reader's address, or -status. */
 JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *env, jclass cls, jlong handle, jint index) {
   bk_archive_reader *reader = NULL;

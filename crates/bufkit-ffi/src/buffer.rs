@@ -22,7 +22,7 @@ use crate::status::bk_status;
 /// `bk_buffer_get_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
 /// `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
 pub struct bk_buffer {
-    inner: GrowableBuffer,
+    pub(crate) inner: GrowableBuffer,
 }
 
 /// Growth policies, as values of `bk_buffer_config.growth`.

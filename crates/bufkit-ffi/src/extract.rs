@@ -318,6 +318,8 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
         Error::Destination { .. } => bk_status::BK_STATUS_DESTINATION_REFUSED,
         Error::NothingSelected { .. } => bk_status::BK_STATUS_NOTHING_SELECTED,
         Error::Ambiguous { .. } => bk_status::BK_STATUS_ARCHIVE_AMBIGUOUS,
+        Error::OutOfRange { .. } => bk_status::BK_STATUS_OUT_OF_RANGE,
+        Error::CheckpointsRefused { .. } => bk_status::BK_STATUS_CHECKPOINTS_REFUSED,
         Error::Io { .. } => bk_status::BK_STATUS_IO_ERROR,
         _ => bk_status::BK_STATUS_ARCHIVE_MALFORMED,
     }

@@ -70,6 +70,9 @@ pub enum bk_status {
     /// central directories, one hidden in the other's comment, say): no reading is picked, and
     /// nothing was extracted. The detail text names both.
     BK_STATUS_ARCHIVE_AMBIGUOUS = 409,
+    /// Checkpoints imported for an entry were made for other data, or are damaged or altered;
+    /// they were not kept.
+    BK_STATUS_CHECKPOINTS_REFUSED = 410,
 }
 
 impl bk_status {
@@ -113,6 +116,10 @@ impl bk_status {
             ),
             (BK_STATUS_NOTHING_SELECTED, b"no entry matches the patterns given; nothing was touched\0"),
             (BK_STATUS_ARCHIVE_AMBIGUOUS, b"the archive admits two readings that disagree; nothing was extracted\0"),
+            (
+                BK_STATUS_CHECKPOINTS_REFUSED,
+                b"the checkpoints are not this entry's, or are damaged; they were not kept\0",
+            ),
         ];
         known.iter().find(|(s, _)| *s as u32 == code).map_or(b"unknown bk_status code\0", |(_, m)| m)
     }

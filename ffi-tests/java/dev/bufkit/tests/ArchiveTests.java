@@ -306,4 +306,57 @@ final class ArchiveTests {
         buf[0] = (byte) b;
         return 1;
     }
+
+    /** Issue 28: any slice by readAt (heap and direct buffers) and through a SeekableByteChannel equals the entry's bytes; checkpoints export and import. */
+    static void archiveReadAt() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-read-at");
+        StringBuilder text = new StringBuilder();
+        for (int i = 0; text.length() < 3_000_000; i++) text.append("2026-12-02 GET /item/").append(i * 7919 % 5000).append(' ').append(i % 7).append('\n');
+        byte[] log = text.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        java.nio.file.Path path = zip(dir, "logs.zip", new String[] {"log.txt"}, new byte[][] {log});
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(path, false)) {
+            int index = a.find("log.txt").getAsInt();
+            java.util.Random random = new java.util.Random(28);
+            for (int i = 0; i < 40; i++) {
+                long offset = i == 0 ? 0 : i == 1 ? log.length - 7 : random.nextInt(log.length);
+                ByteBuffer dst = (i % 2 == 0) ? ByteBuffer.allocate(5000) : ByteBuffer.allocateDirect(5000);
+                dst.position(100);
+                int n = a.readAt(index, offset, dst);
+                check(n == Math.min(4900, log.length - offset), "read " + n + " at " + offset);
+                check(dst.position() == 100 + n, "position advanced");
+                byte[] got = new byte[n];
+                dst.position(100);
+                dst.get(got);
+                check(Arrays.equals(got, Arrays.copyOfRange(log, (int) offset, (int) offset + n)), "bytes at " + offset);
+            }
+            check(a.readAt(index, log.length, ByteBuffer.allocate(8)) == 0, "nothing at the end");
+            BufkitException past = expect(BufkitException.class, () -> a.readAt(index, log.length + 1L, ByteBuffer.allocate(8)));
+            check(past.status() == Status.OUT_OF_RANGE, "past the end: " + past.status());
+            expect(java.nio.ReadOnlyBufferException.class, () -> a.readAt(index, 0, ByteBuffer.allocate(8).asReadOnlyBuffer()));
+            try (java.nio.channels.SeekableByteChannel channel = a.channel("log.txt")) {
+                check(channel.size() == log.length, "channel size");
+                channel.position(2_000_000);
+                ByteBuffer dst = ByteBuffer.allocate(3000);
+                while (dst.hasRemaining() && channel.read(dst) > 0) {}
+                check(Arrays.equals(dst.array(), Arrays.copyOfRange(log, 2_000_000, 2_003_000)), "channel bytes");
+                check(channel.position() == 2_003_000, "channel position");
+                channel.position(log.length);
+                check(channel.read(ByteBuffer.allocate(4)) == -1, "end of channel");
+                expect(java.nio.channels.NonWritableChannelException.class, () -> channel.write(ByteBuffer.allocate(1)));
+            }
+            a.setCheckpointLimits(64 << 10, 8 << 20);
+            byte[] checkpoints = a.exportCheckpoints(index);
+            try (dev.bufkit.AssetArchive b = bufkit.openArchive(path, true)) {
+                BufkitException bad = expect(BufkitException.class, () -> b.importCheckpoints(index, Arrays.copyOf(checkpoints, checkpoints.length - 1)));
+                check(bad.status() == Status.CHECKPOINTS_REFUSED, "altered checkpoints: " + bad.status());
+                b.importCheckpoints(index, checkpoints);
+                ByteBuffer dst = ByteBuffer.allocate(100);
+                b.readAt(index, 1_234_567, dst);
+                check(Arrays.equals(dst.array(), Arrays.copyOfRange(log, 1_234_567, 1_234_667)), "bytes through imported checkpoints");
+            }
+        }
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
 }

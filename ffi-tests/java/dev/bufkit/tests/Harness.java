@@ -90,6 +90,7 @@ public final class Harness {
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) ArchiveTests::archiveBuffersAndStreams});
         tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) ArchiveTests::archiveViews});
         tests.add(new Object[] {"every compression method: read, streamed, verified, extracted", (Test) ArchiveTests::everyMethod});
+        tests.add(new Object[] {"archive: any slice by readAt and a SeekableByteChannel; checkpoints export and import", (Test) ArchiveTests::archiveReadAt});
         dev.bufkit.NativeLibraryTests.cases().forEach((name, body) -> tests.add(new Object[] {name, (Test) body::run}));
         tests.add(new Object[] {"one cleaner thread for every kind of object", (Test) BufferTests::oneCleaner});
 

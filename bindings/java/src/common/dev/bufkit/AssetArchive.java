@@ -5,6 +5,7 @@ import java.io.InputStream;
 import java.lang.ref.Cleaner;
 import java.nio.ByteBuffer;
 import java.nio.ReadOnlyBufferException;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.Optional;
@@ -137,6 +138,21 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** {@code bk_archive_verify} on {@code threads} threads: its status, with failed count and first failed index in {@code out[2]}. */
     protected abstract int nativeVerify(int threads, long[] out);
+
+    /** {@code bk_archive_read_at} from byte {@code at} into {@code out[offset, offset + len)}: the bytes read, or minus the status. */
+    protected abstract long nativeReadAt(int index, long at, byte[] out, int offset, int len);
+
+    /** {@code bk_archive_read_at} into a direct buffer at {@code [position, position + len)}: the bytes read, or minus the status. */
+    protected abstract long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len);
+
+    /** {@code bk_archive_set_checkpoint_limits}: its status. */
+    protected abstract int nativeSetCheckpointLimits(long span, long budget);
+
+    /** {@code bk_archive_checkpoints_export} as a new array, or null with the status in {@code status[0]}. */
+    protected abstract byte[] nativeCheckpointsExport(int index, int[] status);
+
+    /** {@code bk_archive_checkpoints_import}: its status. */
+    protected abstract int nativeCheckpointsImport(int index, byte[] bytes);
 
     /**
      * What {@link #verify(int)} found: how many entries failed, the first that failed (its index,
@@ -345,6 +361,175 @@ public abstract class AssetArchive implements AutoCloseable {
     /** {@link #read(int, ByteBuffer)} of the entry named {@code name}. */
     public final int read(String name, ByteBuffer dst) {
         return read(indexOf(name), dst);
+    }
+
+    /**
+     * Reads up to {@code dst.remaining()} bytes of entry {@code index}'s data from byte {@code offset}
+     * into {@code dst} at its position, advances the position and returns how many: fewer only where
+     * the entry ends (0 at its end). An offset past the end throws {@link BufkitException} with
+     * {@link Status#OUT_OF_RANGE}. The cost follows the slice, not the entry: a stored entry is read in
+     * place; a deflated one inflates from the last checkpoint before {@code offset}, at most about one
+     * span (1 MiB unless {@link #setCheckpointLimits} says otherwise). The entry's first slice builds
+     * its checkpoints in one full pass that checks its CRC-32, unless {@link #importCheckpoints} gave
+     * them. A CRC-32 covers only a whole entry: a slice is as checked as that pass, and is decoded by
+     * the strict decoder. Thread-safe.
+     */
+    public final int readAt(int index, long offset, ByteBuffer dst) {
+        if (dst.isReadOnly()) throw new ReadOnlyBufferException();
+        if (offset < 0) throw new IllegalArgumentException("negative offset " + offset);
+        int position = dst.position(), len = dst.remaining();
+        gate.enter();
+        long read;
+        try {
+            if (dst.isDirect()) {
+                read = nativeReadAtDirect(index, offset, dst, position, len);
+            } else {
+                read = nativeReadAt(index, offset, dst.array(), dst.arrayOffset() + position, len);
+            }
+        } finally {
+            gate.leave();
+        }
+        checkCount("bk_archive_read_at", read);
+        dst.position(position + (int) read);
+        return (int) read;
+    }
+
+    /**
+     * Entry {@code index} as a read-only {@link SeekableByteChannel}: {@link SeekableByteChannel#position(long)}
+     * then {@code read} gives any slice at the cost of that slice ({@link #readAt}). Writing or
+     * truncating throws {@link java.nio.channels.NonWritableChannelException}. Each channel has its
+     * own position; closing it does not close the archive.
+     */
+    public final SeekableByteChannel channel(int index) {
+        long size = entrySize(index);
+        if (isDirectory(index)) throw new BufkitException("bk_archive_read_at", Status.INVALID_ARGUMENT.code, "a directory has no data");
+        return new EntryChannel(this, index, size);
+    }
+
+    /** {@link #channel(int)} of the entry named {@code name}. */
+    public final SeekableByteChannel channel(String name) {
+        return channel(indexOf(name));
+    }
+
+    /**
+     * Sets how far apart deflated entries' checkpoints are ({@code span} bytes of output, at least 32
+     * KiB; default 1 MiB) and how much memory this archive's checkpoints may take in all ({@code budget}
+     * bytes; default 64 MiB). Each checkpoint holds 32 KiB; an entry whose checkpoints would not fit gets
+     * a longer span, and those of the entries read longest ago are dropped to make room.
+     */
+    public final void setCheckpointLimits(long span, long budget) {
+        if (span < 0 || budget < 0) throw new IllegalArgumentException("negative span or budget");
+        gate.enter();
+        try {
+            check("bk_archive_set_checkpoint_limits", nativeSetCheckpointLimits(span, budget));
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /**
+     * Deflated entry {@code index}'s checkpoints as bytes to keep beside the archive (an app's first start
+     * computes them once), for {@link #importCheckpoints} in a later run; built now if not held (one full
+     * pass, checking the CRC-32).
+     */
+    public final byte[] exportCheckpoints(int index) {
+        int[] status = new int[1];
+        byte[] bytes;
+        gate.enter();
+        try {
+            bytes = nativeCheckpointsExport(index, status);
+        } finally {
+            gate.leave();
+        }
+        if (bytes == null) throw new BufkitException("bk_archive_checkpoints_export", status[0], statusMessage(status[0]));
+        return bytes;
+    }
+
+    /**
+     * Gives entry {@code index} the checkpoints {@link #exportCheckpoints} made earlier: kept only if they
+     * were made for this entry's data (its sizes and CRC-32) and are whole and unaltered; otherwise
+     * {@link BufkitException} with {@link Status#CHECKPOINTS_REFUSED}, and nothing changes.
+     */
+    public final void importCheckpoints(int index, byte[] bytes) {
+        Objects.requireNonNull(bytes, "bytes");
+        gate.enter();
+        try {
+            check("bk_archive_checkpoints_import", nativeCheckpointsImport(index, bytes));
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /** One entry as a channel over {@link #readAt}. */
+    private static final class EntryChannel implements SeekableByteChannel {
+        private final AssetArchive archive;
+        private final int index;
+        private final long size;
+        private long position;
+        private boolean open = true;
+
+        EntryChannel(AssetArchive archive, int index, long size) {
+            this.archive = archive;
+            this.index = index;
+            this.size = size;
+        }
+
+        private void ensureOpen() throws java.nio.channels.ClosedChannelException {
+            if (!open) throw new java.nio.channels.ClosedChannelException();
+        }
+
+        @Override
+        public synchronized int read(ByteBuffer dst) throws IOException {
+            ensureOpen();
+            if (position >= size) return dst.hasRemaining() ? -1 : 0;
+            try {
+                int n = archive.readAt(index, position, dst);
+                position += n;
+                return n;
+            } catch (BufkitException e) {
+                throw new IOException(e);
+            }
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            throw new java.nio.channels.NonWritableChannelException();
+        }
+
+        @Override
+        public synchronized long position() throws IOException {
+            ensureOpen();
+            return position;
+        }
+
+        @Override
+        public synchronized SeekableByteChannel position(long newPosition) throws IOException {
+            ensureOpen();
+            if (newPosition < 0) throw new IllegalArgumentException("negative position " + newPosition);
+            position = newPosition;
+            return this;
+        }
+
+        @Override
+        public long size() throws IOException {
+            ensureOpen();
+            return size;
+        }
+
+        @Override
+        public SeekableByteChannel truncate(long size) {
+            throw new java.nio.channels.NonWritableChannelException();
+        }
+
+        @Override
+        public synchronized boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public synchronized void close() {
+            open = false;
+        }
     }
 
     /**

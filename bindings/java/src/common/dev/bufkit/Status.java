@@ -58,6 +58,8 @@ public enum Status {
     NOTHING_SELECTED(408),
     /** The archive admits two readings that disagree (two end records, one hidden in the other's comment); nothing was extracted. */
     ARCHIVE_AMBIGUOUS(409),
+    /** Checkpoints imported for an entry are not that entry's, or are damaged; they were not kept. */
+    CHECKPOINTS_REFUSED(410),
     /** A code this version of the binding does not know. */
     UNKNOWN(-1);
 

@@ -79,4 +79,29 @@ final class JniArchive extends AssetArchive {
     protected String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }
+
+    @Override
+    protected long nativeReadAt(int index, long at, byte[] out, int offset, int len) {
+        return JniNative.archiveReadAt(handle, index, at, out, offset, len);
+    }
+
+    @Override
+    protected long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len) {
+        return JniNative.archiveReadAtDirect(handle, index, at, direct, position, len);
+    }
+
+    @Override
+    protected int nativeSetCheckpointLimits(long span, long budget) {
+        return JniNative.archiveSetCheckpointLimits(handle, span, budget);
+    }
+
+    @Override
+    protected byte[] nativeCheckpointsExport(int index, int[] status) {
+        return JniNative.archiveCheckpointsExport(handle, index, status);
+    }
+
+    @Override
+    protected int nativeCheckpointsImport(int index, byte[] bytes) {
+        return JniNative.archiveCheckpointsImport(handle, index, bytes);
+    }
 }

@@ -139,6 +139,21 @@ final class JniNative {
     static native int extract(String archive, String dest, dev.bufkit.ExtractOptions options, long cancel, String[] only,
             Object listener, dev.bufkit.ExtractReport[] reportOut, String[] errorOut, int[] osErrorOut);
 
+    /** bk_archive_read_at into out[offset, offset + len): bytes read, or -status. */
+    static native long archiveReadAt(long handle, int index, long at, byte[] out, int offset, int len);
+
+    /** bk_archive_read_at into a direct buffer at [position, position + len): bytes read, or -status. */
+    static native long archiveReadAtDirect(long handle, int index, long at, java.nio.ByteBuffer direct, int position, int len);
+
+    /** bk_archive_set_checkpoint_limits. */
+    static native int archiveSetCheckpointLimits(long handle, long span, long budget);
+
+    /** bk_archive_checkpoints_export as a new array, or null with the status in status[0]. */
+    static native byte[] archiveCheckpointsExport(long handle, int index, int[] status);
+
+    /** bk_archive_checkpoints_import. */
+    static native int archiveCheckpointsImport(long handle, int index, byte[] bytes);
+
     /** A direct ByteBuffer over native memory (no copy). */
     static native ByteBuffer directBuffer(long address, long length);
 }

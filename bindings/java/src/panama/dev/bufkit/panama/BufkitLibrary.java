@@ -71,6 +71,11 @@ final class BufkitLibrary {
     static final MethodHandle ARCHIVE_OPEN = fn("bk_archive_open", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_FREE = fn("bk_archive_free", FunctionDescriptor.ofVoid(ADDRESS));
     /** Long (every entry inflated, on worker threads): a plain downcall, native memory only. */
+    static final MethodHandle ARCHIVE_READ_AT = fn("bk_archive_read_at", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_SET_CHECKPOINT_LIMITS = fn("bk_archive_set_checkpoint_limits", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_LONG));
+    static final MethodHandle ARCHIVE_CHECKPOINTS_EXPORT = fn("bk_archive_checkpoints_export", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    static final MethodHandle ARCHIVE_CHECKPOINTS_IMPORT = fn("bk_archive_checkpoints_import", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG));
+    static final MethodHandle BUFFER_DATA = fn("bk_buffer_data", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_VERIFY = fn("bk_archive_verify", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_ENTRY_COUNT = critical("bk_archive_entry_count", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle ARCHIVE_FIND = critical("bk_archive_find", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));

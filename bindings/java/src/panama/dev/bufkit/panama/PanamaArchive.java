@@ -1,6 +1,7 @@
 package dev.bufkit.panama;
 
 import dev.bufkit.AssetArchive;
+import dev.bufkit.Status;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -197,5 +198,81 @@ final class PanamaArchive extends AssetArchive {
     @Override
     protected String statusMessage(int code) {
         return Failures.message(code);
+    }
+
+    @Override
+    protected long nativeReadAt(int index, long at, byte[] out, int offset, int len) {
+        // Through native memory: the first slice of an entry may inflate all of it, too long for a
+        // critical call that pins the array.
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment tmp = arena.allocate(Math.max(len, 1));
+            long read = readAt(index, at, tmp.asSlice(0, len), arena);
+            if (read > 0) MemorySegment.copy(tmp, ValueLayout.JAVA_BYTE, 0, out, offset, (int) read);
+            return read;
+        }
+    }
+
+    @Override
+    protected long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len) {
+        try (Arena arena = Arena.ofConfined()) {
+            return readAt(index, at, MemorySegment.ofBuffer(direct.duplicate().position(position)).asSlice(0, len), arena);
+        }
+    }
+
+    private long readAt(int index, long at, MemorySegment dst, Arena arena) {
+        try {
+            MemorySegment read = arena.allocate(ValueLayout.JAVA_LONG);
+            int status = (int) BufkitLibrary.ARCHIVE_READ_AT.invokeExact(handle, (long) index, at, dst, dst.byteSize(), read);
+            return status == 0 ? read.get(ValueLayout.JAVA_LONG, 0) : -(long) status;
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeSetCheckpointLimits(long span, long budget) {
+        try {
+            return (int) BufkitLibrary.ARCHIVE_SET_CHECKPOINT_LIMITS.invokeExact(handle, span, budget);
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
+    protected byte[] nativeCheckpointsExport(int index, int[] status) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            int code = (int) BufkitLibrary.BUFFER_NEW.invokeExact(MemorySegment.NULL, out);
+            if (code != 0) {
+                status[0] = code;
+                return null;
+            }
+            MemorySegment buffer = out.get(ValueLayout.ADDRESS, 0);
+            try {
+                code = (int) BufkitLibrary.ARCHIVE_CHECKPOINTS_EXPORT.invokeExact(handle, (long) index, buffer);
+                MemorySegment data = arena.allocate(ValueLayout.ADDRESS), len = arena.allocate(ValueLayout.JAVA_LONG);
+                if (code == 0) code = (int) BufkitLibrary.BUFFER_DATA.invokeExact(buffer, data, len);
+                if (code == 0 && len.get(ValueLayout.JAVA_LONG, 0) > Integer.MAX_VALUE - 8) code = Status.LENGTH_OVERFLOW.code;
+                status[0] = code;
+                if (code != 0) return null;
+                long n = len.get(ValueLayout.JAVA_LONG, 0);
+                return data.get(ValueLayout.ADDRESS, 0).reinterpret(n).toArray(ValueLayout.JAVA_BYTE);
+            } finally {
+                BufkitLibrary.BUFFER_FREE.invokeExact(buffer);
+            }
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeCheckpointsImport(int index, byte[] bytes) {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment copy = arena.allocate(Math.max(bytes.length, 1));
+            MemorySegment.copy(bytes, 0, copy, ValueLayout.JAVA_BYTE, 0, bytes.length);
+            return (int) BufkitLibrary.ARCHIVE_CHECKPOINTS_IMPORT.invokeExact(handle, (long) index, copy, (long) bytes.length);
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
     }
 }
