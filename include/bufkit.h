@@ -367,7 +367,7 @@ typedef uint32_t bk_archive_local_headers;
  Methods: `bk_archive_entry_count`, `bk_archive_find`, `bk_archive_list`, `bk_archive_entry_info`,
  `bk_archive_entry_name`, `bk_archive_entry_size`, `bk_archive_read`, `bk_archive_read_pooled`,
  `bk_archive_read_at`, `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`,
- `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoints_export`,
+ `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoint_memory`, `bk_archive_checkpoints_export`,
  `bk_archive_checkpoints_import`, `bk_archive_free`.
  */
 typedef struct bk_archive bk_archive;
@@ -1085,6 +1085,15 @@ bk_status bk_archive_read_at(const struct bk_archive *archive,
 bk_status bk_archive_set_checkpoint_limits(const struct bk_archive *archive,
                                            uint64_t span,
                                            uint64_t budget);
+
+/*
+ Stores in `*bytes_out` the memory the archive's checkpoints take now (at most the budget of
+ `bk_archive_set_checkpoint_limits`). Thread-safe.
+
+ # Safety
+ `archive` is live; `bytes_out` is valid for one write.
+ */
+bk_status bk_archive_checkpoint_memory(const struct bk_archive *archive, uint64_t *bytes_out);
 
 /*
  Appends deflated entry `index`'s checkpoints to `out`, as bytes to keep beside the archive

@@ -21,7 +21,7 @@ use crate::status::bk_status;
 /// Methods: `bk_archive_entry_count`, `bk_archive_find`, `bk_archive_list`, `bk_archive_entry_info`,
 /// `bk_archive_entry_name`, `bk_archive_entry_size`, `bk_archive_read`, `bk_archive_read_pooled`,
 /// `bk_archive_read_at`, `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`,
-/// `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoints_export`,
+/// `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoint_memory`, `bk_archive_checkpoints_export`,
 /// `bk_archive_checkpoints_import`, `bk_archive_free`.
 pub struct bk_archive {
     inner: Arc<AssetArchive>,
@@ -400,6 +400,21 @@ pub unsafe extern "C" fn bk_archive_set_checkpoint_limits(
     budget: u64,
 ) -> bk_status {
     archive.inner.set_checkpoint_limits(span, budget);
+    Ok(())
+}
+
+/// Stores in `*bytes_out` the memory the archive's checkpoints take now (at most the budget of
+/// `bk_archive_set_checkpoint_limits`). Thread-safe.
+///
+/// # Safety
+/// `archive` is live; `bytes_out` is valid for one write.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_checkpoint_memory(
+    #[live] archive: *const bk_archive,
+    #[out = 0] bytes_out: *mut u64,
+) -> bk_status {
+    *bytes_out = archive.inner.checkpoint_memory();
     Ok(())
 }
 

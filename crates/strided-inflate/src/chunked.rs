@@ -389,7 +389,9 @@ impl<'a> ChunkedInflater<'a> {
     /// If `read` says it wrote more than it was given.
     pub fn feed_with<E>(&mut self, max: usize, read: impl FnOnce(&mut [u8]) -> Result<usize, E>) -> Result<usize, E> {
         assert!(self.feeding, "feed_with needs a stream started with start_fed");
-        let unneeded = self.consumed_here();
+        // Input consumed, but not the byte whose first bits are: a checkpoint inside the block
+        // that starts in it keeps the block's header from that byte on.
+        let unneeded = self.next_in - (self.bit_count as usize).div_ceil(8);
         if unneeded > 0 {
             self.fed.drain(..unneeded);
             self.next_in -= unneeded;

@@ -90,6 +90,28 @@ fn every_slice_equals_the_whole_streams_bytes_at_every_level() {
 }
 
 #[test]
+fn short_reads_from_the_source_give_the_same_checkpoints_and_bytes() {
+    // A source that returns at most 7 bytes a call: the decoder drops consumed input at every
+    // position, the byte holding a block header's first bits among them.
+    let data = sample(128 << 10, 13);
+    let stream = deflate(&data, 6);
+    let stingy = |offset: u64, buf: &mut [u8]| {
+        let n = buf.len().min(7);
+        source(&stream)(offset, &mut buf[..n])
+    };
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 4 << 10);
+    let crc = strided_inflate::crc32(&data);
+    let points =
+        Checkpoints::build(stream.len() as u64, data.len() as u64, crc, 32 << 10, &mut inflater, stingy).unwrap();
+    assert!(points.count() >= 2);
+    for offset in (0..data.len() as u64).step_by(9_999) {
+        let mut out = [0u8; 500];
+        let n = points.read_at(offset, &mut out, &mut inflater, stingy).unwrap();
+        assert!(out[..n] == data[offset as usize..offset as usize + n], "at {offset}");
+    }
+}
+
+#[test]
 fn a_read_inflates_at_most_about_a_span() {
     let data = sample(4 << 20, 3);
     let stream = deflate(&data, 6);
