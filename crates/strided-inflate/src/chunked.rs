@@ -13,7 +13,7 @@ use crate::checkpoint::{Checkpoint, Inside};
 use crate::{Error, Format};
 
 /// History a match may reach back into (deflate's window).
-const HISTORY: usize = 32 << 10;
+pub(crate) const HISTORY: usize = 32 << 10;
 /// Longest match.
 const MAX_MATCH: usize = 258;
 /// Room past a chunk's end for the last match and for copying whole words (matches are copied
@@ -21,28 +21,28 @@ const MAX_MATCH: usize = 258;
 const SLACK: usize = MAX_MATCH + 48;
 
 /// Bits resolved by the first lookup; longer codes continue in a subtable.
-const LITLEN_BITS: u32 = 10;
-const DIST_BITS: u32 = 8;
-const PRECODE_BITS: u32 = 7;
+pub(crate) const LITLEN_BITS: u32 = 10;
+pub(crate) const DIST_BITS: u32 = 8;
+pub(crate) const PRECODE_BITS: u32 = 7;
 /// A subtable resolves the rest of a code of up to 15 bits.
-const LITLEN_SUB: u32 = 15 - LITLEN_BITS;
-const DIST_SUB: u32 = 15 - DIST_BITS;
+pub(crate) const LITLEN_SUB: u32 = 15 - LITLEN_BITS;
+pub(crate) const DIST_SUB: u32 = 15 - DIST_BITS;
 /// Table sizes: the main table, then at most one subtable per symbol; rounded up to a power of two
 /// so that a masked index needs no bounds check.
-const LITLEN_TABLE: usize = ((1usize << LITLEN_BITS) + 288 * (1 << LITLEN_SUB)).next_power_of_two();
-const DIST_TABLE: usize = ((1usize << DIST_BITS) + 32 * (1 << DIST_SUB)).next_power_of_two();
+pub(crate) const LITLEN_TABLE: usize = ((1usize << LITLEN_BITS) + 288 * (1 << LITLEN_SUB)).next_power_of_two();
+pub(crate) const DIST_TABLE: usize = ((1usize << DIST_BITS) + 32 * (1 << DIST_SUB)).next_power_of_two();
 
 // A table entry: bits 0-4 the bits to consume (codeword and extra bits together), 5-7 the kind,
 // 8-11 the codeword's length, 12-15 the extra bits after it, 16-31 the value (literal, base
 // length or distance, or subtable start). The kinds decoded in the hot loop leave bit 5 clear, so
 // `bits.wrapping_shr(entry)` (which looks at the low 6 bits) shifts by exactly the count.
-const KIND_LITERAL: u32 = 0;
-const KIND_INVALID: u32 = 1 << 5;
-const KIND_BASE: u32 = 2 << 5;
-const KIND_END: u32 = 4 << 5;
-const KIND_SUB: u32 = 6 << 5;
-const KIND_MASK: u32 = 7 << 5;
-const COUNT_MASK: u32 = 31;
+pub(crate) const KIND_LITERAL: u32 = 0;
+pub(crate) const KIND_INVALID: u32 = 1 << 5;
+pub(crate) const KIND_BASE: u32 = 2 << 5;
+pub(crate) const KIND_END: u32 = 4 << 5;
+pub(crate) const KIND_SUB: u32 = 6 << 5;
+pub(crate) const KIND_MASK: u32 = 7 << 5;
+pub(crate) const COUNT_MASK: u32 = 31;
 
 const LENGTH_BASE: [u16; 29] =
     [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258];
@@ -54,9 +54,9 @@ const DIST_BASE: [u16; 30] = [
 const DIST_EXTRA: [u8; 30] =
     [0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13];
 /// The order in which the code-length code lengths are stored.
-const PRECODE_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
+pub(crate) const PRECODE_ORDER: [usize; 19] = [16, 17, 18, 0, 8, 7, 9, 6, 10, 5, 11, 4, 12, 3, 13, 2, 14, 1, 15];
 
-fn litlen_entry(symbol: usize) -> u32 {
+pub(crate) fn litlen_entry(symbol: usize) -> u32 {
     match symbol {
         0..=255 => KIND_LITERAL | (symbol as u32) << 16,
         256 => KIND_END,
@@ -68,14 +68,14 @@ fn litlen_entry(symbol: usize) -> u32 {
     }
 }
 
-fn dist_entry(symbol: usize) -> u32 {
+pub(crate) fn dist_entry(symbol: usize) -> u32 {
     match symbol {
         0..=29 => KIND_BASE | u32::from(DIST_EXTRA[symbol]) << 12 | u32::from(DIST_BASE[symbol]) << 16,
         _ => KIND_INVALID,
     }
 }
 
-fn precode_entry(symbol: usize) -> u32 {
+pub(crate) fn precode_entry(symbol: usize) -> u32 {
     KIND_LITERAL | (symbol as u32) << 16
 }
 
@@ -89,7 +89,7 @@ fn with_length(entry: u32, len: u32) -> u32 {
 /// does, refuses over-subscribed codes and incomplete ones, except a code of a single 1-bit
 /// codeword when `allow_single` (a lone distance code). An empty code gives a table of invalid
 /// entries. Returns the entries used.
-fn build_table(
+pub(crate) fn build_table(
     table: &mut [u32],
     lengths: &[u8],
     main_bits: u32,
@@ -235,6 +235,9 @@ pub struct ChunkedInflater<'a> {
     /// its first bit, and the bits of that byte before it; a checkpoint inside the block keeps it.
     header: Vec<u8>,
     header_skip: u8,
+    /// Stop at the first block boundary at or past this stream bit ([`set_stop_at_bit`]).
+    stop_at_bit: u64,
+    stopped_at: Option<u64>,
 }
 
 impl std::fmt::Debug for ChunkedInflater<'_> {
@@ -247,11 +250,11 @@ impl std::fmt::Debug for ChunkedInflater<'_> {
 }
 
 /// A zeroed decode table on the heap.
-fn table<const N: usize>() -> Box<[u32; N]> {
+pub(crate) fn table<const N: usize>() -> Box<[u32; N]> {
     vec![0u32; N].into_boxed_slice().try_into().expect("N entries")
 }
 
-fn corrupt(reason: &str) -> Error {
+pub(crate) fn corrupt(reason: &str) -> Error {
     Error::Corrupt { offset: 0, reason: reason.to_string() }
 }
 
@@ -311,6 +314,8 @@ impl<'a> ChunkedInflater<'a> {
             checkpoints: Vec::new(),
             header: Vec::new(),
             header_skip: 0,
+            stop_at_bit: u64::MAX,
+            stopped_at: None,
         }
     }
 
@@ -510,6 +515,8 @@ impl<'a> ChunkedInflater<'a> {
     }
 
     fn restart(&mut self) {
+        self.stop_at_bit = u64::MAX;
+        self.stopped_at = None;
         self.skip_bits = 0;
         self.checkpoints.clear();
         self.next_checkpoint = self.checkpoint_span;
@@ -609,6 +616,11 @@ impl<'a> ChunkedInflater<'a> {
                     break;
                 }
                 State::Header => {
+                    if self.bit_position() >= self.stop_at_bit {
+                        self.stopped_at = Some(self.bit_position());
+                        self.state = State::Done;
+                        break;
+                    }
                     if self.checkpoint_span != 0 {
                         self.maybe_checkpoint();
                     }
@@ -705,9 +717,23 @@ impl<'a> ChunkedInflater<'a> {
         Ok(())
     }
 
+    /// Stops the stream at the first block boundary at or past stream bit `bit` (counted from the
+    /// stream's first byte), as if the stream ended there: [`next_chunk`](Self::next_chunk) then
+    /// hands out what came before it and `None`, and [`stopped_at`](Self::stopped_at) says where.
+    /// For decoding one stream in pieces on several threads. Set after starting or resuming.
+    pub fn set_stop_at_bit(&mut self, bit: u64) {
+        self.stop_at_bit = bit;
+    }
+
+    /// The block boundary the decoder stopped at ([`set_stop_at_bit`](Self::set_stop_at_bit)),
+    /// if it stopped there rather than at the stream's end.
+    pub fn stopped_at(&self) -> Option<u64> {
+        self.stopped_at
+    }
+
     /// The stream bit the decoder is at: input consumed from the stream's start, less the bits
     /// still buffered, plus bits still to be skipped.
-    fn bit_position(&self) -> u64 {
+    pub(crate) fn bit_position(&self) -> u64 {
         ((self.dropped + self.next_in) as u64) * 8 - u64::from(self.bit_count) + u64::from(self.skip_bits)
     }
 

@@ -39,6 +39,7 @@ mod fan_out;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod pack;
+mod parallel;
 mod stream;
 
 pub use checkpoint::{Checkpoint, Checkpoints, ImportError, SeekError};
@@ -46,6 +47,7 @@ pub use chunked::ChunkedInflater;
 pub use crc::{Crc32, crc32, crc32_update};
 pub use decoder::{Decoder, Request};
 pub use error::Error;
+pub use parallel::{Parallel, ParallelReport, Source, inflate_parallel};
 pub use stream::{Step, StreamInflater};
 
 /// The stream framing.

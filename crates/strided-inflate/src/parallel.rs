@@ -1,0 +1,714 @@
+//! One raw deflate stream inflated on several cores, with output identical to serial decoding.
+//!
+//! The method is rapidgzip's (Knespel and Brunst, HPDC 2023). The compressed stream is cut into
+//! chunks at arbitrary bits. A worker takes a chunk and looks, from its first bit on, for a place
+//! where a block could start (a dynamic block header whose codes are all complete, or a stored
+//! block whose length matches its complement) and from which at least a few KiB decode. It
+//! decodes from there without knowing the 32 KiB of output before it: a back-reference into that
+//! unknown window writes a marker naming the window byte. Once 32 KiB go by without a marker, no
+//! later byte can need the window, and the worker goes on with the fast byte decoder
+//! ([`ChunkedInflater`]) until the first block boundary past the next chunk's first bit.
+//!
+//! Then, in order, each chunk is checked against the exact decoding before it: it is used only if
+//! it started exactly where the previous one stopped, at a block boundary. Its markers are then
+//! replaced from the previous output. Anything that does not line up (a false start, a chunk
+//! whose blocks are all fixed-code ones, which give nothing to find, a worker that failed) is
+//! decoded serially from the last exact place: the output is always the serial decoder's, and a
+//! corrupt stream fails exactly as it fails serially, wherever a worker first met the damage.
+//!
+//! Memory: at most `threads + 1` chunks are decoded ahead of the writer, each about
+//! [`Parallel::chunk_out`] bytes of output (16 MiB unless set) plus its compressed bytes.
+//!
+//! Where it stands (`bench-reports/strided-inflate.md`, "One stream on two cores"): the output is
+//! always right, and by default the writer never waits for a speculation, so the worst case is
+//! serial speed. It wins where markers die out quickly (Python sources: 1.5x serial on two cores)
+//! but not yet on log lines, where every line's copied prefix carries a marker on indefinitely:
+//! this decoder's marked phase is a simple bit-at-a-time one, and such data needs the whole chunk
+//! decoded marked at full speed, as rapidgzip does. Extraction and reads do not use it yet.
+
+#![forbid(unsafe_code)]
+
+use std::sync::{Condvar, Mutex};
+
+use crate::checkpoint::{Checkpoint, Inside};
+use crate::chunked::{
+    COUNT_MASK, DIST_BITS, DIST_SUB, DIST_TABLE, HISTORY, KIND_BASE, KIND_END, KIND_INVALID, KIND_LITERAL, KIND_MASK,
+    KIND_SUB, LITLEN_BITS, LITLEN_SUB, LITLEN_TABLE, PRECODE_BITS, PRECODE_ORDER, build_table, dist_entry,
+    litlen_entry, precode_entry, table,
+};
+use crate::{ChunkedInflater, Format, SeekError};
+
+/// The stream's bytes: `source(offset, buf)` fills the front of `buf` from `offset` and says how
+/// many (0 at the end), from any thread.
+pub type Source<'a, E> = dyn Fn(u64, &mut [u8]) -> Result<usize, E> + Sync + 'a;
+
+/// How one stream is cut and decoded in parallel.
+#[derive(Debug, Clone, Copy)]
+pub struct Parallel {
+    /// Worker threads (at least 2 for any parallelism).
+    pub threads: usize,
+    /// Output a chunk aims at, in bytes: chunks are cut by compressed size, from the stream's
+    /// overall ratio.
+    pub chunk_out: u64,
+    /// Wait for each chunk's speculation rather than decode past a chunk whose speculation is
+    /// not done yet. Off by default, so that the worst case is serial decoding; on for tests that
+    /// must exercise the speculative path.
+    pub patient: bool,
+}
+
+impl Default for Parallel {
+    fn default() -> Self {
+        Parallel {
+            threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            chunk_out: 16 << 20,
+            patient: false,
+        }
+    }
+}
+
+/// What a parallel inflate did, beyond its output.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ParallelReport {
+    /// Output bytes.
+    pub total_out: u64,
+    /// Compressed bytes the stream took (it ends there).
+    pub consumed: u64,
+    /// Chunks the stream was cut into.
+    pub chunks: usize,
+    /// Chunks whose speculative decoding was used.
+    pub chunks_used: usize,
+    /// Output bytes decoded serially (the first chunk, and whatever did not line up).
+    pub serial_out: u64,
+}
+
+/// Output of a chunk a worker decoded: markers first (values of 256 and up name a byte of the 32
+/// KiB before the chunk: `window[value - 256]`), then plain bytes.
+struct ChunkOut {
+    start_bit: u64,
+    markers: Vec<u16>,
+    bytes: Vec<u8>,
+    /// Where it stopped: a block boundary, or the stream's end (then `ended`).
+    end_bit: u64,
+    ended: bool,
+}
+
+/// Inflates the raw deflate stream of `compressed_len` bytes read through `source` (as for
+/// [`Checkpoints::build`](crate::Checkpoints::build)), handing the output to `sink` in order, on
+/// `how.threads` threads. `expected_len`, if known, sizes the chunks. The output, the bytes
+/// consumed and any error are those of serial decoding.
+pub fn inflate_parallel<E: Send>(
+    compressed_len: u64,
+    expected_len: Option<u64>,
+    how: Parallel,
+    source: &Source<'_, E>,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+) -> Result<ParallelReport, SeekError<E>> {
+    let ratio = expected_len.map_or(4.0, |n| (n as f64 / compressed_len.max(1) as f64).clamp(1.0, 64.0));
+    let chunk_in = ((how.chunk_out as f64 / ratio) as u64).clamp(16 << 10, 64 << 20);
+    let chunks = compressed_len.div_ceil(chunk_in).max(1) as usize;
+    let threads = how.threads.clamp(1, 64);
+    let mut report = ParallelReport { chunks, ..ParallelReport::default() };
+    if threads == 1 || chunks == 1 {
+        return serial_from(compressed_len, 0, &[], 0, u64::MAX, source, sink, &mut report).map(|_| report);
+    }
+    // Chunk k covers compressed bits [k * chunk_in * 8, (k + 1) * chunk_in * 8); chunk 0 is
+    // decoded by the writer itself, exactly, so workers take chunks 1 and up.
+    let ahead = threads + 1;
+    let shared = Shared {
+        state: Mutex::new(Queue { next: 1, written: 1, done: Vec::new() }),
+        changed: Condvar::new(),
+        passed: std::sync::atomic::AtomicUsize::new(0),
+    };
+    let bit = |k: usize| (k as u64 * chunk_in * 8).min(compressed_len * 8);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                loop {
+                    let k = {
+                        let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                        while q.next < chunks && q.next >= q.written + ahead {
+                            q = shared.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+                        }
+                        if q.next >= chunks {
+                            return;
+                        }
+                        q.next += 1;
+                        q.next - 1
+                    };
+                    // Given up once the writer has gone past the chunk without it.
+                    let stale = || shared.passed.load(std::sync::atomic::Ordering::Relaxed) > k;
+                    let out = speculate(compressed_len, bit(k), bit(k + 1), source, &stale);
+                    let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                    q.done.push((k, out));
+                    shared.changed.notify_all();
+                }
+            });
+        }
+        let result = write_in_order(compressed_len, chunks, how.patient, &bit, &shared, source, sink, &mut report);
+        // Let the workers finish (they stop once every chunk is taken).
+        let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        q.written = chunks;
+        q.next = chunks;
+        shared.changed.notify_all();
+        drop(q);
+        result
+    })?;
+    Ok(report)
+}
+
+struct Queue {
+    /// The next chunk a worker takes.
+    next: usize,
+    /// Chunks before this one are written (or passed over).
+    written: usize,
+    done: Vec<(usize, Option<ChunkOut>)>,
+}
+
+struct Shared {
+    state: Mutex<Queue>,
+    changed: Condvar,
+    /// Chunks before this one the writer no longer needs: their speculation stops.
+    passed: std::sync::atomic::AtomicUsize,
+}
+
+/// The writer: chunk 0 serially, then each chunk's speculation used where it lines up, and the
+/// rest serially.
+#[allow(clippy::too_many_arguments)]
+fn write_in_order<E>(
+    compressed_len: u64,
+    chunks: usize,
+    patient: bool,
+    bit: &dyn Fn(usize) -> u64,
+    shared: &Shared,
+    source: &Source<'_, E>,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    report: &mut ParallelReport,
+) -> Result<(), SeekError<E>> {
+    let mut window: Vec<u8> = Vec::with_capacity(HISTORY);
+    // Exact decoding has reached `at` (a block boundary), with `window` the output before it.
+    let mut at = serial_from(compressed_len, 0, &[], 0, bit(1), source, sink_window(sink, &mut window), report)?;
+    for k in 1..chunks {
+        let Some(exact) = at else { break }; // the stream ended
+        // The chunk's speculation if it is done; if not, the writer does not wait for it: it
+        // decodes on serially (through this chunk, up to the next one found in time).
+        let out = {
+            let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            while patient && !q.done.iter().any(|(j, _)| *j == k) {
+                q = shared.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+            }
+            let out = q.done.iter().position(|(j, _)| *j == k).and_then(|i| q.done.swap_remove(i).1);
+            q.written = k + 1;
+            shared.passed.store(k + 1, std::sync::atomic::Ordering::Relaxed);
+            shared.changed.notify_all();
+            out
+        };
+        let Some(chunk) = out.filter(|c| c.start_bit >= exact) else {
+            continue; // nothing found, or a false start behind the exact place: serial covers it
+        };
+        // Serially up to the chunk's start: it must be a block boundary the exact decoding meets.
+        let reached = if chunk.start_bit == exact {
+            Some(exact)
+        } else {
+            let before = window.clone();
+            serial_from(
+                compressed_len,
+                exact,
+                &before,
+                report.total_out,
+                chunk.start_bit,
+                source,
+                sink_window(sink, &mut window),
+                report,
+            )?
+        };
+        if reached != Some(chunk.start_bit) {
+            at = reached;
+            continue;
+        }
+        // The chunk lines up: resolve its markers from the window, then its bytes.
+        let mut resolved = Vec::with_capacity(chunk.markers.len());
+        let base = HISTORY - window.len();
+        for &m in &chunk.markers {
+            if m < 256 {
+                resolved.push(m as u8);
+            } else {
+                let w = usize::from(m - 256);
+                if w < base {
+                    // Before the stream's start: a real error, which serial decoding reports.
+                    resolved.clear();
+                    break;
+                }
+                resolved.push(window[w - base]);
+            }
+        }
+        if resolved.len() != chunk.markers.len() {
+            at = Some(exact);
+            continue;
+        }
+        let mut emit = sink_window(sink, &mut window);
+        emit(&resolved).map_err(SeekError::Source)?;
+        emit(&chunk.bytes).map_err(SeekError::Source)?;
+        report.total_out += (resolved.len() + chunk.bytes.len()) as u64;
+        report.chunks_used += 1;
+        at = if chunk.ended {
+            report.consumed = chunk.end_bit / 8;
+            None
+        } else {
+            Some(chunk.end_bit)
+        };
+    }
+    if let Some(exact) = at {
+        let before = window.clone();
+        serial_from(
+            compressed_len,
+            exact,
+            &before,
+            report.total_out,
+            u64::MAX,
+            source,
+            sink_window(sink, &mut window),
+            report,
+        )?;
+    }
+    Ok(())
+}
+
+/// A sink that also keeps the last 32 KiB written in `window`.
+fn sink_window<'s, E>(
+    sink: &'s mut dyn FnMut(&[u8]) -> Result<(), E>,
+    window: &'s mut Vec<u8>,
+) -> impl FnMut(&[u8]) -> Result<(), E> + 's {
+    move |bytes: &[u8]| {
+        if bytes.len() >= HISTORY {
+            window.clear();
+            window.extend_from_slice(&bytes[bytes.len() - HISTORY..]);
+        } else {
+            let drop = (window.len() + bytes.len()).saturating_sub(HISTORY);
+            window.drain(..drop);
+            window.extend_from_slice(bytes);
+        }
+        sink(bytes)
+    }
+}
+
+/// Decodes exactly from block boundary `start_bit` (with `window`, the output before it; `out_at`
+/// bytes of output so far) to the first block boundary at or past `stop_bit`, or to the stream's
+/// end: returns the boundary, or `None` at the end (then `report.consumed` is set).
+#[allow(clippy::too_many_arguments)]
+fn serial_from<E>(
+    compressed_len: u64,
+    start_bit: u64,
+    window: &[u8],
+    out_at: u64,
+    stop_bit: u64,
+    source: &Source<'_, E>,
+    mut sink: impl FnMut(&[u8]) -> Result<(), E>,
+    report: &mut ParallelReport,
+) -> Result<Option<u64>, SeekError<E>> {
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 20);
+    let mut next = if start_bit == 0 {
+        inflater.start_fed();
+        0
+    } else {
+        let point =
+            Checkpoint { bit_offset: start_bit, out_offset: out_at, window: window.into(), inside: Inside::Nothing };
+        inflater.resume_fed(&point).map_err(SeekError::Stream)?
+    };
+    inflater.set_stop_at_bit(stop_bit);
+    loop {
+        while inflater.wants_input() {
+            let want = compressed_len.saturating_sub(next).min(1 << 20) as usize;
+            if want == 0 {
+                inflater.end_input();
+                break;
+            }
+            let offset = next;
+            let n = inflater.feed_with(want, |room| source(offset, room)).map_err(SeekError::Source)?;
+            if n == 0 {
+                inflater.end_input();
+                break;
+            }
+            next += n as u64;
+        }
+        match inflater.next_chunk().map_err(SeekError::Stream)? {
+            Some(chunk) => {
+                report.total_out += chunk.len() as u64;
+                report.serial_out += chunk.len() as u64;
+                sink(chunk).map_err(SeekError::Source)?;
+            }
+            None => break,
+        }
+    }
+    if let Some(stopped) = inflater.stopped_at() {
+        return Ok(Some(stopped));
+    }
+    report.consumed = inflater.consumed() as u64;
+    if report.consumed != compressed_len {
+        return Err(SeekError::Trailing { consumed: report.consumed, compressed_len });
+    }
+    Ok(None)
+}
+
+/// A worker's chunk: finds a block start at or after `from_bit`, decodes from it with an unknown
+/// window to the first block boundary at or past `to_bit`. `None` if nothing is found or the
+/// decoding fails (the writer then decodes that part serially).
+fn speculate<E>(
+    compressed_len: u64,
+    from_bit: u64,
+    to_bit: u64,
+    source: &Source<'_, E>,
+    stale: &dyn Fn() -> bool,
+) -> Option<ChunkOut> {
+    // The chunk's compressed bytes and a margin past its end for the last blocks; reading goes on
+    // from the source when the fast decoder needs more.
+    let first_byte = from_bit / 8;
+    let span = ((to_bit - from_bit) / 8 + (1 << 20)).min(compressed_len - first_byte) as usize;
+    let mut input = vec![0u8; span];
+    let mut filled = 0;
+    while filled < span {
+        match source(first_byte + filled as u64, &mut input[filled..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    input.truncate(filled);
+    let mut decoder = MarkerDecoder::new();
+    // A block starts every few tens of KiB in what real encoders write: a chunk with none in its
+    // first SEARCH bits is left to serial decoding rather than scanned to its end.
+    let search_end = (to_bit - from_bit).min(filled as u64 * 8).min(SEARCH);
+    for offset in 0..search_end {
+        if offset.is_multiple_of(65_536) && stale() {
+            return None;
+        }
+        if !decoder.plausible(&input, offset) {
+            continue;
+        }
+        if let Some(found) = decoder.try_from(&input, offset, first_byte, to_bit, compressed_len, source, stale) {
+            return Some(found);
+        }
+    }
+    None
+}
+
+/// A bit reader over a byte slice, with zeros past its end.
+struct Bits<'a> {
+    input: &'a [u8],
+    /// Bit position in `input`.
+    pos: u64,
+}
+
+impl Bits<'_> {
+    fn peek(&self) -> u64 {
+        let byte = (self.pos / 8) as usize;
+        let mut word = [0u8; 8];
+        if let Some(rest) = self.input.get(byte..) {
+            let n = rest.len().min(8);
+            word[..n].copy_from_slice(&rest[..n]);
+        }
+        u64::from_le_bytes(word) >> (self.pos % 8)
+    }
+
+    fn take(&mut self, n: u32) -> u32 {
+        let v = (self.peek() & ((1u64 << n) - 1)) as u32;
+        self.pos += u64::from(n);
+        v
+    }
+
+    fn past_end(&self) -> bool {
+        self.pos > self.input.len() as u64 * 8
+    }
+}
+
+/// Bits of a chunk searched for a block start.
+const SEARCH: u64 = 4 << 20;
+/// How far a candidate must decode before it is believed (or reach its chunk's end).
+const BELIEVE_OUT: usize = 8 << 10;
+/// Markers are given up on (the chunk then ends at the next block boundary) past this output.
+const MAX_MARKED: usize = 1 << 20;
+
+/// The decoder for a chunk's start: slow and simple, writing 16-bit symbols so that bytes of the
+/// unknown window can be named.
+struct MarkerDecoder {
+    litlen: Box<[u32; LITLEN_TABLE]>,
+    dist: Box<[u32; DIST_TABLE]>,
+    fixed_litlen: Box<[u32; LITLEN_TABLE]>,
+    fixed_dist: Box<[u32; DIST_TABLE]>,
+}
+
+/// Where the marker decoder is in its current block.
+enum Block {
+    Stored { left: usize },
+    Codes { fixed: bool, header_bit: u64 },
+}
+
+impl MarkerDecoder {
+    fn new() -> MarkerDecoder {
+        let mut fixed_litlen = table();
+        let mut fixed_dist = table();
+        let mut lengths = [0u8; 288];
+        lengths[..144].fill(8);
+        lengths[144..256].fill(9);
+        lengths[256..280].fill(7);
+        lengths[280..].fill(8);
+        build_table(&mut fixed_litlen[..], &lengths, LITLEN_BITS, false, litlen_entry).expect("complete");
+        build_table(&mut fixed_dist[..], &[5u8; 32], DIST_BITS, false, dist_entry).expect("complete");
+        MarkerDecoder { litlen: table(), dist: table(), fixed_litlen, fixed_dist }
+    }
+
+    /// Whether a non-final dynamic or stored block could start at `offset` (a cheap first test).
+    fn plausible(&self, input: &[u8], offset: u64) -> bool {
+        let bits = Bits { input, pos: offset }.peek();
+        match (bits >> 1) & 3 {
+            // Dynamic: HLIT <= 29 and HDIST <= 29.
+            2 => (bits >> 3) & 31 <= 29 && (bits >> 8) & 31 <= 29,
+            // Stored: LEN and NLEN, after the padding to the byte, must be complements.
+            0 => {
+                let pad = (8 - (offset + 3) % 8) % 8;
+                let at = Bits { input, pos: offset + 3 + pad }.peek();
+                (at & 0xffff) as u16 == !((at >> 16) & 0xffff) as u16
+            }
+            _ => false,
+        }
+    }
+
+    /// Reads a block header at `bits`: the block, and whether it is the last.
+    fn header(&mut self, bits: &mut Bits<'_>) -> Option<(Block, bool)> {
+        let header_bit = bits.pos;
+        let last = bits.take(1) == 1;
+        match bits.take(2) {
+            0 => {
+                let pad = ((8 - bits.pos % 8) % 8) as u32;
+                bits.take(pad);
+                let len = bits.take(16);
+                let nlen = bits.take(16);
+                (len == !nlen & 0xffff).then_some((Block::Stored { left: len as usize }, last))
+            }
+            1 => Some((Block::Codes { fixed: true, header_bit }, last)),
+            2 => {
+                let hlit = bits.take(5) as usize + 257;
+                let hdist = bits.take(5) as usize + 1;
+                let hclen = bits.take(4) as usize + 4;
+                if hlit > 286 || hdist > 30 {
+                    return None;
+                }
+                let mut precode_lengths = [0u8; 19];
+                for &symbol in &PRECODE_ORDER[..hclen] {
+                    precode_lengths[symbol] = bits.take(3) as u8;
+                }
+                let mut precode = [0u32; 1 << PRECODE_BITS];
+                build_table(&mut precode, &precode_lengths, PRECODE_BITS, false, precode_entry).ok()?;
+                let mut lengths = [0u8; 286 + 30];
+                let mut i = 0;
+                while i < hlit + hdist {
+                    let e = precode[(bits.peek() & ((1 << PRECODE_BITS) - 1)) as usize];
+                    if e & KIND_MASK == KIND_INVALID {
+                        return None;
+                    }
+                    bits.take(e & COUNT_MASK);
+                    let symbol = (e >> 16) as u8;
+                    let (value, repeat) = match symbol {
+                        0..=15 => (symbol, 1),
+                        16 => (*lengths[..i].last()?, 3 + bits.take(2) as usize),
+                        17 => (0, 3 + bits.take(3) as usize),
+                        _ => (0, 11 + bits.take(7) as usize),
+                    };
+                    if i + repeat > hlit + hdist {
+                        return None;
+                    }
+                    lengths[i..i + repeat].fill(value);
+                    i += repeat;
+                }
+                if lengths[256] == 0 || bits.past_end() {
+                    return None;
+                }
+                build_table(&mut self.litlen[..], &lengths[..hlit], LITLEN_BITS, true, litlen_entry).ok()?;
+                build_table(&mut self.dist[..], &lengths[hlit..hlit + hdist], DIST_BITS, true, dist_entry).ok()?;
+                Some((Block::Codes { fixed: false, header_bit }, last))
+            }
+            _ => None,
+        }
+    }
+
+    /// One entry of `table` for the code at `bits`, its subtable resolved; its codeword consumed
+    /// and its extra bits' value added to its base (literals: the value).
+    fn symbol(table: &[u32], main_bits: u32, sub_bits: u32, bits: &mut Bits<'_>) -> Option<(u32, usize)> {
+        let mut e = table[(bits.peek() & ((1 << main_bits) - 1)) as usize];
+        if e & KIND_MASK == KIND_SUB {
+            bits.take(main_bits);
+            e = table[(e >> 16) as usize + (bits.peek() & ((1 << sub_bits) - 1)) as usize];
+        }
+        match e & KIND_MASK {
+            KIND_INVALID => None,
+            KIND_LITERAL | KIND_END => {
+                bits.take(e & COUNT_MASK);
+                Some((e & KIND_MASK, (e >> 16) as usize))
+            }
+            _ => {
+                let codeword = (e >> 8) & 15;
+                let extra = (e >> 12) & 15;
+                let value = (e >> 16) as usize + ((bits.peek() >> codeword) & ((1 << extra) - 1)) as usize;
+                bits.take(e & COUNT_MASK);
+                Some((KIND_BASE, value))
+            }
+        }
+    }
+
+    /// Decodes from `offset` of `input` (the stream's byte `first_byte` on) with an unknown window
+    /// until 32 KiB pass without a marker, then with the fast decoder to the first block boundary
+    /// past `to_bit`. `None` unless at least [`BELIEVE_OUT`] bytes decode first.
+    #[allow(clippy::too_many_arguments)]
+    fn try_from<E>(
+        &mut self,
+        input: &[u8],
+        offset: u64,
+        first_byte: u64,
+        to_bit: u64,
+        compressed_len: u64,
+        source: &Source<'_, E>,
+        stale: &dyn Fn() -> bool,
+    ) -> Option<ChunkOut> {
+        let start_bit = first_byte * 8 + offset;
+        let mut ticks = 0u32;
+        let mut bits = Bits { input, pos: offset };
+        let mut out: Vec<u16> = Vec::new();
+        // Output positions before the window's end that hold markers: the last one.
+        let mut last_marker: Option<usize> = None;
+        let clean = |out: &Vec<u16>, last_marker: Option<usize>| {
+            out.len() >= HISTORY && last_marker.is_none_or(|m| out.len() - m > HISTORY)
+        };
+        loop {
+            // At a block boundary.
+            let here = first_byte * 8 + bits.pos;
+            if here >= to_bit && out.len() >= BELIEVE_OUT {
+                return Some(ChunkOut { start_bit, markers: out, bytes: Vec::new(), end_bit: here, ended: false });
+            }
+            if clean(&out, last_marker) {
+                return self.go_fast(start_bit, out, here, Inside::Nothing, to_bit, compressed_len, source);
+            }
+            let (block, last) = self.header(&mut bits)?;
+            match block {
+                Block::Stored { left } => {
+                    let byte = (bits.pos / 8) as usize;
+                    let data = input.get(byte..byte + left)?;
+                    out.extend(data.iter().map(|&b| u16::from(b)));
+                    bits.pos += left as u64 * 8;
+                }
+                Block::Codes { fixed, header_bit } => {
+                    let header_end = bits.pos;
+                    loop {
+                        ticks += 1;
+                        if out.len() > MAX_MARKED || (ticks.is_multiple_of(4096) && stale()) {
+                            return None;
+                        }
+                        if clean(&out, last_marker) {
+                            // Go on fast inside this block: its header rebuilds the tables.
+                            let first = (header_bit / 8) as usize;
+                            let end = header_end.div_ceil(8) as usize;
+                            let inside =
+                                Inside::Codes { header: input.get(first..end)?.into(), skip: (header_bit % 8) as u8 };
+                            let here = first_byte * 8 + bits.pos;
+                            return self.go_fast(start_bit, out, here, inside, to_bit, compressed_len, source);
+                        }
+                        let (table, dist) =
+                            if fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
+                        let (kind, value) = Self::symbol(&table[..], LITLEN_BITS, LITLEN_SUB, &mut bits)?;
+                        match kind {
+                            KIND_LITERAL => out.push(value as u16),
+                            KIND_END => break,
+                            _ => {
+                                let length = value;
+                                let (dkind, distance) = Self::symbol(&dist[..], DIST_BITS, DIST_SUB, &mut bits)?;
+                                if dkind != KIND_BASE || distance > HISTORY + out.len() {
+                                    return None;
+                                }
+                                for _ in 0..length {
+                                    let p = out.len();
+                                    let v = if distance > p {
+                                        // The unknown window: byte HISTORY - (distance - p) of it.
+                                        last_marker = Some(p);
+                                        (256 + HISTORY - (distance - p)) as u16
+                                    } else {
+                                        let v = out[p - distance];
+                                        if v >= 256 {
+                                            last_marker = Some(p);
+                                        }
+                                        v
+                                    };
+                                    out.push(v);
+                                }
+                            }
+                        }
+                        if bits.past_end() {
+                            return None;
+                        }
+                    }
+                }
+            }
+            if last {
+                let end_bit = first_byte * 8 + bits.pos;
+                if end_bit.div_ceil(8) != compressed_len {
+                    return None;
+                }
+                return Some(ChunkOut {
+                    start_bit,
+                    markers: out,
+                    bytes: Vec::new(),
+                    end_bit: end_bit.div_ceil(8) * 8,
+                    ended: true,
+                });
+            }
+            if bits.past_end() {
+                return None;
+            }
+        }
+    }
+
+    /// Goes on from `here` with the fast decoder, the last 32 KiB of `out` (marker-free) as its
+    /// window, to the first block boundary past `to_bit` or the stream's end.
+    #[allow(clippy::too_many_arguments)]
+    fn go_fast<E>(
+        &self,
+        start_bit: u64,
+        out: Vec<u16>,
+        here: u64,
+        inside: Inside,
+        to_bit: u64,
+        compressed_len: u64,
+        source: &Source<'_, E>,
+    ) -> Option<ChunkOut> {
+        let window: Vec<u8> = out[out.len() - HISTORY..].iter().map(|&v| v as u8).collect();
+        let point = Checkpoint { bit_offset: here, out_offset: out.len() as u64, window: window.into(), inside };
+        let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 20);
+        let mut next = inflater.resume_fed(&point).ok()?;
+        inflater.set_stop_at_bit(to_bit);
+        let mut bytes = Vec::new();
+        loop {
+            while inflater.wants_input() {
+                let want = compressed_len.saturating_sub(next).min(1 << 20) as usize;
+                if want == 0 {
+                    inflater.end_input();
+                    break;
+                }
+                let offset = next;
+                let n = inflater.feed_with(want, |room| source(offset, room)).ok()?;
+                if n == 0 {
+                    inflater.end_input();
+                    break;
+                }
+                next += n as u64;
+            }
+            match inflater.next_chunk().ok()? {
+                Some(chunk) => bytes.extend_from_slice(chunk),
+                None => break,
+            }
+        }
+        let (end_bit, ended) = match inflater.stopped_at() {
+            Some(bit) => (bit, false),
+            None => (inflater.consumed() as u64 * 8, true),
+        };
+        if ended && inflater.consumed() as u64 != compressed_len {
+            return None;
+        }
+        Some(ChunkOut { start_bit, markers: out, bytes, end_bit, ended })
+    }
+}

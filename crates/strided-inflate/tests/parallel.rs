@@ -1,0 +1,148 @@
+//! One stream on several threads: the output, the bytes consumed and every error are those of
+//! serial decoding, whatever the data, the compression level, the chunk size and the damage.
+
+use std::io::Write;
+
+use strided_inflate::{ChunkedInflater, Format, Parallel, inflate_parallel};
+
+fn sample(len: usize, seed: u64, kind: u8) -> Vec<u8> {
+    let mut state = seed | 1;
+    let mut out = Vec::with_capacity(len + 64);
+    while out.len() < len {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        match kind {
+            // Log lines: long matches, dynamic blocks.
+            0 => out.extend_from_slice(
+                format!("2026-12-02T13:{:02} GET /item/{} {}\n", state % 60, state % 5000, state % 7).as_bytes(),
+            ),
+            // Random bytes: stored blocks.
+            1 => out.extend_from_slice(&state.to_le_bytes()),
+            // Runs: matches at distance 1 and huge ratios.
+            2 => out.extend(std::iter::repeat_n((state % 3) as u8, (state % 3000) as usize)),
+            // A mix.
+            _ => match state % 3 {
+                0 => out.extend_from_slice(&state.to_le_bytes()),
+                1 => out.extend_from_slice(b"the same words again and again, "),
+                _ => out.extend(std::iter::repeat_n(b'z', (state % 500) as usize)),
+            },
+        }
+    }
+    out.truncate(len);
+    out
+}
+
+fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+    let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(level));
+    e.write_all(data).unwrap();
+    e.finish().unwrap()
+}
+
+/// Serial decoding: the output, or the error.
+fn serial(stream: &[u8]) -> Result<(Vec<u8>, usize), strided_inflate::Error> {
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 16);
+    inflater.start(stream);
+    let mut out = Vec::new();
+    while let Some(chunk) = inflater.next_chunk()? {
+        out.extend_from_slice(chunk);
+    }
+    Ok((out, inflater.consumed()))
+}
+
+fn parallel(
+    stream: &[u8],
+    expected: Option<u64>,
+    threads: usize,
+    chunk_out: u64,
+) -> (Result<(Vec<u8>, usize), String>, usize) {
+    let source = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
+        let rest = stream.get(offset as usize..).unwrap_or(&[]);
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        Ok(n)
+    };
+    let mut out = Vec::new();
+    let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
+        out.extend_from_slice(bytes);
+        Ok(())
+    };
+    let how = Parallel { threads, chunk_out, patient: true };
+    let result = inflate_parallel(stream.len() as u64, expected, how, &source, &mut sink);
+    match result {
+        Ok(report) => {
+            assert_eq!(report.total_out, out.len() as u64);
+            (Ok((out, report.consumed as usize)), report.chunks_used)
+        }
+        Err(e) => (Err(e.to_string()), 0),
+    }
+}
+
+#[test]
+fn the_output_is_serial_decodings_for_every_kind_of_data_and_chunk() {
+    let mut used = 0;
+    for kind in 0..4u8 {
+        let data = sample(1 << 20, 7 + u64::from(kind), kind);
+        for level in [1, 6, 9] {
+            let stream = deflate(&data, level);
+            let expected = serial(&stream).unwrap();
+            assert_eq!(expected.0, data);
+            for (threads, chunk_out) in [(2, 128 << 10), (3, 512 << 10), (2, 32 << 10)] {
+                let (got, chunks_used) = parallel(&stream, Some(data.len() as u64), threads, chunk_out);
+                let got = got.unwrap_or_else(|e| panic!("kind {kind} level {level} threads {threads}: {e}"));
+                assert!(
+                    got.0 == expected.0,
+                    "kind {kind} level {level} threads {threads} chunk {chunk_out}: output differs"
+                );
+                assert_eq!(got.1, expected.1, "kind {kind} level {level}: consumed");
+                used += chunks_used;
+            }
+        }
+    }
+    // The speculation is used, not only the serial fallback.
+    assert!(used > 30, "only {used} chunks used");
+}
+
+#[test]
+fn a_damaged_stream_fails_as_serial_decoding_fails() {
+    let data = sample(1 << 20, 3, 0);
+    let stream = deflate(&data, 6);
+    let mut state = 11u64;
+    let mut compared = 0;
+    for _ in 0..24 {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let mut damaged = stream.clone();
+        let at = (state >> 20) as usize % damaged.len();
+        damaged[at] ^= 1 << ((state >> 8) % 8);
+        let expected =
+            serial(&damaged).map_err(|e| strided_inflate::SeekError::<std::io::Error>::Stream(e).to_string());
+        let (got, _) = parallel(&damaged, Some(data.len() as u64), 2, 64 << 10);
+        match (&expected, &got) {
+            (Ok(a), Ok(b)) => assert!(a.0 == b.0 && a.1 == b.1, "flip at {at}: outputs differ"),
+            (Err(a), Err(b)) => assert_eq!(a, b, "flip at {at}"),
+            _ => panic!(
+                "flip at {at}: serial {:?}, parallel {:?}",
+                expected.as_ref().map(|o| o.0.len()),
+                got.as_ref().map(|o| o.0.len())
+            ),
+        }
+        compared += 1;
+    }
+    assert_eq!(compared, 24);
+    // Cut short, and with bytes after the stream that are not its own.
+    let (cut, _) = parallel(&stream[..stream.len() - 100], Some(data.len() as u64), 2, 128 << 10);
+    assert!(cut.is_err());
+    let mut longer = stream.clone();
+    longer.extend_from_slice(&[0u8; 10]);
+    let (long, _) = parallel(&longer, Some(data.len() as u64), 2, 128 << 10);
+    assert!(long.is_err(), "trailing bytes accepted");
+}
+
+#[test]
+fn tiny_and_empty_streams_decode() {
+    for data in [Vec::new(), b"x".to_vec(), sample(40_000, 1, 0)] {
+        let stream = deflate(&data, 6);
+        let (got, _) = parallel(&stream, None, 2, 16 << 10);
+        assert_eq!(got.unwrap().0, data);
+    }
+}
