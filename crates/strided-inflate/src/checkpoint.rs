@@ -367,7 +367,8 @@ impl Checkpoints {
     pub fn import(bytes: &[u8], compressed_len: u64, len: u64, crc32: u32) -> Result<Checkpoints, ImportError> {
         let refuse = |why: &str| ImportError(why.to_string());
         let (body, sum) = bytes.split_at_checked(bytes.len().saturating_sub(4)).ok_or_else(|| refuse("too short"))?;
-        if bytes.len() < MAGIC.len() + 44 || !body.starts_with(MAGIC) {
+        // The magic, two lengths, the CRC-32, the span and the count; the checksum after them.
+        if bytes.len() < MAGIC.len() + 8 + 8 + 4 + 8 + 8 + 4 || !body.starts_with(MAGIC) {
             return Err(refuse("not a bufkit checkpoint file (or another version)"));
         }
         if crate::crc32(body).to_le_bytes() != sum {

@@ -269,3 +269,80 @@ fn streamed(input: &[u8], len: usize, stride: usize) -> Result<(Vec<u8>, usize),
         }
     }
 }
+
+/// `data` = threads, chunk output (a power of two from 1 KiB), three read offsets (2 bytes each),
+/// then a raw deflate stream. Differential against serial decoding for the two ways of reading
+/// it other than from its start:
+/// - [`inflate_parallel`](crate::inflate_parallel), waiting for every speculation: the same bytes
+///   where serial decoding succeeds and the stream fills the input exactly; an error wherever
+///   serial decoding fails (the same text for a damaged stream) or leaves input unread;
+/// - [`Checkpoints`](crate::Checkpoints): built from a stream serial decoding accepts, every
+///   slice read through them equals serial decoding's bytes, before and after an export and
+///   import.
+pub fn seek(data: &[u8]) {
+    use crate::{Checkpoints, Parallel, SeekError, inflate_parallel};
+    if data.len() < 8 {
+        return;
+    }
+    let threads = usize::from(data[0] % 4) + 1;
+    let chunk_out = 1024u64 << (data[1] % 8);
+    let offsets = [u16::from_le_bytes([data[2], data[3]]), u16::from_le_bytes([data[4], data[5]]), u16::from_le_bytes([data[6], data[7]])];
+    let input = &data[8..];
+    // Serial decoding, within bounded memory.
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 14);
+    inflater.start(input);
+    let mut serial = Vec::new();
+    let verdict = loop {
+        match inflater.next_chunk() {
+            Ok(Some(chunk)) => {
+                serial.extend_from_slice(chunk);
+                if serial.len() > 1 << 22 {
+                    return; // a bomb: nothing to compare within bounded memory
+                }
+            }
+            Ok(None) => break Ok(inflater.consumed()),
+            Err(e) => break Err(e),
+        }
+    };
+    let source = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
+        let rest = input.get(offset as usize..).unwrap_or(&[]);
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        Ok(n)
+    };
+    let mut out = Vec::new();
+    let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
+        out.extend_from_slice(bytes);
+        Ok(())
+    };
+    let how = Parallel { threads, chunk_out, patient: true };
+    let parallel = inflate_parallel(input.len() as u64, Some(serial.len() as u64), how, &source, &mut sink);
+    match (&verdict, &parallel) {
+        (Ok(consumed), Ok(report)) => {
+            assert_eq!(*consumed, input.len(), "parallel accepted input serial decoding leaves unread");
+            assert!(out == serial, "parallel bytes differ from serial");
+            assert_eq!(report.consumed as usize, *consumed);
+        }
+        (Ok(consumed), Err(e)) => {
+            assert!(*consumed < input.len(), "parallel refused what serial decoding accepts: {e}");
+        }
+        (Err(e), Err(SeekError::Stream(p))) => assert_eq!(e.to_string(), p.to_string(), "errors differ"),
+        (Err(e), other) => panic!("serial fails with {e}, parallel gives {:?}", other.as_ref().map(|r| r.total_out)),
+    }
+    let Ok(consumed) = verdict else { return };
+    let stream = &input[..consumed];
+    let crc = crate::crc32(&serial);
+    let mut decoder = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 10);
+    let points = Checkpoints::build(stream.len() as u64, serial.len() as u64, crc, 0, &mut decoder, source)
+        .expect("checkpoints of a stream serial decoding accepts");
+    let again = Checkpoints::import(&points.export(), stream.len() as u64, serial.len() as u64, crc).expect("its own export");
+    assert!(again == points);
+    for (i, &at) in offsets.iter().enumerate() {
+        let offset = (u64::from(at) * 131) % (serial.len() as u64 + 1);
+        let mut slice = vec![0u8; 1 + (usize::from(at) % 3000)];
+        let n = points.read_at(offset, &mut slice, &mut decoder, source).expect("a slice of an accepted stream");
+        let end = (offset as usize + slice.len()).min(serial.len());
+        assert_eq!(n, end - offset as usize, "slice {i} length");
+        assert!(slice[..n] == serial[offset as usize..end], "slice {i} bytes");
+    }
+}

@@ -35,3 +35,8 @@ fn chunked_corpus() {
 fn raw_differential_corpus() {
     assert!(replay("raw_differential", strided_inflate::fuzzing::raw_differential) >= 900);
 }
+
+#[test]
+fn seek_corpus() {
+    assert!(replay("seek", strided_inflate::fuzzing::seek) >= 11);
+}

@@ -1,0 +1,5 @@
+//! One stream read other than from its start (on several threads, through checkpoints),
+//! differentially against serial decoding.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::seek(data));
