@@ -286,7 +286,11 @@ pub fn seek(data: &[u8]) {
     }
     let threads = usize::from(data[0] % 4) + 1;
     let chunk_out = 1024u64 << (data[1] % 8);
-    let offsets = [u16::from_le_bytes([data[2], data[3]]), u16::from_le_bytes([data[4], data[5]]), u16::from_le_bytes([data[6], data[7]])];
+    let offsets = [
+        u16::from_le_bytes([data[2], data[3]]),
+        u16::from_le_bytes([data[4], data[5]]),
+        u16::from_le_bytes([data[6], data[7]]),
+    ];
     let input = &data[8..];
     // Serial decoding, within bounded memory.
     let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 14);
@@ -335,7 +339,8 @@ pub fn seek(data: &[u8]) {
     let mut decoder = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 10);
     let points = Checkpoints::build(stream.len() as u64, serial.len() as u64, crc, 0, &mut decoder, source)
         .expect("checkpoints of a stream serial decoding accepts");
-    let again = Checkpoints::import(&points.export(), stream.len() as u64, serial.len() as u64, crc).expect("its own export");
+    let again =
+        Checkpoints::import(&points.export(), stream.len() as u64, serial.len() as u64, crc).expect("its own export");
     assert!(again == points);
     for (i, &at) in offsets.iter().enumerate() {
         let offset = (u64::from(at) * 131) % (serial.len() as u64 + 1);

@@ -211,5 +211,9 @@ fn a_tiny_stream_needs_no_checkpoint_and_still_reads_anywhere() {
     // No checkpoint at all still exports and imports (the fuzz harness found the import refusing it).
     let crc = strided_inflate::crc32(b"");
     assert_eq!(Checkpoints::import(&none.export(), empty.len() as u64, 0, crc).unwrap(), none);
-    assert_eq!(Checkpoints::import(&points.export(), stream.len() as u64, data.len() as u64, strided_inflate::crc32(&data)).unwrap(), points);
+    assert_eq!(
+        Checkpoints::import(&points.export(), stream.len() as u64, data.len() as u64, strided_inflate::crc32(&data))
+            .unwrap(),
+        points
+    );
 }
