@@ -494,6 +494,22 @@ static void *archive_worker(void *p) {
       bk_archive_reader_free(reader);
     }
     EXPECT(bk_archive_read(a->archive, 999, out, sizeof out, &written) == BK_STATUS_OUT_OF_RANGE, "index past the end");
+    { /* a slice, while other threads read slices and change the checkpoint limits under them */
+      uint64_t offset = next_random(&a->seed) % (a->expected_len + 2);
+      size_t want = 1 + next_random(&a->seed) % 2000;
+      s = bk_archive_read_at(a->archive, a->index, offset, out, want, &n);
+      if (offset > a->expected_len) {
+        EXPECT(s == BK_STATUS_OUT_OF_RANGE || archive_failure_ok(s), "slice past the end: %u", s);
+      } else if (s == BK_STATUS_OK) {
+        size_t end = offset + want < a->expected_len ? (size_t)offset + want : a->expected_len;
+        EXPECT(n == end - offset && memcmp(out, a->expected + offset, n) == 0, "slice at %llu", (unsigned long long)offset);
+      } else {
+        EXPECT(archive_failure_ok(s), "slice: %u", s);
+      }
+      if (next_random(&a->seed) % 16 == 0)
+        EXPECT(bk_archive_set_checkpoint_limits(a->archive, 32768, next_random(&a->seed) % 2 ? 0 : 1 << 20) == BK_STATUS_OK,
+               "limits");
+    }
     ops++;
   }
   atomic_fetch_add(&operations, ops);
