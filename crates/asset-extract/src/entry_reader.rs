@@ -50,6 +50,9 @@ pub struct EntryReader<'a> {
     failed: bool,
     /// The archive's "CRC checked" flag for this entry, set once it has matched.
     crc_checked: &'a AtomicBool,
+    /// Where to keep the checkpoints this read records as a by-product, once it has checked the
+    /// entry: the archive's store and the entry's index.
+    keep: Option<(&'a crate::random_access::CheckpointStore, usize, u64)>,
 }
 
 enum Source<'a> {
@@ -150,7 +153,26 @@ impl<'a> EntryReader<'a> {
             verified: false,
             failed: false,
             crc_checked,
+            keep: None,
         }
+    }
+
+    /// Records checkpoints while reading (a deflated entry in memory or mapped, large enough to
+    /// want them, within the store's budget) and gives them to `store` for entry `index` once
+    /// the whole entry has checked: a later [`AssetArchive::read_at`](crate::AssetArchive::read_at)
+    /// then needs no pass of its own.
+    pub(crate) fn keeping_checkpoints(
+        mut self,
+        store: &'a crate::random_access::CheckpointStore,
+        index: usize,
+    ) -> Self {
+        if let Source::Deflate { inflater, .. } = &mut self.source
+            && let Some(span) = store.span_to_record(self.entry.size)
+        {
+            inflater.set_checkpoint_span(span);
+            self.keep = Some((store, index, span));
+        }
+        self
     }
 
     /// The entry being read.
@@ -255,6 +277,15 @@ impl<'a> EntryReader<'a> {
         }
         self.verified = true;
         self.crc_checked.store(true, Ordering::Release);
+        if let (Some((store, index, span)), Source::Deflate { inflater, compressed, .. }) =
+            (self.keep.take(), &mut self.source)
+        {
+            let points = inflater.take_checkpoints();
+            store.insert(
+                index,
+                strided_inflate::Checkpoints::from_checked_pass(*compressed as u64, e.size, e.crc32, span, points),
+            );
+        }
         Ok(())
     }
 }

@@ -382,13 +382,17 @@ impl AssetArchive {
     }
 
     /// Entry `index` as a stream in bounded memory (about 100 KiB, whatever its size): see
-    /// [`EntryReader`] for when its checks run.
+    /// [`EntryReader`] for when its checks run. Reading a large deflated entry of an archive in
+    /// memory or mapped to its end also records its checkpoints (within the archive's budget:
+    /// see [`set_checkpoint_limits`](Self::set_checkpoint_limits)), so that a later
+    /// [`read_at`](Self::read_at) needs no pass of its own.
     pub fn reader(&self, index: usize) -> Result<EntryReader<'_>, Error> {
         let e = self.file_entry(index)?;
         let offset = self.data_offset(index, e)?;
         Ok(match &self.data {
             Bytes::Pread(file) => EntryReader::from_file(file.file(), offset, e, &self.crc_checked[index])?,
-            _ => EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index])?,
+            _ => EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index])?
+                .keeping_checkpoints(&self.checkpoints, index),
         })
     }
 

@@ -86,6 +86,14 @@ impl CheckpointStore {
         if fit == 0 { u64::MAX } else { span.max(len.div_ceil(fit)) }
     }
 
+    /// The span a full read of an entry of `len` bytes should record checkpoints at, as a
+    /// by-product, or `None` when it should not: too small to need them (a read of it costs less
+    /// than two spans), or no budget.
+    pub(crate) fn span_to_record(&self, len: u64) -> Option<u64> {
+        let (span, budget) = self.limits();
+        (budget >= PER_CHECKPOINT && len >= 2 * span).then(|| self.span_for(len))
+    }
+
     /// Entry `index`'s checkpoints, if held (and then the most recently used).
     pub(crate) fn get(&self, index: usize) -> Option<Arc<Checkpoints>> {
         let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());

@@ -112,6 +112,28 @@ fn exported_checkpoints_serve_another_open_and_are_refused_for_another_entry() {
 }
 
 #[test]
+fn reading_an_entry_through_makes_its_checkpoints_on_the_way() {
+    let (zip, entries) = archive();
+    let archive = AssetArchive::from_bytes(zip).unwrap();
+    assert_eq!(archive.checkpoint_memory(), 0);
+    let mut whole = Vec::new();
+    std::io::Read::read_to_end(&mut archive.reader(0).unwrap(), &mut whole).unwrap();
+    assert!(whole == entries[0]);
+    let kept = archive.checkpoint_memory();
+    assert!(kept > 32 << 10, "no checkpoints kept by the full read: {kept}");
+    // read_at uses them: no new pass, the same memory, the right bytes.
+    let mut out = [0u8; 100];
+    assert_eq!(archive.read_at(0, 2_000_000, &mut out).unwrap(), 100);
+    assert_eq!(&out[..], &entries[0][2_000_000..2_000_100]);
+    assert_eq!(archive.checkpoint_memory(), kept);
+    // A read stopped before the end keeps nothing (the entry is not checked).
+    let other = AssetArchive::from_bytes(build(&[Spec::file("log.txt", &entries[0])], b"").0).unwrap();
+    let mut part = vec![0u8; 1 << 20];
+    std::io::Read::read_exact(&mut other.reader(0).unwrap(), &mut part).unwrap();
+    assert_eq!(other.checkpoint_memory(), 0);
+}
+
+#[test]
 fn a_damaged_entry_fails_its_first_slice_with_the_reason() {
     let (mut zip, _) = archive();
     // Flip a byte in the middle of the large deflated entry's data.

@@ -244,6 +244,21 @@ impl Checkpoints {
         Ok(Checkpoints { compressed_len, len, crc32, span, points })
     }
 
+    /// Checkpoints a [`ChunkedInflater`] recorded ([`ChunkedInflater::set_checkpoint_span`],
+    /// [`ChunkedInflater::take_checkpoints`]) over a whole stream of `compressed_len` bytes that
+    /// the caller has checked: it inflated to `len` bytes with CRC-32 `crc32` and ended exactly
+    /// at its last byte. For a full read that makes them as a by-product (the checks are the
+    /// caller's, as [`build`](Self::build) makes them itself).
+    pub fn from_checked_pass(
+        compressed_len: u64,
+        len: u64,
+        crc32: u32,
+        span: u64,
+        points: Vec<Checkpoint>,
+    ) -> Checkpoints {
+        Checkpoints { compressed_len, len, crc32, span, points }
+    }
+
     /// Reads up to `out.len()` bytes of the stream's output from `offset` into `out`, inflating
     /// from the last checkpoint at or before `offset` (at most about `span` bytes before it);
     /// returns how many: fewer only at the end of the stream. `offset` equal to the length reads
