@@ -591,6 +591,10 @@ archive_read_at_test() ->
     ?assertEqual({error, checkpoints_refused}, bufkit:archive_checkpoints_import(B, 1, Checkpoints)),
     ok = bufkit:archive_checkpoints_import(B, 0, Checkpoints),
     ?assertEqual({ok, binary:part(Log, 1000000, 50)}, bufkit:archive_read_at(B, 0, 1000000, 50)),
+    %% No budget: no checkpoints, and slices are still right (from the entry's start).
+    ok = bufkit:archive_set_checkpoint_limits(B, 65536, 0),
+    ?assertEqual({ok, binary:part(Log, 2000000, 50)}, bufkit:archive_read_at(B, 0, 2000000, 50)),
+    ?assertError(badarg, bufkit:archive_set_checkpoint_limits(B, -1, 0)),
     ok = bufkit:archive_close(A),
     ?assertEqual({error, closed}, bufkit:archive_read_at(A, 0, 0, 1)),
     ok = bufkit:archive_close(B).

@@ -376,3 +376,17 @@ ERL_NIF_TERM archive_checkpoints_import_nif(ErlNifEnv *env, int argc, const ERL_
   archive_release(res);
   return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
 }
+
+/* archive_set_checkpoint_limits(Archive, Span, Budget) -> ok. */
+ERL_NIF_TERM archive_set_checkpoint_limits_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 span, budget;
+  bk_status status;
+  int acquired;
+  (void)argc;
+  if (!enif_get_uint64(env, argv[1], &span) || !enif_get_uint64(env, argv[2], &budget)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_set_checkpoint_limits(res->archive, span, budget);
+  archive_release(res);
+  return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
+}

@@ -178,6 +178,7 @@ static ErlNifFunc nif_funcs[] = {
     {"archive_read_at", 4, archive_read_at_nif, 0},
     {"archive_checkpoints_export", 2, archive_checkpoints_export_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"archive_checkpoints_import", 3, archive_checkpoints_import_nif, 0},
+    {"archive_set_checkpoint_limits", 3, archive_set_checkpoint_limits_nif, 0},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, upgrade, NULL)

@@ -73,5 +73,6 @@ NIF(archive_read_nif);
 NIF(archive_read_at_nif);
 NIF(archive_checkpoints_export_nif);
 NIF(archive_checkpoints_import_nif);
+NIF(archive_set_checkpoint_limits_nif);
 
 #endif

@@ -27,7 +27,7 @@
          extract/3,
          archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2, archive_verify/1, archive_verify/2, archive_read_at/4,
-         archive_checkpoints_export/2, archive_checkpoints_import/3]).
+         archive_checkpoints_export/2, archive_checkpoints_import/3, archive_set_checkpoint_limits/3]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0,
               extract_options/0, extract_report/0]).
@@ -401,3 +401,11 @@ archive_checkpoints_export(Archive, Index) -> bufkit_nif:archive_checkpoints_exp
 %% `{error, checkpoints_refused}' and nothing changes.
 -spec archive_checkpoints_import(archive(), non_neg_integer(), binary()) -> ok | {error, reason()}.
 archive_checkpoints_import(Archive, Index, Bytes) -> bufkit_nif:archive_checkpoints_import(Archive, Index, Bytes).
+
+%% @doc How far apart deflated entries' checkpoints are (`Span' bytes of output, at least 32 KiB;
+%% default 1 MiB) and how much memory the archive's checkpoints may take in all (`Budget' bytes;
+%% default 64 MiB; 0 keeps none, and every slice then inflates from its entry's start). Each
+%% checkpoint holds 32 KiB; an entry whose checkpoints would not fit gets a longer span, and those
+%% of the entries read longest ago are dropped to make room.
+-spec archive_set_checkpoint_limits(archive(), non_neg_integer(), non_neg_integer()) -> ok | {error, reason()}.
+archive_set_checkpoint_limits(Archive, Span, Budget) -> bufkit_nif:archive_set_checkpoint_limits(Archive, Span, Budget).
