@@ -408,7 +408,7 @@ impl Checkpoints {
         let (mut last_bit, mut last_out) = (0u64, 0u64);
         for _ in 0..count {
             let (bit_offset, out_offset, window_len) = (fields.u64()?, fields.u64()?, u64::from(fields.u32()?));
-            if bit_offset <= last_bit || out_offset <= last_out || out_offset >= len || bit_offset >= compressed_len * 8
+            if bit_offset <= last_bit || out_offset <= last_out || out_offset > len || bit_offset >= compressed_len * 8
             {
                 return Err(refuse("a checkpoint out of order or outside the stream"));
             }
