@@ -27,6 +27,11 @@ fn one_small_entry_of_a_5_gib_zip64_archive_is_read_and_extracted_without_readin
     let archive = AssetArchive::open(&zip, Holding::Read).unwrap();
     assert_eq!(archive.entries()[0].size, 5 << 30);
     assert_eq!(archive.read(archive.find("assets/small.txt").unwrap()).unwrap(), small);
+    // A slice of the small entry costs the slice, not the 5 GiB entry beside it.
+    let mut slice = [0u8; 5];
+    assert_eq!(archive.read_at(archive.find("assets/small.txt").unwrap(), 7, &mut slice).unwrap(), 5);
+    assert_eq!(&slice, &small[7..12]);
+    assert_eq!(archive.checkpoint_memory(), 0);
 
     let out = dir.0.join("out");
     let report = extract(&zip, &out, &Options { only: vec!["assets/small.txt".into()], ..Options::default() }).unwrap();

@@ -163,11 +163,11 @@ impl std::fmt::Debug for Checkpoints {
 }
 
 /// Feeds `inflater` from `source` while it wants input; `at` is the next stream byte to read.
-fn feed<E>(
+pub(crate) fn feed<E>(
     inflater: &mut ChunkedInflater<'_>,
     at: &mut u64,
     end: u64,
-    source: &mut impl FnMut(u64, &mut [u8]) -> Result<usize, E>,
+    source: &mut (impl FnMut(u64, &mut [u8]) -> Result<usize, E> + ?Sized),
 ) -> Result<(), SeekError<E>> {
     while inflater.wants_input() {
         let want = (end.saturating_sub(*at)).min(FEED as u64) as usize;

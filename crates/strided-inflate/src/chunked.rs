@@ -249,6 +249,21 @@ impl std::fmt::Debug for ChunkedInflater<'_> {
     }
 }
 
+/// The decode tables of deflate's fixed code (RFC 1951, 3.2.6): literal/length, distance.
+pub(crate) fn fixed_tables() -> (Box<[u32; LITLEN_TABLE]>, Box<[u32; DIST_TABLE]>) {
+    let mut fixed_litlen = table();
+    let mut fixed_dist = table();
+    let mut lengths = [0u8; 288];
+    lengths[..144].fill(8);
+    lengths[144..256].fill(9);
+    lengths[256..280].fill(7);
+    lengths[280..].fill(8);
+    build_table(&mut fixed_litlen[..], &lengths, LITLEN_BITS, false, litlen_entry).expect("the fixed code is complete");
+    // 30 of the 32 five-bit codes are valid distances; 30 and 31 decode as invalid entries.
+    build_table(&mut fixed_dist[..], &[5u8; 32], DIST_BITS, false, dist_entry).expect("the fixed code is complete");
+    (fixed_litlen, fixed_dist)
+}
+
 /// A zeroed decode table on the heap.
 pub(crate) fn table<const N: usize>() -> Box<[u32; N]> {
     vec![0u32; N].into_boxed_slice().try_into().expect("N entries")
@@ -273,17 +288,7 @@ impl<'a> ChunkedInflater<'a> {
     /// may run up to [`MAX_OVERRUN`](Self::MAX_OVERRUN) bytes past it).
     pub fn with_chunk_size(format: Format, chunk_size: usize) -> ChunkedInflater<'a> {
         let chunk_size = chunk_size.clamp(1, 1 << 30);
-        let mut fixed_litlen = table();
-        let mut fixed_dist = table();
-        let mut lengths = [0u8; 288];
-        lengths[..144].fill(8);
-        lengths[144..256].fill(9);
-        lengths[256..280].fill(7);
-        lengths[280..].fill(8);
-        build_table(&mut fixed_litlen[..], &lengths, LITLEN_BITS, false, litlen_entry)
-            .expect("the fixed code is complete");
-        // 30 of the 32 five-bit codes are valid distances; 30 and 31 decode as invalid entries.
-        build_table(&mut fixed_dist[..], &[5u8; 32], DIST_BITS, false, dist_entry).expect("the fixed code is complete");
+        let (fixed_litlen, fixed_dist) = fixed_tables();
         ChunkedInflater {
             format,
             input: &[],

@@ -30,7 +30,8 @@
 
 use std::sync::{Condvar, Mutex};
 
-use crate::checkpoint::{Checkpoint, Inside};
+use crate::checkpoint::{Checkpoint, Inside, feed};
+use crate::chunked::fixed_tables;
 use crate::chunked::{
     COUNT_MASK, DIST_BITS, DIST_SUB, DIST_TABLE, HISTORY, KIND_BASE, KIND_END, KIND_INVALID, KIND_LITERAL, KIND_MASK,
     KIND_SUB, LITLEN_BITS, LITLEN_SUB, LITLEN_TABLE, PRECODE_BITS, PRECODE_ORDER, build_table, dist_entry,
@@ -315,21 +316,9 @@ fn serial_from<E>(
         inflater.resume_fed(&point).map_err(SeekError::Stream)?
     };
     inflater.set_stop_at_bit(stop_bit);
+    let mut read = |offset: u64, buf: &mut [u8]| source(offset, buf);
     loop {
-        while inflater.wants_input() {
-            let want = compressed_len.saturating_sub(next).min(1 << 20) as usize;
-            if want == 0 {
-                inflater.end_input();
-                break;
-            }
-            let offset = next;
-            let n = inflater.feed_with(want, |room| source(offset, room)).map_err(SeekError::Source)?;
-            if n == 0 {
-                inflater.end_input();
-                break;
-            }
-            next += n as u64;
-        }
+        feed(&mut inflater, &mut next, compressed_len, &mut read)?;
         match inflater.next_chunk().map_err(SeekError::Stream)? {
             Some(chunk) => {
                 report.total_out += chunk.len() as u64;
@@ -443,15 +432,7 @@ enum Block {
 
 impl MarkerDecoder {
     fn new() -> MarkerDecoder {
-        let mut fixed_litlen = table();
-        let mut fixed_dist = table();
-        let mut lengths = [0u8; 288];
-        lengths[..144].fill(8);
-        lengths[144..256].fill(9);
-        lengths[256..280].fill(7);
-        lengths[280..].fill(8);
-        build_table(&mut fixed_litlen[..], &lengths, LITLEN_BITS, false, litlen_entry).expect("complete");
-        build_table(&mut fixed_dist[..], &[5u8; 32], DIST_BITS, false, dist_entry).expect("complete");
+        let (fixed_litlen, fixed_dist) = fixed_tables();
         MarkerDecoder { litlen: table(), dist: table(), fixed_litlen, fixed_dist }
     }
 
@@ -682,21 +663,9 @@ impl MarkerDecoder {
         let mut next = inflater.resume_fed(&point).ok()?;
         inflater.set_stop_at_bit(to_bit);
         let mut bytes = Vec::new();
+        let mut read = |offset: u64, buf: &mut [u8]| source(offset, buf);
         loop {
-            while inflater.wants_input() {
-                let want = compressed_len.saturating_sub(next).min(1 << 20) as usize;
-                if want == 0 {
-                    inflater.end_input();
-                    break;
-                }
-                let offset = next;
-                let n = inflater.feed_with(want, |room| source(offset, room)).ok()?;
-                if n == 0 {
-                    inflater.end_input();
-                    break;
-                }
-                next += n as u64;
-            }
+            feed(&mut inflater, &mut next, compressed_len, &mut read).ok()?;
             match inflater.next_chunk().ok()? {
                 Some(chunk) => bytes.extend_from_slice(chunk),
                 None => break,
