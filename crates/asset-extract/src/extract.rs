@@ -437,12 +437,13 @@ fn write_all(
     let failure: Mutex<Option<Error>> = Mutex::new(None);
     let (done, bytes_done, reused) = (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0));
     // Two queued chunks per worker: enough to keep an idle worker writing, little memory.
-    let behind = WriteBehind::new(2 * threads);
+    let behind = WriteBehind::new(2 * threads, threads);
     let fail = |e: Error| {
         stop.store(true, Ordering::Relaxed);
         failure.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
     };
     let work = || {
+        let inflating = behind.inflating();
         let mut inflaters = Inflaters::new(&pool);
         let mut batch_bytes = Scratch::new(&pool);
         'batches: loop {
@@ -517,6 +518,7 @@ fn write_all(
             }
         }
         // Nothing left to inflate: write what the others inflate until they are done.
+        drop(inflating);
         if let Err(e) = behind.help_until_done(|| !stop.load(Ordering::Relaxed)) {
             fail(e);
         }

@@ -239,9 +239,8 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
             } else {
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
                 let behind = job.behind;
-                let _producing = behind.producing();
                 return stream_entry(input, e, inflater, job.halt, |offset, chunk| {
-                    if !behind.has_idle_writer() {
+                    if !behind.has_writer() {
                         return target
                             .file
                             .write_all_at(chunk, offset)

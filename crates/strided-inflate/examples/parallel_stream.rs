@@ -65,6 +65,9 @@ fn main() {
             (e.finish().unwrap(), len)
         }
     };
+    if let Some(path) = std::env::var_os("SAVE") {
+        std::fs::write(path, &stream).unwrap();
+    }
     println!("stream: {} bytes inflating to {} ({:.1}:1)", stream.len(), len, len as f64 / stream.len() as f64);
     let mut out = vec![0u8; len];
     let time = |name: &str, f: &mut dyn FnMut()| {
@@ -81,7 +84,10 @@ fn main() {
         println!("{name:<28} {:8.1} ms wall  {:8.1} ms CPU", walls[2] * 1e3, cpus[2] * 1e3);
         walls[2]
     };
+    let only = std::env::var("THREADS").ok().and_then(|t| t.parse::<usize>().ok());
     let mut decoder = Decoder::new(Format::Raw).unwrap();
+    let skip = only.is_some() && std::env::var_os("SKIP_BASE").is_some();
+    let time = |name: &str, f: &mut dyn FnMut()| if skip && !name.starts_with("inflate_parallel") { 1.0 } else { time(name, f) };
     let libdeflate = time("libdeflate, one buffer", &mut || {
         decoder.inflate_at(&stream, 0, &mut out).unwrap();
     });
@@ -100,7 +106,7 @@ fn main() {
         buf[..n].copy_from_slice(&rest[..n]);
         Ok(n)
     };
-    for threads in [1, 2] {
+    for threads in only.map_or(vec![1, 2], |t| vec![t]) {
         let mut report = None;
         let wall = time(&format!("inflate_parallel, {threads} thread(s)"), &mut || {
             let mut at = 0;
@@ -113,7 +119,11 @@ fn main() {
                 inflate_parallel(
                     stream.len() as u64,
                     Some(len as u64),
-                    Parallel { threads, patient: std::env::var_os("PATIENT").is_some(), ..Parallel::default() },
+                    Parallel {
+                        threads,
+                        patient: std::env::var_os("PATIENT").is_some(),
+                        chunk_out: std::env::var("CHUNK_MIB").ok().and_then(|m| m.parse::<u64>().ok()).map_or(Parallel::default().chunk_out, |m| m << 20),
+                    },
                     &source,
                     &mut sink,
                 )

@@ -993,7 +993,7 @@ impl<'a> ChunkedInflater<'a> {
 /// Consumes a length or distance entry's codeword and extra bits; returns its base plus the extra
 /// bits' value.
 #[inline(always)]
-fn take_base(bits: &mut u64, bit_count: &mut u32, entry: u32) -> usize {
+pub(crate) fn take_base(bits: &mut u64, bit_count: &mut u32, entry: u32) -> usize {
     let codeword = (entry >> 8) & 15;
     let extra = (entry >> 12) & 15;
     let value = (entry >> 16) as usize + ((*bits >> codeword) & ((1 << extra) - 1)) as usize;
@@ -1047,7 +1047,7 @@ fn refill_bytes(
 /// # Safety
 /// `distance <= pos`, `1 <= distance`, and `out` is valid for writes up to `pos + length + 40`.
 #[inline(always)]
-unsafe fn copy_match(out: *mut u8, pos: usize, distance: usize, length: usize) {
+pub(crate) unsafe fn copy_match(out: *mut u8, pos: usize, distance: usize, length: usize) {
     // SAFETY: (the whole body) per the contract, the source lies in the window and every write ends
     // before pos + length + 40; words are read only where they were written before (a source at
     // least a word behind, or a step of `distance` bytes, each step writing what the next reads).

@@ -35,6 +35,7 @@ mod decoder;
 mod diagnose;
 mod error;
 mod fan_out;
+mod marked;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;

@@ -3,11 +3,11 @@
 //! The method is rapidgzip's (Knespel and Brunst, HPDC 2023). The compressed stream is cut into
 //! chunks at arbitrary bits. A worker takes a chunk and looks, from its first bit on, for a place
 //! where a block could start (a dynamic block header whose codes are all complete, or a stored
-//! block whose length matches its complement) and from which at least a few KiB decode. It
-//! decodes from there without knowing the 32 KiB of output before it: a back-reference into that
-//! unknown window writes a marker naming the window byte. Once 32 KiB go by without a marker, no
-//! later byte can need the window, and the worker goes on with the fast byte decoder
-//! ([`ChunkedInflater`]) until the first block boundary past the next chunk's first bit.
+//! block whose length matches its complement). It decodes from there without knowing the 32 KiB
+//! of output before it, with [`marked`](crate::marked)'s loop: 16-bit symbols, after 32 KiB of
+//! markers that name the unknown window's bytes, at close to the byte decoder's speed. Once 32 KiB
+//! go by without a marker, no later byte can need the window, and the worker goes on with the
+//! byte decoder ([`ChunkedInflater`]) to the first block boundary past the next chunk's first bit.
 //!
 //! Then, in order, each chunk is checked against the exact decoding before it: it is used only if
 //! it started exactly where the previous one stopped, at a block boundary. Its markers are then
@@ -16,27 +16,30 @@
 //! decoded serially from the last exact place: the output is always the serial decoder's, and a
 //! corrupt stream fails exactly as it fails serially, wherever a worker first met the damage.
 //!
-//! Memory: at most `threads + 1` chunks are decoded ahead of the writer, each about
-//! [`Parallel::chunk_out`] bytes of output (16 MiB unless set) plus its compressed bytes.
+//! When to wait: the writer waits for a chunk whose worker has decoded a megabyte from a block
+//! start it found, and decodes on serially past one whose worker has not. When to stop: where the
+//! markers never die out (log lines, each copying its prefix from the line before, carry a marker
+//! from the chunk's start to its end), every byte must be decoded marked and then resolved, which
+//! costs more than a second core wins back; after two such chunks in a row, the rest is decoded
+//! serially ([`ParallelReport::stopped_speculating`]). Both rules and their measurements:
+//! `bench-reports/strided-inflate.md`, "One stream on two cores".
 //!
-//! Where it stands (`bench-reports/strided-inflate.md`, "One stream on two cores"): the output is
-//! always right, and by default the writer never waits for a speculation, so the worst case is
-//! serial speed. It wins where markers die out quickly (Python sources: 1.5x serial on two cores)
-//! but not yet on log lines, where every line's copied prefix carries a marker on indefinitely:
-//! this decoder's marked phase is a simple bit-at-a-time one, and such data needs the whole chunk
-//! decoded marked at full speed, as rapidgzip does. Extraction and reads do not use it yet.
+//! Memory: at most `threads + 1` chunks are decoded ahead of the writer, each about
+//! [`Parallel::chunk_out`] symbols of two bytes (4 Mi symbols unless set) plus its compressed bytes;
+//! their buffers are reused from chunk to chunk.
 
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use crate::checkpoint::{Checkpoint, Inside, feed};
 use crate::chunked::fixed_tables;
 use crate::chunked::{
-    COUNT_MASK, DIST_BITS, DIST_SUB, DIST_TABLE, HISTORY, KIND_BASE, KIND_END, KIND_INVALID, KIND_LITERAL, KIND_MASK,
-    KIND_SUB, LITLEN_BITS, LITLEN_SUB, LITLEN_TABLE, PRECODE_BITS, PRECODE_ORDER, build_table, dist_entry,
-    litlen_entry, precode_entry, table,
+    COUNT_MASK, DIST_BITS, DIST_TABLE, HISTORY, KIND_INVALID, KIND_MASK, LITLEN_BITS, LITLEN_TABLE, PRECODE_BITS,
+    PRECODE_ORDER, build_table, dist_entry, litlen_entry, precode_entry, table,
 };
+use crate::marked::{self, Marked};
 use crate::{ChunkedInflater, Format, SeekError};
 
 /// The stream's bytes: `source(offset, buf)` fills the front of `buf` from `offset` and says how
@@ -61,7 +64,7 @@ impl Default for Parallel {
     fn default() -> Self {
         Parallel {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            chunk_out: 16 << 20,
+            chunk_out: 4 << 20,
             patient: false,
         }
     }
@@ -80,13 +83,16 @@ pub struct ParallelReport {
     pub chunks_used: usize,
     /// Output bytes decoded serially (the first chunk, and whatever did not line up).
     pub serial_out: u64,
+    /// Whether speculation stopped because markers persisted through whole chunks, where
+    /// decoding in parallel costs more than it wins (the rest was decoded serially).
+    pub stopped_speculating: bool,
 }
 
-/// Output of a chunk a worker decoded: markers first (values of 256 and up name a byte of the 32
-/// KiB before the chunk: `window[value - 256]`), then plain bytes.
+/// Output of a chunk a worker decoded: marked symbols first (values of 256 and up name a byte of
+/// the 32 KiB before the chunk: `window[value - 256]`), then plain bytes.
 struct ChunkOut {
     start_bit: u64,
-    markers: Vec<u16>,
+    marked: Marked,
     bytes: Vec<u8>,
     /// Where it stopped: a block boundary, or the stream's end (then `ended`).
     end_bit: u64,
@@ -107,10 +113,12 @@ pub fn inflate_parallel<E: Send>(
     let ratio = expected_len.map_or(4.0, |n| (n as f64 / compressed_len.max(1) as f64).clamp(1.0, 64.0));
     let chunk_in = ((how.chunk_out as f64 / ratio) as u64).clamp(16 << 10, 64 << 20);
     let chunks = compressed_len.div_ceil(chunk_in).max(1) as usize;
+    let expected_out = (chunk_in as f64 * ratio * 1.1) as usize;
     let threads = how.threads.clamp(1, 64);
     let mut report = ParallelReport { chunks, ..ParallelReport::default() };
     if threads == 1 || chunks == 1 {
-        return serial_from(compressed_len, 0, &[], 0, u64::MAX, source, sink, &mut report).map(|_| report);
+        let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
+        return serial_from(compressed_len, 0, &[], 0, u64::MAX, &mut inflater, source, sink, &mut report).map(|_| report);
     }
     // Chunk k covers compressed bits [k * chunk_in * 8, (k + 1) * chunk_in * 8); chunk 0 is
     // decoded by the writer itself, exactly, so workers take chunks 1 and up.
@@ -118,12 +126,17 @@ pub fn inflate_parallel<E: Send>(
     let shared = Shared {
         state: Mutex::new(Queue { next: 1, written: 1, done: Vec::new() }),
         changed: Condvar::new(),
-        passed: std::sync::atomic::AtomicUsize::new(0),
+        passed: AtomicUsize::new(0),
+        found: (0..chunks).map(|_| AtomicBool::new(false)).collect(),
+        spare: Mutex::new(Vec::new()),
     };
     let bit = |k: usize| (k as u64 * chunk_in * 8).min(compressed_len * 8);
     std::thread::scope(|scope| {
         for _ in 0..threads {
             scope.spawn(|| {
+                // Kept from chunk to chunk: fresh buffers cost their page faults.
+                let mut input = Vec::new();
+                let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
                 loop {
                     let k = {
                         let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -137,11 +150,20 @@ pub fn inflate_parallel<E: Send>(
                         q.next - 1
                     };
                     // Given up once the writer has gone past the chunk without it.
-                    let stale = || shared.passed.load(std::sync::atomic::Ordering::Relaxed) > k;
-                    let out = speculate(compressed_len, bit(k), bit(k + 1), source, &stale);
+                    let stale = || shared.passed.load(Ordering::Relaxed) > k;
+                    let found = || shared.found[k].store(true, Ordering::Relaxed);
+                    let spare = shared.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                    let mut marked = spare.unwrap_or_else(|| Marked::new(expected_out));
+                    let mut reuse = Reuse { marked: &mut marked, inflater: &mut inflater };
+                    let (from, to) = (bit(k), bit(k + 1));
+                    let out = speculate(compressed_len, from, to, &mut input, &mut reuse, source, &stale, &found);
                     let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
                     q.done.push((k, out));
                     shared.changed.notify_all();
+                    drop(q);
+                    if !marked.symbols.is_empty() {
+                        shared.spare.lock().unwrap_or_else(|e| e.into_inner()).push(marked);
+                    }
                 }
             });
         }
@@ -169,7 +191,13 @@ struct Shared {
     state: Mutex<Queue>,
     changed: Condvar,
     /// Chunks before this one the writer no longer needs: their speculation stops.
-    passed: std::sync::atomic::AtomicUsize,
+    passed: AtomicUsize,
+    /// Chunks whose worker has found where a block starts and is decoding from it: the writer
+    /// waits for these rather than decode them itself.
+    found: Vec<AtomicBool>,
+    /// Marked outputs the writer is done with, for workers to decode into again (their pages
+    /// stay mapped: a fresh 32 MiB output costs thousands of page faults).
+    spare: Mutex<Vec<Marked>>,
 }
 
 /// The writer: chunk 0 serially, then each chunk's speculation used where it lines up, and the
@@ -186,25 +214,44 @@ fn write_in_order<E>(
     report: &mut ParallelReport,
 ) -> Result<(), SeekError<E>> {
     let mut window: Vec<u8> = Vec::with_capacity(HISTORY);
+    // A chunk's resolved bytes, kept from chunk to chunk.
+    let mut resolved = Vec::new();
     // Exact decoding has reached `at` (a block boundary), with `window` the output before it.
-    let mut at = serial_from(compressed_len, 0, &[], 0, bit(1), source, sink_window(sink, &mut window), report)?;
+    // The writer's decoder, kept from chunk to chunk (a fresh one is a megabyte of fresh pages).
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
+    let inflater = &mut inflater;
+    let mut at = serial_from(compressed_len, 0, &[], 0, bit(1), inflater, source, sink_window(sink, &mut window), report)?;
+    let mut persisting = 0;
     for k in 1..chunks {
         let Some(exact) = at else { break }; // the stream ended
-        // The chunk's speculation if it is done; if not, the writer does not wait for it: it
-        // decodes on serially (through this chunk, up to the next one found in time).
+        if persisting >= GIVE_UP_AFTER && !patient {
+            report.stopped_speculating = true;
+            shared.passed.store(chunks, Ordering::Relaxed);
+            break;
+        }
+        // The chunk's speculation if it is done, or being decoded from a block start its worker
+        // found; if not, the writer decodes this chunk itself.
         let out = {
             let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-            while patient && !q.done.iter().any(|(j, _)| *j == k) {
+            while (patient || shared.found[k].load(Ordering::Relaxed)) && !q.done.iter().any(|(j, _)| *j == k) {
                 q = shared.changed.wait(q).unwrap_or_else(|e| e.into_inner());
             }
             let out = q.done.iter().position(|(j, _)| *j == k).and_then(|i| q.done.swap_remove(i).1);
             q.written = k + 1;
-            shared.passed.store(k + 1, std::sync::atomic::Ordering::Relaxed);
+            shared.passed.store(k + 1, Ordering::Relaxed);
             shared.changed.notify_all();
             out
         };
         let Some(chunk) = out.filter(|c| c.start_bit >= exact) else {
-            continue; // nothing found, or a false start behind the exact place: serial covers it
+            // Nothing found (yet), or a false start behind the exact place: serially through this
+            // chunk, to the first block boundary in the next one.
+            if exact < bit(k + 1) {
+                let before = window.clone();
+                let (out_at, stop) = (report.total_out, bit(k + 1));
+                let sink = sink_window(sink, &mut window);
+                at = serial_from(compressed_len, exact, &before, out_at, stop, inflater, source, sink, report)?;
+            }
+            continue;
         };
         // Serially up to the chunk's start: it must be a block boundary the exact decoding meets.
         let reached = if chunk.start_bit == exact {
@@ -217,6 +264,7 @@ fn write_in_order<E>(
                 &before,
                 report.total_out,
                 chunk.start_bit,
+                inflater,
                 source,
                 sink_window(sink, &mut window),
                 report,
@@ -227,28 +275,28 @@ fn write_in_order<E>(
             continue;
         }
         // The chunk lines up: resolve its markers from the window, then its bytes.
-        let mut resolved = Vec::with_capacity(chunk.markers.len());
-        let base = HISTORY - window.len();
-        for &m in &chunk.markers {
-            if m < 256 {
-                resolved.push(m as u8);
-            } else {
-                let w = usize::from(m - 256);
-                if w < base {
-                    // Before the stream's start: a real error, which serial decoding reports.
-                    resolved.clear();
-                    break;
-                }
-                resolved.push(window[w - base]);
-            }
+        let symbols = chunk.marked.decoded();
+        if resolved.len() < symbols.len() {
+            // Room for a chunk larger than this one too: a fresh buffer costs its page faults.
+            resolved = vec![0; symbols.len() + symbols.len() / 4];
         }
-        if resolved.len() != chunk.markers.len() {
+        let resolved = &mut resolved[..symbols.len()];
+        if marked::resolve(symbols, &window, resolved).is_none() {
+            // A reference before the stream's start: a real error, which serial decoding reports.
             at = Some(exact);
             continue;
         }
         let mut emit = sink_window(sink, &mut window);
-        emit(&resolved).map_err(SeekError::Source)?;
+        emit(resolved).map_err(SeekError::Source)?;
         emit(&chunk.bytes).map_err(SeekError::Source)?;
+        // Markers that never die out (each line of a log copying its prefix from the line before)
+        // leave the whole chunk to decode marked and resolve: more work in all than two cores
+        // win back. Two such chunks in a row, and the rest is decoded serially.
+        let persisted = symbols.len() > chunk.bytes.len();
+        persisting = if persisted { persisting + 1 } else { 0 };
+        let mut marked = chunk.marked;
+        marked.restart();
+        shared.spare.lock().unwrap_or_else(|e| e.into_inner()).push(marked);
         report.total_out += (resolved.len() + chunk.bytes.len()) as u64;
         report.chunks_used += 1;
         at = if chunk.ended {
@@ -266,6 +314,7 @@ fn write_in_order<E>(
             &before,
             report.total_out,
             u64::MAX,
+            inflater,
             source,
             sink_window(sink, &mut window),
             report,
@@ -302,11 +351,11 @@ fn serial_from<E>(
     window: &[u8],
     out_at: u64,
     stop_bit: u64,
+    inflater: &mut ChunkedInflater<'_>,
     source: &Source<'_, E>,
     mut sink: impl FnMut(&[u8]) -> Result<(), E>,
     report: &mut ParallelReport,
 ) -> Result<Option<u64>, SeekError<E>> {
-    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 20);
     let mut next = if start_bit == 0 {
         inflater.start_fed();
         0
@@ -318,7 +367,7 @@ fn serial_from<E>(
     inflater.set_stop_at_bit(stop_bit);
     let mut read = |offset: u64, buf: &mut [u8]| source(offset, buf);
     loop {
-        feed(&mut inflater, &mut next, compressed_len, &mut read)?;
+        feed(inflater, &mut next, compressed_len, &mut read)?;
         match inflater.next_chunk().map_err(SeekError::Stream)? {
             Some(chunk) => {
                 report.total_out += chunk.len() as u64;
@@ -345,14 +394,20 @@ fn speculate<E>(
     compressed_len: u64,
     from_bit: u64,
     to_bit: u64,
+    input: &mut Vec<u8>,
+    reuse: &mut Reuse<'_, '_>,
     source: &Source<'_, E>,
     stale: &dyn Fn() -> bool,
+    found: &dyn Fn(),
 ) -> Option<ChunkOut> {
     // The chunk's compressed bytes and a margin past its end for the last blocks; reading goes on
     // from the source when the fast decoder needs more.
     let first_byte = from_bit / 8;
     let span = ((to_bit - from_bit) / 8 + (1 << 20)).min(compressed_len - first_byte) as usize;
-    let mut input = vec![0u8; span];
+    if input.len() < span {
+        input.resize(span, 0);
+    }
+    let input = &mut input[..span];
     let mut filled = 0;
     while filled < span {
         match source(first_byte + filled as u64, &mut input[filled..]) {
@@ -360,7 +415,7 @@ fn speculate<E>(
             Ok(n) => filled += n,
         }
     }
-    input.truncate(filled);
+    let input = &input[..filled];
     let mut decoder = MarkerDecoder::new();
     // A block starts every few tens of KiB in what real encoders write: a chunk with none in its
     // first SEARCH bits is left to serial decoding rather than scanned to its end.
@@ -369,11 +424,18 @@ fn speculate<E>(
         if offset.is_multiple_of(65_536) && stale() {
             return None;
         }
-        if !decoder.plausible(&input, offset) {
+        // A non-final block's first three bits are 0, then its type: 00 (stored) or 01
+        // (dynamic), least significant bit first. Most places fail here, at a byte load.
+        let first = input.get((offset / 8) as usize..).and_then(|b| b.first().zip(b.get(1)));
+        let three = first.map_or(0, |(&a, &b)| (u16::from(a) | u16::from(b) << 8) >> (offset % 8)) & 7;
+        if three & 3 != 0 {
             continue;
         }
-        if let Some(found) = decoder.try_from(&input, offset, first_byte, to_bit, compressed_len, source, stale) {
-            return Some(found);
+        if !decoder.plausible(input, offset) {
+            continue;
+        }
+        if let Some(out) = decoder.try_from(input, offset, first_byte, to_bit, compressed_len, reuse, source, stale, found) {
+            return Some(out);
         }
     }
     None
@@ -389,6 +451,9 @@ struct Bits<'a> {
 impl Bits<'_> {
     fn peek(&self) -> u64 {
         let byte = (self.pos / 8) as usize;
+        if let Some(word) = self.input.get(byte..byte + 8) {
+            return u64::from_le_bytes(word.try_into().expect("8 bytes")) >> (self.pos % 8);
+        }
         let mut word = [0u8; 8];
         if let Some(rest) = self.input.get(byte..) {
             let n = rest.len().min(8);
@@ -412,8 +477,19 @@ impl Bits<'_> {
 const SEARCH: u64 = 4 << 20;
 /// How far a candidate must decode before it is believed (or reach its chunk's end).
 const BELIEVE_OUT: usize = 8 << 10;
-/// Markers are given up on (the chunk then ends at the next block boundary) past this output.
-const MAX_MARKED: usize = 1 << 20;
+/// The byte decoder's chunk (its window is this plus 32 KiB).
+const SERIAL_CHUNK: usize = 1 << 20;
+
+/// A worker's output and decoder, kept from chunk to chunk.
+struct Reuse<'r, 'i> {
+    marked: &'r mut Marked,
+    inflater: &'r mut ChunkedInflater<'i>,
+}
+
+/// Chunks in a row decoded mostly marked, after which the writer stops speculating.
+const GIVE_UP_AFTER: usize = 2;
+/// Output between checks for 32 KiB without a marker (then the fast byte decoder goes on).
+const CLEAN_EVERY: usize = 1 << 20;
 
 /// The decoder for a chunk's start: slow and simple, writing 16-bit symbols so that bytes of the
 /// unknown window can be named.
@@ -427,7 +503,7 @@ struct MarkerDecoder {
 /// Where the marker decoder is in its current block.
 enum Block {
     Stored { left: usize },
-    Codes { fixed: bool, header_bit: u64 },
+    Codes { fixed: bool },
 }
 
 impl MarkerDecoder {
@@ -439,9 +515,23 @@ impl MarkerDecoder {
     /// Whether a non-final dynamic or stored block could start at `offset` (a cheap first test).
     fn plausible(&self, input: &[u8], offset: u64) -> bool {
         let bits = Bits { input, pos: offset }.peek();
+        if bits & 1 != 0 {
+            return false;
+        }
         match (bits >> 1) & 3 {
-            // Dynamic: HLIT <= 29 and HDIST <= 29.
-            2 => (bits >> 3) & 31 <= 29 && (bits >> 8) & 31 <= 29,
+            // Dynamic: HLIT <= 29, HDIST <= 29, and a code-length code that is complete (zlib
+            // refuses any other): its lengths' Kraft sum is exactly one. This leaves about one
+            // place in a hundred for `header` to try.
+            2 if (bits >> 3) & 31 <= 29 && (bits >> 8) & 31 <= 29 => {
+                let count = ((bits >> 13) & 15) as usize + 4;
+                let lengths = Bits { input, pos: offset + 17 }.peek();
+                let kraft: u32 = (0..count)
+                    .map(|i| ((lengths >> (3 * i)) & 7) as u32)
+                    .filter(|&l| l != 0)
+                    .map(|l| 1 << (7 - l))
+                    .sum();
+                kraft == 1 << 7
+            }
             // Stored: LEN and NLEN, after the padding to the byte, must be complements.
             0 => {
                 let pad = (8 - (offset + 3) % 8) % 8;
@@ -454,7 +544,6 @@ impl MarkerDecoder {
 
     /// Reads a block header at `bits`: the block, and whether it is the last.
     fn header(&mut self, bits: &mut Bits<'_>) -> Option<(Block, bool)> {
-        let header_bit = bits.pos;
         let last = bits.take(1) == 1;
         match bits.take(2) {
             0 => {
@@ -464,7 +553,7 @@ impl MarkerDecoder {
                 let nlen = bits.take(16);
                 (len == !nlen & 0xffff).then_some((Block::Stored { left: len as usize }, last))
             }
-            1 => Some((Block::Codes { fixed: true, header_bit }, last)),
+            1 => Some((Block::Codes { fixed: true }, last)),
             2 => {
                 let hlit = bits.take(5) as usize + 257;
                 let hdist = bits.take(5) as usize + 1;
@@ -504,39 +593,15 @@ impl MarkerDecoder {
                 }
                 build_table(&mut self.litlen[..], &lengths[..hlit], LITLEN_BITS, true, litlen_entry).ok()?;
                 build_table(&mut self.dist[..], &lengths[hlit..hlit + hdist], DIST_BITS, true, dist_entry).ok()?;
-                Some((Block::Codes { fixed: false, header_bit }, last))
+                Some((Block::Codes { fixed: false }, last))
             }
             _ => None,
         }
     }
 
-    /// One entry of `table` for the code at `bits`, its subtable resolved; its codeword consumed
-    /// and its extra bits' value added to its base (literals: the value).
-    fn symbol(table: &[u32], main_bits: u32, sub_bits: u32, bits: &mut Bits<'_>) -> Option<(u32, usize)> {
-        let mut e = table[(bits.peek() & ((1 << main_bits) - 1)) as usize];
-        if e & KIND_MASK == KIND_SUB {
-            bits.take(main_bits);
-            e = table[(e >> 16) as usize + (bits.peek() & ((1 << sub_bits) - 1)) as usize];
-        }
-        match e & KIND_MASK {
-            KIND_INVALID => None,
-            KIND_LITERAL | KIND_END => {
-                bits.take(e & COUNT_MASK);
-                Some((e & KIND_MASK, (e >> 16) as usize))
-            }
-            _ => {
-                let codeword = (e >> 8) & 15;
-                let extra = (e >> 12) & 15;
-                let value = (e >> 16) as usize + ((bits.peek() >> codeword) & ((1 << extra) - 1)) as usize;
-                bits.take(e & COUNT_MASK);
-                Some((KIND_BASE, value))
-            }
-        }
-    }
-
     /// Decodes from `offset` of `input` (the stream's byte `first_byte` on) with an unknown window
-    /// until 32 KiB pass without a marker, then with the fast decoder to the first block boundary
-    /// past `to_bit`. `None` unless at least [`BELIEVE_OUT`] bytes decode first.
+    /// to the first block boundary past `to_bit`, switching to the fast byte decoder once 32 KiB
+    /// pass without a marker. `None` unless at least [`BELIEVE_OUT`] bytes decode.
     #[allow(clippy::too_many_arguments)]
     fn try_from<E>(
         &mut self,
@@ -545,94 +610,57 @@ impl MarkerDecoder {
         first_byte: u64,
         to_bit: u64,
         compressed_len: u64,
+        reuse: &mut Reuse<'_, '_>,
         source: &Source<'_, E>,
         stale: &dyn Fn() -> bool,
+        found: &dyn Fn(),
     ) -> Option<ChunkOut> {
         let start_bit = first_byte * 8 + offset;
-        let mut ticks = 0u32;
         let mut bits = Bits { input, pos: offset };
-        let mut out: Vec<u16> = Vec::new();
-        // Output positions before the window's end that hold markers: the last one.
-        let mut last_marker: Option<usize> = None;
-        let clean = |out: &Vec<u16>, last_marker: Option<usize>| {
-            out.len() >= HISTORY && last_marker.is_none_or(|m| out.len() - m > HISTORY)
-        };
+        let out = &mut *reuse.marked;
+        out.restart();
+        let mut checked_at = 0;
         loop {
             // At a block boundary.
             let here = first_byte * 8 + bits.pos;
-            if here >= to_bit && out.len() >= BELIEVE_OUT {
-                return Some(ChunkOut { start_bit, markers: out, bytes: Vec::new(), end_bit: here, ended: false });
+            if here >= to_bit && out.decoded().len() >= BELIEVE_OUT {
+                return Some(ChunkOut { start_bit, marked: out.take(), bytes: Vec::new(), end_bit: here, ended: false });
             }
-            if clean(&out, last_marker) {
-                return self.go_fast(start_bit, out, here, Inside::Nothing, to_bit, compressed_len, source);
+            if out.pos >= checked_at + CLEAN_EVERY {
+                if checked_at == 0 {
+                    // A megabyte decoded from here: this is where a block starts.
+                    found();
+                }
+                checked_at = out.pos;
+                if out.clean() {
+                    let marked = out.take();
+                    return self.go_fast(start_bit, marked, here, to_bit, compressed_len, reuse.inflater, source);
+                }
+                if stale() {
+                    return None;
+                }
             }
             let (block, last) = self.header(&mut bits)?;
             match block {
                 Block::Stored { left } => {
                     let byte = (bits.pos / 8) as usize;
-                    let data = input.get(byte..byte + left)?;
-                    out.extend(data.iter().map(|&b| u16::from(b)));
+                    out.push_bytes(input.get(byte..byte + left)?);
                     bits.pos += left as u64 * 8;
                 }
-                Block::Codes { fixed, header_bit } => {
-                    let header_end = bits.pos;
-                    loop {
-                        ticks += 1;
-                        if out.len() > MAX_MARKED || (ticks.is_multiple_of(4096) && stale()) {
-                            return None;
-                        }
-                        if clean(&out, last_marker) {
-                            // Go on fast inside this block: its header rebuilds the tables.
-                            let first = (header_bit / 8) as usize;
-                            let end = header_end.div_ceil(8) as usize;
-                            let inside =
-                                Inside::Codes { header: input.get(first..end)?.into(), skip: (header_bit % 8) as u8 };
-                            let here = first_byte * 8 + bits.pos;
-                            return self.go_fast(start_bit, out, here, inside, to_bit, compressed_len, source);
-                        }
-                        let (table, dist) =
-                            if fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
-                        let (kind, value) = Self::symbol(&table[..], LITLEN_BITS, LITLEN_SUB, &mut bits)?;
-                        match kind {
-                            KIND_LITERAL => out.push(value as u16),
-                            KIND_END => break,
-                            _ => {
-                                let length = value;
-                                let (dkind, distance) = Self::symbol(&dist[..], DIST_BITS, DIST_SUB, &mut bits)?;
-                                if dkind != KIND_BASE || distance > HISTORY + out.len() {
-                                    return None;
-                                }
-                                for _ in 0..length {
-                                    let p = out.len();
-                                    let v = if distance > p {
-                                        // The unknown window: byte HISTORY - (distance - p) of it.
-                                        last_marker = Some(p);
-                                        (256 + HISTORY - (distance - p)) as u16
-                                    } else {
-                                        let v = out[p - distance];
-                                        if v >= 256 {
-                                            last_marker = Some(p);
-                                        }
-                                        v
-                                    };
-                                    out.push(v);
-                                }
-                            }
-                        }
-                        if bits.past_end() {
-                            return None;
-                        }
-                    }
+                Block::Codes { fixed } => {
+                    let (litlen, dist) =
+                        if fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
+                    marked::decode_codes(litlen, dist, input, &mut bits.pos, out).ok()?;
                 }
             }
             if last {
                 let end_bit = first_byte * 8 + bits.pos;
-                if end_bit.div_ceil(8) != compressed_len {
+                if end_bit.div_ceil(8) != compressed_len || out.decoded().is_empty() {
                     return None;
                 }
                 return Some(ChunkOut {
                     start_bit,
-                    markers: out,
+                    marked: out.take(),
                     bytes: Vec::new(),
                     end_bit: end_bit.div_ceil(8) * 8,
                     ended: true,
@@ -650,22 +678,22 @@ impl MarkerDecoder {
     fn go_fast<E>(
         &self,
         start_bit: u64,
-        out: Vec<u16>,
+        out: Marked,
         here: u64,
-        inside: Inside,
         to_bit: u64,
         compressed_len: u64,
+        inflater: &mut ChunkedInflater<'_>,
         source: &Source<'_, E>,
     ) -> Option<ChunkOut> {
-        let window: Vec<u8> = out[out.len() - HISTORY..].iter().map(|&v| v as u8).collect();
-        let point = Checkpoint { bit_offset: here, out_offset: out.len() as u64, window: window.into(), inside };
-        let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 20);
+        let window: Vec<u8> = out.symbols[out.pos - HISTORY..out.pos].iter().map(|&v| v as u8).collect();
+        let point =
+            Checkpoint { bit_offset: here, out_offset: out.pos as u64, window: window.into(), inside: Inside::Nothing };
         let mut next = inflater.resume_fed(&point).ok()?;
         inflater.set_stop_at_bit(to_bit);
         let mut bytes = Vec::new();
         let mut read = |offset: u64, buf: &mut [u8]| source(offset, buf);
         loop {
-            feed(&mut inflater, &mut next, compressed_len, &mut read).ok()?;
+            feed(inflater, &mut next, compressed_len, &mut read).ok()?;
             match inflater.next_chunk().ok()? {
                 Some(chunk) => bytes.extend_from_slice(chunk),
                 None => break,
@@ -678,6 +706,6 @@ impl MarkerDecoder {
         if ended && inflater.consumed() as u64 != compressed_len {
             return None;
         }
-        Some(ChunkOut { start_bit, markers: out, bytes, end_bit, ended })
+        Some(ChunkOut { start_bit, marked: out, bytes, end_bit, ended })
     }
 }

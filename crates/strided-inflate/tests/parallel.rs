@@ -146,3 +146,29 @@ fn tiny_and_empty_streams_decode() {
         assert_eq!(got.unwrap().0, data);
     }
 }
+
+#[test]
+fn speculation_stops_where_markers_never_die_out() {
+    // Log lines: each line copies its prefix from the line before, so a chunk decoded without its
+    // window stays marked to its end. After two such chunks the writer decodes the rest serially
+    // (unless told to wait for every speculation, as the other tests do).
+    let data = sample(24 << 20, 5, 0);
+    let stream = deflate(&data, 6);
+    let source = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
+        let rest = stream.get(offset as usize..).unwrap_or(&[]);
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        Ok(n)
+    };
+    let mut out = Vec::new();
+    let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
+        out.extend_from_slice(bytes);
+        Ok(())
+    };
+    let how = Parallel { threads: 2, chunk_out: 2 << 20, patient: false };
+    let report = inflate_parallel(stream.len() as u64, Some(data.len() as u64), how, &source, &mut sink).unwrap();
+    assert!(out == data, "output differs");
+    assert!(report.chunks > 8);
+    assert!(report.chunks_used <= 2, "{report:?}");
+    assert_eq!(report.stopped_speculating, report.chunks_used == 2, "{report:?}");
+}

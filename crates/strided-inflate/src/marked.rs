@@ -1,0 +1,393 @@
+//! The hot loop of decoding without the window: [`ChunkedInflater`](crate::ChunkedInflater)'s
+//! loop, writing 16-bit symbols, into an output that starts with 32 KiB of markers.
+//!
+//! A worker that starts decoding in the middle of a stream does not know the 32 KiB of output
+//! before its first block. rapidgzip's answer (Knespel and Brunst, HPDC 2023), followed here:
+//! the output is 16-bit, and its first 32 KiB hold markers, `256 + i` naming byte `i` of the
+//! unknown window. A back-reference then needs no test at all: it copies markers as it copies
+//! bytes, and the loop is the ordinary one, at close to its speed. Once the window is known, one
+//! pass ([`resolve`]) turns the symbols into bytes.
+
+use crate::chunked::{
+    COUNT_MASK, DIST_BITS, DIST_SUB, DIST_TABLE, HISTORY, KIND_BASE, KIND_END, KIND_LITERAL, KIND_MASK, KIND_SUB,
+    LITLEN_BITS, LITLEN_SUB, LITLEN_TABLE, copy_match, take_base,
+};
+
+/// Room kept past the loop's limit, in symbols: three literals, a 258-symbol match and the 40
+/// bytes (20 symbols) a word-wise copy writes past its end.
+const SLACK: usize = 3 + 258 + 24;
+
+/// A marked output: the 32 KiB of markers, then what was decoded.
+pub(crate) struct Marked {
+    /// Symbols; those up to `pos` are written. Its length is its room (it grows as needed).
+    pub(crate) symbols: Vec<u16>,
+    pub(crate) pos: usize,
+}
+
+impl Marked {
+    /// An output of the markers alone, with room for about `expected` symbols after them.
+    pub(crate) fn new(expected: usize) -> Marked {
+        // `vec!` of zeros takes fresh zeroed pages for large sizes: no pass over them here.
+        let mut symbols = vec![0u16; HISTORY + expected + SLACK];
+        for (i, s) in symbols[..HISTORY].iter_mut().enumerate() {
+            *s = (256 + i) as u16;
+        }
+        Marked { symbols, pos: HISTORY }
+    }
+
+    /// Forgets what was decoded (the markers stay).
+    pub(crate) fn restart(&mut self) {
+        self.pos = HISTORY;
+    }
+
+    /// The output, leaving an empty one (no markers, no room) in its place.
+    pub(crate) fn take(&mut self) -> Marked {
+        std::mem::replace(self, Marked { symbols: Vec::new(), pos: 0 })
+    }
+
+    /// The decoded symbols, without the markers in front.
+    pub(crate) fn decoded(&self) -> &[u16] {
+        &self.symbols[HISTORY..self.pos]
+    }
+
+    /// Appends stored bytes.
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
+        self.reserve(bytes.len());
+        for (s, &b) in self.symbols[self.pos..].iter_mut().zip(bytes) {
+            *s = u16::from(b);
+        }
+        self.pos += bytes.len();
+    }
+
+    /// Whether the last 32 KiB decoded name no byte of the unknown window, so that no later
+    /// symbol can (a match reaches back 32 KiB at most).
+    pub(crate) fn clean(&self) -> bool {
+        self.pos >= 2 * HISTORY && self.symbols[self.pos - HISTORY..self.pos].iter().fold(0, |a, &s| a | s) < 256
+    }
+
+    fn reserve(&mut self, more: usize) {
+        if self.pos + more + SLACK >= self.symbols.len() {
+            let room = (self.symbols.len() * 2).max(self.pos + more + SLACK);
+            self.symbols.resize(room, 0);
+        }
+    }
+}
+
+/// Why marked decoding stopped short.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Refused {
+    /// A code no complete table gives, or a distance code past the table.
+    Invalid,
+    /// The input ran out inside the block.
+    PastEnd,
+}
+
+/// Decodes the codes of one block from bit `*bit` of `input` into `out` until its end-of-block
+/// code, which it consumes; `*bit` is then just past it. Bits past the input's end read as
+/// zeros; more than a bit buffer of them is [`Refused::PastEnd`].
+pub(crate) fn decode_codes(
+    litlen: &[u32; LITLEN_TABLE],
+    dist: &[u32; DIST_TABLE],
+    input: &[u8],
+    bit: &mut u64,
+    out: &mut Marked,
+) -> Result<(), Refused> {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU supports BMI2 (checked just above).
+        return unsafe { decode_codes_bmi2(litlen, dist, input, bit, out) };
+    }
+    decode_codes_any(litlen, dist, input, bit, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn decode_codes_bmi2(
+    litlen: &[u32; LITLEN_TABLE],
+    dist: &[u32; DIST_TABLE],
+    input: &[u8],
+    bit: &mut u64,
+    out: &mut Marked,
+) -> Result<(), Refused> {
+    decode_codes_any(litlen, dist, input, bit, out)
+}
+
+#[inline(always)]
+fn decode_codes_any(
+    litlen: &[u32; LITLEN_TABLE],
+    dist: &[u32; DIST_TABLE],
+    input: &[u8],
+    bit: &mut u64,
+    out: &mut Marked,
+) -> Result<(), Refused> {
+    let Ok(start) = usize::try_from(*bit / 8) else { return Err(Refused::PastEnd) };
+    if start > input.len() {
+        return Err(Refused::PastEnd);
+    }
+    let (mut bits, mut bit_count, mut next_in) = (0u64, 0u32, start);
+    refill(input, &mut bits, &mut bit_count, &mut next_in);
+    let skip = (*bit % 8) as u32;
+    bits >>= skip;
+    bit_count -= skip;
+    let litlen_main = (1u64 << LITLEN_BITS) - 1;
+    let dist_main = (1u64 << DIST_BITS) - 1;
+    let lookup_litlen = |bits: u64| -> u32 {
+        let e = litlen[(bits & litlen_main) as usize];
+        if e & KIND_MASK != KIND_SUB {
+            return e;
+        }
+        litlen[((e >> 16) as usize + ((bits >> LITLEN_BITS) & ((1 << LITLEN_SUB) - 1)) as usize) & (LITLEN_TABLE - 1)]
+            + (LITLEN_BITS | LITLEN_BITS << 8)
+    };
+    let mut pos = out.pos;
+    let result = 'blocks: loop {
+        out.reserve(0);
+        let limit = out.symbols.len() - SLACK;
+        let symbols = out.symbols.as_mut_ptr();
+        // The entry of the next code, looked up ahead as in `ChunkedInflater::decode_codes`.
+        let mut e = lookup_litlen(bits);
+        macro_rules! literal {
+            () => {
+                bits = bits.wrapping_shr(e);
+                bit_count -= e & COUNT_MASK;
+                // SAFETY: pos < limit + 3 and limit + SLACK == symbols' length.
+                unsafe { *symbols.add(pos) = (e >> 16) as u16 };
+                pos += 1;
+                e = lookup_litlen(bits);
+            };
+        }
+        while pos < limit {
+            let before = bit_count;
+            if !refill(input, &mut bits, &mut bit_count, &mut next_in) || before < 15 {
+                if next_in > input.len() + 8 {
+                    break 'blocks Err(Refused::PastEnd);
+                }
+                e = lookup_litlen(bits);
+            }
+            if e & KIND_MASK == KIND_LITERAL {
+                literal!();
+                if e & KIND_MASK == KIND_LITERAL {
+                    literal!();
+                    if e & KIND_MASK == KIND_LITERAL {
+                        literal!();
+                        continue;
+                    }
+                }
+                if bit_count < 48 {
+                    continue;
+                }
+            }
+            match e & KIND_MASK {
+                KIND_BASE => {}
+                KIND_END => {
+                    bit_count -= e & COUNT_MASK;
+                    break 'blocks Ok(());
+                }
+                _ => break 'blocks Err(Refused::Invalid),
+            }
+            let length = take_base(&mut bits, &mut bit_count, e);
+            let mut d = dist[(bits & dist_main) as usize];
+            if d & KIND_MASK == KIND_SUB {
+                d = dist[((d >> 16) as usize + ((bits >> DIST_BITS) & ((1 << DIST_SUB) - 1)) as usize) & (DIST_TABLE - 1)]
+                    + (DIST_BITS | DIST_BITS << 8);
+            }
+            if d & KIND_MASK != KIND_BASE {
+                break 'blocks Err(Refused::Invalid);
+            }
+            let distance = take_base(&mut bits, &mut bit_count, d);
+            e = lookup_litlen(bits);
+            // SAFETY: pos >= HISTORY >= distance (a distance code reaches 32,768 at most, and the
+            // output starts with HISTORY markers), so the source is inside the symbols; pos <
+            // limit + 3 and length <= 258, so the copy, with the 40 bytes a word-wise copy
+            // writes past its end, ends before limit + SLACK. In bytes, the copy is the same
+            // copy at twice the distance and length.
+            unsafe { copy_match(symbols.cast::<u8>(), 2 * pos, 2 * distance, 2 * length) };
+            pos += length;
+        }
+        // Out of room: `reserve` grows the output, and decoding goes on from the same bits.
+        out.pos = pos;
+    };
+    out.pos = pos;
+    *bit = next_in as u64 * 8 - u64::from(bit_count);
+    result
+}
+
+/// Tops `bits` up to at least 56 bits: a whole word while 8 bytes of `input` remain (`true`),
+/// else byte by byte, zeros past the end (`false`).
+#[inline(always)]
+fn refill(input: &[u8], bits: &mut u64, bit_count: &mut u32, next_in: &mut usize) -> bool {
+    if let Some(word) = input.get(*next_in..*next_in + 8) {
+        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
+        *bits |= word << *bit_count;
+        *next_in += (63 - *bit_count as usize) >> 3;
+        *bit_count |= 56;
+        return true;
+    }
+    while *bit_count <= 56 {
+        *bits |= u64::from(input.get(*next_in).copied().unwrap_or(0)) << *bit_count;
+        *next_in += 1;
+        *bit_count += 8;
+    }
+    false
+}
+
+/// Turns marked symbols into bytes, each marker `256 + i` into byte `i` of `window` (the 32 KiB
+/// before the symbols; shorter near the stream's start, then aligned to its end), writing
+/// `out[..symbols.len()]`. `None` if a marker names a byte before the window's start: a reference
+/// before the stream's first byte.
+pub(crate) fn resolve(symbols: &[u16], window: &[u8], out: &mut [u8]) -> Option<()> {
+    let base = HISTORY - window.len().min(HISTORY);
+    if base > 0 && symbols.iter().any(|&s| s > 255 && usize::from(s - 256) < base) {
+        return None;
+    }
+    // One lookup per symbol, without a branch: bytes map to themselves, markers to the window.
+    // (In log lines most symbols are markers: a test per symbol costs more than the lookup.)
+    let mut table = vec![0u8; 1 << 16];
+    for (i, t) in table[..256].iter_mut().enumerate() {
+        *t = i as u8;
+    }
+    table[256 + base..256 + HISTORY].copy_from_slice(&window[window.len() - (HISTORY - base)..]);
+    let table: &[u8; 1 << 16] = table[..].try_into().expect("64 KiB");
+    for (d, &s) in out[..symbols.len()].iter_mut().zip(symbols) {
+        *d = table[usize::from(s)];
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunked::{build_table, dist_entry, fixed_tables, litlen_entry, table};
+    use std::io::Write;
+
+    fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(level));
+        e.write_all(data).unwrap();
+        e.finish().unwrap()
+    }
+
+    fn lines(n: usize) -> Vec<u8> {
+        let mut data = Vec::new();
+        let mut state = 7u64;
+        while data.len() < n {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            data.extend_from_slice(format!("2026-12-02 {} GET /items/{}\n", state % 97, state % 100_000).as_bytes());
+        }
+        data
+    }
+
+    /// Decodes a whole stream from its first bit: no marker can appear, so the symbols are the
+    /// bytes. (Headers read here the simple way, as the parallel decoder reads them.)
+    fn decode_from_start(stream: &[u8]) -> Vec<u16> {
+        let mut out = Marked::new(16);
+        let mut bit = 0u64;
+        let (fixed_litlen, fixed_dist) = fixed_tables();
+        let (mut litlen, mut dist) = (table::<LITLEN_TABLE>(), table::<DIST_TABLE>());
+        let take = |bit: &mut u64, n: u32| {
+            let mut v = 0u32;
+            for i in 0..n {
+                v |= u32::from(stream[(*bit / 8) as usize] >> (*bit % 8) & 1) << i;
+                *bit += 1;
+            }
+            v
+        };
+        loop {
+            let last = take(&mut bit, 1) == 1;
+            match take(&mut bit, 2) {
+                0 => {
+                    bit = bit.div_ceil(8) * 8;
+                    let len = take(&mut bit, 16) as usize;
+                    take(&mut bit, 16);
+                    let at = (bit / 8) as usize;
+                    out.push_bytes(&stream[at..at + len]);
+                    bit += len as u64 * 8;
+                }
+                1 => decode_codes(&fixed_litlen, &fixed_dist, stream, &mut bit, &mut out).unwrap(),
+                _ => {
+                    let hlit = take(&mut bit, 5) as usize + 257;
+                    let hdist = take(&mut bit, 5) as usize + 1;
+                    let hclen = take(&mut bit, 4) as usize + 4;
+                    let mut pl = [0u8; 19];
+                    for &s in &crate::chunked::PRECODE_ORDER[..hclen] {
+                        pl[s] = take(&mut bit, 3) as u8;
+                    }
+                    // The precode decoded canonically, a bit at a time.
+                    let mut lengths = vec![];
+                    while lengths.len() < hlit + hdist {
+                        let sym = precode_symbol(&pl, &mut || take(&mut bit, 1));
+                        match sym {
+                            0..=15 => lengths.push(sym as u8),
+                            16 => {
+                                let v = *lengths.last().unwrap();
+                                for _ in 0..3 + take(&mut bit, 2) {
+                                    lengths.push(v)
+                                }
+                            }
+                            17 => lengths.extend(std::iter::repeat_n(0, 3 + take(&mut bit, 3) as usize)),
+                            _ => lengths.extend(std::iter::repeat_n(0, 11 + take(&mut bit, 7) as usize)),
+                        }
+                    }
+                    build_table(&mut litlen[..], &lengths[..hlit], LITLEN_BITS, true, litlen_entry).unwrap();
+                    build_table(&mut dist[..], &lengths[hlit..], DIST_BITS, true, dist_entry).unwrap();
+                    decode_codes(&litlen, &dist, stream, &mut bit, &mut out).unwrap();
+                }
+            }
+            if last {
+                return out.decoded().to_vec();
+            }
+        }
+    }
+
+    fn precode_symbol(lengths: &[u8; 19], next: &mut dyn FnMut() -> u32) -> usize {
+        let (mut code, mut first) = (0i32, 0i32);
+        for len in 1..=7 {
+            code |= next() as i32;
+            let count = lengths.iter().filter(|&&l| l == len).count() as i32;
+            if code - count < first {
+                let mut symbols: Vec<usize> = (0..19).filter(|&s| lengths[s] == len).collect();
+                symbols.sort();
+                return symbols[(code - first) as usize];
+            }
+            first += count;
+            first <<= 1;
+            code <<= 1;
+        }
+        panic!("bad precode")
+    }
+
+    #[test]
+    fn decoding_from_the_start_gives_the_bytes() {
+        for (data, level) in [(lines(300_000), 6), (lines(100_000), 1), (lines(50_000), 0), (vec![b'a'; 70_000], 9)] {
+            let stream = deflate(&data, level);
+            let symbols = decode_from_start(&stream);
+            assert!(symbols.iter().all(|&s| s < 256));
+            let bytes: Vec<u8> = symbols.iter().map(|&s| s as u8).collect();
+            assert_eq!(bytes, data, "level {level}");
+        }
+    }
+
+    #[test]
+    fn resolving_markers_reads_the_window_and_refuses_what_is_before_the_stream() {
+        let window: Vec<u8> = (0..HISTORY).map(|i| (i * 7) as u8).collect();
+        let symbols: Vec<u16> = (0..1000u16).map(|i| if i % 3 == 0 { 256 + i * 30 } else { i % 256 }).collect();
+        let mut out = vec![9; 1001];
+        resolve(&symbols, &window, &mut out).unwrap();
+        assert_eq!(out[1000], 9, "nothing past the symbols is written");
+        for (i, (&s, &b)) in symbols.iter().zip(&out).enumerate() {
+            let want = if s >= 256 { window[usize::from(s - 256)] } else { s as u8 };
+            assert_eq!(b, want, "symbol {i}");
+        }
+        // A window of 100 bytes: markers 256 + HISTORY - 100 and up name it, anything lower is refused.
+        let short = &window[..100];
+        let ok = [256 + (HISTORY - 100) as u16, 5, 256 + HISTORY as u16 - 1];
+        let mut out = vec![0; 3];
+        resolve(&ok, short, &mut out).unwrap();
+        assert_eq!(out, [short[0], 5, short[99]]);
+        let mut long: Vec<u16> = vec![7; 100];
+        long[70] = 256 + (HISTORY - 101) as u16;
+        assert!(resolve(&long, short, &mut vec![0; 100]).is_none());
+        assert!(resolve(&long[64..], short, &mut vec![0; 36]).is_none(), "in the remainder too");
+    }
+}
