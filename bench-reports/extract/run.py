@@ -59,6 +59,14 @@ def make_archives():
             open(os.path.join(bigdir, f"part{i}.txt"), "wb").write((blob * 2)[: 50 << 20])
         sh("zip", "-q", "-6", c, "part0.txt", "part1.txt", "part2.txt", cwd=bigdir)
     archives["big"] = c
+    # (d) one 256 MiB entry of log lines (issue 28's one-entry case; the same archive as the
+    # random-read bench's).
+    d = os.path.join(WORK, "log256.zip")
+    if not os.path.exists(d):
+        sys.path.insert(0, os.path.join(ROOT, "bench-reports/assets"))
+        import log_archive
+        log_archive.make(d)
+    archives["log256"] = d
     return archives
 
 TOOLS = {

@@ -56,7 +56,6 @@ impl Chunk<'_> {
     }
 }
 
-
 /// See [`WriteBehind::inflating`].
 pub(crate) struct Inflating<'a, 'pool>(&'a WriteBehind<'pool>);
 

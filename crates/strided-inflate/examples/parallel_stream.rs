@@ -87,7 +87,9 @@ fn main() {
     let only = std::env::var("THREADS").ok().and_then(|t| t.parse::<usize>().ok());
     let mut decoder = Decoder::new(Format::Raw).unwrap();
     let skip = only.is_some() && std::env::var_os("SKIP_BASE").is_some();
-    let time = |name: &str, f: &mut dyn FnMut()| if skip && !name.starts_with("inflate_parallel") { 1.0 } else { time(name, f) };
+    let time = |name: &str, f: &mut dyn FnMut()| {
+        if skip && !name.starts_with("inflate_parallel") { 1.0 } else { time(name, f) }
+    };
     let libdeflate = time("libdeflate, one buffer", &mut || {
         decoder.inflate_at(&stream, 0, &mut out).unwrap();
     });
@@ -122,7 +124,10 @@ fn main() {
                     Parallel {
                         threads,
                         patient: std::env::var_os("PATIENT").is_some(),
-                        chunk_out: std::env::var("CHUNK_MIB").ok().and_then(|m| m.parse::<u64>().ok()).map_or(Parallel::default().chunk_out, |m| m << 20),
+                        chunk_out: std::env::var("CHUNK_MIB")
+                            .ok()
+                            .and_then(|m| m.parse::<u64>().ok())
+                            .map_or(Parallel::default().chunk_out, |m| m << 20),
                     },
                     &source,
                     &mut sink,

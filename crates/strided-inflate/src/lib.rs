@@ -35,10 +35,10 @@ mod decoder;
 mod diagnose;
 mod error;
 mod fan_out;
-mod marked;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
+mod marked;
 pub mod pack;
 mod parallel;
 mod stream;

@@ -118,7 +118,8 @@ pub fn inflate_parallel<E: Send>(
     let mut report = ParallelReport { chunks, ..ParallelReport::default() };
     if threads == 1 || chunks == 1 {
         let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
-        return serial_from(compressed_len, 0, &[], 0, u64::MAX, &mut inflater, source, sink, &mut report).map(|_| report);
+        return serial_from(compressed_len, 0, &[], 0, u64::MAX, &mut inflater, source, sink, &mut report)
+            .map(|_| report);
     }
     // Chunk k covers compressed bits [k * chunk_in * 8, (k + 1) * chunk_in * 8); chunk 0 is
     // decoded by the writer itself, exactly, so workers take chunks 1 and up.
@@ -220,7 +221,8 @@ fn write_in_order<E>(
     // The writer's decoder, kept from chunk to chunk (a fresh one is a megabyte of fresh pages).
     let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
     let inflater = &mut inflater;
-    let mut at = serial_from(compressed_len, 0, &[], 0, bit(1), inflater, source, sink_window(sink, &mut window), report)?;
+    let mut at =
+        serial_from(compressed_len, 0, &[], 0, bit(1), inflater, source, sink_window(sink, &mut window), report)?;
     let mut persisting = 0;
     for k in 1..chunks {
         let Some(exact) = at else { break }; // the stream ended
@@ -390,6 +392,7 @@ fn serial_from<E>(
 /// A worker's chunk: finds a block start at or after `from_bit`, decodes from it with an unknown
 /// window to the first block boundary at or past `to_bit`. `None` if nothing is found or the
 /// decoding fails (the writer then decodes that part serially).
+#[allow(clippy::too_many_arguments)]
 fn speculate<E>(
     compressed_len: u64,
     from_bit: u64,
@@ -434,7 +437,9 @@ fn speculate<E>(
         if !decoder.plausible(input, offset) {
             continue;
         }
-        if let Some(out) = decoder.try_from(input, offset, first_byte, to_bit, compressed_len, reuse, source, stale, found) {
+        if let Some(out) =
+            decoder.try_from(input, offset, first_byte, to_bit, compressed_len, reuse, source, stale, found)
+        {
             return Some(out);
         }
     }
@@ -491,8 +496,9 @@ const GIVE_UP_AFTER: usize = 2;
 /// Output between checks for 32 KiB without a marker (then the fast byte decoder goes on).
 const CLEAN_EVERY: usize = 1 << 20;
 
-/// The decoder for a chunk's start: slow and simple, writing 16-bit symbols so that bytes of the
-/// unknown window can be named.
+/// A worker's decoder for a chunk: block headers read a bit at a time (a few per chunk), the
+/// codes between them by [`marked::decode_codes`], into 16-bit symbols that can name bytes of
+/// the unknown window.
 struct MarkerDecoder {
     litlen: Box<[u32; LITLEN_TABLE]>,
     dist: Box<[u32; DIST_TABLE]>,
@@ -624,7 +630,13 @@ impl MarkerDecoder {
             // At a block boundary.
             let here = first_byte * 8 + bits.pos;
             if here >= to_bit && out.decoded().len() >= BELIEVE_OUT {
-                return Some(ChunkOut { start_bit, marked: out.take(), bytes: Vec::new(), end_bit: here, ended: false });
+                return Some(ChunkOut {
+                    start_bit,
+                    marked: out.take(),
+                    bytes: Vec::new(),
+                    end_bit: here,
+                    ended: false,
+                });
             }
             if out.pos >= checked_at + CLEAN_EVERY {
                 if checked_at == 0 {
