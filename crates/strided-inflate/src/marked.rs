@@ -17,22 +17,25 @@ use crate::chunked::{
 /// bytes (20 symbols) a word-wise copy writes past its end.
 const SLACK: usize = 3 + 258 + 24;
 
-/// A marked output: the 32 KiB of markers, then what was decoded.
+/// A marked output: the 32 KiB of markers, then what was decoded, at most `limit` symbols (a
+/// chunk a thousand times smaller compressed must not take a thousand times the memory).
 pub(crate) struct Marked {
     /// Symbols; those up to `pos` are written. Its length is its room (it grows as needed).
     pub(crate) symbols: Vec<u16>,
     pub(crate) pos: usize,
+    limit: usize,
 }
 
 impl Marked {
-    /// An output of the markers alone, with room for about `expected` symbols after them.
-    pub(crate) fn new(expected: usize) -> Marked {
+    /// An output of the markers alone, with room for about `expected` symbols after them and
+    /// growing to `limit` at most.
+    pub(crate) fn new(expected: usize, limit: usize) -> Marked {
         // `vec!` of zeros takes fresh zeroed pages for large sizes: no pass over them here.
-        let mut symbols = vec![0u16; HISTORY + expected + SLACK];
+        let mut symbols = vec![0u16; HISTORY + expected.min(limit) + SLACK];
         for (i, s) in symbols[..HISTORY].iter_mut().enumerate() {
             *s = (256 + i) as u16;
         }
-        Marked { symbols, pos: HISTORY }
+        Marked { symbols, pos: HISTORY, limit }
     }
 
     /// Forgets what was decoded (the markers stay).
@@ -42,7 +45,12 @@ impl Marked {
 
     /// The output, leaving an empty one (no markers, no room) in its place.
     pub(crate) fn take(&mut self) -> Marked {
-        std::mem::replace(self, Marked { symbols: Vec::new(), pos: 0 })
+        std::mem::replace(self, Marked { symbols: Vec::new(), pos: 0, limit: 0 })
+    }
+
+    /// The most symbols this output holds after its markers.
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
     }
 
     /// The decoded symbols, without the markers in front.
@@ -50,13 +58,17 @@ impl Marked {
         &self.symbols[HISTORY..self.pos]
     }
 
-    /// Appends stored bytes.
-    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) {
-        self.reserve(bytes.len());
+    /// Appends stored bytes; `false` (nothing appended) past the limit.
+    #[must_use]
+    pub(crate) fn push_bytes(&mut self, bytes: &[u8]) -> bool {
+        if !self.reserve(bytes.len()) {
+            return false;
+        }
         for (s, &b) in self.symbols[self.pos..].iter_mut().zip(bytes) {
             *s = u16::from(b);
         }
         self.pos += bytes.len();
+        true
     }
 
     /// Whether the last 32 KiB decoded name no byte of the unknown window, so that no later
@@ -65,11 +77,17 @@ impl Marked {
         self.pos >= 2 * HISTORY && self.symbols[self.pos - HISTORY..self.pos].iter().fold(0, |a, &s| a | s) < 256
     }
 
-    fn reserve(&mut self, more: usize) {
+    /// Room for `more` symbols and the slack after them (`false` if that passes the limit).
+    fn reserve(&mut self, more: usize) -> bool {
+        let most = HISTORY + self.limit + SLACK + 1;
         if self.pos + more + SLACK >= self.symbols.len() {
-            let room = (self.symbols.len() * 2).max(self.pos + more + SLACK);
+            if self.pos + more + SLACK >= most {
+                return false;
+            }
+            let room = (self.symbols.len() * 2).clamp(self.pos + more + SLACK + 1, most);
             self.symbols.resize(room, 0);
         }
+        true
     }
 }
 
@@ -80,6 +98,8 @@ pub(crate) enum Refused {
     Invalid,
     /// The input ran out inside the block.
     PastEnd,
+    /// The output reached its limit.
+    TooLong,
 }
 
 /// Decodes the codes of one block from bit `*bit` of `input` into `out` until its end-of-block
@@ -141,7 +161,10 @@ fn decode_codes_any(
     };
     let mut pos = out.pos;
     let result = 'blocks: loop {
-        out.reserve(0);
+        out.pos = pos;
+        if !out.reserve(0) {
+            break 'blocks Err(Refused::TooLong);
+        }
         let limit = out.symbols.len() - SLACK;
         let symbols = out.symbols.as_mut_ptr();
         // The entry of the next code, looked up ahead as in `ChunkedInflater::decode_codes`.
@@ -206,7 +229,6 @@ fn decode_codes_any(
             pos += length;
         }
         // Out of room: `reserve` grows the output, and decoding goes on from the same bits.
-        out.pos = pos;
     };
     out.pos = pos;
     *bit = next_in as u64 * 8 - u64::from(bit_count);
@@ -282,7 +304,7 @@ mod tests {
     /// Decodes a whole stream from its first bit: no marker can appear, so the symbols are the
     /// bytes. (Headers read here the simple way, as the parallel decoder reads them.)
     fn decode_from_start(stream: &[u8]) -> Vec<u16> {
-        let mut out = Marked::new(16);
+        let mut out = Marked::new(16, 1 << 30);
         let mut bit = 0u64;
         let (fixed_litlen, fixed_dist) = fixed_tables();
         let (mut litlen, mut dist) = (table::<LITLEN_TABLE>(), table::<DIST_TABLE>());
@@ -302,7 +324,7 @@ mod tests {
                     let len = take(&mut bit, 16) as usize;
                     take(&mut bit, 16);
                     let at = (bit / 8) as usize;
-                    out.push_bytes(&stream[at..at + len]);
+                    assert!(out.push_bytes(&stream[at..at + len]));
                     bit += len as u64 * 8;
                 }
                 1 => decode_codes(&fixed_litlen, &fixed_dist, stream, &mut bit, &mut out).unwrap(),

@@ -25,8 +25,10 @@
 //! `bench-reports/strided-inflate.md`, "One stream on two cores".
 //!
 //! Memory: at most `threads + 1` chunks are decoded ahead of the writer, each about
-//! [`Parallel::chunk_out`] symbols of two bytes (4 Mi symbols unless set) plus its compressed bytes;
-//! their buffers are reused from chunk to chunk.
+//! [`Parallel::chunk_out`] symbols of two bytes (4 Mi symbols unless set) plus its compressed bytes
+//! and 1 MiB; their buffers are reused from chunk to chunk. A chunk that would decode to more than
+//! twice `chunk_out` (a stretch that compresses far better than the rest of the stream) is left to
+//! serial decoding, so the bound holds whatever the stream (`tests/parallel_memory.rs`).
 
 #![forbid(unsafe_code)]
 
@@ -52,7 +54,8 @@ pub struct Parallel {
     /// Worker threads (at least 2 for any parallelism).
     pub threads: usize,
     /// Output a chunk aims at, in bytes: chunks are cut by compressed size, from the stream's
-    /// overall ratio.
+    /// overall ratio. A chunk decoding to more than twice this is decoded serially instead, which
+    /// bounds the memory a worker holds.
     pub chunk_out: u64,
     /// Wait for each chunk's speculation rather than decode past a chunk whose speculation is
     /// not done yet. Off by default, so that the worst case is serial decoding; on for tests that
@@ -114,6 +117,9 @@ pub fn inflate_parallel<E: Send>(
     let chunk_in = ((how.chunk_out as f64 / ratio) as u64).clamp(16 << 10, 64 << 20);
     let chunks = compressed_len.div_ceil(chunk_in).max(1) as usize;
     let expected_out = (chunk_in as f64 * ratio * 1.1) as usize;
+    // A chunk decoding to more than this (a run of far better compression than the stream's) is
+    // left to serial decoding: the memory a worker holds stays bounded whatever the input.
+    let out_limit = usize::try_from(how.chunk_out.max(1 << 20)).unwrap_or(usize::MAX / 4).saturating_mul(2);
     let threads = how.threads.clamp(1, 64);
     let mut report = ParallelReport { chunks, ..ParallelReport::default() };
     if threads == 1 || chunks == 1 {
@@ -154,7 +160,7 @@ pub fn inflate_parallel<E: Send>(
                     let stale = || shared.passed.load(Ordering::Relaxed) > k;
                     let found = || shared.found[k].store(true, Ordering::Relaxed);
                     let spare = shared.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
-                    let mut marked = spare.unwrap_or_else(|| Marked::new(expected_out));
+                    let mut marked = spare.unwrap_or_else(|| Marked::new(expected_out, out_limit));
                     let mut reuse = Reuse { marked: &mut marked, inflater: &mut inflater };
                     let (from, to) = (bit(k), bit(k + 1));
                     let out = speculate(compressed_len, from, to, &mut input, &mut reuse, source, &stale, &found);
@@ -656,7 +662,9 @@ impl MarkerDecoder {
             match block {
                 Block::Stored { left } => {
                     let byte = (bits.pos / 8) as usize;
-                    out.push_bytes(input.get(byte..byte + left)?);
+                    if !out.push_bytes(input.get(byte..byte + left)?) {
+                        return None;
+                    }
                     bits.pos += left as u64 * 8;
                 }
                 Block::Codes { fixed } => {
@@ -707,7 +715,10 @@ impl MarkerDecoder {
         loop {
             feed(inflater, &mut next, compressed_len, &mut read).ok()?;
             match inflater.next_chunk().ok()? {
-                Some(chunk) => bytes.extend_from_slice(chunk),
+                Some(chunk) if out.decoded().len() + bytes.len() + chunk.len() <= out.limit() => {
+                    bytes.extend_from_slice(chunk);
+                }
+                Some(_) => return None, // past the limit: left to serial decoding
                 None => break,
             }
         }
