@@ -425,10 +425,9 @@ fn write_all(
     // One worker per file at most, plus one per streamed entry to write behind it.
     let streamed = files.iter().filter(|e| e.method == Method::Deflate && e.size > WHOLE_ENTRY_MAX).count();
     let threads = worker_threads(options.threads).min(files.len() + streamed).max(1);
-    // Workers keep their own buffers (see `Scratch`); what goes through the pool besides is a
-    // large entry's chunks, taken by the worker inflating it and given back by whichever writes
-    // them: no thread caches, so a chunk one thread gives back is the next one another takes
-    // (cached by the writer, it would be out of the producer's reach, and freed at the budget).
+    // Workers keep their own buffers (see `Scratch`), taken from the pool without thread caches;
+    // a large entry's chunks go to the worker writing them in the decoder's own window (see
+    // `behind`), not through the pool.
     let config = PoolConfig { max_retained_bytes: 8 << 20, thread_cache_buffers: 0, ..PoolConfig::default() };
     let pool = BufferPool::new(config).expect("valid config");
     let batches = batches(&files, threads);
@@ -484,19 +483,10 @@ fn write_all(
                             let halt = Halt { failed: &stop, cancel: options.cancel };
                             let data_offset = locate(i, prefetch.as_ref())?;
                             let held = prefetch.as_ref().and_then(|p| p.span(files[i], data_offset));
-                            let (tree, pool, behind) = (&tree, &pool, &behind);
+                            let (tree, behind) = (&tree, &behind);
                             let restore_mtime = !options.no_mtime;
-                            let job = Job {
-                                source,
-                                data_offset,
-                                held,
-                                tree,
-                                pool,
-                                behind,
-                                halt: &halt,
-                                durable,
-                                restore_mtime,
-                            };
+                            let job =
+                                Job { source, data_offset, held, tree, behind, halt: &halt, durable, restore_mtime };
                             write_file(files[i], &job, &mut inflaters)
                         }
                     })

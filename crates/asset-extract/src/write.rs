@@ -22,9 +22,9 @@ use crate::tree::Tree;
 /// whatever the archive holds.
 pub(crate) const WHOLE_ENTRY_MAX: u64 = 4 << 20;
 
-/// The pooled buffer a streamed entry's chunk is copied into when it is handed to another worker.
+/// The piece other methods' entries and stored entries are streamed in.
 const CHUNK_BUFFER: usize = 1 << 20;
-/// A streamed entry's chunks: each fits a chunk buffer, overrun included.
+/// A streamed entry's chunks (the decoder's window is this plus 32 KiB and its slack).
 const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
 
 /// What a worker keeps between entries: the whole-stream decoder for entries inflated at once,
@@ -81,15 +81,14 @@ impl<'pool> Scratch<'pool> {
 
 /// What writing an entry needs besides the entry: where the archive's bytes are (and the entry's,
 /// if a batch read already holds them), where to write, and the shared buffers and flags.
-pub(crate) struct Job<'j, 'a, 'pool> {
+pub(crate) struct Job<'j, 'a> {
     pub(crate) source: Source<'a>,
     /// Where the entry's data starts in the archive (its local header checked).
     pub(crate) data_offset: u64,
     /// The entry's data as stored, when a batch read holds it.
     pub(crate) held: Option<&'j [u8]>,
     pub(crate) tree: &'j Tree<'j>,
-    pub(crate) pool: &'pool BufferPool,
-    pub(crate) behind: &'j WriteBehind<'pool>,
+    pub(crate) behind: &'j WriteBehind,
     pub(crate) halt: &'j Halt<'j>,
     pub(crate) durable: bool,
     /// Give the file the modification time the archive records.
@@ -170,7 +169,7 @@ impl<'s> Prefetch<'s> {
 }
 
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
-pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
+pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
     let tree = job.tree;
     let mut file = tree.create_file(&e.path, e.mode)?;
     let write = |file: &mut File, bytes: &[u8]| {
@@ -235,23 +234,22 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
                 None => Input::File { source: job.source, at: job.data_offset },
             };
             if job.durable {
-                stream_entry(input, e, inflater, job.halt, |_, chunk| write(&mut file, chunk))?;
+                stream_entry(input, e, inflater, job.halt, |_, inflater| write(&mut file, inflater.last_chunk()))?;
             } else {
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
                 let behind = job.behind;
-                return stream_entry(input, e, inflater, job.halt, |offset, chunk| {
+                return stream_entry(input, e, inflater, job.halt, |offset, inflater| {
                     if !behind.has_writer() {
                         return target
                             .file
-                            .write_all_at(chunk, offset)
+                            .write_all_at(inflater.last_chunk(), offset)
                             .map_err(|err| Error::io("writing", &target.path, err));
                     }
-                    let mut data = job
-                        .pool
-                        .acquire(CHUNK_BUFFER)
-                        .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-                    data[..chunk.len()].copy_from_slice(chunk);
-                    behind.push(Chunk { target: Arc::clone(&target), offset, data, len: chunk.len() })
+                    // The decoder's window goes to the writer as it is; a written one replaces it.
+                    let len = inflater.window_len();
+                    let spare = behind.spare_window(len).unwrap_or_else(|| vec![0u8; len].into_boxed_slice());
+                    let (window, range) = inflater.swap_window(spare);
+                    behind.push(Chunk { target: Arc::clone(&target), offset, window, range })
                 });
             }
         }
@@ -272,7 +270,7 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a, '_>, inflaters: &mut I
 /// piece hashed and handed to `sink`; the CRC-32 checked at the end.
 fn copy_stored(
     e: &Entry,
-    job: &Job<'_, '_, '_>,
+    job: &Job<'_, '_>,
     scratch: &mut Scratch<'_>,
     mut sink: impl FnMut(&[u8]) -> Result<(), Error>,
 ) -> Result<(), Error> {
@@ -325,7 +323,7 @@ fn stream_entry<'a>(
     e: &Entry,
     inflater: &mut ChunkedInflater<'a>,
     stop: &Halt<'_>,
-    mut sink: impl FnMut(u64, &[u8]) -> Result<(), Error>,
+    mut sink: impl FnMut(u64, &mut ChunkedInflater<'a>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut crc = strided_inflate::Crc32::new();
     let mut fed = 0u64;
@@ -358,7 +356,7 @@ fn stream_entry<'a>(
             return Err(Error::malformed_entry("inflates past its declared size", &e.path));
         }
         crc.update(chunk);
-        sink(offset, chunk)?;
+        sink(offset, inflater)?;
     }
     if inflater.total_out() != e.size {
         return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));

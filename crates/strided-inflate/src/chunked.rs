@@ -581,6 +581,50 @@ impl<'a> ChunkedInflater<'a> {
         &self.window[self.chunk_start..self.pos]
     }
 
+    /// The size of the decoder's window (32 KiB of history, a chunk, and slack): the size of a
+    /// buffer for [`swap_window`](Self::swap_window).
+    pub fn window_len(&self) -> usize {
+        self.window.len()
+    }
+
+    /// Hands over the window holding the chunk [`next_chunk`](Self::next_chunk) just returned,
+    /// taking `spare` (of [`window_len`](Self::window_len) bytes, contents unused) in its place:
+    /// the chunk, at the returned range of the returned buffer, can then go to another thread
+    /// without being copied. Only the 32 KiB of history the next chunk may refer back to is copied
+    /// (into `spare`). After it, [`last_chunk`](Self::last_chunk) is empty.
+    ///
+    /// ```
+    /// # use std::io::Write;
+    /// # let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+    /// # e.write_all(&b"the same words again and again ".repeat(20_000)).unwrap();
+    /// # let stream = e.finish().unwrap();
+    /// use strided_inflate::{ChunkedInflater, Format};
+    /// let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 64 << 10);
+    /// inflater.start(&stream);
+    /// let mut spare = vec![0u8; inflater.window_len()].into_boxed_slice();
+    /// let mut out = Vec::new();
+    /// while inflater.next_chunk()?.is_some() {
+    ///     let (window, range) = inflater.swap_window(spare);
+    ///     out.extend_from_slice(&window[range]); // another thread could do this
+    ///     spare = window; // and give the buffer back for the next chunk
+    /// }
+    /// assert_eq!(out, b"the same words again and again ".repeat(20_000));
+    /// # Ok::<(), strided_inflate::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    /// If `spare` is not [`window_len`](Self::window_len) bytes long.
+    pub fn swap_window(&mut self, mut spare: Box<[u8]>) -> (Box<[u8]>, std::ops::Range<usize>) {
+        assert_eq!(spare.len(), self.window.len(), "a spare window is window_len() bytes");
+        let history = self.pos.min(HISTORY);
+        spare[..history].copy_from_slice(&self.window[self.pos - history..self.pos]);
+        let chunk = self.chunk_start..self.pos;
+        let window = std::mem::replace(&mut self.window, spare);
+        self.pos = history;
+        self.chunk_start = history;
+        (window, chunk)
+    }
+
     /// Decodes the next chunk into the window.
     fn fill(&mut self) -> Result<(), Error> {
         if !self.header_read {
