@@ -676,7 +676,7 @@ impl<'a> ChunkedInflater<'a> {
                     self.block_header()?
                 }
                 State::Stored(left) => self.copy_stored(left, limit)?,
-                State::Codes => self.decode_codes_dispatch(limit)?,
+                State::Codes => self.decode_codes(limit)?,
                 State::Done => break,
             }
         }
@@ -885,153 +885,277 @@ impl<'a> ChunkedInflater<'a> {
         Ok(())
     }
 
-    /// [`decode_codes`](Self::decode_codes) compiled for BMI2 where the CPU has it (its shifts
-    /// by a register need no flags and no `cl`: about a tenth faster, as in libdeflate).
-    fn decode_codes_dispatch(&mut self, limit: usize) -> Result<(), Error> {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("bmi2") {
-            // SAFETY: the CPU supports BMI2 (checked just above).
-            return unsafe { self.decode_codes_bmi2(limit) };
-        }
-        self.decode_codes(limit)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "bmi2")]
-    fn decode_codes_bmi2(&mut self, limit: usize) -> Result<(), Error> {
-        self.decode_codes(limit)
-    }
-
     /// Decodes symbols until the block ends or the output reaches `limit`.
-    #[inline(always)]
     fn decode_codes(&mut self, limit: usize) -> Result<(), Error> {
         let (litlen, dist): (&[u32; LITLEN_TABLE], &[u32; DIST_TABLE]) =
             if self.fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
         let input: &[u8] = if self.feeding { &self.fed } else { self.input };
-        // `next_in < words_end` exactly when a whole word can be read at `next_in`.
-        let words_end = input.len().saturating_sub(7);
         // A fed decoder stops this far before the end of what it holds, unless the input has
         // ended: a symbol's refill reads 8 bytes at most, so the fast path always has its word.
         let input_stop =
             if self.feeding && !self.input_ended { input.len().saturating_sub(Self::INPUT_MARGIN) } else { usize::MAX };
-        let window = &mut self.window[..];
-        // Every write below lands before `limit + SLACK`: a symbol starts below `limit + 3` (up to
-        // three literals pass the loop's check) and writes at most a match and 40 bytes of overrun.
-        assert!(limit + SLACK <= window.len(), "chunk limit inside the window");
-        let out = window.as_mut_ptr();
-        let (mut bits, mut bit_count, mut next_in, mut pos) = (self.bits, self.bit_count, self.next_in, self.pos);
-        let litlen_main = (1u64 << LITLEN_BITS) - 1;
-        let dist_main = (1u64 << DIST_BITS) - 1;
-        // The entry for the code at the front of `bits`; for a long code, its subtable entry
-        // with the main table's bits added to its counts (nothing is consumed here).
-        let lookup_litlen = |bits: u64| -> u32 {
-            let e = litlen[(bits & litlen_main) as usize];
-            if e & KIND_MASK != KIND_SUB {
-                return e;
-            }
-            litlen
-                [((e >> 16) as usize + ((bits >> LITLEN_BITS) & ((1 << LITLEN_SUB) - 1)) as usize) & (LITLEN_TABLE - 1)]
-                + (LITLEN_BITS | LITLEN_BITS << 8)
+        // Every write lands before `limit + SLACK` (see `decode_symbols`).
+        assert!(limit + SLACK <= self.window.len(), "chunk limit inside the window");
+        let mut bits = BitState { bits: self.bits, bit_count: self.bit_count, next_in: self.next_in };
+        // SAFETY: the window holds `limit + SLACK` bytes (asserted above), all of them initialised.
+        let end = unsafe {
+            decode_symbols(litlen, dist, input, input_stop, &mut bits, self.window.as_mut_ptr(), &mut self.pos, limit)
         };
-        let mut result = Ok(());
-        // The entry of the next code, looked up ahead so that its load overlaps the work on the
-        // current symbol. It is valid when it was looked up with 15 or more bits in the buffer, or
-        // after a whole-word refill (which fills all 64 bits with input); otherwise it is looked
-        // up again after the refill.
-        let mut e = lookup_litlen(bits);
-        // Writes the literal `e` holds and looks up the next entry.
-        macro_rules! literal {
-            () => {
-                bits = bits.wrapping_shr(e);
-                bit_count -= e & COUNT_MASK;
-                // SAFETY: pos < limit + 3 and limit + SLACK <= window.len() (asserted above).
-                unsafe { *out.add(pos) = (e >> 16) as u8 };
-                pos += 1;
-                e = lookup_litlen(bits);
-            };
+        (self.bits, self.bit_count, self.next_in) = (bits.bits, bits.bit_count, bits.next_in);
+        match end {
+            SymbolsEnd::Room => Ok(()),
+            SymbolsEnd::BlockEnd => {
+                self.state = State::Header;
+                Ok(())
+            }
+            SymbolsEnd::Truncated => Err(Self::truncated()),
+            SymbolsEnd::BadLitLen => Err(corrupt("invalid literal/length code")),
+            SymbolsEnd::BadDistance => Err(corrupt("invalid distance code")),
+            SymbolsEnd::TooFarBack => Err(corrupt("distance too far back")),
         }
-        while pos < limit && next_in < input_stop {
-            let before = bit_count;
-            if next_in < words_end {
-                // The fast half of `refill`, here so that nothing but the word load is on the path.
-                // SAFETY: next_in + 8 <= input.len(), so the word is inside `input`.
-                bits |=
-                    u64::from_le(unsafe { input.as_ptr().add(next_in).cast::<u64>().read_unaligned() }) << bit_count;
-                next_in += (63 - bit_count as usize) >> 3;
-                bit_count |= 56;
-            } else {
-                // The slow half, inline too: a call here would cost the loop its registers.
-                while bit_count <= 56 {
-                    bits |= u64::from(input.get(next_in).copied().unwrap_or(0)) << bit_count;
-                    next_in += 1;
-                    bit_count += 8;
-                }
-                if next_in > input.len() + 8 {
-                    result = Err(Self::truncated());
-                    break;
-                }
-                e = lookup_litlen(bits);
+    }
+}
+
+/// The bit buffer of the symbol loop: `bit_count` bits of input in `bits`, the next byte to load
+/// at `next_in`.
+pub(crate) struct BitState {
+    pub(crate) bits: u64,
+    pub(crate) bit_count: u32,
+    pub(crate) next_in: usize,
+}
+
+/// Why [`decode_symbols`] returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SymbolsEnd {
+    /// The output reached its limit, or a fed input its stop: call again once there is room.
+    Room,
+    /// The end-of-block code, consumed.
+    BlockEnd,
+    /// More than a bit buffer of zeros past the input's end was needed.
+    Truncated,
+    BadLitLen,
+    BadDistance,
+    /// A distance past the start of the output.
+    TooFarBack,
+}
+
+/// What the symbol loop writes: bytes ([`ChunkedInflater`]) or 16-bit symbols that can also name
+/// bytes of an unknown window (the parallel decoder's marked output).
+pub(crate) trait Symbol: Copy {
+    /// Writes literal `value` at `pos`.
+    ///
+    /// # Safety
+    /// `out` is valid for writes at `pos`.
+    unsafe fn literal(out: *mut Self, pos: usize, value: u8);
+    /// Copies `length` symbols from `distance` back to `pos`, writing up to 40 bytes past them.
+    ///
+    /// # Safety
+    /// As [`copy_match`]'s, counted in symbols: `1 <= distance <= pos`, and `out` valid for
+    /// writes up to `pos + length` symbols plus 40 bytes.
+    unsafe fn copy(out: *mut Self, pos: usize, distance: usize, length: usize);
+}
+
+impl Symbol for u8 {
+    #[inline(always)]
+    unsafe fn literal(out: *mut u8, pos: usize, value: u8) {
+        // SAFETY: per the contract.
+        unsafe { *out.add(pos) = value };
+    }
+
+    #[inline(always)]
+    unsafe fn copy(out: *mut u8, pos: usize, distance: usize, length: usize) {
+        // SAFETY: per the contract, which is copy_match's.
+        unsafe { copy_match(out, pos, distance, length) };
+    }
+}
+
+impl Symbol for u16 {
+    #[inline(always)]
+    unsafe fn literal(out: *mut u16, pos: usize, value: u8) {
+        // SAFETY: per the contract.
+        unsafe { *out.add(pos) = u16::from(value) };
+    }
+
+    #[inline(always)]
+    unsafe fn copy(out: *mut u16, pos: usize, distance: usize, length: usize) {
+        // SAFETY: in bytes, the same copy at twice the position, distance and length; the 40
+        // bytes past its end are the contract's.
+        unsafe { copy_match(out.cast::<u8>(), 2 * pos, 2 * distance, 2 * length) };
+    }
+}
+
+/// Room a [`decode_symbols`] output needs past its limit, in symbols: up to three literals pass
+/// the loop's check, then a 258-symbol match and the 40 bytes a word-wise copy writes past it.
+pub(crate) const fn symbol_slack<T>() -> usize {
+    3 + MAX_MATCH + 40usize.div_ceil(std::mem::size_of::<T>())
+}
+
+/// The one symbol loop of this crate, compiled for BMI2 where the CPU has it (its shifts by a
+/// register need no flags and no `cl`: about a tenth faster, as in libdeflate). Decodes the codes
+/// of `litlen` and `dist` from `input` into `out` from `*pos` until the block's end code, until
+/// `*pos` reaches `limit`, or until `bits.next_in` reaches `input_stop`.
+///
+/// # Safety
+/// `out` is valid for reads and writes of `limit + symbol_slack::<T>()` symbols, all initialised.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) unsafe fn decode_symbols<T: Symbol>(
+    litlen: &[u32; LITLEN_TABLE],
+    dist: &[u32; DIST_TABLE],
+    input: &[u8],
+    input_stop: usize,
+    bits: &mut BitState,
+    out: *mut T,
+    pos: &mut usize,
+    limit: usize,
+) -> SymbolsEnd {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("bmi2") {
+        // SAFETY: the CPU supports BMI2 (checked just above); the rest is the caller's contract.
+        return unsafe { decode_symbols_bmi2(litlen, dist, input, input_stop, bits, out, pos, limit) };
+    }
+    // SAFETY: the caller's contract.
+    unsafe { decode_symbols_any(litlen, dist, input, input_stop, bits, out, pos, limit) }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decode_symbols_bmi2<T: Symbol>(
+    litlen: &[u32; LITLEN_TABLE],
+    dist: &[u32; DIST_TABLE],
+    input: &[u8],
+    input_stop: usize,
+    bits: &mut BitState,
+    out: *mut T,
+    pos: &mut usize,
+    limit: usize,
+) -> SymbolsEnd {
+    // SAFETY: the caller's contract.
+    unsafe { decode_symbols_any(litlen, dist, input, input_stop, bits, out, pos, limit) }
+}
+
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn decode_symbols_any<T: Symbol>(
+    litlen: &[u32; LITLEN_TABLE],
+    dist: &[u32; DIST_TABLE],
+    input: &[u8],
+    input_stop: usize,
+    state: &mut BitState,
+    out: *mut T,
+    pos_out: &mut usize,
+    limit: usize,
+) -> SymbolsEnd {
+    // `next_in < words_end` exactly when a whole word can be read at `next_in`.
+    let words_end = input.len().saturating_sub(7);
+    debug_assert!(state.bit_count < 64, "a refill shifts a word in by the bits held");
+    let (mut bits, mut bit_count, mut next_in, mut pos) = (state.bits, state.bit_count, state.next_in, *pos_out);
+    let litlen_main = (1u64 << LITLEN_BITS) - 1;
+    let dist_main = (1u64 << DIST_BITS) - 1;
+    // The entry for the code at the front of `bits`; for a long code, its subtable entry
+    // with the main table's bits added to its counts (nothing is consumed here).
+    let lookup_litlen = |bits: u64| -> u32 {
+        let e = litlen[(bits & litlen_main) as usize];
+        if e & KIND_MASK != KIND_SUB {
+            return e;
+        }
+        litlen[((e >> 16) as usize + ((bits >> LITLEN_BITS) & ((1 << LITLEN_SUB) - 1)) as usize) & (LITLEN_TABLE - 1)]
+            + (LITLEN_BITS | LITLEN_BITS << 8)
+    };
+    let mut end = SymbolsEnd::Room;
+    // The entry of the next code, looked up ahead so that its load overlaps the work on the
+    // current symbol. It is valid when it was looked up with 15 or more bits in the buffer, or
+    // after a whole-word refill (which fills all 64 bits with input); otherwise it is looked
+    // up again after the refill.
+    let mut e = lookup_litlen(bits);
+    // Writes the literal `e` holds and looks up the next entry.
+    macro_rules! literal {
+        () => {
+            bits = bits.wrapping_shr(e);
+            bit_count -= e & COUNT_MASK;
+            // SAFETY: pos < limit + 3, inside the slack (the caller's contract).
+            unsafe { T::literal(out, pos, (e >> 16) as u8) };
+            pos += 1;
+            e = lookup_litlen(bits);
+        };
+    }
+    while pos < limit && next_in < input_stop {
+        let before = bit_count;
+        if next_in < words_end {
+            // The fast half of `refill`, here so that nothing but the word load is on the path.
+            // SAFETY: next_in + 8 <= input.len(), so the word is inside `input`.
+            bits |= u64::from_le(unsafe { input.as_ptr().add(next_in).cast::<u64>().read_unaligned() }) << bit_count;
+            next_in += (63 - bit_count as usize) >> 3;
+            bit_count |= 56;
+        } else {
+            // The slow half, inline too: a call here would cost the loop its registers.
+            while bit_count <= 56 {
+                bits |= u64::from(input.get(next_in).copied().unwrap_or(0)) << bit_count;
+                next_in += 1;
+                bit_count += 8;
             }
-            if before < 15 {
-                e = lookup_litlen(bits);
+            if next_in > input.len() + 8 {
+                end = SymbolsEnd::Truncated;
+                break;
             }
-            // With at least 56 bits: up to three literals (15 bits each); a length and its
-            // distance (15 + 5 + 15 + 13 bits at most) only with 48 bits left, else after a refill.
+            e = lookup_litlen(bits);
+        }
+        if before < 15 {
+            e = lookup_litlen(bits);
+        }
+        // With at least 56 bits: up to three literals (15 bits each); a length and its
+        // distance (15 + 5 + 15 + 13 bits at most) only with 48 bits left, else after a refill.
+        if e & KIND_MASK == KIND_LITERAL {
+            literal!();
             if e & KIND_MASK == KIND_LITERAL {
                 literal!();
                 if e & KIND_MASK == KIND_LITERAL {
                     literal!();
-                    if e & KIND_MASK == KIND_LITERAL {
-                        literal!();
-                        continue;
-                    }
-                }
-                if bit_count < 48 {
                     continue;
                 }
             }
-            match e & KIND_MASK {
-                KIND_BASE => {}
-                KIND_END => {
-                    bits = bits.wrapping_shr(e);
-                    bit_count -= e & COUNT_MASK;
-                    self.state = State::Header;
-                    break;
-                }
-                _ => {
-                    result = Err(corrupt("invalid literal/length code"));
-                    break;
-                }
+            if bit_count < 48 {
+                continue;
             }
-            let length = take_base(&mut bits, &mut bit_count, e);
-            let mut d = dist[(bits & dist_main) as usize];
-            if d & KIND_MASK == KIND_SUB {
-                d = dist
-                    [((d >> 16) as usize + ((bits >> DIST_BITS) & ((1 << DIST_SUB) - 1)) as usize) & (DIST_TABLE - 1)]
-                    + (DIST_BITS | DIST_BITS << 8);
-            }
-            if d & KIND_MASK != KIND_BASE {
-                result = Err(corrupt("invalid distance code"));
-                break;
-            }
-            let distance = take_base(&mut bits, &mut bit_count, d);
-            e = lookup_litlen(bits);
-            if distance > pos {
-                result = Err(corrupt("distance too far back"));
-                break;
-            }
-            // SAFETY: distance <= pos, so the source starts inside the window; pos < limit + 3
-            // and length <= 258, so the copy (with its overrun of up to 40 bytes) ends before
-            // limit + SLACK.
-            unsafe { copy_match(out, pos, distance, length) };
-            pos += length;
         }
-        self.bits = bits;
-        self.bit_count = bit_count;
-        self.next_in = next_in;
-        self.pos = pos;
-        result
+        match e & KIND_MASK {
+            KIND_BASE => {}
+            KIND_END => {
+                bits = bits.wrapping_shr(e);
+                bit_count -= e & COUNT_MASK;
+                end = SymbolsEnd::BlockEnd;
+                break;
+            }
+            _ => {
+                end = SymbolsEnd::BadLitLen;
+                break;
+            }
+        }
+        let length = take_base(&mut bits, &mut bit_count, e);
+        let mut d = dist[(bits & dist_main) as usize];
+        if d & KIND_MASK == KIND_SUB {
+            d = dist[((d >> 16) as usize + ((bits >> DIST_BITS) & ((1 << DIST_SUB) - 1)) as usize) & (DIST_TABLE - 1)]
+                + (DIST_BITS | DIST_BITS << 8);
+        }
+        if d & KIND_MASK != KIND_BASE {
+            end = SymbolsEnd::BadDistance;
+            break;
+        }
+        let distance = take_base(&mut bits, &mut bit_count, d);
+        e = lookup_litlen(bits);
+        if distance > pos {
+            end = SymbolsEnd::TooFarBack;
+            break;
+        }
+        // SAFETY: distance <= pos, so the source starts inside the output; pos < limit + 3 and
+        // length <= 258, so the copy, with its overrun, ends inside the slack.
+        unsafe { T::copy(out, pos, distance, length) };
+        pos += length;
     }
+    (state.bits, state.bit_count, state.next_in) = (bits, bit_count, next_in);
+    *pos_out = pos;
+    end
 }
 
 /// Consumes a length or distance entry's codeword and extra bits; returns its base plus the extra

@@ -1,5 +1,5 @@
-//! The hot loop of decoding without the window: [`ChunkedInflater`](crate::ChunkedInflater)'s
-//! loop, writing 16-bit symbols, into an output that starts with 32 KiB of markers.
+//! Decoding without the window: [`ChunkedInflater`](crate::ChunkedInflater)'s one symbol loop
+//! (`chunked::decode_symbols`), writing 16-bit symbols into an output that starts with 32 KiB of markers.
 //!
 //! A worker that starts decoding in the middle of a stream does not know the 32 KiB of output
 //! before its first block. rapidgzip's answer (Knespel and Brunst, HPDC 2023), followed here:
@@ -8,14 +8,10 @@
 //! bytes, and the loop is the ordinary one, at close to its speed. Once the window is known, one
 //! pass ([`resolve`]) turns the symbols into bytes.
 
-use crate::chunked::{
-    COUNT_MASK, DIST_BITS, DIST_SUB, DIST_TABLE, HISTORY, KIND_BASE, KIND_END, KIND_LITERAL, KIND_MASK, KIND_SUB,
-    LITLEN_BITS, LITLEN_SUB, LITLEN_TABLE, copy_match, take_base,
-};
+use crate::chunked::{BitState, DIST_TABLE, HISTORY, LITLEN_TABLE, SymbolsEnd, decode_symbols, symbol_slack};
 
-/// Room kept past the loop's limit, in symbols: three literals, a 258-symbol match and the 40
-/// bytes (20 symbols) a word-wise copy writes past its end.
-const SLACK: usize = 3 + 258 + 24;
+/// Room kept past the loop's limit, in symbols.
+const SLACK: usize = symbol_slack::<u16>();
 
 /// A marked output: the 32 KiB of markers, then what was decoded, at most `limit` symbols (a
 /// chunk a thousand times smaller compressed must not take a thousand times the memory).
@@ -104,36 +100,9 @@ pub(crate) enum Refused {
 
 /// Decodes the codes of one block from bit `*bit` of `input` into `out` until its end-of-block
 /// code, which it consumes; `*bit` is then just past it. Bits past the input's end read as
-/// zeros; more than a bit buffer of them is [`Refused::PastEnd`].
+/// zeros; more than a bit buffer of them is [`Refused::PastEnd`]. The loop is
+/// [`ChunkedInflater`](crate::ChunkedInflater)'s, writing 16-bit symbols.
 pub(crate) fn decode_codes(
-    litlen: &[u32; LITLEN_TABLE],
-    dist: &[u32; DIST_TABLE],
-    input: &[u8],
-    bit: &mut u64,
-    out: &mut Marked,
-) -> Result<(), Refused> {
-    #[cfg(target_arch = "x86_64")]
-    if std::arch::is_x86_feature_detected!("bmi2") {
-        // SAFETY: the CPU supports BMI2 (checked just above).
-        return unsafe { decode_codes_bmi2(litlen, dist, input, bit, out) };
-    }
-    decode_codes_any(litlen, dist, input, bit, out)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn decode_codes_bmi2(
-    litlen: &[u32; LITLEN_TABLE],
-    dist: &[u32; DIST_TABLE],
-    input: &[u8],
-    bit: &mut u64,
-    out: &mut Marked,
-) -> Result<(), Refused> {
-    decode_codes_any(litlen, dist, input, bit, out)
-}
-
-#[inline(always)]
-fn decode_codes_any(
     litlen: &[u32; LITLEN_TABLE],
     dist: &[u32; DIST_TABLE],
     input: &[u8],
@@ -144,114 +113,38 @@ fn decode_codes_any(
     if start > input.len() {
         return Err(Refused::PastEnd);
     }
-    let (mut bits, mut bit_count, mut next_in) = (0u64, 0u32, start);
-    refill(input, &mut bits, &mut bit_count, &mut next_in);
+    // Start at the byte holding `*bit`, with its earlier bits dropped. Seven bytes: the loop's
+    // refill shifts a word in by the bits held, which must stay below 64.
+    let mut bits = BitState { bits: 0, bit_count: 0, next_in: start };
+    while bits.bit_count < 56 {
+        bits.bits |= u64::from(input.get(bits.next_in).copied().unwrap_or(0)) << bits.bit_count;
+        bits.next_in += 1;
+        bits.bit_count += 8;
+    }
     let skip = (*bit % 8) as u32;
-    bits >>= skip;
-    bit_count -= skip;
-    let litlen_main = (1u64 << LITLEN_BITS) - 1;
-    let dist_main = (1u64 << DIST_BITS) - 1;
-    let lookup_litlen = |bits: u64| -> u32 {
-        let e = litlen[(bits & litlen_main) as usize];
-        if e & KIND_MASK != KIND_SUB {
-            return e;
-        }
-        litlen[((e >> 16) as usize + ((bits >> LITLEN_BITS) & ((1 << LITLEN_SUB) - 1)) as usize) & (LITLEN_TABLE - 1)]
-            + (LITLEN_BITS | LITLEN_BITS << 8)
-    };
-    let mut pos = out.pos;
-    let result = 'blocks: loop {
-        out.pos = pos;
+    bits.bits >>= skip;
+    bits.bit_count -= skip;
+    let result = loop {
+        // Out of room: `reserve` grows the output (to its limit), and decoding goes on.
         if !out.reserve(0) {
-            break 'blocks Err(Refused::TooLong);
+            break Err(Refused::TooLong);
         }
         let limit = out.symbols.len() - SLACK;
-        let symbols = out.symbols.as_mut_ptr();
-        // The entry of the next code, looked up ahead as in `ChunkedInflater::decode_codes`.
-        let mut e = lookup_litlen(bits);
-        macro_rules! literal {
-            () => {
-                bits = bits.wrapping_shr(e);
-                bit_count -= e & COUNT_MASK;
-                // SAFETY: pos < limit + 3 and limit + SLACK == symbols' length.
-                unsafe { *symbols.add(pos) = (e >> 16) as u16 };
-                pos += 1;
-                e = lookup_litlen(bits);
-            };
+        // SAFETY: `symbols` holds `limit + SLACK` initialised symbols, SLACK being the loop's
+        // slack for 16-bit symbols.
+        let end = unsafe {
+            decode_symbols(litlen, dist, input, usize::MAX, &mut bits, out.symbols.as_mut_ptr(), &mut out.pos, limit)
+        };
+        match end {
+            SymbolsEnd::Room => continue,
+            SymbolsEnd::BlockEnd => break Ok(()),
+            SymbolsEnd::Truncated => break Err(Refused::PastEnd),
+            // A distance before the output's start cannot happen (32 KiB of markers are there).
+            SymbolsEnd::BadLitLen | SymbolsEnd::BadDistance | SymbolsEnd::TooFarBack => break Err(Refused::Invalid),
         }
-        while pos < limit {
-            let before = bit_count;
-            if !refill(input, &mut bits, &mut bit_count, &mut next_in) || before < 15 {
-                if next_in > input.len() + 8 {
-                    break 'blocks Err(Refused::PastEnd);
-                }
-                e = lookup_litlen(bits);
-            }
-            if e & KIND_MASK == KIND_LITERAL {
-                literal!();
-                if e & KIND_MASK == KIND_LITERAL {
-                    literal!();
-                    if e & KIND_MASK == KIND_LITERAL {
-                        literal!();
-                        continue;
-                    }
-                }
-                if bit_count < 48 {
-                    continue;
-                }
-            }
-            match e & KIND_MASK {
-                KIND_BASE => {}
-                KIND_END => {
-                    bit_count -= e & COUNT_MASK;
-                    break 'blocks Ok(());
-                }
-                _ => break 'blocks Err(Refused::Invalid),
-            }
-            let length = take_base(&mut bits, &mut bit_count, e);
-            let mut d = dist[(bits & dist_main) as usize];
-            if d & KIND_MASK == KIND_SUB {
-                d = dist
-                    [((d >> 16) as usize + ((bits >> DIST_BITS) & ((1 << DIST_SUB) - 1)) as usize) & (DIST_TABLE - 1)]
-                    + (DIST_BITS | DIST_BITS << 8);
-            }
-            if d & KIND_MASK != KIND_BASE {
-                break 'blocks Err(Refused::Invalid);
-            }
-            let distance = take_base(&mut bits, &mut bit_count, d);
-            e = lookup_litlen(bits);
-            // SAFETY: pos >= HISTORY >= distance (a distance code reaches 32,768 at most, and the
-            // output starts with HISTORY markers), so the source is inside the symbols; pos <
-            // limit + 3 and length <= 258, so the copy, with the 40 bytes a word-wise copy
-            // writes past its end, ends before limit + SLACK. In bytes, the copy is the same
-            // copy at twice the distance and length.
-            unsafe { copy_match(symbols.cast::<u8>(), 2 * pos, 2 * distance, 2 * length) };
-            pos += length;
-        }
-        // Out of room: `reserve` grows the output, and decoding goes on from the same bits.
     };
-    out.pos = pos;
-    *bit = next_in as u64 * 8 - u64::from(bit_count);
+    *bit = bits.next_in as u64 * 8 - u64::from(bits.bit_count);
     result
-}
-
-/// Tops `bits` up to at least 56 bits: a whole word while 8 bytes of `input` remain (`true`),
-/// else byte by byte, zeros past the end (`false`).
-#[inline(always)]
-fn refill(input: &[u8], bits: &mut u64, bit_count: &mut u32, next_in: &mut usize) -> bool {
-    if let Some(word) = input.get(*next_in..*next_in + 8) {
-        let word = u64::from_le_bytes(word.try_into().expect("8 bytes"));
-        *bits |= word << *bit_count;
-        *next_in += (63 - *bit_count as usize) >> 3;
-        *bit_count |= 56;
-        return true;
-    }
-    while *bit_count <= 56 {
-        *bits |= u64::from(input.get(*next_in).copied().unwrap_or(0)) << *bit_count;
-        *next_in += 1;
-        *bit_count += 8;
-    }
-    false
 }
 
 /// Turns marked symbols into bytes, each marker `256 + i` into byte `i` of `window` (the 32 KiB
@@ -280,7 +173,7 @@ pub(crate) fn resolve(symbols: &[u16], window: &[u8], out: &mut [u8]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunked::{build_table, dist_entry, fixed_tables, litlen_entry, table};
+    use crate::chunked::{DIST_BITS, LITLEN_BITS, build_table, dist_entry, fixed_tables, litlen_entry, table};
     use std::io::Write;
 
     fn deflate(data: &[u8], level: u32) -> Vec<u8> {

@@ -227,8 +227,7 @@ fn write_in_order<E>(
     // The writer's decoder, kept from chunk to chunk (a fresh one is a megabyte of fresh pages).
     let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
     let inflater = &mut inflater;
-    let mut at =
-        serial_from(compressed_len, 0, &[], 0, bit(1), inflater, source, sink_window(sink, &mut window), report)?;
+    let mut at = serial_after(compressed_len, 0, bit(1), &mut window, inflater, source, sink, report)?;
     let mut persisting = 0;
     for k in 1..chunks {
         let Some(exact) = at else { break }; // the stream ended
@@ -254,10 +253,7 @@ fn write_in_order<E>(
             // Nothing found (yet), or a false start behind the exact place: serially through this
             // chunk, to the first block boundary in the next one.
             if exact < bit(k + 1) {
-                let before = window.clone();
-                let (out_at, stop) = (report.total_out, bit(k + 1));
-                let sink = sink_window(sink, &mut window);
-                at = serial_from(compressed_len, exact, &before, out_at, stop, inflater, source, sink, report)?;
+                at = serial_after(compressed_len, exact, bit(k + 1), &mut window, inflater, source, sink, report)?;
             }
             continue;
         };
@@ -265,18 +261,7 @@ fn write_in_order<E>(
         let reached = if chunk.start_bit == exact {
             Some(exact)
         } else {
-            let before = window.clone();
-            serial_from(
-                compressed_len,
-                exact,
-                &before,
-                report.total_out,
-                chunk.start_bit,
-                inflater,
-                source,
-                sink_window(sink, &mut window),
-                report,
-            )?
+            serial_after(compressed_len, exact, chunk.start_bit, &mut window, inflater, source, sink, report)?
         };
         if reached != Some(chunk.start_bit) {
             at = reached;
@@ -315,20 +300,37 @@ fn write_in_order<E>(
         };
     }
     if let Some(exact) = at {
-        let before = window.clone();
-        serial_from(
-            compressed_len,
-            exact,
-            &before,
-            report.total_out,
-            u64::MAX,
-            inflater,
-            source,
-            sink_window(sink, &mut window),
-            report,
-        )?;
+        serial_after(compressed_len, exact, u64::MAX, &mut window, inflater, source, sink, report)?;
     }
     Ok(())
+}
+
+/// [`serial_from`] at `start_bit` of the output so far, whose last 32 KiB are `window`, to the
+/// first block boundary at or past `stop_bit`; `window` follows what it writes.
+#[allow(clippy::too_many_arguments)]
+fn serial_after<E>(
+    compressed_len: u64,
+    start_bit: u64,
+    stop_bit: u64,
+    window: &mut Vec<u8>,
+    inflater: &mut ChunkedInflater<'_>,
+    source: &Source<'_, E>,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    report: &mut ParallelReport,
+) -> Result<Option<u64>, SeekError<E>> {
+    let before = window.clone();
+    let out_at = report.total_out;
+    serial_from(
+        compressed_len,
+        start_bit,
+        &before,
+        out_at,
+        stop_bit,
+        inflater,
+        source,
+        sink_window(sink, window),
+        report,
+    )
 }
 
 /// A sink that also keeps the last 32 KiB written in `window`.
@@ -730,5 +732,61 @@ impl MarkerDecoder {
             return None;
         }
         Some(ChunkOut { start_bit, marked: out, bytes, end_bit, ended })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn a_chunk_decoded_from_a_block_start_without_its_window_resolves_to_the_bytes() {
+        // Log lines, so that markers persist; block starts at every bit position within a byte
+        // (taken from serial decoding's checkpoints between blocks).
+        let mut data = Vec::new();
+        let mut state = 5u64;
+        while data.len() < 3 << 20 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            data.extend_from_slice(format!("2026-12-02 {} GET /items/{}\n", state % 89, state % 50_000).as_bytes());
+        }
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(6));
+        e.write_all(&data).unwrap();
+        let stream = e.finish().unwrap();
+        let mut serial = ChunkedInflater::new(Format::Raw);
+        serial.set_checkpoint_span(64 << 10);
+        serial.start(&stream);
+        while serial.next_chunk().unwrap().is_some() {}
+        let starts: Vec<Checkpoint> =
+            serial.take_checkpoints().into_iter().filter(|c| matches!(c.inside, Inside::Nothing)).collect();
+        assert!(starts.len() > 10 && starts.iter().any(|c| c.bit_offset % 8 != 0));
+        let source = |offset: u64, buf: &mut [u8]| -> Result<usize, ()> {
+            let rest = stream.get(offset as usize..).unwrap_or(&[]);
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        };
+        let (mut input, mut inflater) = (Vec::new(), ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK));
+        let mut marked = Marked::new(1 << 20, 8 << 20);
+        let end_bit = stream.len() as u64 * 8;
+        let is_final = |bit: u64| stream[(bit / 8) as usize] >> (bit % 8) & 1 == 1;
+        // (Not the last block: a block start is looked for among non-final blocks only.)
+        for start in starts.iter().filter(|c| c.out_offset > 0 && !is_final(c.bit_offset)) {
+            let mut reuse = Reuse { marked: &mut marked, inflater: &mut inflater };
+            let (len, from) = (stream.len() as u64, start.bit_offset);
+            let chunk = speculate(len, from, end_bit, &mut input, &mut reuse, &source, &|| false, &|| {})
+                .unwrap_or_else(|| panic!("nothing decoded from bit {from}"));
+            assert_eq!(chunk.start_bit, from);
+            let symbols = chunk.marked.decoded();
+            let mut bytes = vec![0; symbols.len()];
+            marked::resolve(symbols, &start.window, &mut bytes).unwrap();
+            bytes.extend_from_slice(&chunk.bytes);
+            let at = start.out_offset as usize;
+            assert!(bytes == data[at..at + bytes.len()], "from bit {from}: bytes differ");
+            assert!(chunk.ended && at + bytes.len() == data.len(), "from bit {from}: decoded to the end");
+            marked = chunk.marked;
+        }
     }
 }

@@ -3,7 +3,7 @@
 
 use std::io::Write;
 
-use strided_inflate::{ChunkedInflater, Format, Parallel, inflate_parallel};
+use strided_inflate::{ChunkedInflater, Format, Parallel, ParallelReport, inflate_parallel};
 
 fn sample(len: usize, seed: u64, kind: u8) -> Vec<u8> {
     let mut state = seed | 1;
@@ -56,6 +56,17 @@ fn parallel(
     threads: usize,
     chunk_out: u64,
 ) -> (Result<(Vec<u8>, usize), String>, usize) {
+    let (result, report) = parallel_with(stream, expected, Parallel { threads, chunk_out, patient: true });
+    (result, report.chunks_used)
+}
+
+/// `inflate_parallel` over `stream` in memory: the output and bytes consumed, or the error; and
+/// its report.
+fn parallel_with(
+    stream: &[u8],
+    expected: Option<u64>,
+    how: Parallel,
+) -> (Result<(Vec<u8>, usize), String>, ParallelReport) {
     let source = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
         let rest = stream.get(offset as usize..).unwrap_or(&[]);
         let n = rest.len().min(buf.len());
@@ -67,14 +78,13 @@ fn parallel(
         out.extend_from_slice(bytes);
         Ok(())
     };
-    let how = Parallel { threads, chunk_out, patient: true };
     let result = inflate_parallel(stream.len() as u64, expected, how, &source, &mut sink);
     match result {
         Ok(report) => {
             assert_eq!(report.total_out, out.len() as u64);
-            (Ok((out, report.consumed as usize)), report.chunks_used)
+            (Ok((out, report.consumed as usize)), report)
         }
-        Err(e) => (Err(e.to_string()), 0),
+        Err(e) => (Err(e.to_string()), ParallelReport::default()),
     }
 }
 
@@ -154,19 +164,9 @@ fn speculation_stops_where_markers_never_die_out() {
     // (unless told to wait for every speculation, as the other tests do).
     let data = sample(24 << 20, 5, 0);
     let stream = deflate(&data, 6);
-    let source = |offset: u64, buf: &mut [u8]| -> std::io::Result<usize> {
-        let rest = stream.get(offset as usize..).unwrap_or(&[]);
-        let n = rest.len().min(buf.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        Ok(n)
-    };
-    let mut out = Vec::new();
-    let mut sink = |bytes: &[u8]| -> std::io::Result<()> {
-        out.extend_from_slice(bytes);
-        Ok(())
-    };
     let how = Parallel { threads: 2, chunk_out: 2 << 20, patient: false };
-    let report = inflate_parallel(stream.len() as u64, Some(data.len() as u64), how, &source, &mut sink).unwrap();
+    let (result, report) = parallel_with(&stream, Some(data.len() as u64), how);
+    let (out, _) = result.unwrap();
     assert!(out == data, "output differs");
     assert!(report.chunks > 8);
     assert!(report.chunks_used <= 2, "{report:?}");
