@@ -55,6 +55,53 @@ def layouts():
         z.writestr("same.txt", b"first")
         z.writestr("same.txt", b"second")
     yield "two entries with one name", dup.getvalue(), True
+    # 6. An archive after a copy of itself (one byte different), its offsets left as they were:
+    # the end record's offset lands on the copy's directory, a complete reading of its own, while
+    # readers that allow for prepended data read the second. Refused: two complete readings.
+    visible = build([("app.js", b"the code every reader runs\n" * 4)], method=zipfile.ZIP_STORED)
+    hidden = visible.replace(b"every reader", b"one reader!!")
+    yield "an archive after a copy of itself, offsets unadjusted", hidden + visible, True
+    # 7. A file's name with a directory's mode and 800 bytes of data: a file, by its name.
+    info = zipfile.ZipInfo("readme.txt", (2020, 1, 1, 0, 0, 0))
+    info.external_attr = (0o040755 << 16) | 0x10
+    info.create_system = 3
+    info.compress_type = zipfile.ZIP_DEFLATED
+    moded = io.BytesIO()
+    with zipfile.ZipFile(moded, "w") as z:
+        z.writestr(info, bytes(range(32, 122)) * 8 + b"0123456789" * 8)
+    yield "a file name with a directory's mode", moded.getvalue(), False
+    # 8. A data descriptor flag in the central record only (its local header says sizes 0).
+    streamed = io.BytesIO()
+    with zipfile.ZipFile(Unseekable(streamed), "w", zipfile.ZIP_DEFLATED) as z:
+        with z.open(zipfile.ZipInfo("a.txt", (2020, 1, 1, 0, 0, 0)), "w") as w:
+            w.write(b"250 bytes of data " * 14)
+    data = bytearray(streamed.getvalue())
+    data[6] &= ~0x08
+    yield "a data descriptor flag in the central record only", bytes(data), False
+    # 9. A stretched comment over a second directory whose end record says another disk: the last
+    # record is the one unzip and Python read, never skipped for the first.
+    first = build([("first.txt", b"the first directory\n")], method=zipfile.ZIP_STORED)
+    second = build([("second.txt", b"the second directory\n")], method=zipfile.ZIP_STORED)
+    moved = bytearray(first + second)
+    struct.pack_into("<H", moved, len(first) - 2, len(second))
+    cd2 = len(first) + struct.unpack("<I", second[-6:-2])[0]
+    struct.pack_into("<I", moved, cd2 + 42, len(first))
+    struct.pack_into("<I", moved, len(moved) - 6, cd2)
+    struct.pack_into("<H", moved, len(moved) - 18, 0xFFFF)
+    yield "a last end record on another disk after a stretched comment", bytes(moved), False
+
+
+class Unseekable(io.RawIOBase):
+    """A file that cannot seek, so that zipfile writes data descriptors."""
+
+    def __init__(self, out):
+        self.out = out
+
+    def writable(self):
+        return True
+
+    def write(self, b):
+        return self.out.write(b)
 
 
 def python_reads(path):

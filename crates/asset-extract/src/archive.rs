@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
+use crate::name_index::NameIndex;
 use crate::names::{self, Kind};
 
 const EOCD_SIG: u32 = 0x0605_4b50;
@@ -335,23 +336,25 @@ fn find_end(data: &Window<'_>) -> Result<(Directory, u64, bool), Error> {
     // comment, and every record in it a reading too (readers that take the last signature in the
     // file take one of those).
     let outermost = signatures.iter().copied().filter(|&pos| reach(pos) >= data.len()).min();
-    let mut readings: Vec<(usize, Directory, bool)> = Vec::new();
+    let mut readings: Vec<Reading> = Vec::new();
     // The last record that reaches the end but cannot be a reading, or the error it gave: what is
     // said about the archive when nothing else reads it (the parse then says what is wrong).
     let mut implausible = None;
     for &pos in signatures.iter().filter(|&&pos| outermost.is_some_and(|outer| pos >= outer)) {
         let truncated = reach(pos) > data.len();
-        match directory_at(data, pos) {
+        match record_at(data, pos) {
             Err(e @ Error::Ambiguous { .. }) => return Err(e),
-            Ok(dir) if dir.plausible(pos) => readings.push((pos, dir, truncated)),
+            // A record this library refuses (another disk, counts that disagree) that still
+            // describes a directory is a reading other readers take: it must agree with the rest.
+            Ok((dir, refusal)) if dir.plausible(pos) => readings.push(Reading { pos, dir, truncated, refusal }),
             other if reach(pos) >= data.len() => {
-                implausible.get_or_insert(other.map(|dir| (dir, truncated)));
+                implausible.get_or_insert(other.and_then(|(dir, refusal)| refusal.map_or(Ok((dir, truncated)), Err)));
             }
             _ => {} // bytes in a comment that only look like a record
         }
     }
-    if let Some((_, dir, truncated)) = agreeing(&readings)? {
-        return Ok((within_limits(dir)?, 0, truncated));
+    if let Some(reading) = agreeing(readings)? {
+        return Ok((within_limits(reading.dir)?, 0, reading.truncated));
     }
     if let Some(last) = implausible {
         let (dir, truncated) = last?;
@@ -362,31 +365,51 @@ fn find_end(data: &Window<'_>) -> Result<(Directory, u64, bool), Error> {
     Ok((within_limits(dir)?, appended, false))
 }
 
+/// One end record read as a description of the central directory.
+#[derive(Debug)]
+struct Reading {
+    /// Where the end record starts.
+    pos: usize,
+    dir: Directory,
+    /// Its comment runs past the end of the file.
+    truncated: bool,
+    /// Why this library refuses the archive as this record describes it, though other readers
+    /// read it (another disk; entry counts that disagree).
+    refusal: Option<Error>,
+}
+
 /// The reading all of `readings` agree on (the one whose comment fits the file, else the first),
-/// `None` if there are none; refused as ambiguous if two describe different central directories.
-fn agreeing(readings: &[(usize, Directory, bool)]) -> Result<Option<(usize, Directory, bool)>, Error> {
-    let Some(&(first_pos, first, _)) = readings.first() else { return Ok(None) };
-    if let Some(&(pos, other, _)) = readings.iter().find(|(_, d, _)| !d.same_as(&first)) {
-        let (a, b) =
-            if pos < first_pos { ((pos, other), (first_pos, first)) } else { ((first_pos, first), (pos, other)) };
+/// `None` if there are none; refused as ambiguous if two describe different central directories,
+/// and with its refusal if any of them is refused.
+fn agreeing(mut readings: Vec<Reading>) -> Result<Option<Reading>, Error> {
+    let Some(first) = readings.first() else { return Ok(None) };
+    if let Some(other) = readings.iter().find(|r| !r.dir.same_as(&first.dir)) {
+        let (a, b) = if other.pos < first.pos { (other, first) } else { (first, other) };
         return Err(Error::Ambiguous {
             reason: format!(
                 "the end record at byte {} reads {} entries in {} bytes at offset {}, the one at byte {} \
                  reads {} entries in {} bytes at offset {}",
-                a.0, a.1.entries, a.1.size, a.1.offset, b.0, b.1.entries, b.1.size, b.1.offset
+                a.pos, a.dir.entries, a.dir.size, a.dir.offset, b.pos, b.dir.entries, b.dir.size, b.dir.offset
             ),
         });
     }
-    Ok(readings.iter().find(|(_, _, truncated)| !truncated).or(readings.first()).copied())
+    if let Some(refused) = readings.iter_mut().find_map(|r| r.refusal.take()) {
+        return Err(refused);
+    }
+    let chosen = readings.iter().position(|r| !r.truncated).unwrap_or(0);
+    Ok(Some(readings.swap_remove(chosen)))
 }
 
-/// The directory the end record at `pos` describes: its own fields, or ZIP64's where they say so.
-fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
+/// The directory the end record at `pos` describes (its own fields, or ZIP64's where they say
+/// so), and why this library refuses it if it does while the record still reads (another disk, entry counts that disagree): other readers take
+/// such a record, so it is a reading the others must agree with.
+fn record_at(data: &Window<'_>, pos: usize) -> Result<(Directory, Option<Error>), Error> {
     let field = |at| data.u16(pos + at).expect("inside the record");
     // Disk numbers of all ones defer to the ZIP64 record (some writers saturate every field).
     let deferred_disks = field(4) == 0xffff && field(6) == 0xffff;
+    let mut refusal = None;
     if (field(4) != 0 || field(6) != 0) && !deferred_disks {
-        return Err(Error::malformed("multi-disk archives are not supported"));
+        refusal = Some(Error::malformed("multi-disk archives are not supported"));
     }
     let dir = Directory {
         entries: u64::from(field(10)),
@@ -394,11 +417,28 @@ fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
         offset: u64::from(data.u32(pos + 16).expect("inside")),
         end: pos as u64,
     };
-    if field(8) != field(10) {
-        return Err(Error::malformed("entry counts disagree"));
+    let disk_entries = u64::from(field(8));
+    let saturated = [disk_entries == 0xffff, dir.entries == 0xffff, dir.size == 0xffff_ffff, dir.offset == 0xffff_ffff];
+    if !saturated[0] && !saturated[1] && disk_entries != dir.entries {
+        refusal.get_or_insert(Error::malformed("entry counts disagree"));
     }
-    if dir.entries == 0xffff || dir.size == 0xffff_ffff || dir.offset == 0xffff_ffff || deferred_disks {
-        return zip64_end(data, pos);
+    if saturated.contains(&true) || deferred_disks {
+        let wide = zip64_end(data, pos)?;
+        // Every field not saturated must say what the ZIP64 record says: a reader that takes the
+        // 32-bit value where it is not saturated (Go, unzip) and one that takes ZIP64's (Python)
+        // would read two archives.
+        let disagree = [
+            (!saturated[0] && disk_entries != wide.entries, "entries on this disk", disk_entries, wide.entries),
+            (!saturated[1] && dir.entries != wide.entries, "entries", dir.entries, wide.entries),
+            (!saturated[2] && dir.size != wide.size, "directory size", dir.size, wide.size),
+            (!saturated[3] && dir.offset != wide.offset, "directory offset", dir.offset, wide.offset),
+        ];
+        if let Some(&(_, what, narrow, wide_value)) = disagree.iter().find(|d| d.0) {
+            return Err(Error::Ambiguous {
+                reason: format!("the end record's {what} is {narrow}, its ZIP64 record's {wide_value}"),
+            });
+        }
+        return Ok((wide, refusal));
     }
     // A ZIP64 locator before a record that needs none: readers that always follow it (Python)
     // and readers that follow it only for saturated fields (Go, unzip) must read the same thing.
@@ -415,7 +455,7 @@ fn directory_at(data: &Window<'_>, pos: usize) -> Result<Directory, Error> {
             ),
         });
     }
-    Ok(dir)
+    Ok((dir, refusal))
 }
 
 /// Where an end record's signature appears in `data[lowest..]` with a whole record's 22 bytes
@@ -498,7 +538,7 @@ fn within_limits(dir: Directory) -> Result<Directory, Error> {
 /// directory, or the archive is ambiguous.
 fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Error> {
     let lowest = data.len().saturating_sub(22 + APPENDED_SEARCH);
-    let mut readings: Vec<(usize, Directory, bool)> = Vec::new();
+    let mut readings: Vec<Reading> = Vec::new();
     for pos in end_signatures(data, lowest) {
         if pos + 22 + usize::from(data.u16(pos + 20).unwrap_or(0)) > data.len() {
             continue;
@@ -512,11 +552,12 @@ fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Err
         let zip64_size = (records != pos).then(|| data.u64(records + 40).map_or(0, |v| v as usize));
         let cd = records.checked_sub(zip64_size.unwrap_or(size));
         if cd.is_some_and(|cd| data.u32(cd) == Some(CENTRAL_SIG)) {
-            readings.push((pos, directory_at(data, pos)?, false));
+            let (dir, refusal) = record_at(data, pos)?;
+            readings.push(Reading { pos, dir, truncated: false, refusal });
         }
     }
-    match agreeing(&readings)? {
-        Some((pos, dir, _)) => Ok((pos, dir)),
+    match agreeing(readings)? {
+        Some(reading) => Ok((reading.pos, reading.dir)),
         None => Err(Error::malformed("no end of central directory record (or its comment length passes the end)")),
     }
 }
@@ -526,6 +567,10 @@ fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
     let at = eocd.checked_sub(20).ok_or_else(|| Error::malformed("ZIP64 fields but no room for a ZIP64 locator"))?;
     if data.u32(at) != Some(ZIP64_LOCATOR_SIG) {
         return Err(Error::malformed("ZIP64 fields but no ZIP64 locator"));
+    }
+    // The disk holding the ZIP64 end record, and the number of disks (1; some writers put 0).
+    if data.u32(at + 4) != Some(0) || data.u32(at + 16).is_none_or(|disks| disks > 1) {
+        return Err(Error::malformed("multi-disk archives are not supported (ZIP64 locator)"));
     }
     let mut record = data.u64(at + 8).expect("inside");
     if record > at as u64 || (at as u64) - record < 56 {
@@ -653,23 +698,42 @@ pub struct Layout {
     pub symlinks: Vec<String>,
 }
 
-/// How far the zip part starts into `data`: 0 when the central directory is where the end
-/// record says; else, when the directory sits where it must (just before the end records) and
-/// the end record's offset is short of it, the difference, which then shifts every offset.
-fn prepended_bytes(data: &Window<'_>, dir: &Directory) -> Result<u64, Error> {
-    if dir.entries == 0 || data.u32(dir.offset as usize) == Some(CENTRAL_SIG) {
-        return Ok(0);
+/// How far the zip part starts into a file, as its end records and directory signatures say.
+enum Prepended {
+    /// Exactly this far: 0 when the central directory is where the end record says; else, when
+    /// the directory sits where it must (just before the end records) and the end record's offset
+    /// is short of it, the difference, which then shifts every offset.
+    Known(u64),
+    /// A central directory signature both where the end record says and this many bytes later,
+    /// just before the end records: two readings, to be parsed both.
+    Either(u64),
+}
+
+/// Where the zip part starts in `data`, for the directory `dir` the end records describe.
+fn prepended_bytes(data: &Window<'_>, dir: &Directory) -> Result<Prepended, Error> {
+    let shifted =
+        dir.end.checked_sub(dir.size).filter(|&at| at > dir.offset && data.u32(at as usize) == Some(CENTRAL_SIG));
+    if dir.entries == 0 {
+        return Ok(Prepended::Known(0));
     }
-    let shifted = dir.end.checked_sub(dir.size).filter(|&at| at > dir.offset);
-    match shifted {
-        Some(at) if data.u32(at as usize) == Some(CENTRAL_SIG) => Ok(at - dir.offset),
-        _ => Err(Error::malformed("no central directory where the end record says, nor just before the end records")),
+    match (data.u32(dir.offset as usize) == Some(CENTRAL_SIG), shifted) {
+        (true, None) => Ok(Prepended::Known(0)),
+        (true, Some(at)) => Ok(Prepended::Either(at - dir.offset)),
+        (false, Some(at)) => Ok(Prepended::Known(at - dir.offset)),
+        (false, None) => {
+            Err(Error::malformed("no central directory where the end record says, nor just before the end records"))
+        }
     }
 }
 
 /// Like [`read_entries`], also saying how many bytes were prepended.
 pub fn read_archive(data: &[u8]) -> Result<Layout, Error> {
-    parse(&Window::whole(data), false).map(|(layout, _)| layout)
+    read_checked(data).map(|(layout, _)| layout)
+}
+
+/// Like [`read_archive`], with the entries' index by name.
+pub(crate) fn read_checked(data: &[u8]) -> Result<(Layout, Locals), Error> {
+    parse(&Window::whole(data), false)
 }
 
 /// Where an entry's local header is and what it must agree with, for a check made later (the
@@ -682,6 +746,8 @@ pub(crate) struct LocalRef {
     name_at: usize,
     name_len: usize,
     flags: u16,
+    /// The central record's DOS date (high 16 bits) and time (low 16 bits).
+    dos: u32,
     /// Where the next entry's local header (or the central directory) starts: the entry, its data
     /// descriptor included, must end by there.
     limit: u64,
@@ -757,6 +823,7 @@ pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &Local
         name,
         e.method,
         local.flags,
+        local.dos,
         e.crc32,
         e.compressed_size,
         e.size,
@@ -776,11 +843,47 @@ const SYMLINK_BASE: usize = usize::MAX / 2;
 pub(crate) struct Locals {
     pub(crate) entries: Vec<LocalRef>,
     pub(crate) symlinks: Vec<(LocalRef, Entry)>,
+    /// The entries by name, checked to be able to exist together.
+    pub(crate) index: NameIndex,
 }
 
 fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error> {
-    let (mut dir, appended, comment_truncated) = find_end(data)?;
-    let prepended = prepended_bytes(data, &dir)?;
+    let (dir, appended, comment_truncated) = find_end(data)?;
+    let end = (appended, comment_truncated);
+    let prepended = match prepended_bytes(data, &dir)? {
+        Prepended::Known(prepended) => prepended,
+        // A directory where the end record says and another just before the end records (an
+        // archive placed after a copy of itself, its offsets left as they were): readers that
+        // allow for prepended data read the second, the others the first. One reading or none.
+        Prepended::Either(shift) => {
+            match (parse_directory(data, dir, 0, end, true), parse_directory(data, dir, shift, end, true)) {
+                (Ok(_), Ok(_)) => {
+                    return Err(Error::Ambiguous {
+                        reason: format!(
+                            "a central directory at offset {} as the end record says, and another {shift} bytes \
+                         later, just before the end records (an archive after {shift} bytes of data)",
+                            dir.offset
+                        ),
+                    });
+                }
+                (Ok(_), Err(_)) => 0,
+                (Err(_), Ok(_)) => shift,
+                (Err(e), Err(_)) => return Err(e),
+            }
+        }
+    };
+    parse_directory(data, dir, prepended, end, defer_local)
+}
+
+/// Parses the central directory `dir` describes, every offset shifted by `prepended`, and (unless
+/// `defer_local`) every local header.
+fn parse_directory(
+    data: &Window<'_>,
+    mut dir: Directory,
+    prepended: u64,
+    (appended, comment_truncated): (u64, bool),
+    defer_local: bool,
+) -> Result<(Layout, Locals), Error> {
     dir.offset += prepended;
     let len = data.len() as u64;
     let cd_end =
@@ -809,6 +912,7 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
         let f16 = |o| u16_at(header, o).expect("inside");
         let f32 = |o| u32_at(header, o).expect("inside");
         let (made_by, flags, method) = (f16(4), f16(8), f16(10));
+        let dos = u32::from(f16(14)) << 16 | u32::from(f16(12));
         let (name_len, extra_len, comment_len) = (usize::from(f16(28)), usize::from(f16(30)), usize::from(f16(32)));
         let total = 46 + name_len + extra_len + comment_len;
         if at as u64 + total as u64 > cd_end {
@@ -851,7 +955,8 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
                         &display.text(),
                     ));
                 }
-                let local = LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, limit: dir.offset };
+                let local =
+                    LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, dos, limit: dir.offset };
                 let entry = Entry {
                     path: display.text(),
                     kind: Kind::File,
@@ -866,7 +971,7 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
                 symlink_locals.push((local, entry));
                 smallest_end(offset, name_len, csize, display)?
             } else {
-                local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?.1
+                local_data(data, offset, &dir, raw_name, method, flags, dos, f32(16), csize, size, display)?.1
             };
             spans.push((offset, span_end, SYMLINK - (symlinks.len())));
             symlinks.push(display.text());
@@ -892,13 +997,13 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
                     &display.text(),
                 ));
             }
-            locals.push(LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, limit: dir.offset });
+            locals.push(LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, dos, limit: dir.offset });
             (0, smallest_end(offset, name_len, csize, display)?)
         } else {
-            local_data(data, offset, &dir, raw_name, method, flags, f32(16), csize, size, display)?
+            local_data(data, offset, &dir, raw_name, method, flags, dos, f32(16), csize, size, display)?
         };
         spans.push((offset, span_end, entries.len()));
-        let mtime = mtime_of(extra, u32::from(f16(14)) << 16 | u32::from(f16(12)));
+        let mtime = mtime_of(extra, dos);
         entries.push(Entry {
             path,
             kind,
@@ -934,8 +1039,9 @@ fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error
             }
         }
     }
+    let index = NameIndex::checked(&entries)?;
     let layout = Layout { entries, prepended, appended, comment_truncated, symlinks };
-    Ok((layout, Locals { entries: locals, symlinks: symlink_locals }))
+    Ok((layout, Locals { entries: locals, symlinks: symlink_locals, index }))
 }
 
 /// The least an entry at `offset` can occupy: a local header with no extra field, the same name
@@ -957,6 +1063,7 @@ fn local_data(
     name: &[u8],
     method: Method,
     flags: u16,
+    dos: u32,
     crc: u32,
     csize: u64,
     size: u64,
@@ -980,8 +1087,21 @@ fn local_data(
     }
     let local_method =
         Method::from_code(f16(8)).ok_or_else(|| bad("local header method differs from the central directory"))?;
-    if local_method != method || (f16(6) & 0x41) != (flags & 0x41) {
-        return Err(bad("local header method or flags differ from the central directory"));
+    if local_method != method {
+        return Err(bad("local header method differs from the central directory"));
+    }
+    // The flags that change how the entry reads: encryption, a data descriptor (a streaming
+    // reader finds the entry's end by it), and for a name that is not ASCII, UTF-8.
+    let compared = if name.is_ascii() { 0x49 } else { 0x849 };
+    if (f16(6) ^ flags) & compared != 0 {
+        return Err(bad(&format!(
+            "local header flags {:#06x} differ from the central directory's {flags:#06x}",
+            f16(6)
+        )));
+    }
+    // The modification time, which readers that stream take from here.
+    if u32::from(f16(12)) << 16 | u32::from(f16(10)) != dos {
+        return Err(bad("local header modification time differs from the central directory"));
     }
     let extra = data
         .get(at + 30 + name_len..at + 30 + name_len + extra_len)
@@ -1002,6 +1122,13 @@ fn local_data(
             return Err(bad("local header CRC or sizes differ from the central directory"));
         }
         return Ok((data_offset, data_end));
+    }
+    // With a data descriptor the local CRC and sizes are 0 (or, from some writers, already the
+    // right values): anything else is a second description of the entry.
+    let (lcrc, lcsize, lsize) = (f32(14), f32(18), f32(22));
+    let zero_or = |local: u32, central: u64| local == 0 || local == 0xffff_ffff || u64::from(local) == central;
+    if !(zero_or(lcrc, u64::from(crc)) && zero_or(lcsize, csize) && zero_or(lsize, size)) {
+        return Err(bad("local header CRC or sizes differ from the central directory (data descriptor)"));
     }
     // Data descriptor: optional signature, CRC, then 4- or 8-byte sizes (8 for ZIP64 entries).
     let mut d = data_end as usize;

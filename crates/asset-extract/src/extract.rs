@@ -121,10 +121,16 @@ fn worker_threads(threads: usize) -> usize {
     }
 }
 
-/// Whether `path` matches `pattern` (`*` any run of characters, `?` one character, or a `dir/`
-/// prefix). A loop that backtracks only to the last `*`: linear stack and O(pattern × path) time
-/// whatever the (archive-supplied, possibly 4 KiB) path.
-pub(crate) fn matches(pattern: &str, path: &str) -> bool {
+/// Whether `path` matches `pattern` as [`Options::only`] matches it (`*` any run of characters,
+/// `?` one character, or a `dir/` prefix). A loop that backtracks only to the last `*`: linear
+/// stack and O(pattern × path) time whatever the (archive-supplied, possibly 4 KiB) path.
+///
+/// ```
+/// assert!(asset_extract::matches_pattern("assets/*.js", "assets/app.js"));
+/// assert!(asset_extract::matches_pattern("assets/", "assets/js/app.js"));
+/// assert!(!asset_extract::matches_pattern("assets/?.js", "assets/app.js"));
+/// ```
+pub fn matches(pattern: &str, path: &str) -> bool {
     if let Some(dir) = pattern.strip_suffix('/') {
         return path == dir || path.starts_with(pattern);
     }
@@ -201,7 +207,19 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
         let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
         return extract_bytes(&map, dest, options);
     }
-    let (file, layout, locals) = PreadFile::open_path(archive)?;
+    let (file, layout, mut locals) = PreadFile::open_path(archive)?;
+    // The local headers extraction does not read on its way are checked first, as every reading
+    // of the archive checks them: those of symlinks and of the entries `only` leaves out.
+    let unread: Vec<(&LocalRef, &Entry)> = locals
+        .symlinks
+        .iter()
+        .map(|(local, e)| (local, e))
+        .chain(locals.entries.iter().zip(&layout.entries).filter(|(_, e)| !selected(options, e)))
+        .collect();
+    if !unread.is_empty() {
+        file.check_locals(&unread)?;
+    }
+    locals.symlinks = Vec::new();
     extract_from(Source::File(&file), layout, Some(locals), archive, dest, options)
 }
 
@@ -210,6 +228,11 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     refuse_early(dest, options)?;
     extract_from(Source::Memory(data), read_archive(data)?, None, Path::new("(memory)"), dest, options)
+}
+
+/// Whether the `only` patterns select `e` (every entry when there are none).
+fn selected(options: &Options<'_>, e: &Entry) -> bool {
+    options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path))
 }
 
 /// What is refused before the archive is looked at: a cancelled run, an incremental merge.
@@ -316,7 +339,7 @@ fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Resu
         return Err(Error::UnsupportedKind { entry: link.clone(), kind: "symlink" });
     }
     let total = layout.entries.len();
-    let wanted = |e: &Entry| options.only.is_empty() || options.only.iter().any(|p| matches(p, &e.path));
+    let wanted = |e: &Entry| selected(options, e);
     // The index is most of what extraction holds: kept as it is when everything is selected,
     // else split into vectors of the exact sizes.
     let selected: Vec<bool> = layout.entries.iter().map(wanted).collect();
@@ -343,7 +366,10 @@ fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Resu
     if entries.is_empty() && !options.only.is_empty() {
         return Err(Error::NothingSelected { patterns: options.only.clone() });
     }
-    check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), options.fold_case)?;
+    // Exact collisions were refused at open; names that differ only in case collide where asked.
+    if options.fold_case {
+        check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
+    }
     let bytes = check_limits(&entries, options)?;
     Ok(Selection {
         skipped: (total - entries.len()) as u64,

@@ -10,7 +10,7 @@ use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_archive, read_central};
+use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central, read_checked};
 use crate::entry_data::read_entry_uninit;
 use crate::entry_reader::EntryReader;
 use crate::name_index::NameIndex;
@@ -89,6 +89,8 @@ pub struct AssetArchive {
     data_offsets: Vec<AtomicU64>,
     /// Deflated entries' checkpoints, for [`read_at`](Self::read_at).
     checkpoints: crate::random_access::CheckpointStore,
+    /// Symlink entries' names, as stored: checked like the others, never read.
+    symlinks: Vec<String>,
 }
 
 /// The archive's bytes: handed over in memory, mapped, or read from the file as needed.
@@ -142,7 +144,7 @@ impl AssetArchive {
             Holding::Read => {
                 let (file, layout, mut locals) = PreadFile::open(file, &meta, path)?;
                 let symlinks = std::mem::take(&mut locals.symlinks);
-                let archive = AssetArchive::indexed(Bytes::Pread(file), layout, locals.entries)?;
+                let archive = AssetArchive::indexed(Bytes::Pread(file), layout, locals.entries, locals.index);
                 if local_headers == LocalHeaders::AtOpen
                     && let Bytes::Pread(file) = &archive.data
                 {
@@ -178,25 +180,21 @@ impl AssetArchive {
         let all = data.all().expect("in memory or mapped");
         if local_headers == LocalHeaders::OnFirstRead {
             let (layout, locals) = read_central(&Window::whole(all))?;
-            return AssetArchive::indexed(data, layout, locals.entries);
+            return Ok(AssetArchive::indexed(data, layout, locals.entries, locals.index));
         }
-        let mut layout = read_archive(all)?;
+        let (mut layout, locals) = read_checked(all)?;
         let offsets: Vec<u64> = layout.entries.iter_mut().map(|e| std::mem::take(&mut e.data_offset)).collect();
-        let archive = AssetArchive::indexed(data, layout, Vec::new())?;
+        let archive = AssetArchive::indexed(data, layout, Vec::new(), locals.index);
         for (slot, offset) in archive.data_offsets.iter().zip(offsets) {
             slot.store(offset, Ordering::Relaxed);
         }
         Ok(archive)
     }
 
-    fn indexed(data: Bytes, layout: Layout, locals: Vec<LocalRef>) -> Result<AssetArchive, Error> {
-        let by_name = NameIndex::build(&layout.entries).map_err(|i| Error::UnsafeName {
-            entry: layout.entries[i].path.clone(),
-            reason: "a second entry with this name",
-        })?;
+    fn indexed(data: Bytes, layout: Layout, locals: Vec<LocalRef>, by_name: NameIndex) -> AssetArchive {
         let crc_checked = layout.entries.iter().map(|_| AtomicBool::new(false)).collect();
         let data_offsets = layout.entries.iter().map(|_| AtomicU64::new(0)).collect();
-        Ok(AssetArchive {
+        AssetArchive {
             data,
             entries: layout.entries,
             by_name,
@@ -204,7 +202,15 @@ impl AssetArchive {
             locals,
             data_offsets,
             checkpoints: crate::random_access::CheckpointStore::new(),
-        })
+            symlinks: layout.symlinks,
+        }
+    }
+
+    /// The names of the archive's symlink entries (as stored, lossily decoded), which are not
+    /// among its entries: their local headers are checked as the others' are, but a link is not
+    /// read, and extraction refuses or skips them.
+    pub fn symlinks(&self) -> &[String] {
+        &self.symlinks
     }
 
     /// Number of entries (files and directories), in archive order.

@@ -7,10 +7,13 @@
 
 use std::hash::BuildHasher;
 
+use crate::Error;
 use crate::archive::Entry;
+use crate::names::Kind;
 
 const EMPTY: u32 = u32::MAX;
 
+#[derive(Default)]
 pub(crate) struct NameIndex {
     hasher: foldhash::fast::RandomState,
     /// Per slot: the high 32 bits of the name's hash (to skip most string comparisons) and the
@@ -47,6 +50,32 @@ impl NameIndex {
         Ok(index)
     }
 
+    /// Indexes `entries` by path and checks that their paths can all exist together: no path
+    /// twice, and no file where another entry needs a directory (`a` beside `a/b`). Every reading
+    /// of an archive (extraction, reads in place, listing, verifying) refuses such an archive at
+    /// open, with the same error.
+    pub(crate) fn checked(entries: &[Entry]) -> Result<NameIndex, Error> {
+        let index = NameIndex::build(entries)
+            .map_err(|i| Error::UnsafeName { entry: entries[i].path.clone(), reason: "duplicate name" })?;
+        for e in entries {
+            let mut rest = e.path.as_str();
+            while let Some((parent, _)) = rest.rsplit_once('/') {
+                match index.find(entries, parent).map(|j| &entries[j]) {
+                    Some(found) if found.kind == Kind::File => {
+                        return Err(Error::UnsafeName {
+                            entry: found.path.clone(),
+                            reason: "a file where another entry needs a directory",
+                        });
+                    }
+                    // A directory entry: its own walk checks the parents above it.
+                    Some(_) => break,
+                    None => rest = parent,
+                }
+            }
+        }
+        Ok(index)
+    }
+
     /// The number of the entry named `name` in `entries` (those the index was built from).
     pub(crate) fn find(&self, entries: &[Entry], name: &str) -> Option<usize> {
         let (tag, mut slot) = self.start(name);
@@ -69,11 +98,16 @@ impl NameIndex {
     }
 }
 
+impl std::fmt::Debug for NameIndex {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NameIndex").field("slots", &self.slots.len()).finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::archive::Method;
-    use crate::names::Kind;
 
     fn entry(path: String) -> Entry {
         Entry {
@@ -106,5 +140,17 @@ mod tests {
     fn a_repeated_name_is_refused_with_its_position() {
         let entries: Vec<Entry> = ["a", "b", "c", "b"].iter().map(|s| entry(s.to_string())).collect();
         assert!(matches!(NameIndex::build(&entries), Err(3)));
+    }
+
+    #[test]
+    fn a_file_where_another_entry_needs_a_directory_is_refused() {
+        let dir = |path: &str| Entry { kind: Kind::Directory, ..entry(path.to_string()) };
+        let names = |paths: &[&str]| paths.iter().map(|p| entry(p.to_string())).collect::<Vec<_>>();
+        for paths in [&["a", "a/b"][..], &["a/b/c", "a"], &["x/a", "x/a/b/c"]] {
+            let err = NameIndex::checked(&names(paths)).unwrap_err();
+            assert!(matches!(err, Error::UnsafeName { reason: "a file where another entry needs a directory", .. }));
+        }
+        assert!(NameIndex::checked(&[dir("a"), entry("a/b".into()), entry("ab".into())]).is_ok());
+        assert!(NameIndex::checked(&names(&["a/b", "a/c/d", "b"])).is_ok());
     }
 }

@@ -83,8 +83,9 @@ pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> R
         0o120_000 => return Err(Error::UnsupportedKind { entry: shown(), kind: "symlink" }),
         0o020_000 | 0o060_000 => return Err(Error::UnsupportedKind { entry: shown(), kind: "device" }),
         0o140_000 => return Err(Error::UnsupportedKind { entry: shown(), kind: "socket" }),
-        0o040_000 => Kind::Directory,
-        // A trailing slash makes a directory whatever else the mode says.
+        // The name says which: a trailing slash makes a directory whatever the mode says, and
+        // without one it is a file even where the mode says directory, as unzip and Python read
+        // it (the entry's data is then the file's, never dropped).
         _ if is_dir_name => Kind::Directory,
         // Regular files; and what `zip` writes for a pipe it read (`-` for its standard input):
         // the pipe's mode (FIFO), and as data the bytes it read, a regular file as unzip has it.
@@ -92,7 +93,7 @@ pub fn check(raw: &[u8], utf8_flag: bool, host: u8, unix_mode: Option<u32>) -> R
     };
     // Permissions: owner-writable, world-readable; executable only if the archive says so. Never
     // setuid, setgid or sticky.
-    let executable = unix_mode.is_some_and(|m| m & 0o111 != 0);
+    let executable = unix_mode.is_some_and(|m| m & 0o111 != 0 && m & 0o170_000 != 0o040_000);
     let mode = match kind {
         Kind::Directory => 0o755,
         Kind::File if executable => 0o755,

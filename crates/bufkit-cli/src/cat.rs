@@ -1,10 +1,9 @@
 //! `bufkit cat`: entries to stdout, like `unzip -p`, checked before a byte is written.
 //!
-//! The archive is opened as an [`AssetArchive`] read with `pread`: its end records and central
-//! directory are checked as extraction checks them, each selected entry's local header against
-//! its central record when it is read, and only the selected entries are read, so one small
-//! entry of a large archive costs what that entry costs (the other entries' local headers are
-//! `bufkit ls`'s and extraction's to check). Up to [`HELD_MAX`] bytes of selected entries are read whole (each CRC-checked) and
+//! The archive is opened as an [`AssetArchive`] read with `pread` and validated as every command
+//! validates it (its end records, central directory and every local header, so that `cat`,
+//! `ls`, `test` and `extract` accept and refuse the same archives); then only the selected
+//! entries' data is read, so one small entry of a large archive costs its headers and that entry. Up to [`HELD_MAX`] bytes of selected entries are read whole (each CRC-checked) and
 //! then written; more than that are checked in one streaming pass and written in a second, so
 //! memory stays bounded whatever the entries' size.
 
@@ -13,14 +12,14 @@
 use std::io::{Read, Write};
 use std::path::Path;
 
-use asset_extract::{AssetArchive, Holding, Kind, LocalHeaders};
+use asset_extract::{AssetArchive, Holding, Kind};
 
 /// Selected bytes up to this are held in memory between checking and writing.
 const HELD_MAX: u64 = 64 << 20;
 
 pub fn run(archive: &Path, names: Vec<String>) -> Result<(), String> {
     let fail = |e: asset_extract::Error| format!("{}: {e}", archive.display());
-    let opened = AssetArchive::open_with(archive, Holding::Read, LocalHeaders::OnFirstRead).map_err(fail)?;
+    let opened = AssetArchive::open(archive, Holding::Read).map_err(fail)?;
     let selected = select(&opened, &names);
     if selected.is_empty() && !names.is_empty() {
         return Err(fail(asset_extract::Error::NothingSelected { patterns: names }));

@@ -17,7 +17,13 @@ pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String
         indexes.dedup();
         indexes.into_iter().map(|i| &opened.entries()[i]).collect()
     };
-    let text = if json { as_json(&selected) } else { as_table(&selected) };
+    let links: Vec<&str> = opened
+        .symlinks()
+        .iter()
+        .filter(|name| patterns.is_empty() || patterns.iter().any(|p| asset_extract::matches_pattern(p, name)))
+        .map(String::as_str)
+        .collect();
+    let text = if json { as_json(&selected, &links) } else { as_table(&selected, &links) };
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()), // `| head` is fine
@@ -32,7 +38,7 @@ fn method(e: &Entry) -> &'static str {
     }
 }
 
-fn as_table(entries: &[&Entry]) -> String {
+fn as_table(entries: &[&Entry], links: &[&str]) -> String {
     let mut text = format!("{:>12} {:>12} {:<9} {:>8}  {}\n", "size", "compressed", "method", "crc32", "name");
     let (mut size, mut compressed) = (0u64, 0u64);
     for e in entries {
@@ -41,12 +47,19 @@ fn as_table(entries: &[&Entry]) -> String {
         let name = if e.kind == Kind::Directory { format!("{}/", e.path) } else { e.path.clone() };
         text += &format!("{:>12} {:>12} {:<9} {:08x}  {name}\n", e.size, e.compressed_size, method(e), e.crc32);
     }
-    text += &format!("{size:>12} {compressed:>12} {:<7} {:>8}  {} entries\n", "", "", entries.len());
+    for name in links {
+        text += &format!("{:>12} {:>12} {:<9} {:>8}  {name}\n", "-", "-", "symlink", "-");
+    }
+    let links = match links.len() {
+        0 => String::new(),
+        n => format!(", {n} symlinks (not extracted)"),
+    };
+    text += &format!("{size:>12} {compressed:>12} {:<7} {:>8}  {} entries{links}\n", "", "", entries.len());
     text
 }
 
-fn as_json(entries: &[&Entry]) -> String {
-    let rows: Vec<serde_json::Value> = entries
+fn as_json(entries: &[&Entry], links: &[&str]) -> String {
+    let mut rows: Vec<serde_json::Value> = entries
         .iter()
         .map(|e| {
             serde_json::json!({
@@ -59,5 +72,6 @@ fn as_json(entries: &[&Entry]) -> String {
             })
         })
         .collect();
+    rows.extend(links.iter().map(|name| serde_json::json!({ "name": name, "kind": "symlink" })));
     serde_json::to_string_pretty(&rows).expect("plain values") + "\n"
 }

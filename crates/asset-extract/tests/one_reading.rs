@@ -1,0 +1,279 @@
+//! One reading or none: layouts whose bytes other readers (Info-ZIP unzip, Python's `zipfile`,
+//! bsdtar) read differently from the way bufkit read them before, each now refused or read the
+//! way every reader reads it, the same through every path (memory, file, in place, mapped).
+
+mod support;
+mod zipwriter;
+
+use asset_extract::{AssetArchive, Error, Holding, Kind, LocalHeaders, Options, extract, extract_bytes, read_archive};
+use support::{listing, workdir};
+use zipwriter::{Spec, build, put_u16, put_u32};
+
+/// What every path makes of `archive`: the file entries it reads (name and bytes), or the error.
+/// Every path must agree: extraction from memory and from a file, and reads in place, held each
+/// way, with local headers checked at open.
+fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let dir = workdir(name);
+    let zip = dir.join("archive.zip");
+    std::fs::write(&zip, archive).unwrap();
+    let mut results = Vec::new();
+    for (k, from_file) in [false, true].into_iter().enumerate() {
+        let out = dir.join(format!("out{k}"));
+        let done = if from_file {
+            extract(&zip, &out, &Options::default())
+        } else {
+            extract_bytes(archive, &out, &Options::default())
+        };
+        results.push(done.map(|_| files_in(&out, &out)));
+        if results.last().is_some_and(Result::is_err) {
+            assert!(!out.exists(), "{name}: a refused extraction left {}", out.display());
+        }
+    }
+    for holding in [Holding::Read, Holding::Map] {
+        results.push(AssetArchive::open(&zip, holding).and_then(|a| read_all(&a)));
+    }
+    results.push(AssetArchive::from_bytes(archive.to_vec()).and_then(|a| read_all(&a)));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let first = results.remove(0);
+    for (k, other) in results.iter().enumerate() {
+        match (&first, other) {
+            (Ok(a), Ok(b)) => assert_eq!(a, b, "{name}: path {} reads other files", k + 1),
+            (Err(a), Err(b)) => {
+                assert_eq!(std::mem::discriminant(a), std::mem::discriminant(b), "{name}: {a} / {b}")
+            }
+            (a, b) => panic!("{name}: the paths disagree: {a:?} against path {}: {b:?}", k + 1),
+        }
+    }
+    first
+}
+
+fn files_in(root: &std::path::Path, dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
+    let mut found = Vec::new();
+    for name in listing(dir) {
+        let path = dir.join(&name);
+        if path.is_dir() {
+            found.extend(files_in(root, &path));
+        } else {
+            let rel = path.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            found.push((rel, std::fs::read(&path).unwrap()));
+        }
+    }
+    found.sort();
+    found
+}
+
+fn read_all(archive: &AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let mut found = Vec::new();
+    for (i, e) in archive.entries().iter().enumerate() {
+        if e.kind == Kind::File {
+            found.push((e.path.clone(), archive.read(i)?.to_vec()));
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn u32_at(b: &[u8], at: usize) -> u32 {
+    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
+}
+
+/// An archive placed after a complete archive of the same layout, its offsets left as they were:
+/// the end record's offset lands on the first archive's directory (a complete reading), and the
+/// directory right before the end records is the second's (the reading unzip, Python and bsdtar
+/// take). Two complete readings: refused, strict or not.
+#[test]
+fn an_archive_after_a_copy_of_itself_with_unadjusted_offsets_is_ambiguous() {
+    let visible = build(&[Spec::file("app.js", b"the code every reader runs")], b"").0;
+    let hidden = build(&[Spec::file("app.js", b"the code one reader runs!!")], b"").0;
+    assert_eq!(visible.len(), hidden.len());
+    let both = [hidden.as_slice(), &visible].concat();
+    let err = reading("prepended-copy", &both).unwrap_err();
+    assert!(matches!(&err, Error::Ambiguous { reason } if reason.contains("just before the end records")), "{err}");
+    let strict = extract_bytes(
+        &both,
+        &workdir("prepended-copy-strict").join("out"),
+        &Options { strict: true, ..Options::default() },
+    );
+    assert!(matches!(strict, Err(Error::Ambiguous { .. })), "{strict:?}");
+
+    // Where only one of the two places holds a directory that parses, that one is read: junk
+    // before an archive whose offsets count from its own start is read past, as before.
+    let mut stub = b"#!/bin/sh\nexit 0\n".to_vec();
+    stub.extend_from_slice(&visible);
+    assert_eq!(reading("stub", &stub).unwrap(), vec![("app.js".into(), b"the code every reader runs".to_vec())]);
+}
+
+/// The last end record is the one unzip and Python read. One that this library refuses (another
+/// disk) is not skipped for an earlier record whose comment reaches the end of the file: the
+/// archive is refused, as it is when the last record is intact and disagrees.
+#[test]
+fn a_refused_last_end_record_is_not_skipped_for_an_earlier_one() {
+    let (first, _) = build(&[Spec::file("first.txt", b"the first directory")], b"");
+    let (second, l2) = build(&[Spec::file("second.txt", b"the second directory")], b"");
+    // The second archive after the first's end record, which takes all of it as its comment;
+    // the second's offsets moved to where its parts now lie.
+    let mut archive = [first.as_slice(), &second].concat();
+    put_u16(&mut archive, first.len() - 22 + 20, second.len() as u16);
+    let (central2, eocd2) = (first.len() + l2.central[0], first.len() + l2.eocd);
+    put_u32(&mut archive, central2 + 42, first.len() as u32);
+    put_u32(&mut archive, eocd2 + 16, central2 as u32);
+    // Intact, the two records describe two directories: ambiguous.
+    let err = reading("two-records", &archive).unwrap_err();
+    assert!(matches!(err, Error::Ambiguous { .. }), "{err}");
+    // The last record's disk number made 0xFFFF: refused all the same, never read as the first.
+    put_u16(&mut archive, eocd2 + 4, 0xffff);
+    let err = reading("last-record-other-disk", &archive).unwrap_err();
+    assert!(matches!(&err, Error::Ambiguous { .. } | Error::Malformed { .. }), "{err}");
+}
+
+/// A file's kind comes from its name: `readme.txt` with a directory's mode and 800 bytes of data
+/// is a file of 800 bytes (as unzip and Python extract it), listed, read and extracted as one.
+#[test]
+fn a_file_named_as_a_file_is_a_file_whatever_its_mode_says() {
+    let text: Vec<u8> = (0..800u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let spec = Spec { unix_mode: Some(0o040755), ..Spec::file("readme.txt", &text) };
+    let (zip, _) = build(&[spec], b"");
+    assert_eq!(read_archive(&zip).unwrap().entries[0].kind, Kind::File);
+    assert_eq!(reading("dir-mode-file", &zip).unwrap(), vec![("readme.txt".into(), text)]);
+    // A trailing slash still makes a directory, whatever the mode.
+    let (zip, _) = build(&[Spec { unix_mode: Some(0o100644), ..Spec::dir("assets/") }], b"");
+    assert_eq!(read_archive(&zip).unwrap().entries[0].kind, Kind::Directory);
+}
+
+/// Every field the local header and the central record both carry is compared: a data
+/// descriptor flag cleared in the local header only (unzip then writes 0 bytes, Python the
+/// data), the UTF-8 flag of a name that is not ASCII, the modification time, and the CRC and
+/// sizes a local header with a descriptor carries.
+#[test]
+fn a_local_header_that_disagrees_with_its_central_record_is_refused() {
+    let data = b"250 bytes of something ".repeat(11);
+    let spec = Spec { descriptor: true, ..Spec::file("a.txt", &data) };
+    let (zip, l) = build(&[spec.clone(), Spec::file("b.txt", b"second")], b"");
+    let refused = |name: &str, patched: &[u8], says: &str| {
+        let err = reading(name, patched).unwrap_err();
+        assert!(matches!(&err, Error::Malformed { reason, .. } if reason.contains(says)), "{name}: {err}");
+    };
+    let mut no_descriptor = zip.clone();
+    put_u16(&mut no_descriptor, l.local[0] + 6, 0x800);
+    refused("descriptor-flag-central-only", &no_descriptor, "flags");
+    let mut time = zip.clone();
+    put_u16(&mut time, l.local[1] + 10, 0x1234);
+    refused("local-time", &time, "modification time");
+    let mut sizes = zip.clone();
+    put_u32(&mut sizes, l.local[0] + 22, 7);
+    refused("descriptor-local-size", &sizes, "CRC or sizes");
+    // The descriptor's local CRC and sizes may be the right values rather than 0.
+    let mut filled = zip.clone();
+    put_u32(&mut filled, l.local[0] + 14, crc32fast::hash(&data));
+    put_u32(&mut filled, l.local[0] + 22, data.len() as u32);
+    assert_eq!(reading("descriptor-local-filled", &filled).unwrap().len(), 2);
+
+    let (zip, l) = build(&[Spec::file("día.txt", b"hola")], b"");
+    let mut utf8 = zip.clone();
+    put_u16(&mut utf8, l.local[0] + 6, 0);
+    refused("utf8-flag-local", &utf8, "flags");
+    // For an ASCII name the flag changes nothing: read.
+    let (zip, l) = build(&[Spec::file("dia.txt", b"hola")], b"");
+    let mut ascii = zip.clone();
+    put_u16(&mut ascii, l.local[0] + 6, 0);
+    assert_eq!(reading("utf8-flag-ascii", &ascii).unwrap(), vec![("dia.txt".into(), b"hola".to_vec())]);
+}
+
+/// `zip` with a ZIP64 end record and locator before its end record, whose fields say `entries`,
+/// and the end record's fields at `saturate` (byte offsets in it) set to all ones.
+fn zip64(entries: u64, saturate: &[usize]) -> Vec<u8> {
+    let (zip, l) = build(&[Spec::file("a", b"abc"), Spec::file("b", b"def")], b"");
+    let eocd = &zip[l.eocd..];
+    let (cd_size, cd_offset) = (u64::from(u32_at(eocd, 12)), u64::from(u32_at(eocd, 16)));
+    let mut record = Vec::new();
+    record.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+    record.extend_from_slice(&44u64.to_le_bytes());
+    record.extend_from_slice(&[45, 3, 45, 0]);
+    record.extend_from_slice(&[0; 8]);
+    record.extend_from_slice(&entries.to_le_bytes());
+    record.extend_from_slice(&entries.to_le_bytes());
+    record.extend_from_slice(&cd_size.to_le_bytes());
+    record.extend_from_slice(&cd_offset.to_le_bytes());
+    let mut locator = Vec::new();
+    locator.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+    locator.extend_from_slice(&0u32.to_le_bytes());
+    locator.extend_from_slice(&(l.eocd as u64).to_le_bytes());
+    locator.extend_from_slice(&1u32.to_le_bytes());
+    let mut out = [&zip[..l.eocd], &record, &locator, eocd].concat();
+    let at = out.len() - 22;
+    for &field in saturate {
+        match field {
+            12 | 16 => put_u32(&mut out, at + field, 0xffff_ffff),
+            _ => put_u16(&mut out, at + field, 0xffff),
+        }
+    }
+    out
+}
+
+/// A ZIP64 end record is read only where every end-record field it replaces agrees with it:
+/// with one field saturated, the others must say what ZIP64 says. And the locator's disk fields
+/// are checked as the end record's are.
+#[test]
+fn zip64_values_never_override_end_record_fields_that_disagree() {
+    // The directory's offset saturated, the entry counts left at 2 beside a ZIP64 record of 2.
+    assert_eq!(reading("zip64-agrees", &zip64(2, &[16])).unwrap().len(), 2);
+    // Every field saturated: ZIP64's values are the only ones.
+    assert_eq!(reading("zip64-only", &zip64(2, &[4, 6, 8, 10, 12, 16])).unwrap().len(), 2);
+    // The same with the ZIP64 record saying 1: two readings.
+    for saturated in [&[16][..], &[12], &[10], &[8]] {
+        let err = reading("zip64-disagrees", &zip64(1, saturated)).unwrap_err();
+        assert!(matches!(err, Error::Ambiguous { .. }), "{saturated:?}: {err}");
+    }
+    // The locator says another disk holds the ZIP64 record, or that there are two disks.
+    for (at, value) in [(4, 1u32), (16, 2)] {
+        let mut archive = zip64(2, &[16]);
+        let locator = archive.len() - 22 - 20;
+        put_u32(&mut archive, locator + at, value);
+        let err = reading("zip64-locator-disks", &archive).unwrap_err();
+        assert!(matches!(&err, Error::Malformed { reason, .. } if reason.contains("multi-disk")), "{err}");
+    }
+    // Some writers put 0 for the number of disks.
+    let mut zero_disks = zip64(2, &[16]);
+    let locator = zero_disks.len() - 22 - 20;
+    put_u32(&mut zero_disks, locator + 16, 0);
+    assert_eq!(reading("zip64-zero-disks", &zero_disks).unwrap().len(), 2);
+}
+
+/// A file `a` beside an entry `a/b` cannot exist together: every path refuses the archive at
+/// open, with one error, not only extraction.
+#[test]
+fn a_file_where_another_entry_needs_a_directory_is_refused_by_every_path() {
+    let (zip, _) = build(&[Spec::file("a", b"1"), Spec::file("a/b", b"2")], b"");
+    let err = reading("file-and-dir", &zip).unwrap_err();
+    assert!(matches!(err, Error::UnsafeName { reason: "a file where another entry needs a directory", .. }));
+    let dir = workdir("file-and-dir-lazy");
+    std::fs::write(dir.join("a.zip"), &zip).unwrap();
+    let lazy = AssetArchive::open_with(&dir.join("a.zip"), Holding::Read, LocalHeaders::OnFirstRead);
+    assert!(matches!(lazy, Err(Error::UnsafeName { .. })));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Extraction of a selection checks the local headers of the entries it leaves out, and of
+/// symlinks it skips, as every other reading does: an archive `ls` refuses is refused here too.
+#[test]
+fn a_selection_is_refused_where_an_entry_it_leaves_out_has_a_bad_local_header() {
+    let link = Spec { unix_mode: Some(0o120777), ..Spec::stored("link", b"target") };
+    let (zip, l) = build(&[Spec::file("keep.txt", b"kept"), Spec::file("other.txt", b"other"), link], b"");
+    let dir = workdir("selection-locals");
+    let path = dir.join("a.zip");
+    let options = Options { only: vec!["keep.txt".into()], skip_symlinks: true, ..Options::default() };
+    std::fs::write(&path, &zip).unwrap();
+    extract(&path, &dir.join("ok"), &options).unwrap();
+    for (k, local) in [l.local[1], l.local[2]].into_iter().enumerate() {
+        let mut bad = zip.clone();
+        put_u16(&mut bad, local + 8, 12); // the method: bzip2
+        std::fs::write(&path, &bad).unwrap();
+        let out = dir.join(format!("out{k}"));
+        let err = extract(&path, &out, &options).unwrap_err();
+        assert!(matches!(err, Error::Malformed { .. }), "{err}");
+        assert!(!out.exists());
+        assert!(extract_bytes(&bad, &out, &options).is_err());
+        assert!(AssetArchive::open(&path, Holding::Read).is_err());
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}

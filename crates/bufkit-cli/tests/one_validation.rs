@@ -1,0 +1,80 @@
+//! `ls`, `cat`, `test` and `extract` validate an archive the same way at open: each accepts the
+//! archives the others accept and refuses those they refuse, with the same reason. Works in a
+//! temporary directory of its own.
+
+mod support;
+
+use std::path::Path;
+
+fn stored(files: &[(&str, &[u8])]) -> Vec<u8> {
+    let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
+    asset_extract::fuzzing::stored_zip(&files)
+}
+
+/// Each command's verdict on `archive`: `Ok` or the first line of its error.
+fn verdicts(work: &Path, name: &str, archive: &[u8]) -> Vec<(&'static str, Result<(), String>)> {
+    let path = work.join(format!("{name}.zip"));
+    std::fs::write(&path, archive).unwrap();
+    let dest = work.join(format!("{name}-out"));
+    let (zip, out) = (path.to_str().unwrap(), dest.to_str().unwrap());
+    let runs: [(&str, Vec<&str>); 4] = [
+        ("ls", vec!["ls", zip]),
+        ("cat", vec!["cat", zip]),
+        ("test", vec!["test", zip]),
+        ("extract", vec!["extract", zip, out, "--skip-symlinks"]),
+    ];
+    runs.into_iter()
+        .map(|(command, args)| {
+            let (ok, _, err) = support::bufkit(&args);
+            (command, if ok { Ok(()) } else { Err(err.lines().next().unwrap_or("").to_string()) })
+        })
+        .collect()
+}
+
+fn all_refuse(work: &Path, name: &str, archive: &[u8], says: &str) {
+    for (command, verdict) in verdicts(work, name, archive) {
+        match verdict {
+            Err(e) => assert!(e.contains(says), "{name}: {command} refused for another reason: {e}"),
+            Ok(()) => panic!("{name}: {command} accepted what the others refuse"),
+        }
+    }
+    assert!(!work.join(format!("{name}-out")).exists(), "{name}: extraction left something");
+}
+
+#[test]
+fn every_command_accepts_and_refuses_the_same_archives() {
+    let work = std::env::temp_dir().join(format!("bufkit-one-validation-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    std::fs::create_dir_all(&work).unwrap();
+
+    let good = stored(&[("dir/", b""), ("dir/a.txt", b"alpha"), ("b.txt", b"beta")]);
+    for (command, verdict) in verdicts(&work, "good", &good) {
+        assert_eq!(verdict, Ok(()), "{command}");
+    }
+
+    // A file `a` beside an entry `a/b`: no tree holds both.
+    let tree = stored(&[("a", b"file"), ("a/b", b"under a file")]);
+    all_refuse(&work, "file-and-dir", &tree, "a file where another entry needs a directory");
+
+    // A directory entry's local header that disagrees with its central record (its method).
+    let mut dir_local = good.clone();
+    assert_eq!(&dir_local[..4], b"PK\x03\x04");
+    dir_local[8] = 12;
+    all_refuse(&work, "dir-local-header", &dir_local, "local header method differs");
+
+    // A symlink's local header that disagrees with its central record: checked by all, though
+    // no command reads or creates the link.
+    let files: Vec<(String, Vec<u8>)> = vec![("link".into(), b"target".to_vec()), ("c.txt".into(), b"c".to_vec())];
+    let mut with_link = asset_extract::fuzzing::stored_zip(&files);
+    let central = with_link.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    with_link[central + 5] = 3; // made by Unix
+    with_link[central + 38..central + 42].copy_from_slice(&(0o120777u32 << 16).to_le_bytes());
+    for (command, verdict) in verdicts(&work, "link", &with_link) {
+        assert_eq!(verdict, Ok(()), "{command} with a symlink skipped");
+    }
+    let (ok, listing, _) = support::bufkit(&["ls", work.join("link.zip").to_str().unwrap()]);
+    assert!(ok && listing.contains("symlink") && listing.contains("1 entries, 1 symlinks"), "{listing}");
+    with_link[8] = 12;
+    all_refuse(&work, "link-local-header", &with_link, "local header method differs");
+    std::fs::remove_dir_all(work).unwrap();
+}
