@@ -373,8 +373,13 @@ typedef uint32_t bk_archive_local_headers;
 typedef struct bk_archive bk_archive;
 
 /*
- One entry read as a stream in bounded memory (about 100 KiB whatever its size), from
- `bk_archive_reader_open`. It keeps what it reads alive: its archive may be freed first. Not
+ One entry read as a stream in bounded memory, whatever its size, from
+ `bk_archive_reader_open`. What a reader holds depends on the entry's method: stored and
+ deflate about 100 KiB (a 64 KiB buffer and deflate's 32 KiB window); Deflate64 about 200 KiB;
+ bzip2 up to about 3.6 MiB (the block size the archive was written with: 900 kB at level 9);
+ LZMA and XZ up to their dictionary size and Zstandard up to its window size (each at most
+ 128 MiB: larger ones are refused at open), of which a reader touches no more than it has
+ decoded. It keeps what it reads alive: its archive may be freed first. Not
  thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
 
  Methods: `bk_archive_reader_read`, `bk_archive_reader_free`.
@@ -605,7 +610,8 @@ typedef struct bk_extract_options {
    */
   uint32_t mode;
   /*
-   Worker threads; 0 (the default) means one per core.
+   Worker threads; 0 (the default) means one per core. At most 256 are started, and no more
+   than there are files to write (or, replacing a tree, directories to remove).
    */
   uint32_t threads;
   /*
@@ -1051,10 +1057,12 @@ bk_status bk_archive_read(const struct bk_archive *archive,
    builds its checkpoints in one full pass that checks its CRC-32 (`BK_STATUS_CRC_MISMATCH`,
    or an inflate status, if it fails), unless they were imported
    (`bk_archive_checkpoints_import`);
- - other methods decode from the entry's start.
+ - other methods decode from the entry's start; the entry's first slice decodes it whole once
+   and checks its CRC-32, as a deflated entry's first slice does.
 
- A CRC-32 covers a whole entry, never a slice: a slice of a deflated entry is as checked as the
- pass its checkpoints came from, and is decoded by the strict decoder from one of them. In the
+ A CRC-32 covers a whole entry, never a slice: a slice is as checked as the whole pass it rests
+ on, and is decoded by the strict decoder. A damaged or cut entry gives the status
+ `bk_archive_read` gives for it (never `BK_STATUS_IO_ERROR`, which says a system call failed). In the
  `BK_ARCHIVE_READ` holding, a file changed after that pass gives an error where the data no
  longer decodes, or the new bytes where it does. On failure `*written_out` is 0 and the bytes
  of `dst` are unspecified. A directory is `BK_STATUS_INVALID_ARGUMENT`.

@@ -20,10 +20,14 @@ fn main() {
         let abi = abi_version();
         println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libbufkit.so.{abi}");
         println!("cargo:rerun-if-changed=src/version.rs");
-        // rustc already hides non-exported symbols; this script states the contract (bk_* only) in the tree.
-        let map = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("bufkit.map");
-        println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
-        println!("cargo:rerun-if-changed=bufkit.map");
+        // Only the C ABI is exported. rustc's own version script lists this crate's `#[no_mangle]`
+        // items (the `bk_` functions) and its dependencies' (bzip2-sys's `bz_internal_error`,
+        // libbz2's error hook, which a host with its own libbz2 must not resolve to us); every
+        // dependency is linked from an archive, so excluding archives from export keeps exactly
+        // the `bk_` functions. A second version script would do the same with lld, but GNU ld
+        // (aarch64, and x86-64 without lld) refuses two. ffi-tests/c/run.sh (exports-only-bk)
+        // fails if any other symbol is exported.
+        println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
     }
     // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: the libraries land in <target>/<profile>.
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());

@@ -1,12 +1,22 @@
 #!/usr/bin/env bash
 # Runs the C ABI tests against the release build of libbufkit: linked against the .so and the .a,
 # under AddressSanitizer+UBSan and under valgrind, plus header and pkg-config checks.
-# Usage: ffi-tests/c/run.sh [LIBDIR]   (default target/release). Prints "N passed, N failed" last;
-# each variant's log goes to build/c/.
+# Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, this machine's architecture).
+# With another ARCH (aarch64), the programs are built by Debian's cross gcc (ARCH-linux-gnu-gcc)
+# and run under qemu-user: the plain variants, shared and static; AddressSanitizer does not run
+# under qemu-user (its shadow memory clashes with qemu's own mappings) and valgrind does not
+# emulate; those variants run on the native build. Prints "N passed, N failed" last; each
+# variant's log goes to build/c/ (build/c-ARCH/).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 lib=${1:-$root/target/release}
-out=$root/build/c
+arch=${2:-$(uname -m)}
+if [[ $arch == "$(uname -m)" ]]; then
+  cc=gcc cxx=g++ nm=nm emulate=() out=$root/build/c
+else
+  cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ nm=$arch-linux-gnu-nm emulate=(qemu-"$arch" -L /usr/"$arch"-linux-gnu)
+  out=$root/build/c-$arch
+fi
 mkdir -p "$out"
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
 ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
@@ -19,8 +29,39 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
     z.writestr(zipfile.ZipInfo("log.txt"), lines.encode(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
     z.writestr(zipfile.ZipInfo("raw.bin"), bytes(range(256)) * 1000, compress_type=zipfile.ZIP_STORED)
 PY
+# methods.zip with every entry's stream cut to half its length (both headers saying so) and a
+# deflated entry cut likewise: a cut entry of each method, for the statuses every read path gives.
+python3 - "$root/crates/asset-extract/tests/data/methods.zip" "$out/cut.zip" <<'PY'
+import io, struct, sys, zipfile
+src = open(sys.argv[1], "rb").read()
+deflated = io.BytesIO()
+with zipfile.ZipFile(deflated, "w") as z:
+    z.writestr(zipfile.ZipInfo("deflate.txt"), bytes(range(97, 123)) * 760, compress_type=zipfile.ZIP_DEFLATED)
+# The deflated entry's local header and data before methods.zip's, its central record first.
+d = deflated.getvalue()
+d_cd = struct.unpack("<I", d[-6:-2])[0]
+data = bytearray(d[:d_cd] + src)
+cd = len(d) - 22 - d_cd + struct.unpack("<I", src[-6:-2])[0] + d_cd
+central = bytearray(d[d_cd:-22])
+rest = bytearray(src[struct.unpack("<I", src[-6:-2])[0]:-22])
+at = 0
+while at < len(rest):  # methods.zip's records, their offsets moved past the deflated entry
+    struct.pack_into("<I", rest, at + 42, struct.unpack("<I", rest[at + 42:at + 46])[0] + d_cd)
+    at += 46 + sum(struct.unpack("<HHH", rest[at + 28:at + 34]))
+central += rest
+at = 0
+while at < len(central):  # each entry's compressed size halved, in both headers
+    csize = struct.unpack("<I", central[at + 20:at + 24])[0]
+    local = struct.unpack("<I", central[at + 42:at + 46])[0]
+    struct.pack_into("<I", central, at + 20, csize // 2)
+    struct.pack_into("<I", data, local + 18, csize // 2)
+    at += 46 + sum(struct.unpack("<HHH", central[at + 28:at + 34]))
+count = 1 + struct.unpack("<H", src[-12:-10])[0]
+eocd = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, count, count, len(central), len(data), 0)
+open(sys.argv[2], "wb").write(bytes(data) + bytes(central) + eocd)
+PY
 cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c"
-  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"")
+  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"" -DBUFKIT_CUT_ZIP="\"$out/cut.zip\"")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 passed=0 failed=0
 
@@ -34,11 +75,11 @@ check() { # name, command...
 program() { # source, variant name, runner-prefix (may be empty), compile flags...
   local src=$1 name=$2 runner=$3; shift 3
   local exe="$out/$(basename "$src" .c)-$name"
-  if ! gcc "${cflags[@]}" "$src" "$@" -o "$exe" >"$exe.build.log" 2>&1; then
+  if ! "$cc" "${cflags[@]}" "$src" "$@" -o "$exe" >"$exe.build.log" 2>&1; then
     failed=$((failed + 1)); echo "FAIL build $exe (see $exe.build.log)" >&2; return
   fi
   local line rc
-  $runner "$exe" >"$exe.out" 2>"$exe.log"
+  $runner "${emulate[@]}" "$exe" >"$exe.out" 2>"$exe.log"
   rc=$?
   line=$(tail -n 1 "$exe.out")
   if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
@@ -61,14 +102,23 @@ variant() { # name, runner-prefix (may be empty), compile flags...
 # The header: C11 pedantic included twice, and C++.
 printf '#include "bufkit.h"\n#include "bufkit.h"\nint main(void){return bk_abi_version() == BK_ABI_VERSION ? 0 : 1;}\n' >"$out/twice.c"
 cp "$out/twice.c" "$out/twice.cc"
-check header-c11-twice gcc "${cflags[@]}" -c "$out/twice.c" -o "$out/twice.o"
-check header-cxx g++ -std=c++17 -Wall -Wextra -Werror -pedantic -I"$root/include" -c "$out/twice.cc" -o "$out/twicecc.o"
-check pkg-config-build bash -c "gcc \"$out/twice.c\" \$(PKG_CONFIG_PATH='$lib' pkg-config --cflags --libs bufkit) -Wl,-rpath,'$lib' -o '$out/pc' && '$out/pc'"
-check exports-only-bk bash -c "! nm -D --defined-only '$lib/libbufkit.so' | awk 'NF==3{print \$3}' | grep -v '^bk_'"
+check header-c11-twice "$cc" "${cflags[@]}" -c "$out/twice.c" -o "$out/twice.o"
+command -v "$cxx" >/dev/null &&
+  check header-cxx "$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic -I"$root/include" -c "$out/twice.cc" -o "$out/twicecc.o"
+check pkg-config-build bash -c "$cc \"$out/twice.c\" \$(PKG_CONFIG_PATH='$lib' pkg-config --cflags --libs bufkit) -Wl,-rpath,'$lib' -o '$out/pc' && ${emulate[*]} '$out/pc'"
+# The library's exports are exactly the C ABI's functions, and every one the header declares.
+check exports-only-bk bash -c "! $nm -D --defined-only '$lib/libbufkit.so' | awk 'NF==3{print \$3}' | grep -v '^bk_'"
+check exports-every-declared bash -c "diff <($nm -D --defined-only '$lib/libbufkit.so' | awk 'NF==3{print \$3}' | sort) \
+  <(sed -nE 's/^[a-z].* \**(bk_[a-z0-9_]+)\(.*/\1/p' '$root/include/bufkit.h' | sort -u)"
 
 san=(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
 variant shared "" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 variant static "" "$lib/libbufkit.a" "${static_libs[@]}"
+if [[ ${#emulate[@]} -gt 0 ]]; then
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 variant asan-static "" "${san[@]}" "$lib/libbufkit.a" "${static_libs[@]}"
 ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 variant asan-shared "" "${san[@]}" -L"$lib" -lbufkit -Wl,-rpath,"$lib"
 # Allocations counted by wrapping the allocator: only a static link routes libbufkit's through it.

@@ -95,6 +95,30 @@ static void test_a_valid_archive_extracts(void) {
   CHECK(stat(file, &st) != 0); /* the destination was replaced as a whole */
 }
 
+/* A thread count far above what any machine has (UINT32_MAX) is a bound, not an order: replacing
+   an existing tree with it returns promptly with OK (the header caps threads at 256), rather than
+   trying to start four billion removers. */
+static void test_a_huge_thread_count_replaces_promptly(void) {
+  char archive[300], dest[300];
+  bk_extract_report report = {.size = sizeof report};
+  bk_extract_options opts = {.size = sizeof opts};
+  unsigned char *zip = malloc(16 * (1024 + 128) + 4096);
+  struct timespec t0, t1;
+  snprintf(archive, sizeof archive, "%s/threads.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/threads", workdir);
+  write_file(archive, zip, stored_zip(zip, 16, 1024));
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.mode = BK_EXTRACT_REPLACE;
+  opts.threads = UINT32_MAX;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  CHECK(report.files == 16);
+  /* Not a timing test: a bound so loose only a hang (or billions of threads) crosses it. */
+  CHECK(t1.tv_sec - t0.tv_sec < 20);
+  free(zip);
+}
+
 /* bk_extract_options is size-first: an older program's smaller struct is refused below the
    minimum, a newer program's larger one is accepted when what this library does not know is
    zero, and refused when it is not (an option asked for is never silently dropped). */
@@ -506,6 +530,7 @@ int main(void) {
   RUN(test_a_valid_archive_extracts);
   RUN(test_a_hostile_archive_leaves_nothing);
   RUN(test_options_are_size_first);
+  RUN(test_a_huge_thread_count_replaces_promptly);
   RUN(test_missing_and_truncated_archives);
   RUN(test_limits_and_cancellation);
   RUN(test_incremental);

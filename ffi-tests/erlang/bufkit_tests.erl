@@ -759,3 +759,36 @@ inflate_stream_large_piece_test() ->
     {ok, S} = bufkit:inflate_stream_new(zlib, byte_size(Data)),
     ZLen = byte_size(Z),
     ?assertEqual({done, ZLen, ZLen, Data}, bufkit:inflate_stream_feed(S, Z)).
+
+%% Every option of every function that takes an options map, given each kind of wrong value:
+%% always an error tuple, never an exception (a string where a list of patterns belongs included).
+wrong_option_values_are_errors_never_exceptions_test() ->
+    Wrong = [-1, 1.5, "assets/", <<"bin">>, not_an_option_value, [a], #{}, {t}, make_ref(), 1 bsl 70],
+    Zip = os:getenv("BUFKIT_METHODS_ZIP"),
+    Dir = string:trim(os:cmd("mktemp -d")),
+    {ok, Archive} = bufkit:archive_open(Zip),
+    Calls =
+        [{extract, K, fun(W) -> bufkit:extract(Zip, filename:join(Dir, "out"), #{K => W}) end}
+         || K <- [mode, threads, only, strict, skip_symlinks, quota, max_ratio, durable, no_mtime,
+                  incremental, fold_case, progress, progress_interval_ms]] ++
+        [{buffer_new, K, fun(W) -> bufkit:buffer_new(#{K => W}) end}
+         || K <- [growth, factor, step, chunk_size, max_capacity, initial_capacity]] ++
+        [{pool_new, K, fun(W) -> bufkit:pool_new(#{K => W}) end}
+         || K <- [min_class_size, max_class_size, max_retained_bytes, max_buffers_per_class,
+                  thread_cache_buffers, zero_on_acquire, decay_after_ms]] ++
+        [{archive_open, K, fun(W) -> bufkit:archive_open(Zip, #{K => W}) end} || K <- [holding, local_headers]] ++
+        [{archive_verify, threads, fun(W) -> bufkit:archive_verify(Archive, #{threads => W}) end},
+         {extract, archive_path, fun(W) -> bufkit:extract(W, filename:join(Dir, "out"), #{}) end},
+         {archive_open, path, fun(W) -> bufkit:archive_open(W, #{}) end}],
+    Raised = [{Function, Key, W, Class, Reason}
+              || {Function, Key, Call} <- Calls, W <- Wrong,
+                 {raised, Class, Reason} <- [try Call(W) of _ -> returned catch C:R -> {raised, C, R} end]],
+    Accepted = [{Function, Key} || {Function, Key, Call} <- Calls, Key =/= archive_path, Key =/= path,
+                                   try Call("assets/") of {ok, _} -> true; ok -> true; _ -> false catch _:_ -> false end],
+    ok = bufkit:archive_close(Archive),
+    os:cmd("rm -rf " ++ Dir),
+    ?assertEqual([], Raised),
+    %% A lone string is not a valid value for any option either.
+    ?assertEqual([], Accepted),
+    ?assertEqual({error, {invalid_argument, <<>>}},
+                 bufkit:extract(Zip, filename:join(Dir, "out2"), #{only => "assets/"})).

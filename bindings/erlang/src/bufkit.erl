@@ -13,6 +13,12 @@
 %% after which every call on it returns {error, closed}. It may be shared between processes
 %% (calls on one buffer are serialised). Appends of 64 KiB or more and conversions of 1 MiB or
 %% more run on a dirty scheduler, so no normal scheduler is held for long.
+%%
+%% Wrong values: an options map with a key not listed, or a value of the wrong type or out of
+%% range, is an error tuple (`{error, invalid_argument}', and for `extract/3'
+%% `{error, {invalid_argument, <<>>}}'), never an exception. An argument that is not of its
+%% type (a name that is not iodata, an offset that is not an integer) raises `badarg', as the
+%% BIFs do.
 -module(bufkit).
 
 %% extract_options(), extract_report() and ?EXTRACT_OPTION_KEYS: generated from include/bufkit.h's structs.
@@ -279,18 +285,47 @@ inflate_stream_reset(_, _, _) ->
 -spec extract(file:filename_all(), file:filename_all(), extract_options()) ->
     {ok, extract_report()} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    case maps:keys(maps:without(?EXTRACT_OPTION_KEYS, Options)) of
-        [] ->
-            Only = [unicode:characters_to_binary(P) || P <- maps:get(only, Options, [])],
-            bufkit_nif:extract(filename_binary(Archive), filename_binary(Dest), Options#{only => Only});
+    Unknown = maps:keys(maps:without(?EXTRACT_OPTION_KEYS, Options)),
+    case {Unknown, patterns(maps:get(only, Options, [])), filename_binary(Archive), filename_binary(Dest)} of
+        {[], {ok, Only}, {ok, ArchiveName}, {ok, DestName}} ->
+            bufkit_nif:extract(ArchiveName, DestName, Options#{only => Only});
         _ ->
             {error, {invalid_argument, <<>>}}
     end;
 extract(_, _, _) ->
     {error, {invalid_argument, <<>>}}.
 
-filename_binary(Name) when is_binary(Name) -> Name;
-filename_binary(Name) -> unicode:characters_to_binary(filename:flatten(Name)).
+%% The `only' patterns as binaries: a list of strings or binaries, else `error' (a lone string,
+%% which is a list of characters, included).
+patterns(Patterns) when is_list(Patterns) ->
+    Converted = [pattern(P) || P <- Patterns],
+    case lists:all(fun is_binary/1, Converted) of
+        true -> {ok, Converted};
+        false -> error
+    end;
+patterns(_) ->
+    error.
+
+pattern(P) when is_binary(P) -> P;
+pattern(P) when is_list(P) ->
+    try unicode:characters_to_binary(P) of
+        Bin when is_binary(Bin) -> Bin;
+        _ -> error
+    catch
+        error:_ -> error
+    end;
+pattern(_) ->
+    error.
+
+%% A file name as a binary, `{ok, Bin}', or `error' for a value that is no file name.
+filename_binary(Name) when is_binary(Name) -> {ok, Name};
+filename_binary(Name) ->
+    try unicode:characters_to_binary(filename:flatten(Name)) of
+        Bin when is_binary(Bin) -> {ok, Bin};
+        _ -> error
+    catch
+        error:_ -> error
+    end.
 
 %% @doc Opens a zip/APK/JAR to read its entries in place: its central directory validated once,
 %% here, with the same strict rules as extraction (on a dirty I/O scheduler); each entry's local
@@ -309,9 +344,9 @@ archive_open(Path) -> archive_open(Path, #{}).
 -spec archive_open(file:filename_all(), #{holding => read | map, local_headers => at_open | on_first_read}) ->
     {ok, archive()} | {error, reason()}.
 archive_open(Path, Options) when is_map(Options) ->
-    case maps:keys(maps:without([holding, local_headers], Options)) of
-        [] -> bufkit_nif:archive_open(filename_binary(Path), maps:get(holding, Options, read),
-                                      maps:get(local_headers, Options, at_open));
+    case {maps:keys(maps:without([holding, local_headers], Options)), filename_binary(Path)} of
+        {[], {ok, Name}} -> bufkit_nif:archive_open(Name, maps:get(holding, Options, read),
+                                                    maps:get(local_headers, Options, at_open));
         _ -> {error, invalid_argument}
     end;
 archive_open(_, _) -> {error, invalid_argument}.
@@ -352,7 +387,8 @@ archive_verify(Archive) -> archive_verify(Archive, #{}).
     ok | {error, {reason(), pos_integer(), non_neg_integer()}}.
 archive_verify(Archive, Options) when is_map(Options) ->
     case maps:get(threads, Options, 0) of
-        Threads when is_integer(Threads), Threads >= 0 -> bufkit_nif:archive_verify(Archive, Threads);
+        Threads when is_integer(Threads), Threads >= 0, Threads =< 16#ffffffff ->
+            bufkit_nif:archive_verify(Archive, Threads);
         _ -> {error, invalid_argument}
     end;
 archive_verify(_, _) -> {error, invalid_argument}.

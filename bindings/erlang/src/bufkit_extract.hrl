@@ -5,7 +5,8 @@
 %% The options of extract/3: the fields of bk_extract_options (include/bufkit.h).
 %% `mode': What may happen to an existing destination: a 'bk_extract_mode' (default 'BK_EXTRACT_CREATE');
 %%   another value is 'BK_STATUS_INVALID_ARGUMENT'.
-%% `threads': Worker threads; 0 (the default) means one per core.
+%% `threads': Worker threads; 0 (the default) means one per core. At most 256 are started, and no more than
+%%   there are files to write (or, replacing a tree, directories to remove).
 %% `quota': Refuse archives that would write more than this many bytes in all; 0 (the default) for no quota.
 %% `max_ratio': Refuse entries inflating to more than this many times their compressed size; 0 (the default)
 %%   for no limit. Negative or not finite is 'BK_STATUS_INVALID_ARGUMENT'.

@@ -477,9 +477,9 @@ fn end_signatures(data: &Window<'_>, lowest: usize) -> impl Iterator<Item = usiz
 /// AVX2 first, and std's CPU detection runs a dozen `cpuid`s, each a trap to the hypervisor on a
 /// virtual machine: about 80 µs of a `bufkit cat` that took 1.3 ms, for a 64 KiB scan that SSE2
 /// does in a few microseconds.
+#[cfg(target_arch = "x86_64")]
 fn for_each_match(haystack: &[u8], needle: &[u8], mut found: impl FnMut(usize)) {
     let mut from = 0;
-    #[cfg(target_arch = "x86_64")]
     if let Some(finder) = memchr::arch::x86_64::sse2::packedpair::Finder::new(needle) {
         while haystack.len() - from >= finder.min_haystack_len() {
             match finder.find(&haystack[from..], needle) {
@@ -491,17 +491,19 @@ fn for_each_match(haystack: &[u8], needle: &[u8], mut found: impl FnMut(usize)) 
             }
         }
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    {
-        memchr::memmem::find_iter(haystack, needle).for_each(&mut found);
-        from = haystack.len();
-    }
     // What the SIMD search cannot take (shorter than its vector), byte by byte.
     for at in from..haystack.len() {
         if haystack[at..].starts_with(needle) {
             found(at);
         }
     }
+}
+
+/// Calls `found` with every position of `needle` in `haystack`, in order: memchr's `memmem`
+/// (NEON on aarch64, part of that architecture too, so no CPU detection runs).
+#[cfg(not(target_arch = "x86_64"))]
+fn for_each_match(haystack: &[u8], needle: &[u8], found: impl FnMut(usize)) {
+    memchr::memmem::find_iter(haystack, needle).for_each(found);
 }
 
 /// How far back from the end of the file an end record followed by appended data is looked for.

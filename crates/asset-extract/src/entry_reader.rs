@@ -46,8 +46,8 @@ pub struct EntryReader<'a> {
     produced: u64,
     /// Set once the end has been checked: every later read returns 0.
     verified: bool,
-    /// Set once a read has failed: every later read fails too.
-    failed: bool,
+    /// The error the first failed read gave: every later read fails with it too.
+    failed: Option<Error>,
     /// The archive's "CRC checked" flag for this entry, set once it has matched.
     crc_checked: &'a AtomicBool,
     /// Where to keep the checkpoints this read records as a by-product, once it has checked the
@@ -151,7 +151,7 @@ impl<'a> EntryReader<'a> {
             crc: strided_inflate::Crc32::new(),
             produced: 0,
             verified: false,
-            failed: false,
+            failed: None,
             crc_checked,
             keep: None,
         }
@@ -308,14 +308,16 @@ impl EntryReader<'_> {
     /// Copies the entry's next bytes into `buf` and returns how many; `Ok(0)` at the end, once
     /// the checks have passed. The same as [`io::Read::read`], with the error as an [`Error`].
     pub fn read_checked(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
-        if self.failed {
-            return Err(Error::malformed_entry("an earlier read of this entry failed", &self.entry.path));
+        if let Some(first) = &self.failed {
+            return Err(first.again());
         }
         if self.verified || buf.is_empty() {
             return Ok(0);
         }
         let outcome = self.step(buf);
-        self.failed = outcome.is_err();
+        if let Err(e) = &outcome {
+            self.failed = Some(e.again());
+        }
         outcome
     }
 

@@ -137,6 +137,41 @@ fn entry_suffix(entry: &Option<String>) -> String {
 }
 
 impl Error {
+    /// The same error again, for a reader that fails every call after its first failure with the
+    /// error it failed with (an I/O error keeps its kind, its OS code and its message).
+    pub(crate) fn again(&self) -> Error {
+        match self {
+            Error::Malformed { reason, entry } => Error::Malformed { reason: reason.clone(), entry: entry.clone() },
+            Error::Ambiguous { reason } => Error::Ambiguous { reason: reason.clone() },
+            Error::UnsafeName { entry, reason } => Error::UnsafeName { entry: entry.clone(), reason },
+            Error::UnsupportedKind { entry, kind } => Error::UnsupportedKind { entry: entry.clone(), kind },
+            Error::Encrypted { entry, scheme } => Error::Encrypted { entry: entry.clone(), scheme },
+            Error::UnsupportedMethod { entry, method } => {
+                Error::UnsupportedMethod { entry: entry.clone(), method: *method }
+            }
+            Error::Data { entry, source } => Error::Data { entry: entry.clone(), source: source.clone() },
+            Error::Crc { entry } => Error::Crc { entry: entry.clone() },
+            Error::Limit { entry, reason } => Error::Limit { entry: entry.clone(), reason: reason.clone() },
+            Error::Destination { path, reason } => Error::Destination { path: path.clone(), reason: reason.clone() },
+            Error::NothingSelected { patterns } => Error::NothingSelected { patterns: patterns.clone() },
+            Error::Cancelled => Error::Cancelled,
+            Error::OutOfRange { entry, offset, size } => {
+                Error::OutOfRange { entry: entry.clone(), offset: *offset, size: *size }
+            }
+            Error::CheckpointsRefused { entry, reason } => {
+                Error::CheckpointsRefused { entry: entry.clone(), reason: reason.clone() }
+            }
+            Error::Io { action, path, source } => Error::Io {
+                action,
+                path: path.clone(),
+                source: match source.raw_os_error() {
+                    Some(code) => std::io::Error::from_raw_os_error(code),
+                    None => std::io::Error::new(source.kind(), source.to_string()),
+                },
+            },
+        }
+    }
+
     /// The entry concerned, if any.
     pub fn entry(&self) -> Option<&str> {
         match self {

@@ -45,7 +45,8 @@ pub struct Options<'a> {
     /// one reading, as `unzip` and the JDK do). An archive the bytes admit two readings of is
     /// refused either way ([`Error::Ambiguous`]).
     pub strict: bool,
-    /// Worker threads; 0 means one per core.
+    /// Worker threads; 0 means one per core. At most [`MAX_THREADS`] are started, and no more
+    /// than there are files to write (or, replacing a tree, directories to remove).
     pub threads: usize,
     /// Extract only entries matching one of these patterns (`*` any run of characters, `?` one
     /// character, a pattern ending in `/` matches everything under it); empty means all.
@@ -113,12 +114,18 @@ pub struct Report {
     pub symlinks_skipped: u64,
 }
 
-/// The number of threads `threads` asks for: itself, or one per core for 0.
+/// The most threads an extraction starts, whatever [`Options::threads`] asks: past a few per
+/// core more threads only add their stacks and their contention.
+pub const MAX_THREADS: usize = 256;
+
+/// The number of threads `threads` asks for: itself, or one per core for 0; at most
+/// [`MAX_THREADS`].
 fn worker_threads(threads: usize) -> usize {
     match threads {
         0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
         n => n,
     }
+    .min(MAX_THREADS)
 }
 
 /// Whether `path` matches `pattern` as [`Options::only`] matches it (`*` any run of characters,

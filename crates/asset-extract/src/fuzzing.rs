@@ -513,6 +513,27 @@ pub fn methods(data: &[u8]) {
     }
 }
 
+/// A command that runs the test binary this is called from again, as a child: through the
+/// runner cargo was told to use for this target (`CARGO_TARGET_<TRIPLE>_RUNNER`, such as
+/// `qemu-aarch64 -L /usr/aarch64-linux-gnu` for a cross-built test), else directly. Under
+/// qemu-user a child started directly would be started as a native program, and fail.
+pub fn own_binary() -> std::process::Command {
+    let exe = std::env::current_exe().expect("the test binary's path");
+    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
+    let runner = std::env::vars()
+        .find(|(name, _)| name.starts_with(&prefix) && name.ends_with("_RUNNER"))
+        .map(|(_, value)| value.split_whitespace().map(str::to_string).collect::<Vec<_>>())
+        .filter(|words| !words.is_empty());
+    match runner {
+        Some(words) => {
+            let mut command = std::process::Command::new(&words[0]);
+            command.args(&words[1..]).arg(exe);
+            command
+        }
+        None => std::process::Command::new(exe),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Spec, build};

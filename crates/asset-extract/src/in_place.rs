@@ -411,10 +411,11 @@ impl AssetArchive {
     ///   (1 MiB unless [`set_checkpoint_limits`](Self::set_checkpoint_limits) says otherwise). The
     ///   first such read of the entry builds its checkpoints in one full pass that checks its
     ///   CRC-32 (or they come from [`import_checkpoints`](Self::import_checkpoints));
-    /// - other methods (bzip2, LZMA...) decode from the entry's start.
+    /// - other methods (bzip2, LZMA...) decode from the entry's start. The entry's first slice
+    ///   first decodes it whole and checks its CRC-32, as a deflated entry's first slice does.
     ///
-    /// A CRC-32 covers a whole entry, not a slice: a slice of a deflated entry is as checked as
-    /// the pass its checkpoints came from, each slice decoded by the strict decoder. An archive
+    /// A CRC-32 covers a whole entry, not a slice: a slice is as checked as the whole pass it
+    /// rests on, each slice decoded by the strict decoder. An archive
     /// held [`Holding::Read`] whose file changes after that pass gives an error where the data no
     /// longer decodes, or the new bytes where it does; build the checkpoints again (or reopen)
     /// to check the whole entry again.
@@ -442,7 +443,7 @@ impl AssetArchive {
         let data = self.data_offset(index, e)?;
         match e.method {
             Method::Stored => {
-                self.stored_crc_checked(index, e)?;
+                self.checked_whole_once(index, e)?;
                 match &self.data {
                     Bytes::Pread(file) => read_exact(file.file(), data + offset, out, &e.path)?,
                     _ => out.copy_from_slice(&self.data_span(index, e)?[offset as usize..offset as usize + want]),
@@ -454,18 +455,18 @@ impl AssetArchive {
                 self.checkpoints.read_at(index, e, offset, out, &mut source)
             }
             _ => {
-                // No checkpoints for these methods: decode from the start, keep the slice.
+                // No checkpoints for these methods: checked whole once, then each slice decoded
+                // from the start. A decoder's failure is the data's (or the archive's) error,
+                // never a failed system call on the caller's descriptor.
+                self.checked_whole_once(index, e)?;
                 let mut reader = self.reader(index)?;
+                let failed = |err| crate::methods::read_error(e, err);
                 std::io::copy(
                     &mut std::io::Read::take(std::io::Read::by_ref(&mut reader), offset),
                     &mut std::io::sink(),
                 )
-                .map_err(|err| Error::Io { action: "reading", path: e.path.clone(), source: err })?;
-                std::io::Read::read_exact(&mut reader, out).map_err(|err| Error::Io {
-                    action: "reading",
-                    path: e.path.clone(),
-                    source: err,
-                })?;
+                .map_err(failed)?;
+                std::io::Read::read_exact(&mut reader, out).map_err(failed)?;
                 Ok(want)
             }
         }
@@ -507,21 +508,14 @@ impl AssetArchive {
         self.checkpoints.import(index, e, bytes)
     }
 
-    /// A stored entry's CRC-32, checked over the whole entry once.
-    fn stored_crc_checked(&self, index: usize, e: &Entry) -> Result<(), Error> {
+    /// Reads entry `index` whole through its checking reader, once: its CRC-32 and size checked
+    /// for the slices that rest on it.
+    fn checked_whole_once(&self, index: usize, e: &Entry) -> Result<(), Error> {
         if self.crc_checked[index].load(Ordering::Acquire) {
             return Ok(());
         }
         let mut reader = self.reader(index)?;
-        std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| match err.into_inner() {
-            Some(inner) => match inner.downcast::<Error>() {
-                Ok(e) => *e,
-                Err(other) => {
-                    Error::Io { action: "reading", path: e.path.clone(), source: std::io::Error::other(other) }
-                }
-            },
-            None => Error::Crc { entry: e.path.clone() },
-        })?;
+        std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| crate::methods::read_error(e, err))?;
         self.crc_checked[index].store(true, Ordering::Release);
         Ok(())
     }

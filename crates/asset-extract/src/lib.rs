@@ -64,7 +64,9 @@ pub use archive::{
 pub use destination::Mode;
 pub use entry_reader::EntryReader;
 pub use error::Error;
-pub use extract::{Options, Progress, Report, extract, extract_bytes, extract_to_memory, matches as matches_pattern};
+pub use extract::{
+    MAX_THREADS, Options, Progress, Report, extract, extract_bytes, extract_to_memory, matches as matches_pattern,
+};
 pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
 pub use verify::Verification;

@@ -178,7 +178,7 @@ mod tests {
         // The check runs in a child process (this test binary again) held to 64 descriptors: a
         // remover that opened every subdirectory it queued would need 600.
         use std::os::unix::process::CommandExt;
-        let mut child = std::process::Command::new(std::env::current_exe().unwrap());
+        let mut child = crate::fuzzing::own_binary();
         child
             .args(["--exact", "remove::tests::wide_tree_in_a_child", "--ignored", "--test-threads", "1"])
             .env("BUFKIT_WIDE_TREE_CHILD", "1");

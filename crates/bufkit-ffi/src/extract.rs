@@ -78,7 +78,8 @@ pub struct bk_extract_options {
     /// `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
     #[binding(enumeration(java = "ExtractMode", atoms = "create replace merge"))]
     pub mode: u32,
-    /// Worker threads; 0 (the default) means one per core.
+    /// Worker threads; 0 (the default) means one per core. At most 256 are started, and no more
+    /// than there are files to write (or, replacing a tree, directories to remove).
     pub threads: u32,
     /// Refuse archives that would write more than this many bytes in all; 0 (the default) for no
     /// quota.

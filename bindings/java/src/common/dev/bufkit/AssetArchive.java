@@ -533,7 +533,8 @@ public abstract class AssetArchive implements AutoCloseable {
     }
 
     /**
-     * Entry {@code index} as a stream in bounded memory (about 100 KiB, whatever its size). Bytes come
+     * Entry {@code index} as a stream in bounded memory, whatever its size (about 100 KiB for stored and
+     * deflated entries; for the other methods see {@code bk_archive_reader} in bufkit.h). Bytes come
      * out as they are inflated; the entry's checks (its CRC-32, its sizes) run when its last byte is
      * out: a failure makes the read that would return -1 throw an {@link IOException} instead (its
      * cause the {@link BufkitException}), and every read after it. Read the entry whole when unchecked

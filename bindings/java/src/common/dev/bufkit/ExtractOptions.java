@@ -9,7 +9,8 @@ package dev.bufkit;
  *
  * @param mode What may happen to an existing destination: a {@code bk_extract_mode} (default {@code
  *     BK_EXTRACT_CREATE}); another value is {@code BK_STATUS_INVALID_ARGUMENT}.
- * @param threads Worker threads; 0 (the default) means one per core.
+ * @param threads Worker threads; 0 (the default) means one per core. At most 256 are started, and no more
+ *     than there are files to write (or, replacing a tree, directories to remove).
  * @param quota Refuse archives that would write more than this many bytes in all; 0 (the default) for no
  *     quota.
  * @param maxRatio Refuse entries inflating to more than this many times their compressed size; 0 (the
@@ -66,7 +67,8 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
         return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel);
     }
 
-    /** With {@link #threads()}: Worker threads; 0 (the default) means one per core. */
+    /** With {@link #threads()}: Worker threads; 0 (the default) means one per core. At most 256 are started,
+     *  and no more than there are files to write (or, replacing a tree, directories to remove). */
     public ExtractOptions withThreads(int threads) {
         return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel);
     }
