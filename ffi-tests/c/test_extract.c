@@ -416,6 +416,68 @@ static void test_modification_times_are_restored_unless_told_not_to(void) {
   CHECK(stat(file, &st) == 0 && st.st_mtime > time(NULL) - 60);
 }
 
+/* Sets the DOS date of every local and central header in `zip` to `date`. */
+static void set_dos_dates(unsigned char *zip, size_t len, uint16_t date) {
+  for (size_t at = 0; at + 16 <= len; at++) {
+    size_t field = !memcmp(zip + at, "PK\x03\x04", 4) ? 12 : !memcmp(zip + at, "PK\x01\x02", 4) ? 14 : 0;
+    if (field) zip[at + field] = (unsigned char)date, zip[at + field + 1] = (unsigned char)(date >> 8);
+  }
+}
+
+/* The modification time of `dir`/`name`, or -1. */
+static time_t mtime_of(const char *dir, const char *name) {
+  char path[400];
+  struct stat st;
+  snprintf(path, sizeof path, "%s/%s", dir, name);
+  return stat(path, &st) == 0 ? st.st_mtime : (time_t)-1;
+}
+
+/* An incremental replace keeps a file from the last extraction only where its time is the one the
+   archive now records: the same bytes with a new time are written again, with the new time. */
+static void test_an_incremental_replace_gives_kept_files_the_archives_time(void) {
+  static unsigned char zip[2 * 300 + 400];
+  size_t len = stored_zip(zip, 2, 10);
+  char a[300], b[300], dest[300], plain[300];
+  bk_extract_report report = {.size = sizeof report};
+  bk_extract_options opts = {.size = sizeof opts};
+  snprintf(a, sizeof a, "%s/times-a.zip", workdir);
+  snprintf(b, sizeof b, "%s/times-b.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/times", workdir);
+  snprintf(plain, sizeof plain, "%s/times-plain", workdir);
+  write_file(a, zip, len);
+  set_dos_dates(zip, len, (2010 - 1980) << 9 | 3 << 5 | 24);
+  write_file(b, zip, len);
+  CHECK_STATUS(bk_extract(b, plain, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  opts.incremental = 1;
+  CHECK_STATUS(bk_extract(a, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(mtime_of(dest, "f01.bin") != mtime_of(plain, "f01.bin"));
+  opts.mode = BK_EXTRACT_REPLACE;
+  CHECK_STATUS(bk_extract(b, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2 && report.reused == 0);
+  CHECK(mtime_of(dest, "f01.bin") == mtime_of(plain, "f01.bin"));
+  /* The same archive again: nothing changed, both kept. */
+  CHECK_STATUS(bk_extract(b, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.reused == 2 && mtime_of(dest, "f01.bin") == mtime_of(plain, "f01.bin"));
+}
+
+/* A merge gives a directory the archive has an entry for the time the archive records, as a
+   plain extraction does, whether the merge made the directory or found it there. */
+static void test_a_merge_gives_directories_the_archives_time(void) {
+  char archive[300], dest[300], plain[300], made[300];
+  bk_extract_report report = {.size = sizeof report};
+  bk_extract_options opts = {.size = sizeof opts};
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/merge-times", workdir);
+  snprintf(plain, sizeof plain, "%s/merge-times-plain", workdir);
+  snprintf(made, sizeof made, "%s/merge-times/assets", workdir);
+  write_file(archive, zip_good, sizeof zip_good);
+  CHECK_STATUS(bk_extract(archive, plain, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(mkdir(dest, 0755) == 0 && mkdir(made, 0755) == 0);
+  opts.mode = BK_EXTRACT_MERGE;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(mtime_of(dest, "assets") == mtime_of(plain, "assets") && mtime_of(plain, "assets") < time(NULL) - 86400);
+}
+
 /* A destination is never destroyed unless the caller says so: create refuses a non-empty
    directory and a file, replace refuses `.` spellings, patterns that match nothing are refused. */
 static void test_destination_modes(void) {
@@ -539,6 +601,8 @@ int main(void) {
   RUN(test_a_symlink_entry_is_left_out_by_archives_and_refused_by_extraction);
   RUN(test_two_end_records_that_disagree_are_ambiguous);
   RUN(test_modification_times_are_restored_unless_told_not_to);
+  RUN(test_an_incremental_replace_gives_kept_files_the_archives_time);
+  RUN(test_a_merge_gives_directories_the_archives_time);
   RUN(test_destination_modes);
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);

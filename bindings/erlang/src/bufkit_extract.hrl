@@ -23,10 +23,11 @@
 %%   its DOS date and time read as local time, as 'unzip' does (a directory gets its own only when the archive
 %%   has an entry for it).
 %% `incremental': Incremental mode. The destination keeps a manifest ('.bufkit-manifest'); on the next
-%%   incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the existing
-%%   destination instead of written, and files gone from the archive disappear. A merge ('BK_EXTRACT_MERGE')
-%%   into the destination removes the manifest, so the incremental run after it writes every file afresh
-%%   instead of keeping files the merge replaced.
+%%   incremental extraction unchanged files (same size, CRC-32 and mode, and the modification time the archive
+%%   now records, unless 'no_mtime') are hard-linked from the existing destination instead of written, and
+%%   files gone from the archive disappear. With 'no_mtime' a kept file keeps the time of the extraction that
+%%   wrote it. A merge ('BK_EXTRACT_MERGE') into the destination removes the manifest, so the incremental run
+%%   after it writes every file afresh instead of keeping files the merge replaced.
 %% `progress_interval_ms': Report progress at most once every this many milliseconds, plus always the last
 %%   report (every entry done), which is then the last one; reports then never overlap. 0 (the default)
 %%   reports every entry as it is done, from any worker thread, possibly at once. Bindings that pay per report

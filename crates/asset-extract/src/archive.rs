@@ -176,8 +176,8 @@ fn mtime_of(extra: &[u8], dos: u32) -> Mtime {
         match id {
             // Extended timestamp: flags, then the modification time first when bit 0 is set.
             0x5455 if body.first().is_some_and(|f| f & 1 != 0) => {
-                if let Some(t) = u32_at(body, 1) {
-                    return Mtime::Unix { secs: i64::from(t as i32), nanos: 0 };
+                if let Some(secs) = u32_at(body, 1).and_then(|t| ut_seconds(t, dos)) {
+                    return Mtime::Unix { secs, nanos: 0 };
                 }
             }
             // NTFS: 4 reserved bytes, then tagged attributes; tag 1 holds the modification,
@@ -201,6 +201,16 @@ fn mtime_of(extra: &[u8], dos: u32) -> Mtime {
         at += 4 + usize::from(len);
     }
     ntfs.unwrap_or(Mtime::Dos(dos))
+}
+
+/// The extended timestamp's 32 bits as seconds since 1970, read as Info-ZIP unzip reads them on a
+/// 64-bit system: as unsigned (1970 to 2106). With the high bit set (2038 on) the value is taken
+/// only when the entry's DOS date is 2038-01-18 or later, which it is when a writer with a 64-bit
+/// clock wrote it; else it is a signed time before 1970 from a 32-bit writer, or garbage, and
+/// the field is passed over for the NTFS or DOS time (`None`), which every reader then agrees on.
+fn ut_seconds(t: u32, dos: u32) -> Option<i64> {
+    const DOS_2038_01_18: u32 = 0x7432_0000;
+    (t & 0x8000_0000 == 0 || dos >= DOS_2038_01_18).then_some(i64::from(t))
 }
 
 fn u16_at(b: &[u8], at: usize) -> Option<u16> {

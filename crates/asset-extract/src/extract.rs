@@ -70,7 +70,9 @@ pub struct Options<'a> {
     pub cancel: Option<&'a AtomicBool>,
     /// The app-upgrade case: keep a manifest (`.bufkit-manifest`) in the destination, and on the
     /// next incremental extraction hard-link every file whose size, CRC-32 and mode are unchanged
-    /// from the existing destination instead of writing it again; files gone from the archive
+    /// (and its modification time is the one the archive now records, unless
+    /// [`no_mtime`](Self::no_mtime): a kept file then keeps the time of the extraction that wrote
+    /// it) from the existing destination instead of writing it again; files gone from the archive
     /// disappear. Still all or nothing. Kept files are trusted to be as the last extraction left
     /// them (their size and type are checked, not their bytes); they are reached without following any
     /// symlink, so nothing outside the destination is ever kept. A merge into the destination
@@ -308,7 +310,7 @@ fn extract_from(
     report.appended = appended;
     report.symlinks_skipped = symlinks;
     if merging {
-        merge::move_into(staging.path(), dest, &entries)?;
+        merge::move_into(staging.path(), dest, &entries, !options.no_mtime)?;
     } else {
         staging.commit(dest, found, options.durable, worker_threads(options.threads))?;
     }
@@ -508,7 +510,8 @@ fn write_all(
                     Err(Error::Cancelled)
                 } else {
                     tree.make_parent(&files[i].path).and_then(|()| {
-                        if previous.is_some_and(|p| manifest::reuse(p, files[i], &tree)) {
+                        let mtime = if options.no_mtime { None } else { files[i].mtime.unix() };
+                        if previous.is_some_and(|p| manifest::reuse(p, files[i], mtime, &tree)) {
                             reused.fetch_add(1, Ordering::Relaxed);
                             Ok(())
                         } else {

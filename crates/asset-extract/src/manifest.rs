@@ -80,11 +80,13 @@ pub(crate) fn write(root: &Path, files: &[&Entry]) -> Result<(), Error> {
 }
 
 /// Keeps `entry` from the previous extraction by hard-linking it into the staged tree, if the
-/// manifest says it is unchanged and the old file is still a regular file of that size. The old
-/// path is walked one directory at a time with `O_NOFOLLOW`, and the file itself is checked without
-/// following it: a symlink put anywhere on the way makes the file be written afresh, never reached
-/// through. False means: write it.
-pub(crate) fn reuse(previous: &Previous, entry: &Entry, tree: &Tree<'_>) -> bool {
+/// manifest says it is unchanged and the old file is still a regular file of that size, with the
+/// modification time `mtime` (seconds and nanoseconds) when one is to be restored: a link shares
+/// its inode, so its time cannot be set without changing the old tree's file too, and a file
+/// whose time differs is written afresh. The old path is walked one directory at a time with
+/// `O_NOFOLLOW`, and the file itself is checked without following it: a symlink put anywhere on
+/// the way makes the file be written afresh, never reached through. False means: write it.
+pub(crate) fn reuse(previous: &Previous, entry: &Entry, mtime: Option<(i64, u32)>, tree: &Tree<'_>) -> bool {
     if previous.manifest.get(&entry.path) != Some(&(entry.crc32, entry.size, entry.mode)) {
         return false;
     }
@@ -103,7 +105,9 @@ pub(crate) fn reuse(previous: &Previous, entry: &Entry, tree: &Tree<'_>) -> bool
     let dir = held.as_ref().map_or(previous.root.as_raw_fd(), AsRawFd::as_raw_fd);
     let Ok(name) = CString::new(name) else { return false };
     let Ok(st) = crate::sys::stat_at(dir, &name) else { return false };
+    let same_time = mtime.is_none_or(|(secs, nanos)| (st.st_mtime, st.st_mtime_nsec) == (secs, i64::from(nanos)));
     st.st_mode & libc::S_IFMT == libc::S_IFREG
         && st.st_size as u64 == entry.size
+        && same_time
         && tree.link_from(dir, &name, &entry.path)
 }

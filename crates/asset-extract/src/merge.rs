@@ -93,10 +93,12 @@ fn forget_manifest(root: &OwnedFd, dest: &Path) -> Result<(), Error> {
     }
 }
 
-/// Moves every staged entry of `entries` from `staged` (a directory inside `dest`) into `dest`.
-/// Returns the files moved. On an error after the first move, the files already moved stay (they
-/// are complete and verified) and the error says how many.
-pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result<u64, Error> {
+/// Moves every staged entry of `entries` from `staged` (a directory inside `dest`) into `dest`,
+/// then (with `restore_mtime`) gives each directory the archive has an entry for the time it
+/// records, as a plain extraction does, whether the merge made it or found it. Returns the files
+/// moved. On an error after the first move, the files already moved stay (they are complete and
+/// verified) and the error says how many.
+pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry], restore_mtime: bool) -> Result<u64, Error> {
     let root = sys::open_at(libc::AT_FDCWD, &c_path(dest)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
         .map_err(|e| Error::io("opening", dest, e))?;
     let staged_root = sys::open_at(libc::AT_FDCWD, &c_path(staged)?, libc::O_RDONLY | libc::O_DIRECTORY, 0)
@@ -134,6 +136,15 @@ pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry]) -> Result
         if let Err(err) = result {
             return Err(partial(moved, Error::io("merging", &dest.join(&e.path), err)));
         }
+    }
+    // Last, once nothing more is moved into them (a move sets a directory's time).
+    for e in entries.iter().filter(|e| restore_mtime && e.kind == Kind::Directory) {
+        let Some(time) = crate::write::system_time(e.mtime) else { continue };
+        let set = parent_dir(&root, dest, &e.path, false)?
+            .ok_or_else(|| io::Error::from_raw_os_error(libc::ENOENT))
+            .and_then(|dir| open_dir(dir.as_raw_fd(), e.path.rsplit_once('/').map_or(e.path.as_str(), |(_, n)| n)))
+            .and_then(|fd| std::fs::File::from(fd).set_times(std::fs::FileTimes::new().set_modified(time)));
+        set.map_err(|err| partial(moved, Error::io("setting the time of", &dest.join(&e.path), err)))?;
     }
     Ok(moved)
 }

@@ -277,3 +277,30 @@ fn a_selection_is_refused_where_an_entry_it_leaves_out_has_a_bad_local_header() 
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// An extended timestamp (0x5455) with its high bit set is read as unzip reads it: unsigned
+/// (2038 to 2106) where the DOS date says 2038-01-18 or later; else passed over for the DOS
+/// time, never read as a signed time before 1970 that no other reader shows.
+#[test]
+fn an_extended_timestamp_past_2038_is_read_as_unzip_reads_it() {
+    let ut = |t: u32| [&[0x55u8, 0x54, 5, 0, 1][..], &t.to_le_bytes()].concat();
+    let spec = |name: &str, t: u32, dos_date: u16| Spec {
+        central_extra: ut(t),
+        dos: (dos_date, 0),
+        ..Spec::stored(name, b"x")
+    };
+    let date = |year: u16, month: u16, day: u16| (year - 1980) << 9 | month << 5 | day;
+    let late = 0x8000_0000u32 + 1000; // 2038-01-19
+    let (zip, _) = build(
+        &[
+            spec("late.txt", late, date(2038, 1, 19)),
+            spec("odd.txt", late, date(2020, 5, 1)),
+            spec("plain.txt", 1_600_000_000, date(2020, 9, 13)),
+        ],
+        b"",
+    );
+    let entries = read_archive(&zip).unwrap().entries;
+    assert_eq!(entries[0].mtime, asset_extract::Mtime::Unix { secs: i64::from(late), nanos: 0 });
+    assert_eq!(entries[1].mtime, asset_extract::Mtime::Dos(u32::from(date(2020, 5, 1)) << 16));
+    assert_eq!(entries[2].mtime, asset_extract::Mtime::Unix { secs: 1_600_000_000, nanos: 0 });
+}

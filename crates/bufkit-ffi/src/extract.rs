@@ -110,8 +110,10 @@ pub struct bk_extract_options {
     #[binding(flag)]
     pub no_mtime: u32,
     /// Incremental mode. The destination keeps a manifest (`.bufkit-manifest`); on the next
-    /// incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from
-    /// the existing destination instead of written, and files gone from the archive disappear. A
+    /// incremental extraction unchanged files (same size, CRC-32 and mode, and the modification
+    /// time the archive now records, unless `no_mtime`) are hard-linked from the existing
+    /// destination instead of written, and files gone from the archive disappear. With
+    /// `no_mtime` a kept file keeps the time of the extraction that wrote it. A
     /// merge (`BK_EXTRACT_MERGE`) into the destination removes the manifest, so the incremental
     /// run after it writes every file afresh instead of keeping files the merge replaced.
     #[binding(flag)]

@@ -28,10 +28,12 @@ package dev.bufkit;
  *     else its DOS date and time read as local time, as {@code unzip} does (a directory gets its own only
  *     when the archive has an entry for it).
  * @param incremental true: incremental mode. The destination keeps a manifest ({@code .bufkit-manifest}); on
- *     the next incremental extraction unchanged files (same size, CRC-32 and mode) are hard-linked from the
- *     existing destination instead of written, and files gone from the archive disappear. A merge ({@code
- *     BK_EXTRACT_MERGE}) into the destination removes the manifest, so the incremental run after it writes
- *     every file afresh instead of keeping files the merge replaced.
+ *     the next incremental extraction unchanged files (same size, CRC-32 and mode, and the modification time
+ *     the archive now records, unless {@code no_mtime}) are hard-linked from the existing destination instead
+ *     of written, and files gone from the archive disappear. With {@code no_mtime} a kept file keeps the time
+ *     of the extraction that wrote it. A merge ({@code BK_EXTRACT_MERGE}) into the destination removes the
+ *     manifest, so the incremental run after it writes every file afresh instead of keeping files the merge
+ *     replaced.
  * @param progressIntervalMs Report progress at most once every this many milliseconds, plus always the last
  *     report (every entry done), which is then the last one; reports then never overlap. 0 (the default)
  *     reports every entry as it is done, from any worker thread, possibly at once. Bindings that pay per
@@ -121,10 +123,12 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
     }
 
     /** With {@link #incremental()}: true: incremental mode. The destination keeps a manifest ({@code
-     *  .bufkit-manifest}); on the next incremental extraction unchanged files (same size, CRC-32 and mode)
-     *  are hard-linked from the existing destination instead of written, and files gone from the archive
-     *  disappear. A merge ({@code BK_EXTRACT_MERGE}) into the destination removes the manifest, so the
-     *  incremental run after it writes every file afresh instead of keeping files the merge replaced. */
+     *  .bufkit-manifest}); on the next incremental extraction unchanged files (same size, CRC-32 and mode,
+     *  and the modification time the archive now records, unless {@code no_mtime}) are hard-linked from the
+     *  existing destination instead of written, and files gone from the archive disappear. With {@code
+     *  no_mtime} a kept file keeps the time of the extraction that wrote it. A merge ({@code
+     *  BK_EXTRACT_MERGE}) into the destination removes the manifest, so the incremental run after it writes
+     *  every file afresh instead of keeping files the merge replaced. */
     public ExtractOptions withIncremental(boolean incremental) {
         return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel);
     }
