@@ -3,8 +3,8 @@
 # Python, Node and SDK trees), read by bufkit and by Info-ZIP unzip: the same bytes in the same
 # order (`bufkit cat ARCHIVE` against `unzip -p ARCHIVE`), or refused by both (`unzip -t` fails
 # too). One test per archive; prints "N passed, N failed" last, and fails if the machine carries
-# fewer archives than make the check mean something. Then ambiguous.py's generated layouts, and
-# methods.py's bzip2 and LZMA archives.
+# fewer archives than make the check mean something. Then ambiguous.py's generated layouts,
+# methods.py's bzip2 and LZMA archives, and differential.py's mutants against Python's zipfile.
 # Usage: ffi-tests/corpus/run.sh [BUFKIT]   (default target/release/bufkit)
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -48,6 +48,14 @@ if line=$(python3 "$root/ffi-tests/corpus/methods.py" "$bufkit" 2>&1 | tee "$wor
   grep '^FAIL' "$work/methods" >&2
 else
   failed=$((failed + 1)); echo "FAIL methods: $(tail -n 5 "$work/methods")" >&2
+fi
+# Structure-aware mutants of small archives read by bufkit and by Python's zipfile: the same
+# files or a refusal, never another reading, never a crash (one test; the long run is in
+# differential.py's usage).
+if python3 "$root/ffi-tests/corpus/differential.py" "$bufkit" --mutants 300 >"$work/differential" 2>&1; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1)); echo "FAIL differential: $(grep -E '^FAIL|failed' "$work/differential" | head -n 5)" >&2
 fi
 if [[ $((passed + failed)) -lt 20 ]]; then
   echo "FAIL only $((passed + failed)) archives found: the check means nothing" >&2; failed=$((failed + 1))

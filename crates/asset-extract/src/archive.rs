@@ -613,15 +613,22 @@ fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
 }
 
 /// ZIP64 extended information: the 64-bit values of fields whose 32-bit value is all ones, in
-/// the order size, compressed size, local header offset.
+/// the order size, compressed size, local header offset; then, for a central record whose disk
+/// number is 0xFFFF, its 32-bit disk number.
 fn zip64_extra(
     extra: &[u8],
     size: &mut u64,
     csize: &mut u64,
     offset: Option<&mut u64>,
+    disk: Option<&mut u32>,
     name: Shown<'_>,
 ) -> Result<(), Error> {
-    let needs = [*size == 0xffff_ffff, *csize == 0xffff_ffff, offset.as_ref().is_some_and(|o| **o == 0xffff_ffff)];
+    let needs = [
+        *size == 0xffff_ffff,
+        *csize == 0xffff_ffff,
+        offset.as_ref().is_some_and(|o| **o == 0xffff_ffff),
+        disk.as_ref().is_some_and(|d| **d == 0xffff),
+    ];
     if !needs.contains(&true) {
         return Ok(());
     }
@@ -650,6 +657,12 @@ fn zip64_extra(
             }
             if let (Some(v), Some(o)) = (take(needs[2])?, offset) {
                 *o = v;
+            }
+            if let Some(d) = disk.filter(|_| needs[3]) {
+                *d = body
+                    .get(next..next + 4)
+                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
+                    .ok_or_else(|| Error::malformed_entry("ZIP64 extra field is truncated", &name.text()))?;
             }
             return Ok(());
         }
@@ -942,10 +955,11 @@ fn parse_directory(
             ));
         }
         let (mut size, mut csize, mut offset) = (u64::from(f32(24)), u64::from(f32(20)), u64::from(f32(42)));
-        zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), display)?;
+        let mut disk = u32::from(f16(34));
+        zip64_extra(extra, &mut size, &mut csize, Some(&mut offset), Some(&mut disk), display)?;
         let offset =
             offset.checked_add(prepended).ok_or_else(|| Error::malformed_entry("offset overflows", &display.text()))?;
-        if f16(34) != 0 {
+        if disk != 0 {
             return Err(Error::malformed_entry("entry on another disk", &display.text()));
         }
         if flags & 0x41 != 0 {
@@ -1129,7 +1143,7 @@ fn local_data(
     let descriptor = flags & 0x08 != 0;
     if !descriptor {
         let (mut lsize, mut lcsize) = (u64::from(f32(22)), u64::from(f32(18)));
-        zip64_extra(extra, &mut lsize, &mut lcsize, None, display)?;
+        zip64_extra(extra, &mut lsize, &mut lcsize, None, None, display)?;
         if f32(14) != crc || lsize != size || lcsize != csize {
             return Err(bad("local header CRC or sizes differ from the central directory"));
         }

@@ -304,3 +304,23 @@ fn an_extended_timestamp_past_2038_is_read_as_unzip_reads_it() {
     assert_eq!(entries[1].mtime, asset_extract::Mtime::Dos(u32::from(date(2020, 5, 1)) << 16));
     assert_eq!(entries[2].mtime, asset_extract::Mtime::Unix { secs: 1_600_000_000, nanos: 0 });
 }
+
+/// A central record whose disk number is 0xFFFF defers to the ZIP64 extra field's disk number,
+/// as the format says (writers that saturate every field write it so): read when that says disk
+/// 0, refused as another disk otherwise.
+#[test]
+fn a_saturated_disk_number_defers_to_the_zip64_extra_field() {
+    let with_disk = |disk: u32| {
+        let extra = [&[1u8, 0, 4, 0][..], &disk.to_le_bytes()].concat();
+        let (mut zip, l) = build(&[Spec { central_extra: extra, ..Spec::file("a.txt", b"abc") }], b"");
+        put_u16(&mut zip, l.central[0] + 34, 0xffff);
+        zip
+    };
+    assert_eq!(reading("disk-deferred", &with_disk(0)).unwrap(), vec![("a.txt".into(), b"abc".to_vec())]);
+    let err = reading("disk-deferred-other", &with_disk(1)).unwrap_err();
+    assert!(matches!(&err, Error::Malformed { reason, .. } if reason.contains("another disk")), "{err}");
+    // Saturated with no ZIP64 field to defer to: refused.
+    let (mut zip, l) = build(&[Spec::file("a.txt", b"abc")], b"");
+    put_u16(&mut zip, l.central[0] + 34, 0xffff);
+    assert!(reading("disk-saturated-alone", &zip).is_err());
+}
