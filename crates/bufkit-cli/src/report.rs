@@ -79,17 +79,16 @@ mod tests {
     }
 }
 
-/// One strategy's best time and, where the demo counted them, its allocations per file.
+/// One strategy's best time.
 pub struct Strategy {
     pub name: String,
     pub seconds: f64,
-    pub allocations_per_file: Option<f64>,
 }
 
 impl Strategy {
-    /// A strategy timed without counting allocations (another process, or not the point).
+    /// A strategy and its best time.
     pub fn timed(name: impl Into<String>, seconds: f64) -> Strategy {
-        Strategy { name: name.into(), seconds, allocations_per_file: None }
+        Strategy { name: name.into(), seconds }
     }
 }
 
@@ -99,22 +98,14 @@ struct Timed {
     strategy: String,
     seconds: f64,
     ratio_to_bufkit: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    allocations_per_file: Option<f64>,
 }
 
 /// Prints timed strategies as JSON, or as a heading and a table with a ratio column against
-/// `baseline` seconds (labelled `vs`), and an allocations column when any row counted them.
+/// `baseline` seconds (labelled `vs`).
 pub fn timed_strategies(rows: Vec<Strategy>, baseline: f64, json: bool, heading: &str, vs: &str) -> Result<(), String> {
-    let counted = rows.iter().any(|r| r.allocations_per_file.is_some());
     let rows: Vec<Timed> = rows
         .into_iter()
-        .map(|r| Timed {
-            strategy: r.name,
-            seconds: r.seconds,
-            ratio_to_bufkit: r.seconds / baseline,
-            allocations_per_file: r.allocations_per_file,
-        })
+        .map(|r| Timed { strategy: r.name, seconds: r.seconds, ratio_to_bufkit: r.seconds / baseline })
         .collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
@@ -123,18 +114,8 @@ pub fn timed_strategies(rows: Vec<Strategy>, baseline: f64, json: bool, heading:
     println!("{heading}\n");
     let cells: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| {
-            let mut row = vec![r.strategy.clone(), duration(r.seconds), format!("{:.2}x", r.ratio_to_bufkit)];
-            if counted {
-                row.push(r.allocations_per_file.map_or_else(|| "-".to_string(), |a| format!("{a:.1}")));
-            }
-            row
-        })
+        .map(|r| vec![r.strategy.clone(), duration(r.seconds), format!("{:.2}x", r.ratio_to_bufkit)])
         .collect();
-    let mut header = vec!["strategy", "time", vs];
-    if counted {
-        header.push("allocations per file, open included");
-    }
-    print!("{}", table(&header, &cells));
+    print!("{}", table(&["strategy", "time", vs], &cells));
     Ok(())
 }

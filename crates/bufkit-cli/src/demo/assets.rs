@@ -16,7 +16,6 @@ use buffer_pool::{BufferPool, PoolConfig};
 use flate2::read::DeflateDecoder;
 
 use super::Options as DemoOptions;
-use crate::alloc_count;
 use crate::report::{self, Strategy};
 
 /// The `java.util.zip` row's program, run as a single-file source program (JDK 11 and later).
@@ -63,7 +62,7 @@ struct Measured {
     files: usize,
 }
 
-/// Each strategy, best of 5, checked to read the same bytes; allocations counted in the last round.
+/// Each strategy, best of 5, checked to read the same bytes.
 fn measure(apk: &Path, root: &Path) -> Result<Measured, String> {
     let err = |e: asset_extract::Error| e.to_string();
     let files =
@@ -73,24 +72,17 @@ fn measure(apk: &Path, root: &Path) -> Result<Measured, String> {
     let mut time =
         |name: &'static str, run: &mut dyn FnMut(usize) -> Result<(u64, u64), String>| -> Result<(), String> {
             let mut best = f64::MAX;
-            let mut allocations = 0;
             for round in 0..5 {
-                let before = alloc_count::allocations();
                 let start = Instant::now();
                 let seen = run(round)?;
                 best = best.min(start.elapsed().as_secs_f64());
-                allocations = alloc_count::allocations() - before;
                 match expected {
                     None => expected = Some(seen),
                     Some(e) if e != seen => return Err(format!("{name} read other bytes: {seen:?} against {e:?}")),
                     Some(_) => {}
                 }
             }
-            rows.push(Strategy {
-                name: name.to_string(),
-                seconds: best,
-                allocations_per_file: Some(allocations as f64 / files as f64),
-            });
+            rows.push(Strategy::timed(name, best));
             Ok(())
         };
     time("extract to a directory, then read every file", &mut |round| {
