@@ -8,7 +8,6 @@ use std::io::{self, Read};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
 
-use flate2::{Decompress, FlushDecompress, Status};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use strided_inflate::{ChunkedInflater, Format};
@@ -19,6 +18,9 @@ use crate::methods;
 
 /// Output the decoder hands out at a time: its memory is this plus 32 KiB of history.
 const CHUNK: usize = 64 << 10;
+
+/// Compressed bytes read from the file at a time, for an entry read from the file.
+const FEED: usize = 32 << 10;
 
 /// An entry's bytes as an [`io::Read`], from
 /// [`AssetArchive::reader`](crate::AssetArchive::reader). Holds about 100 KiB (a 64 KiB chunk and
@@ -71,15 +73,14 @@ enum Source<'a> {
         pos: u64,
         end: u64,
     },
-    /// Read from the file in `CHUNK`s and inflated by a streaming decoder into the caller's buffer.
+    /// Read from the file `FEED` bytes at a time, as the decoder asks, and inflated by the same
+    /// chunked decoder as an entry in memory: `pos..end` of the file are still to be fed.
     FileDeflate {
         file: &'a File,
         pos: u64,
         end: u64,
-        input: Box<[u8]>,
-        at: usize,
-        held: usize,
-        d: Box<Decompress>,
+        inflater: Box<ChunkedInflater<'a>>,
+        handed: usize,
         ended: bool,
     },
     /// Deflate64, bzip2, LZMA, Zstandard or XZ, decoded from memory or from the file.
@@ -122,16 +123,11 @@ impl<'a> EntryReader<'a> {
         let end = offset + entry.compressed_size;
         let source = match entry.method {
             Method::Stored => Source::FileStored { file, pos: offset, end },
-            Method::Deflate => Source::FileDeflate {
-                file,
-                pos: offset,
-                end,
-                input: vec![0u8; CHUNK].into_boxed_slice(),
-                at: 0,
-                held: 0,
-                d: Box::new(Decompress::new(false)),
-                ended: false,
-            },
+            Method::Deflate => {
+                let mut inflater = Box::new(ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
+                inflater.start_fed();
+                Source::FileDeflate { file, pos: offset, end, inflater, handed: 0, ended: false }
+            }
             _ => {
                 let path = &entry.path;
                 let range = methods::Range::new(offset, entry.compressed_size, move |pos, buf: &mut [u8]| {
@@ -182,7 +178,7 @@ impl<'a> EntryReader<'a> {
 
     /// Copies the next bytes into `buf`; `Ok(0)` once nothing is left to hand out.
     fn next_bytes(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
-        let path = &self.entry.path;
+        let (path, compressed_size) = (&self.entry.path, self.entry.compressed_size);
         match &mut self.source {
             Source::Stored { rest } => {
                 let n = buf.len().min(rest.len());
@@ -221,36 +217,38 @@ impl<'a> EntryReader<'a> {
                 *pos += got as u64;
                 Ok(got)
             }
-            Source::FileDeflate { file, pos, end, input, at, held, d, ended } => loop {
+            Source::FileDeflate { file, pos, end, inflater, handed, ended } => loop {
+                let chunk = inflater.last_chunk();
+                if *handed < chunk.len() {
+                    let n = buf.len().min(chunk.len() - *handed);
+                    buf[..n].copy_from_slice(&chunk[*handed..*handed + n]);
+                    *handed += n;
+                    return Ok(n);
+                }
                 if *ended {
                     return Ok(0);
                 }
-                if *at == *held && *pos < *end {
-                    let n = input.len().min((*end - *pos) as usize);
-                    *held = read_some(file, &mut input[..n], *pos, path)?;
-                    *pos += *held as u64;
-                    *at = 0;
-                }
-                let (in_before, out_before) = (d.total_in(), d.total_out());
-                let status = d
-                    .decompress(&input[*at..*held], buf, FlushDecompress::None)
-                    .map_err(|e| Error::malformed_entry(format!("corrupt deflate data: {e}"), path))?;
-                *at += (d.total_in() - in_before) as usize;
-                let made = (d.total_out() - out_before) as usize;
-                if status == Status::StreamEnd {
-                    *ended = true;
-                    if *at != *held || *pos != *end {
-                        return Err(Error::malformed_entry("the deflate stream ends before its compressed size", path));
+                while inflater.wants_input() {
+                    if *pos == *end {
+                        inflater.end_input();
+                        break;
                     }
+                    let piece = (*end - *pos).min(FEED as u64) as usize;
+                    let at = *pos;
+                    *pos += inflater.feed_with(piece, |room| read_exact(file, room, at, path).map(|()| piece))? as u64;
                 }
-                if made > 0 {
-                    return Ok(made);
-                }
-                if !*ended && *at == *held && *pos == *end {
-                    return Err(Error::malformed_entry("the deflate stream runs past its compressed size", path));
-                }
-                if !*ended && d.total_in() == in_before {
-                    return Err(Error::malformed_entry("the deflate stream stopped making progress", path));
+                match inflater.next_chunk() {
+                    Ok(Some(_)) => *handed = 0,
+                    Ok(None) => {
+                        *ended = true;
+                        if inflater.consumed() as u64 != compressed_size {
+                            return Err(Error::malformed_entry(
+                                "the deflate stream does not end at its compressed size",
+                                path,
+                            ));
+                        }
+                    }
+                    Err(source) => return Err(Error::Data { entry: path.clone(), source }),
                 }
             },
             Source::Decoded(decoder) => loop {
@@ -345,6 +343,15 @@ impl io::Read for EntryReader<'_> {
 }
 
 /// Some bytes of `file` at `pos` into `buf` (not empty); the file ending first means it changed.
+/// Fills `buf` from `file` at `pos`; the file ending first means it changed.
+fn read_exact(file: &File, buf: &mut [u8], pos: u64, entry: &str) -> Result<(), Error> {
+    let mut done = 0;
+    while done < buf.len() {
+        done += read_some(file, &mut buf[done..], pos + done as u64, entry)?;
+    }
+    Ok(())
+}
+
 fn read_some(file: &File, buf: &mut [u8], pos: u64, entry: &str) -> Result<usize, Error> {
     loop {
         match file.read_at(buf, pos) {

@@ -3,13 +3,15 @@
 //! The archive is opened as an [`AssetArchive`] read with `pread` and validated as every command
 //! validates it (its end records, central directory and every local header, so that `cat`,
 //! `ls`, `test` and `extract` accept and refuse the same archives); then only the selected
-//! entries' data is read, so one small entry of a large archive costs its headers and that entry. Up to [`HELD_MAX`] bytes of selected entries are read whole (each CRC-checked) and
-//! then written; more than that are checked in one streaming pass and written in a second, so
-//! memory stays bounded whatever the entries' size.
+//! entries' data is read, so one small entry of a large archive costs its headers and that entry.
+//! Every entry is inflated once. Up to [`HELD_MAX`] bytes of selected entries are read whole
+//! (each CRC-checked) before anything is written; a larger selection is written as it is inflated,
+//! as `unzip -p` writes it, and a check that fails at an entry's end stops the command with a
+//! non-zero exit and nothing more written.
 
 #![forbid(unsafe_code)]
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::Path;
 
 use asset_extract::{AssetArchive, Holding, Kind};
@@ -30,12 +32,20 @@ pub fn run(archive: &Path, names: Vec<String>) -> Result<(), String> {
         let files = selected.iter().map(|&i| opened.read(i)).collect::<Result<Vec<_>, _>>().map_err(fail)?;
         files.iter().try_for_each(|bytes| out.write_all(bytes))
     } else {
-        // Every entry checked first (inflated, CRC-32 and size), nothing written; then written.
+        // Too much to hold: each entry written as it inflates, its checks at its end.
+        let mut buf = vec![0u8; 256 << 10];
+        let mut written = Ok(());
         for &i in &selected {
-            std::io::copy(&mut opened.reader(i).map_err(fail)?, &mut std::io::sink())
-                .map_err(|e| unwrap_error(e, archive))?;
+            match copy_entry(&opened, i, &mut buf, &mut out) {
+                Ok(()) => {}
+                Err(Failure::Archive(e)) => return Err(fail(e)),
+                Err(Failure::Write(e)) => {
+                    written = Err(e);
+                    break;
+                }
+            }
         }
-        selected.iter().try_for_each(|&i| copy_entry(&opened, i, &mut out))
+        written
     };
     // The process ends right after: the index of every entry goes back with it, not freed one
     // name at a time (a thousand `free`s, about 1% of a small `cat`).
@@ -59,24 +69,20 @@ fn select(archive: &AssetArchive, names: &[String]) -> Vec<usize> {
     selected
 }
 
-/// Writes entry `index` to `out` as it inflates (checked already; checked again as it goes, since
-/// the file may have changed since).
-fn copy_entry(archive: &AssetArchive, index: usize, out: &mut impl Write) -> std::io::Result<()> {
-    let mut reader = archive.reader(index).map_err(std::io::Error::other)?;
-    let mut buf = vec![0u8; 64 << 10];
-    loop {
-        match reader.read(&mut buf)? {
-            0 => return Ok(()),
-            n => out.write_all(&buf[..n])?,
-        }
-    }
+/// Why copying an entry stopped: the archive's error, or writing's.
+enum Failure {
+    Archive(asset_extract::Error),
+    Write(std::io::Error),
 }
 
-/// The archive's error inside an I/O error from a reader, as a message.
-fn unwrap_error(e: std::io::Error, archive: &Path) -> String {
-    format!(
-        "{}: {}",
-        archive.display(),
-        e.into_inner().map_or_else(|| "read failed".to_string(), |inner| inner.to_string())
-    )
+/// Writes entry `index` to `out` as it inflates, through `buf`; the entry's checks (size, CRC-32)
+/// run at its end, before the call returns.
+fn copy_entry(archive: &AssetArchive, index: usize, buf: &mut [u8], out: &mut impl Write) -> Result<(), Failure> {
+    let mut reader = archive.reader(index).map_err(Failure::Archive)?;
+    loop {
+        match reader.read_checked(buf).map_err(Failure::Archive)? {
+            0 => return Ok(()),
+            n => out.write_all(&buf[..n]).map_err(Failure::Write)?,
+        }
+    }
 }

@@ -43,8 +43,10 @@ enum Command {
     /// Ctrl-C cancels and leaves nothing behind.
     Extract(extract::Args),
     /// Write entries of a zip/APK/JAR to stdout, like `unzip -p`: every file in archive order, or
-    /// those NAMEs (exact names, or `*`/`?`/`dir/` patterns). Nothing is written unless every
-    /// selected entry verified (CRC-32, sizes); exits non-zero with the reason otherwise.
+    /// those NAMEs (exact names, or `*`/`?`/`dir/` patterns). Each entry is inflated once and
+    /// checked (CRC-32, sizes): up to 64 MiB of them are checked before a byte is written; more
+    /// are written as they inflate, and a failed check stops the command. Exits non-zero with the
+    /// reason on any failure.
     Cat {
         /// The archive.
         archive: std::path::PathBuf,

@@ -344,6 +344,36 @@ final class ArchiveTests {
                 check(channel.read(ByteBuffer.allocate(4)) == -1, "end of channel");
                 expect(java.nio.channels.NonWritableChannelException.class, () -> channel.write(ByteBuffer.allocate(1)));
             }
+            // Front to back in 64 KiB reads (one stream), heap and direct, with a jump back and a
+            // small skip ahead in between: the same bytes as the entry.
+            for (boolean direct : new boolean[] {false, true}) {
+                try (java.nio.channels.SeekableByteChannel channel = a.channel("log.txt")) {
+                    java.io.ByteArrayOutputStream seen = new java.io.ByteArrayOutputStream();
+                    ByteBuffer dst = direct ? ByteBuffer.allocateDirect(64 << 10) : ByteBuffer.allocate(64 << 10);
+                    for (int n; (n = channel.read(dst.clear())) > 0; ) {
+                        byte[] got = new byte[n];
+                        dst.flip().get(got);
+                        seen.write(got);
+                        if (seen.size() == 20 * 65536) { // back to 1 MiB, then on again
+                            channel.position(1 << 20);
+                            ByteBuffer again = ByteBuffer.allocate(1000);
+                            channel.read(again);
+                            check(Arrays.equals(again.array(), Arrays.copyOfRange(log, 1 << 20, (1 << 20) + 1000)), "read back");
+                            channel.position(seen.size() + 4096);
+                            ByteBuffer ahead = ByteBuffer.allocate(100);
+                            channel.read(ahead);
+                            check(Arrays.equals(ahead.array(), Arrays.copyOfRange(log, seen.size() + 4096, seen.size() + 4196)), "skip ahead");
+                            channel.position(seen.size());
+                        }
+                    }
+                    check(Arrays.equals(seen.toByteArray(), log), "channel front to back" + (direct ? " (direct)" : ""));
+                }
+            }
+            java.io.ByteArrayOutputStream transferred = new java.io.ByteArrayOutputStream();
+            try (java.io.InputStream in = a.open("log.txt")) {
+                check(in.transferTo(transferred) == log.length, "transferTo's count");
+            }
+            check(Arrays.equals(transferred.toByteArray(), log), "transferTo's bytes");
             a.setCheckpointLimits(64 << 10, 8 << 20);
             byte[] checkpoints = a.exportCheckpoints(index);
             try (dev.bufkit.AssetArchive b = bufkit.openArchive(path, true)) {

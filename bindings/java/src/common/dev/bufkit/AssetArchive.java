@@ -396,9 +396,11 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /**
      * Entry {@code index} as a read-only {@link SeekableByteChannel}: {@link SeekableByteChannel#position(long)}
-     * then {@code read} gives any slice at the cost of that slice ({@link #readAt}). Writing or
-     * truncating throws {@link java.nio.channels.NonWritableChannelException}. Each channel has its
-     * own position; closing it does not close the archive.
+     * then {@code read} gives any slice at the cost of that slice ({@link #readAt}), and reads that move
+     * forward from where the last one ended continue one stream ({@link #open}), so a pass front to back
+     * costs one inflate of the entry, its checks at its end. Writing or truncating throws
+     * {@link java.nio.channels.NonWritableChannelException}. Each channel has its own position; closing
+     * it does not close the archive.
      */
     public final SeekableByteChannel channel(int index) {
         long size = entrySize(index);
@@ -460,13 +462,23 @@ public abstract class AssetArchive implements AutoCloseable {
         }
     }
 
-    /** One entry as a channel over {@link #readAt}. */
+    /**
+     * One entry as a channel: a stream for reads that go on from where the last one ended (or skip a
+     * little ahead), {@link #readAt} for the others.
+     */
     private static final class EntryChannel implements SeekableByteChannel {
+        /** How far ahead of the stream a read may start and still be reached by reading on. */
+        private static final long SKIP_AHEAD = 256 << 10;
+
         private final AssetArchive archive;
         private final int index;
         private final long size;
         private long position;
         private boolean open = true;
+        /** The stream, opened by the first read at its position, and how far it has read. */
+        private InputStream stream;
+        private long streamAt;
+        private byte[] staging;
 
         EntryChannel(AssetArchive archive, int index, long size) {
             this.archive = archive;
@@ -482,13 +494,43 @@ public abstract class AssetArchive implements AutoCloseable {
         public synchronized int read(ByteBuffer dst) throws IOException {
             ensureOpen();
             if (position >= size) return dst.hasRemaining() ? -1 : 0;
+            if (!dst.hasRemaining()) return 0;
             try {
+                if (stream == null && position == 0) {
+                    stream = archive.open(index);
+                    streamAt = 0;
+                }
+                if (stream != null && position >= streamAt && position - streamAt <= SKIP_AHEAD) {
+                    return readOn(dst);
+                }
                 int n = archive.readAt(index, position, dst);
                 position += n;
                 return n;
             } catch (BufkitException e) {
                 throw new IOException(e);
             }
+        }
+
+        /** Reads on through the stream, from {@code position}. */
+        private int readOn(ByteBuffer dst) throws IOException {
+            stream.skipNBytes(position - streamAt);
+            streamAt = position;
+            int n;
+            if (dst.hasArray()) {
+                n = stream.read(dst.array(), dst.arrayOffset() + dst.position(), dst.remaining());
+                if (n > 0) dst.position(dst.position() + n);
+            } else {
+                if (staging == null) staging = new byte[64 << 10];
+                n = stream.read(staging, 0, Math.min(staging.length, dst.remaining()));
+                if (n > 0) dst.put(staging, 0, n);
+            }
+            if (n < 0) {
+                // The stream ended (its checks passed) where the entry ends.
+                return -1;
+            }
+            position += n;
+            streamAt = position;
+            return n;
         }
 
         @Override
@@ -527,8 +569,10 @@ public abstract class AssetArchive implements AutoCloseable {
         }
 
         @Override
-        public synchronized void close() {
+        public synchronized void close() throws IOException {
             open = false;
+            if (stream != null) stream.close();
+            stream = null;
         }
     }
 
@@ -594,6 +638,19 @@ public abstract class AssetArchive implements AutoCloseable {
                 throw new IOException(new BufkitException("bk_archive_reader_read", code, archive.statusMessage(code)));
             }
             return n == 0 ? -1 : (int) n;
+        }
+
+        /** Copies the rest of the entry to {@code out} in 64 KiB reads (the reader's chunk): few native calls. */
+        @Override
+        public synchronized long transferTo(java.io.OutputStream out) throws IOException {
+            Objects.requireNonNull(out, "out");
+            byte[] buffer = new byte[64 << 10];
+            long total = 0;
+            for (int n; (n = read(buffer, 0, buffer.length)) > 0; ) {
+                out.write(buffer, 0, n);
+                total += n;
+            }
+            return total;
         }
 
         @Override
