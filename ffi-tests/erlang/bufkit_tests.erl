@@ -792,3 +792,46 @@ wrong_option_values_are_errors_never_exceptions_test() ->
     ?assertEqual([], Accepted),
     ?assertEqual({error, {invalid_argument, <<>>}},
                  bufkit:extract(Zip, filename:join(Dir, "out2"), #{only => "assets/"})).
+
+%% A streaming reader: an entry front to back in pieces of any size equals the whole entry, after
+%% the archive is closed too; a damaged entry's CRC failure comes at the end, and on every read
+%% after it; a closed reader says so.
+archive_reader_streams_an_entry_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "stream.zip"),
+    Log = iolist_to_binary([io_lib:format("2026-12-03 GET /item/~b ~b~n", [I * 7919 rem 5000, I rem 7]) || I <- lists:seq(1, 60000)]),
+    {ok, _} = zip:create(Zip, [{"log.txt", Log}, {"raw.bin", binary:copy(<<7>>, 3000)}], [{uncompress, [".bin"]}]),
+    {ok, A} = bufkit:archive_open(Zip),
+    ReadAll = fun(Reader, Max) ->
+        Loop = fun Loop(Acc) ->
+            case bufkit:archive_reader_read(Reader, Max) of
+                {ok, Bin} -> ?assert(byte_size(Bin) =< Max), Loop([Acc, Bin]);
+                eof -> {ok, iolist_to_binary(Acc)};
+                Error -> Error
+            end
+        end,
+        Loop([])
+    end,
+    [begin
+         {ok, R} = bufkit:archive_reader_open(A, <<"log.txt">>),
+         ?assertEqual({ok, Log}, ReadAll(R, Max)),
+         ?assertEqual(eof, bufkit:archive_reader_read(R, Max)),
+         ok = bufkit:archive_reader_close(R)
+     end || Max <- [1000, 65536, 1 bsl 20]],
+    {ok, Raw} = bufkit:archive_reader_open(A, 1),
+    ok = bufkit:archive_close(A),
+    ?assertEqual({ok, binary:copy(<<7>>, 3000)}, ReadAll(Raw, 4096)),
+    ok = bufkit:archive_reader_close(Raw),
+    ?assertEqual({error, closed}, bufkit:archive_reader_read(Raw, 10)),
+    ?assertEqual({error, invalid_argument}, bufkit:archive_reader_read(Raw, 0)),
+    %% The CRC-32 in both headers of log.txt made wrong: the bytes come, then the failure, twice.
+    {ok, Bytes} = file:read_file(Zip),
+    Crc = erlang:crc32(Log),
+    Bad = binary:replace(Bytes, <<Crc:32/little>>, <<(Crc bxor 1):32/little>>, [global]),
+    BadZip = filename:join(Dir, "stream-bad.zip"),
+    ok = file:write_file(BadZip, Bad),
+    {ok, B} = bufkit:archive_open(BadZip),
+    {ok, R2} = bufkit:archive_reader_open(B, <<"log.txt">>),
+    ?assertEqual({error, crc_mismatch}, ReadAll(R2, 65536)),
+    ?assertEqual({error, crc_mismatch}, bufkit:archive_reader_read(R2, 100)),
+    ok = bufkit:archive_close(B).

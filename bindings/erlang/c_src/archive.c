@@ -390,3 +390,104 @@ ERL_NIF_TERM archive_set_checkpoint_limits_nif(ErlNifEnv *env, int argc, const E
   archive_release(res);
   return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
 }
+
+/* ---- one entry read as a stream: a resource owns a bk_archive_reader, which keeps its archive
+   alive (archive_close/1 may come first). A reader serves one thread at a time: calls on one are
+   serialised by its mutex. archive_reader_close/1 frees it at once; the destructor otherwise. */
+
+typedef struct {
+  bk_archive_reader *reader; /* NULL once closed */
+  ErlNifMutex *lock;
+} reader_res;
+
+void reader_dtor(ErlNifEnv *env, void *obj) {
+  reader_res *res = obj;
+  (void)env;
+  bk_archive_reader_free(res->reader);
+  if (res->lock) enif_mutex_destroy(res->lock);
+}
+
+/* archive_reader_open(Archive, Index) -> {ok, Reader}. */
+ERL_NIF_TERM archive_reader_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  ErlNifUInt64 index;
+  bk_archive_reader *reader = NULL;
+  reader_res *r;
+  bk_status status;
+  int acquired;
+  (void)argc;
+  if (!enif_get_uint64(env, argv[1], &index)) return enif_make_badarg(env);
+  if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_reader_open(res->archive, (size_t)index, &reader);
+  archive_release(res);
+  if (status != BK_STATUS_OK) return error_term(env, status);
+  if (!(r = enif_alloc_resource(reader_type, sizeof *r))) {
+    bk_archive_reader_free(reader);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  r->reader = reader;
+  if (!(r->lock = enif_mutex_create("bufkit_reader"))) {
+    enif_release_resource(r); /* the destructor frees the reader */
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  return ok_resource(env, r);
+}
+
+/* Up to Max bytes, filled from as many of the reader's chunks as it takes. */
+static ERL_NIF_TERM archive_reader_read_here(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  reader_res *r;
+  ErlNifUInt64 max;
+  ErlNifBinary out;
+  size_t filled = 0, n = 0;
+  bk_status status = BK_STATUS_OK;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], reader_type, (void **)&r) || !enif_get_uint64(env, argv[1], &max) || max == 0 ||
+      max > ((ErlNifUInt64)1 << 30))
+    return enif_make_badarg(env);
+  if (!enif_alloc_binary((size_t)max, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  enif_mutex_lock(r->lock);
+  if (!r->reader) status = BK_STATUS_INVALID_ARGUMENT;
+  while (status == BK_STATUS_OK && filled < out.size) {
+    status = bk_archive_reader_read(r->reader, out.data + filled, out.size - filled, &n);
+    if (status != BK_STATUS_OK || n == 0) break;
+    filled += n;
+  }
+  enif_mutex_unlock(r->lock);
+  if (status != BK_STATUS_OK) {
+    enif_release_binary(&out);
+    return r->reader ? error_term(env, status) : enif_make_tuple2(env, atom_error, atom_closed);
+  }
+  if (filled == 0) {
+    enif_release_binary(&out);
+    return enif_make_atom(env, "eof");
+  }
+  if (filled < out.size && !enif_realloc_binary(&out, filled)) {
+    enif_release_binary(&out);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
+}
+
+/* archive_reader_read(Reader, Max) -> {ok, Binary} | eof | {error, Reason}: reads of
+   DIRTY_INFLATE bytes or more run on a dirty CPU scheduler. */
+ERL_NIF_TERM archive_reader_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  ErlNifUInt64 max;
+  if (!enif_get_uint64(env, argv[1], &max)) return enif_make_badarg(env);
+  if (max >= DIRTY_INFLATE)
+    return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_reader_read_here,
+                             argc, argv);
+  return archive_reader_read_here(env, argc, argv);
+}
+
+/* archive_reader_close(Reader) -> ok: frees the reader now; later reads are {error, closed}. */
+ERL_NIF_TERM archive_reader_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  reader_res *r;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], reader_type, (void **)&r)) return enif_make_badarg(env);
+  enif_mutex_lock(r->lock);
+  bk_archive_reader_free(r->reader);
+  r->reader = NULL;
+  enif_mutex_unlock(r->lock);
+  return atom_ok;
+}

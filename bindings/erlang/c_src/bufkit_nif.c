@@ -6,7 +6,7 @@
  */
 #include "nif.h"
 
-ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type;
+ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type, *reader_type;
 ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
 
 /* Each status's atom, made once at load (and again at upgrade): the names are the header's
@@ -82,7 +82,8 @@ static int open_types(ErlNifEnv *env, ErlNifResourceFlags flags) {
   lease_type = enif_open_resource_type(env, NULL, "bufkit_lease", lease_dtor, flags, NULL);
   archive_type = enif_open_resource_type(env, NULL, "bufkit_archive", archive_dtor, flags, NULL);
   stream_type = enif_open_resource_type(env, NULL, "bufkit_inflate_stream", stream_dtor, flags, NULL);
-  if (!buffer_type || !pool_type || !lease_type || !archive_type || !stream_type) return 1;
+  reader_type = enif_open_resource_type(env, NULL, "bufkit_archive_reader", reader_dtor, flags, NULL);
+  if (!buffer_type || !pool_type || !lease_type || !archive_type || !stream_type || !reader_type) return 1;
   atom_ok = enif_make_atom(env, "ok");
   atom_error = enif_make_atom(env, "error");
   atom_closed = enif_make_atom(env, "closed");
@@ -179,6 +180,9 @@ static ErlNifFunc nif_funcs[] = {
     {"archive_checkpoints_export", 2, archive_checkpoints_export_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"archive_checkpoints_import", 3, archive_checkpoints_import_nif, 0},
     {"archive_set_checkpoint_limits", 3, archive_set_checkpoint_limits_nif, 0},
+    {"archive_reader_open", 2, archive_reader_open_nif, 0},
+    {"archive_reader_read", 2, archive_reader_read_nif, 0},
+    {"archive_reader_close", 1, archive_reader_close_nif, 0},
 };
 
 ERL_NIF_INIT(bufkit_nif, nif_funcs, load, NULL, upgrade, NULL)

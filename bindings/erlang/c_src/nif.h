@@ -23,7 +23,7 @@
 /* Work of at least this many inflated bytes runs on a dirty scheduler (~0.5 ms of work). */
 #define DIRTY_INFLATE ((size_t)256 * 1024)
 
-extern ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type;
+extern ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type, *reader_type;
 extern ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
 
 ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status);
@@ -37,6 +37,7 @@ void pool_dtor(ErlNifEnv *env, void *obj);
 void lease_dtor(ErlNifEnv *env, void *obj);
 void archive_dtor(ErlNifEnv *env, void *obj);
 void stream_dtor(ErlNifEnv *env, void *obj);
+void reader_dtor(ErlNifEnv *env, void *obj);
 
 #define NIF(name) ERL_NIF_TERM name(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 NIF(buffer_new_nif);
@@ -74,5 +75,8 @@ NIF(archive_read_at_nif);
 NIF(archive_checkpoints_export_nif);
 NIF(archive_checkpoints_import_nif);
 NIF(archive_set_checkpoint_limits_nif);
+NIF(archive_reader_open_nif);
+NIF(archive_reader_read_nif);
+NIF(archive_reader_close_nif);
 
 #endif

@@ -33,9 +33,11 @@
          extract/3,
          archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2, archive_verify/1, archive_verify/2, archive_read_at/4,
-         archive_checkpoints_export/2, archive_checkpoints_import/3, archive_set_checkpoint_limits/3]).
+         archive_checkpoints_export/2, archive_checkpoints_import/3, archive_set_checkpoint_limits/3,
+         archive_reader_open/2, archive_reader_read/2, archive_reader_close/1]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0,
+              archive_reader/0,
               extract_options/0, extract_report/0]).
 
 -opaque buffer() :: reference().
@@ -43,6 +45,7 @@
 -opaque lease() :: reference().
 -opaque archive() :: reference().
 -opaque inflate_stream() :: reference().
+-opaque archive_reader() :: reference().
 -type pool_options() :: #{min_class_size => pos_integer(), max_class_size => pos_integer(),
                           max_retained_bytes => non_neg_integer(), max_buffers_per_class => pos_integer(),
                           thread_cache_buffers => non_neg_integer(), zero_on_acquire => boolean(),
@@ -408,6 +411,33 @@ archive_read(Archive, Name) ->
         {ok, Index} -> bufkit_nif:archive_read(Archive, Index);
         Error -> Error
     end.
+
+%% @doc Opens an entry (by index or by name) to be read front to back in pieces with
+%% `archive_reader_read/2', in bounded memory whatever its size (about 100 KiB for a deflated
+%% entry): one inflate of the entry for the whole pass. The reader keeps what it reads alive (the
+%% archive may be closed first); any process may use it, one call at a time.
+-spec archive_reader_open(archive(), non_neg_integer() | iodata()) -> {ok, archive_reader()} | {error, reason()}.
+archive_reader_open(Archive, Index) when is_integer(Index), Index >= 0 -> bufkit_nif:archive_reader_open(Archive, Index);
+archive_reader_open(Archive, Name) ->
+    case archive_find(Archive, Name) of
+        {ok, Index} -> bufkit_nif:archive_reader_open(Archive, Index);
+        Error -> Error
+    end.
+
+%% @doc The entry's next bytes, at most `Max' (at least 1): fewer only at its end, then `eof'
+%% once its checks (sizes, CRC-32) have passed. Bytes come out before those checks: when one
+%% fails, the read that would give `eof' gives `{error, Reason}' instead, and so does every later
+%% read. Reads of 256 KiB or more run on a dirty CPU scheduler.
+-spec archive_reader_read(archive_reader(), pos_integer()) -> {ok, binary()} | eof | {error, reason()}.
+archive_reader_read(Reader, Max) when is_integer(Max), Max > 0, Max =< 1 bsl 30 ->
+    bufkit_nif:archive_reader_read(Reader, Max);
+archive_reader_read(_, _) ->
+    {error, invalid_argument}.
+
+%% @doc Frees the reader now (the garbage collector would later); later reads are
+%% `{error, closed}'.
+-spec archive_reader_close(archive_reader()) -> ok.
+archive_reader_close(Reader) -> bufkit_nif:archive_reader_close(Reader).
 
 %% @doc Up to `Length' bytes of an entry's data from byte `Offset': shorter only where the entry
 %% ends (`<<>>' at its end); an `Offset' past the end is `{error, out_of_range}'. The cost follows

@@ -10,7 +10,7 @@
          inflate_at/3, inflate_batch/2, inflate_stream_new/3, inflate_stream_reset/3, inflate_stream_feed/2, extract/3,
          archive_open/3, archive_close/1, archive_find/2, archive_entries/1, archive_read/2, archive_list/2, archive_verify/2,
          archive_read_at/4, archive_checkpoints_export/2, archive_checkpoints_import/3,
-         archive_set_checkpoint_limits/3]).
+         archive_set_checkpoint_limits/3, archive_reader_open/2, archive_reader_read/2, archive_reader_close/1]).
 
 -on_load(init/0).
 
@@ -66,3 +66,6 @@ archive_checkpoints_export(_Archive, _Index) -> ?NOT_LOADED.
 archive_checkpoints_import(_Archive, _Index, _Bytes) -> ?NOT_LOADED.
 archive_set_checkpoint_limits(_Archive, _Span, _Budget) -> ?NOT_LOADED.
 archive_list(_Archive, _Pattern) -> ?NOT_LOADED.
+archive_reader_open(_Archive, _Index) -> ?NOT_LOADED.
+archive_reader_read(_Reader, _Max) -> ?NOT_LOADED.
+archive_reader_close(_Reader) -> ?NOT_LOADED.
