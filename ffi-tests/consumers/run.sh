@@ -5,12 +5,17 @@
 #   c-shared, c-static, c-moved-prefix   a C program built with pkg-config against the unpacked
 #                                        tarball; shared (only the prefix's lib on the loader path),
 #                                        static, and after the prefix is moved (relocatable .pc)
+#   c-aarch64-shared, c-aarch64-static   the same program against the aarch64 tarball, built by
+#                                        the cross gcc and run under qemu-user
 #   java-jni, java-panama                a Java program with only bufkit-VERSION.jar on the class
 #                                        path and no -D flags, on JDK 17 (JNI) and on JDK 22+ (Panama)
+#   java-aarch64-natives                 the jar carries linux-aarch64's natives; loaded on x86-64
+#                                        they give a clear exception, not a crash
 #   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
 #   erlang-rebar3-linked-checkout        the same, _checkouts/bufkit a symlink into this checkout
 #   erlang-rebar3-own-tests              rebar3 eunit of bindings/erlang itself
 #   erlang-missing-library               no libbufkit.a: the NIF build says what to run
+#   erlang-aarch64-nif                   the application's NIF cross-built for aarch64, no cargo
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
 #   readme-snippets                      every README snippet is taken from one of these projects
 #   readme-figures                       every speed figure in the README is one a report states
@@ -34,8 +39,8 @@ check() { # name, command...
 version=$(sed -nE 's/^version = "(.*)"$/\1/p' "$root/Cargo.toml" | head -n 1)
 
 # --- C ----------------------------------------------------------------------------------------
-tar -C "$work" -xzf "$dist"/bufkit-"$version"-linux-*.tar.gz
-prefix=$(echo "$work"/bufkit-"$version"-linux-*)
+tar -C "$work" -xzf "$dist/bufkit-$version-linux-$(uname -m).tar.gz"
+prefix=$work/bufkit-$version-linux-$(uname -m)
 cp "$here/c/consumer.c" "$work/"
 build_shared() { # prefix, exe
   gcc -std=c11 -Wall -Wextra -Werror "$work/consumer.c" $(PKG_CONFIG_PATH="$1/lib/pkgconfig" pkg-config --cflags --libs bufkit) -o "$2"
@@ -51,6 +56,23 @@ check c-static bash -c "
     '$prefix/lib/libbufkit.a' \$libs -o '$work/static' && ! ldd '$work/static' | grep -q libbufkit && '$work/static' \$(mktemp -d '$work/run.XXXXXX')"
 mv "$prefix" "$work/moved-prefix"
 check c-moved-prefix bash -c "$(declare -f build_shared run_in); work='$work'; build_shared '$work/moved-prefix' '$work/moved' && run_in '$work/moved-prefix/lib' '$work/moved'"
+
+# --- C on aarch64, cross-built and run under qemu-user (from x86-64) ----------------------------
+if [[ $(uname -m) == x86_64 ]]; then
+  mkdir -p "$work/a64"
+  tar -C "$work/a64" -xzf "$dist/bufkit-$version-linux-aarch64.tar.gz"
+  p64=$work/a64/bufkit-$version-linux-aarch64
+  qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+  check c-aarch64-shared bash -c "
+    aarch64-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' \$(PKG_CONFIG_PATH='$p64/lib/pkgconfig' pkg-config --cflags --libs bufkit) -o '$work/shared64' &&
+    readelf -h '$work/shared64' | grep -q AArch64 &&
+    env -i PATH=/usr/bin:/bin ${qemu[*]} -E LD_LIBRARY_PATH='$p64/lib' '$work/shared64' \$(mktemp -d '$work/run.XXXXXX')"
+  check c-aarch64-static bash -c "
+    libs=\$(PKG_CONFIG_PATH='$p64/lib/pkgconfig' pkg-config --static --libs bufkit | sed 's/-lbufkit//')
+    aarch64-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' \$(PKG_CONFIG_PATH='$p64/lib/pkgconfig' pkg-config --cflags bufkit) \
+      '$p64/lib/libbufkit.a' \$libs -o '$work/static64' && readelf -h '$work/static64' | grep -q AArch64 &&
+    env -i PATH=/usr/bin:/bin ${qemu[*]} '$work/static64' \$(mktemp -d '$work/run.XXXXXX')"
+fi
 
 # --- Java -------------------------------------------------------------------------------------
 jar=$dist/bufkit-$version.jar
@@ -69,6 +91,16 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
   && "$jdk17/bin/javac" -Xlint:all -Werror -cp "$jar" -d "$work/java-classes" "$here/java/Consumer.java" >"$work/javac.log" 2>&1; then
   check java-jni bash -c "$(declare -f java_run); work='$work' jar='$jar'; java_run '$jdk17' jni"
   check java-panama bash -c "$(declare -f java_run); work='$work' jar='$jar'; java_run '$jdk22' panama --enable-native-access=ALL-UNNAMED"
+  if [[ $(uname -m) == x86_64 ]]; then
+    # The jar carries linux-aarch64's natives too; pointed at them on x86-64, the JVM says so and
+    # lives (a clear exception naming the architecture, never a crash).
+    check java-aarch64-natives bash -c "
+      unzip -p '$jar' dev/bufkit/native/index.properties | grep -q '^platforms=.*linux-aarch64' &&
+      unzip -p '$jar' dev/bufkit/native/linux-aarch64/libbufkit_java.so >'$work/aarch64.so' &&
+      readelf -h '$work/aarch64.so' | grep -q AArch64 &&
+      ! out=\$('$jdk17/bin/java' -Ddev.bufkit.library='$work/aarch64.so' -cp '$jar:$work/java-classes' Consumer \$(mktemp -d '$work/run.XXXXXX') jni 2>&1) &&
+      echo \"\$out\" | grep -q 'AARCH64' && ! echo \"\$out\" | grep -q 'fatal error' && echo 'refused with: '\$(echo \"\$out\" | grep -o -m1 'can.t load AARCH64[^)]*' | head -n 1)"
+  fi
 else
   failed=$((failed + 2)); echo "FAIL java: no JDK 17 and 22+ ($jdk17, $jdk22), or the consumer did not compile:" >&2; cat "$work/javac.log" >&2
 fi
@@ -98,6 +130,17 @@ cp -r "$root/bindings/erlang" "$missing/bindings/" && rm -rf "$missing/bindings/
 touch "$missing/crates/bufkit-ffi/Cargo.toml" "$missing/include/bufkit.h"
 check erlang-missing-library bash -c "! '$missing/bindings/erlang/build.sh' 2>'$work/missing.err' && cat '$work/missing.err' \
   && grep -q \"run 'cargo build --release -p bufkit-ffi' in $missing\" '$work/missing.err'"
+
+# The application's NIF built for aarch64 from its vendored library, with the cross gcc and no
+# cargo (an arm64 BEAM does not run here: the NIF is checked for its architecture and exports).
+if [[ $(uname -m) == x86_64 ]]; then
+  check erlang-aarch64-nif bash -c "
+    mkdir -p '$work/erl64' && tar -C '$work/erl64' -xzf '$dist/bufkit-erlang-$version.tar.gz' &&
+    CC=aarch64-linux-gnu-gcc BUFKIT_ARCH=aarch64 BUFKIT_NIF_DIR='$work/erl64/priv' '$work/erl64/bufkit/c_src/build_nif.sh' &&
+    readelf -h '$work/erl64/priv/bufkit_nif.so' | grep -q AArch64 &&
+    [[ \$(aarch64-linux-gnu-nm -D --defined-only '$work/erl64/priv/bufkit_nif.so' | awk 'NF==3{print \$3}') == nif_init ]] &&
+    echo 'aarch64 NIF, exporting only nif_init'"
+fi
 
 # --- Rust -------------------------------------------------------------------------------------
 crates=$work/crates

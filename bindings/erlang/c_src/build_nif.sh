@@ -3,10 +3,13 @@
 # libbufkit.a linked in statically, and every symbol but the NIF's entry point kept private. rebar3 runs it before compiling (rebar.config); build.sh runs it too.
 # Where libbufkit.a and bufkit.h come from, first found:
 #   1. BUFKIT_LIBDIR (libbufkit.a; bufkit.h from BUFKIT_INCLUDE, default BUFKIT_LIBDIR/../include);
-#   2. c_src/vendor/, as in the rebar3 application scripts/dist packs;
+#   2. c_src/vendor/ARCH/ (ARCH from uname -m: x86_64 or aarch64), bufkit.h in c_src/vendor/, as in
+#      the rebar3 application scripts/dist packs;
 #   3. the bufkit checkout this application sits in (bindings/erlang): target/release and
 #      include/. With --cargo (rebar3's hook) the static library is built first with
 #      `cargo build --release -p bufkit-ffi`; without it a missing one is an error saying what to run.
+# To build for another architecture (an arm64 release from x86-64): CC=aarch64-linux-gnu-gcc
+# BUFKIT_ARCH=aarch64.
 # Usage: c_src/build_nif.sh [--cargo]
 set -eu
 app=$(cd "$(dirname "$0")/.." && pwd -P) # -P: a _checkouts symlink must not hide the checkout
@@ -14,8 +17,15 @@ cargo_build=false
 [[ ${1:-} == --cargo ]] && cargo_build=true
 if [[ -n ${BUFKIT_LIBDIR:-} ]]; then
   lib=$BUFKIT_LIBDIR include=${BUFKIT_INCLUDE:-$BUFKIT_LIBDIR/../include}
-elif [[ -f $app/c_src/vendor/libbufkit.a ]]; then
-  lib=$app/c_src/vendor include=$app/c_src/vendor
+elif [[ -d $app/c_src/vendor ]]; then
+  arch=${BUFKIT_ARCH:-$(uname -m)}
+  [[ $arch == arm64 ]] && arch=aarch64
+  [[ -f $app/c_src/vendor/$arch/libbufkit.a ]] || {
+    echo "bufkit: this application carries libbufkit.a for $(ls "$app/c_src/vendor" | grep -v '\.h$' | tr '\n' ' ')but not for $arch;" >&2
+    echo "        set BUFKIT_LIBDIR to a directory holding one built for $arch" >&2
+    exit 1
+  }
+  lib=$app/c_src/vendor/$arch include=$app/c_src/vendor
 elif checkout=$(cd "$app/../.." && pwd -P) && [[ -f $checkout/crates/bufkit-ffi/Cargo.toml ]]; then
   lib=$checkout/target/release include=$checkout/include
   if $cargo_build; then
@@ -39,7 +49,7 @@ fi
 erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
 nif_dir=${BUFKIT_NIF_DIR:-$app/priv} # build.sh puts it beside its ebin/, outside a checkout's sources
 mkdir -p "$nif_dir"
-gcc -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
+"${CC:-gcc}" -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -I"$erts_include" -I"$include" \
   "$app"/c_src/*.c "$lib/libbufkit.a" \
   -Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \

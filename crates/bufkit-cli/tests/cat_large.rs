@@ -2,8 +2,6 @@
 //! written as it inflates, byte for byte; a CRC that fails at an entry's end gives a non-zero
 //! exit. Works in a temporary directory of its own.
 
-mod support;
-
 #[test]
 fn a_large_entry_is_written_as_it_inflates_and_a_bad_crc_still_fails() {
     let work = std::env::temp_dir().join(format!("bufkit-cat-large-{}", std::process::id()));
