@@ -14,7 +14,9 @@ arch=${2:-$(uname -m)}
 if [[ $arch == "$(uname -m)" ]]; then
   cc=gcc cxx=g++ nm=nm emulate=() out=$root/build/c
 else
-  cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ nm=$arch-linux-gnu-nm emulate=(qemu-"$arch" -L /usr/"$arch"-linux-gnu)
+  # The cross toolchain's libraries first (see scripts/aarch64-env).
+  cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ nm=$arch-linux-gnu-nm
+  emulate=(qemu-"$arch" -L /usr/"$arch"-linux-gnu -E LD_LIBRARY_PATH=/usr/"$arch"-linux-gnu/lib)
   out=$root/build/c-$arch
 fi
 mkdir -p "$out"

@@ -11,6 +11,7 @@
 #                                        path and no -D flags, on JDK 17 (JNI) and on JDK 22+ (Panama)
 #   java-aarch64-natives                 the jar carries linux-aarch64's natives; loaded on x86-64
 #                                        they give a clear exception, not a crash
+#   java-aarch64-jni                     the Java program on Debian's arm64 JDK 17 under qemu-user
 #   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
 #   erlang-rebar3-linked-checkout        the same, _checkouts/bufkit a symlink into this checkout
 #   erlang-rebar3-own-tests              rebar3 eunit of bindings/erlang itself
@@ -62,16 +63,16 @@ if [[ $(uname -m) == x86_64 ]]; then
   mkdir -p "$work/a64"
   tar -C "$work/a64" -xzf "$dist/bufkit-$version-linux-aarch64.tar.gz"
   p64=$work/a64/bufkit-$version-linux-aarch64
-  qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
+  qemu=(qemu-aarch64 -L /usr/aarch64-linux-gnu) # libraries: the cross toolchain's first (scripts/aarch64-env)
   check c-aarch64-shared bash -c "
     aarch64-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' \$(PKG_CONFIG_PATH='$p64/lib/pkgconfig' pkg-config --cflags --libs bufkit) -o '$work/shared64' &&
     readelf -h '$work/shared64' | grep -q AArch64 &&
-    env -i PATH=/usr/bin:/bin ${qemu[*]} -E LD_LIBRARY_PATH='$p64/lib' '$work/shared64' \$(mktemp -d '$work/run.XXXXXX')"
+    env -i PATH=/usr/bin:/bin ${qemu[*]} -E LD_LIBRARY_PATH='$p64/lib':/usr/aarch64-linux-gnu/lib '$work/shared64' \$(mktemp -d '$work/run.XXXXXX')"
   check c-aarch64-static bash -c "
     libs=\$(PKG_CONFIG_PATH='$p64/lib/pkgconfig' pkg-config --static --libs bufkit | sed 's/-lbufkit//')
     aarch64-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' \$(PKG_CONFIG_PATH='$p64/lib/pkgconfig' pkg-config --cflags bufkit) \
       '$p64/lib/libbufkit.a' \$libs -o '$work/static64' && readelf -h '$work/static64' | grep -q AArch64 &&
-    env -i PATH=/usr/bin:/bin ${qemu[*]} '$work/static64' \$(mktemp -d '$work/run.XXXXXX')"
+    env -i PATH=/usr/bin:/bin ${qemu[*]} -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib '$work/static64' \$(mktemp -d '$work/run.XXXXXX')"
 fi
 
 # --- Java -------------------------------------------------------------------------------------
@@ -100,6 +101,14 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
       readelf -h '$work/aarch64.so' | grep -q AArch64 &&
       ! out=\$('$jdk17/bin/java' -Ddev.bufkit.library='$work/aarch64.so' -cp '$jar:$work/java-classes' Consumer \$(mktemp -d '$work/run.XXXXXX') jni 2>&1) &&
       echo \"\$out\" | grep -q 'AARCH64' && ! echo \"\$out\" | grep -q 'fatal error' && echo 'refused with: '\$(echo \"\$out\" | grep -o -m1 'can.t load AARCH64[^)]*' | head -n 1)"
+    # The same consumer on Debian's arm64 JDK 17 under qemu-user, the jar choosing its
+    # linux-aarch64 natives by os.arch, with -Xcheck:jni.
+    jdk64=/usr/lib/jvm/java-17-openjdk-arm64
+    check java-aarch64-jni bash -c "
+      scratch=\$(mktemp -d '$work/java64.XXXXXX') && mkdir -p \$scratch/cache \$scratch/run &&
+      env -i PATH=/usr/bin:/bin XDG_CACHE_HOME=\$scratch/cache qemu-aarch64 -L / '$jdk64/bin/java' -Xcheck:jni \
+        -cp '$jar:$work/java-classes' Consumer \$scratch/run jni &&
+      find \$scratch/cache/bufkit -path '*linux-aarch64*' -name libbufkit_java.so | grep -q ."
   fi
 else
   failed=$((failed + 2)); echo "FAIL java: no JDK 17 and 22+ ($jdk17, $jdk22), or the consumer did not compile:" >&2; cat "$work/javac.log" >&2
