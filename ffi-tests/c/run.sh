@@ -3,9 +3,9 @@
 # under AddressSanitizer+UBSan and under valgrind, plus header and pkg-config checks.
 # Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, this machine's architecture).
 # With another ARCH (aarch64), the programs are built by Debian's cross gcc (ARCH-linux-gnu-gcc)
-# and run under qemu-user: the plain variants, shared and static; AddressSanitizer does not run
-# under qemu-user (its shadow memory clashes with qemu's own mappings) and valgrind does not
-# emulate; those variants run on the native build. Prints "N passed, N failed" last; each
+# and run under qemu-user: the plain variants, shared and static. The sanitizer and valgrind
+# variants run on the native build only (under qemu-user AddressSanitizer works without its leak
+# checker, which fails there; valgrind does not emulate). Prints "N passed, N failed" last; each
 # variant's log goes to build/c/ (build/c-ARCH/).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -14,21 +14,11 @@ which keeps every failing mutant in DIR. Prints one line per failure, "N passed,
 """
 import argparse, io, json, os, random, struct, subprocess, sys, tempfile, zipfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ambiguous import Unseekable  # a file zipfile cannot seek in, so it writes data descriptors
+
 EOCD, ZIP64_EOCD, ZIP64_LOCATOR = b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07"
 CENTRAL, LOCAL = b"PK\x01\x02", b"PK\x03\x04"
-
-
-class Unseekable(io.RawIOBase):
-    """A file that cannot seek, so that zipfile writes data descriptors."""
-
-    def __init__(self, out):
-        self.out = out
-
-    def writable(self):
-        return True
-
-    def write(self, b):
-        return self.out.write(b)
 
 
 def seeds(rng):

@@ -7,7 +7,7 @@ mod zipwriter;
 
 use asset_extract::{AssetArchive, Error, Holding, Kind, LocalHeaders, Options, extract, extract_bytes, read_archive};
 use support::{listing, workdir};
-use zipwriter::{Spec, build, put_u16, put_u32};
+use zipwriter::{Spec, build, put_u16, put_u32, with_zip64_record as zip64};
 
 /// What every path makes of `archive`: the file entries it reads (name and bytes), or the error.
 /// Every path must agree: extraction from memory and from a file, and reads in place, held each
@@ -71,10 +71,6 @@ fn read_all(archive: &AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
     }
     found.sort();
     Ok(found)
-}
-
-fn u32_at(b: &[u8], at: usize) -> u32 {
-    u32::from_le_bytes(b[at..at + 4].try_into().unwrap())
 }
 
 /// An archive placed after a complete archive of the same layout, its offsets left as they were:
@@ -177,37 +173,6 @@ fn a_local_header_that_disagrees_with_its_central_record_is_refused() {
     let mut ascii = zip.clone();
     put_u16(&mut ascii, l.local[0] + 6, 0);
     assert_eq!(reading("utf8-flag-ascii", &ascii).unwrap(), vec![("dia.txt".into(), b"hola".to_vec())]);
-}
-
-/// `zip` with a ZIP64 end record and locator before its end record, whose fields say `entries`,
-/// and the end record's fields at `saturate` (byte offsets in it) set to all ones.
-fn zip64(entries: u64, saturate: &[usize]) -> Vec<u8> {
-    let (zip, l) = build(&[Spec::file("a", b"abc"), Spec::file("b", b"def")], b"");
-    let eocd = &zip[l.eocd..];
-    let (cd_size, cd_offset) = (u64::from(u32_at(eocd, 12)), u64::from(u32_at(eocd, 16)));
-    let mut record = Vec::new();
-    record.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
-    record.extend_from_slice(&44u64.to_le_bytes());
-    record.extend_from_slice(&[45, 3, 45, 0]);
-    record.extend_from_slice(&[0; 8]);
-    record.extend_from_slice(&entries.to_le_bytes());
-    record.extend_from_slice(&entries.to_le_bytes());
-    record.extend_from_slice(&cd_size.to_le_bytes());
-    record.extend_from_slice(&cd_offset.to_le_bytes());
-    let mut locator = Vec::new();
-    locator.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
-    locator.extend_from_slice(&0u32.to_le_bytes());
-    locator.extend_from_slice(&(l.eocd as u64).to_le_bytes());
-    locator.extend_from_slice(&1u32.to_le_bytes());
-    let mut out = [&zip[..l.eocd], &record, &locator, eocd].concat();
-    let at = out.len() - 22;
-    for &field in saturate {
-        match field {
-            12 | 16 => put_u32(&mut out, at + field, 0xffff_ffff),
-            _ => put_u16(&mut out, at + field, 0xffff),
-        }
-    }
-    out
 }
 
 /// A ZIP64 end record is read only where every end-record field it replaces agrees with it:

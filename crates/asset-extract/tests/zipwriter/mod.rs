@@ -136,3 +136,39 @@ pub fn put_u16(b: &mut [u8], at: usize, v: u16) {
 pub fn put_u32(b: &mut [u8], at: usize, v: u32) {
     b[at..at + 4].copy_from_slice(&v.to_le_bytes());
 }
+
+/// Two small files with a ZIP64 end record and locator before its end record, whose fields say `entries`,
+/// and the end record's fields at `saturate` (byte offsets in it) set to all ones (none: the
+/// 32-bit record needs no ZIP64 one).
+#[allow(dead_code)] // only the tests of end records use it
+pub fn with_zip64_record(entries: u64, saturate: &[usize]) -> Vec<u8> {
+    let (zip, l) = build(&[Spec::file("a", b"abc"), Spec::file("b", b"def")], b"");
+    let eocd = &zip[l.eocd..];
+    let (cd_size, cd_offset) = (
+        u64::from(u32::from_le_bytes(eocd[12..16].try_into().unwrap())),
+        u64::from(u32::from_le_bytes(eocd[16..20].try_into().unwrap())),
+    );
+    let mut record = Vec::new();
+    record.extend_from_slice(&0x0606_4b50u32.to_le_bytes());
+    record.extend_from_slice(&44u64.to_le_bytes());
+    record.extend_from_slice(&[45, 3, 45, 0]);
+    record.extend_from_slice(&[0; 8]);
+    record.extend_from_slice(&entries.to_le_bytes());
+    record.extend_from_slice(&entries.to_le_bytes());
+    record.extend_from_slice(&cd_size.to_le_bytes());
+    record.extend_from_slice(&cd_offset.to_le_bytes());
+    let mut locator = Vec::new();
+    locator.extend_from_slice(&0x0706_4b50u32.to_le_bytes());
+    locator.extend_from_slice(&0u32.to_le_bytes());
+    locator.extend_from_slice(&(l.eocd as u64).to_le_bytes());
+    locator.extend_from_slice(&1u32.to_le_bytes());
+    let mut out = [&zip[..l.eocd], &record, &locator, eocd].concat();
+    let at = out.len() - 22;
+    for &field in saturate {
+        match field {
+            12 | 16 => put_u32(&mut out, at + field, 0xffff_ffff),
+            _ => put_u16(&mut out, at + field, 0xffff),
+        }
+    }
+    out
+}
