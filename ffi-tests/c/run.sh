@@ -4,8 +4,10 @@
 # Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, this machine's architecture).
 # With another ARCH (aarch64), the programs are built by Debian's cross gcc (ARCH-linux-gnu-gcc)
 # and run under qemu-user: the plain variants, shared and static. The sanitizer and valgrind
-# variants run on the native build only (under qemu-user AddressSanitizer works without its leak
-# checker, which fails there; valgrind does not emulate). Prints "N passed, N failed" last; each
+# variants run on the native build only: under qemu-user AddressSanitizer needs its leak checker
+# off and still reports memory that growable-buffer maps itself (placed where qemu's x86-64
+# address layout puts it, outside the shadow aarch64 ASan reserves) as a wild pointer; valgrind
+# does not emulate. Prints "N passed, N failed" last; each
 # variant's log goes to build/c/ (build/c-ARCH/).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
