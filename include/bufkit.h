@@ -632,7 +632,9 @@ typedef struct bk_extract_options {
   /*
    Refuse archives with other data prepended to the zip part (by default accepted when every
    offset reads consistently shifted by it, as for a `.jmod` or a self-extractor), data
-   appended after it, or an end record's comment cut short by the end of the file.
+   appended after it, an end record's comment cut short by the end of the file, or an entry
+   whose compressed data goes on after its stream ends (by default read past, in every method,
+   as unzip and Python read it; the readers `bk_archive_*` always read past it).
    */
   uint32_t strict;
   /*
@@ -1121,9 +1123,14 @@ bk_status bk_archive_checkpoints_export(const struct bk_archive *archive,
 /*
  Gives entry `index` the checkpoints `bytes` (from `bk_archive_checkpoints_export` in an
  earlier run): kept only if they were made for this entry's data (its sizes and CRC-32) and are
- whole and unaltered, else `BK_STATUS_CHECKPOINTS_REFUSED` and nothing changes. Whoever can
- write that file can make slices read through it wrong, as whoever can write the archive can:
- keep it where the archive is kept.
+ whole and unaltered, else `BK_STATUS_CHECKPOINTS_REFUSED` and nothing changes. Each checkpoint
+ is bound to the compressed bytes it describes: the first `bk_archive_read_at` through one
+ checks its digest against the entry's compressed bytes up to the next checkpoint (reading
+ them once), and checkpoints made for another archive (the same data compressed otherwise) or
+ damaged fail that read with `BK_STATUS_CHECKPOINTS_REFUSED` and are dropped, so that later
+ reads build the entry's own. A digest is no signature: whoever can write that file and
+ recompute its digests can still make slices read through it wrong, as whoever can write the
+ archive can. Keep it where the archive is kept.
 
  # Safety
  `archive` is live; `bytes` is readable for `len` bytes.

@@ -33,6 +33,27 @@ with zipfile.ZipFile(sys.argv[1], "w") as z:
     z.writestr(zipfile.ZipInfo("log.txt"), lines.encode(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
     z.writestr(zipfile.ZipInfo("raw.bin"), bytes(range(256)) * 1000, compress_type=zipfile.ZIP_STORED)
 PY
+# big.zip's log.txt again, compressed at another level (split into blocks otherwise) and padded
+# to the same compressed size: the same data, sizes and CRC-32, other compressed bytes, for
+# checkpoints imported where they do not belong.
+python3 - "$out/big.zip" "$out/twin.zip" <<'PY'
+import struct, sys, zipfile, zlib
+with zipfile.ZipFile(sys.argv[1]) as z:
+    info = z.getinfo("log.txt")
+    data = z.read(info)
+for level in (9, 8, 7, 5, 4, 3, 2, 1):
+    c = zlib.compressobj(level, zlib.DEFLATED, -15)
+    stream = c.compress(data) + c.flush()
+    if len(stream) < info.compress_size:
+        break
+stream += b"\0" * (info.compress_size - len(stream))
+name, crc = b"log.txt", zlib.crc32(data)
+local = struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 8, 0, 0x21, crc, len(stream), len(data), len(name), 0) + name
+central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, 0, 8, 0, 0x21, crc, len(stream), len(data),
+                      len(name), 0, 0, 0, 0, 0, 0) + name
+end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(central), len(local) + len(stream), 0)
+open(sys.argv[2], "wb").write(local + stream + central + end)
+PY
 # methods.zip with every entry's stream cut to half its length (both headers saying so) and a
 # deflated entry cut likewise: a cut entry of each method, for the statuses every read path gives.
 python3 - "$root/crates/asset-extract/tests/data/methods.zip" "$out/cut.zip" <<'PY'
@@ -64,8 +85,31 @@ count = 1 + struct.unpack("<H", src[-12:-10])[0]
 eocd = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, count, count, len(central), len(data), 0)
 open(sys.argv[2], "wb").write(bytes(data) + bytes(central) + eocd)
 PY
+# methods.zip with 128 bytes after every entry's stream, inside its compressed size (both headers
+# saying so, every offset moved): read past by every read path, refused by strict extraction.
+python3 - "$root/crates/asset-extract/tests/data/methods.zip" "$out/junk.zip" <<'PY'
+import struct, sys
+src = open(sys.argv[1], "rb").read()
+junk = bytes((i * 37 + 11) % 256 for i in range(128))
+eocd = len(src) - 22
+cd, count = struct.unpack("<I", src[eocd + 16:eocd + 20])[0], struct.unpack("<H", src[eocd + 10:eocd + 12])[0]
+data, central, at = bytearray(), bytearray(), cd
+for _ in range(count):
+    record = bytearray(src[at:at + 46 + sum(struct.unpack("<HHH", src[at + 28:at + 34]))])
+    csize, local = struct.unpack("<I", record[20:24])[0], struct.unpack("<I", record[42:46])[0]
+    head = 30 + sum(struct.unpack("<HH", src[local + 26:local + 30]))
+    entry = bytearray(src[local:local + head + csize])
+    struct.pack_into("<I", entry, 18, csize + len(junk))
+    struct.pack_into("<I", record, 20, csize + len(junk))
+    struct.pack_into("<I", record, 42, len(data))
+    data += entry + junk
+    central += record
+    at += len(record)
+end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, count, count, len(central), len(data), 0)
+open(sys.argv[2], "wb").write(bytes(data) + bytes(central) + end)
+PY
 cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c"
-  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"" -DBUFKIT_CUT_ZIP="\"$out/cut.zip\"")
+  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"" -DBUFKIT_CUT_ZIP="\"$out/cut.zip\"" -DBUFKIT_JUNK_ZIP="\"$out/junk.zip\"" -DBUFKIT_TWIN_ZIP="\"$out/twin.zip\"")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 passed=0 failed=0
 

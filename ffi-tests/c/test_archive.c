@@ -395,6 +395,46 @@ static void test_a_cut_entry_gives_one_status_whatever_reads_it(void) {
   bk_archive_free(archive);
 }
 
+/* Bytes after an entry's stream, inside its compressed size, in every method (junk.zip: 128 bytes
+   after each stream of methods.zip): read past by every read path, as unzip and Python read them,
+   and by extraction; refused by strict extraction, which leaves nothing at the destination. */
+static void test_bytes_after_a_stream_follow_one_rule(void) {
+  static unsigned char whole[20000], streamed[20000], slice[1000];
+  bk_archive *archive = NULL;
+  bk_archive_reader *reader = NULL;
+  bk_extract_report report = {.size = sizeof report};
+  bk_extract_options strict = {.size = sizeof strict, .strict = 1};
+  size_t count = 0, written = 0, total = 0, failed = 1, first_failed = 0;
+  char dest[128], detail[256];
+  struct stat st;
+  CHECK_STATUS(bk_archive_open(BUFKIT_JUNK_ZIP, NULL, &archive), BK_STATUS_OK);
+  if (!archive) return;
+  CHECK_STATUS(bk_archive_entry_count(archive, &count), BK_STATUS_OK);
+  CHECK(count == 5);
+  for (size_t i = 0; i < count; i++) {
+    CHECK_STATUS(bk_archive_read(archive, i, whole, sizeof whole, &written), BK_STATUS_OK);
+    CHECK(written == 19744);
+    CHECK_STATUS(bk_archive_reader_open(archive, i, &reader), BK_STATUS_OK);
+    CHECK_STATUS(read_through(reader, 1000, streamed, sizeof streamed, &total), BK_STATUS_OK);
+    bk_archive_reader_free(reader);
+    reader = NULL;
+    CHECK(total == written && memcmp(whole, streamed, total) == 0);
+    CHECK_STATUS(bk_archive_read_at(archive, i, 19000, slice, sizeof slice, &total), BK_STATUS_OK);
+    CHECK(total == 744 && memcmp(slice, whole + 19000, total) == 0);
+  }
+  CHECK_STATUS(bk_archive_verify(archive, 2, &failed, &first_failed), BK_STATUS_OK);
+  CHECK(failed == 0);
+  bk_archive_free(archive);
+  snprintf(dest, sizeof dest, "%s/junk", workdir);
+  CHECK_STATUS(bk_extract(BUFKIT_JUNK_ZIP, dest, NULL, &report, NULL, 0, detail, sizeof detail), BK_STATUS_OK);
+  CHECK(report.files == 5);
+  snprintf(dest, sizeof dest, "%s/junk-strict", workdir);
+  CHECK_STATUS(bk_extract(BUFKIT_JUNK_ZIP, dest, &strict, &report, NULL, 0, detail, sizeof detail),
+               BK_STATUS_ARCHIVE_MALFORMED);
+  CHECK(strstr(detail, "bytes follow") != NULL && strstr(detail, "strict") != NULL);
+  CHECK(stat(dest, &st) != 0);
+}
+
 /* bk_archive_read_at: every slice equals the same bytes of the whole entry (read by
    bk_archive_read, another decoder); the end reads short, past it is OUT_OF_RANGE; checkpoints
    export and import into another open, and are refused for another entry or when altered. */
@@ -445,6 +485,28 @@ static void test_slices_of_any_entry(void) {
     CHECK_STATUS(bk_archive_read_at(again, index, size / 2, slice, 4096, &written), BK_STATUS_OK);
     CHECK(written == 4096 && memcmp(slice, whole + size / 2, 4096) == 0);
   }
+  bk_archive_free(again);
+  again = NULL;
+  /* Imported into twin.zip (the same data, sizes and CRC-32, compressed otherwise): accepted on
+     their face, then every slice is right or CHECKPOINTS_REFUSED, never other bytes with OK; a
+     refusal drops them, and the reads after it build the entry's own. */
+  CHECK_STATUS(bk_archive_open(BUFKIT_TWIN_ZIP, NULL, &again), BK_STATUS_OK);
+  if (again && bytes) {
+    int refused = 0;
+    CHECK_STATUS(bk_archive_read(again, 0, whole, sizeof whole, &size), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_checkpoints_import(again, 0, bytes, len), BK_STATUS_OK);
+    for (int i = 0; i < 40; i++) {
+      uint64_t offset = (uint64_t)size / 40 * (uint64_t)i + 777;
+      bk_status status = bk_archive_read_at(again, 0, offset, slice, 4096, &written);
+      if (status == BK_STATUS_CHECKPOINTS_REFUSED) {
+        refused++;
+        continue;
+      }
+      CHECK_STATUS(status, BK_STATUS_OK);
+      CHECK(written == 4096 && memcmp(slice, whole + offset, 4096) == 0);
+    }
+    CHECK(refused == 1);
+  }
   bk_buffer_free(exported);
   bk_archive_free(again);
   bk_archive_free(archive);
@@ -467,6 +529,7 @@ int main(void) {
   RUN(test_every_compression_method);
   RUN(test_slices_of_any_entry);
   RUN(test_a_cut_entry_gives_one_status_whatever_reads_it);
+  RUN(test_bytes_after_a_stream_follow_one_rule);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
   if (system(cmd) != 0) return 1;

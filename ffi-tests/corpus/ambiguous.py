@@ -89,6 +89,27 @@ def layouts():
     struct.pack_into("<I", moved, len(moved) - 6, cd2)
     struct.pack_into("<H", moved, len(moved) - 18, 0xFFFF)
     yield "a last end record on another disk after a stretched comment", bytes(moved), False
+    # 10. Bytes after an entry's stream, inside its compressed size, in each method Python
+    # writes: one reading (the stream's end ends the data), read past as Python reads them.
+    for method, label in [(zipfile.ZIP_DEFLATED, "deflate"), (zipfile.ZIP_BZIP2, "bzip2"), (zipfile.ZIP_LZMA, "lzma")]:
+        plain = build([("data.txt", b"a line the stream ends after\n" * 300)], method=method)
+        yield f"128 bytes after a {label} stream, inside its compressed size", with_junk_after_stream(plain, bytes(range(128))), False
+
+
+def with_junk_after_stream(one_entry, junk):
+    """`one_entry` (an archive of one entry, no data descriptor) with `junk` after its entry's
+    data, its compressed size and the directory's offset moved to match."""
+    data = bytearray(one_entry)
+    name_len, extra_len = struct.unpack_from("<HH", data, 26)
+    size = struct.unpack_from("<I", data, 18)[0]
+    end = 30 + name_len + extra_len + size
+    data[end:end] = junk
+    struct.pack_into("<I", data, 18, size + len(junk))
+    cd = end + len(junk)
+    struct.pack_into("<I", data, cd + 20, size + len(junk))
+    eocd = eocd_at(bytes(data))
+    struct.pack_into("<I", data, eocd + 16, cd)
+    return bytes(data)
 
 
 class Unseekable(io.RawIOBase):

@@ -13,8 +13,10 @@
 %% `fold_case': Refuse entry names that differ only in case even where the destination's file system keeps
 %%   them apart (they are always refused where it folds case, which is detected).
 %% `strict': Refuse archives with other data prepended to the zip part (by default accepted when every offset
-%%   reads consistently shifted by it, as for a '.jmod' or a self-extractor), data appended after it, or an
-%%   end record's comment cut short by the end of the file.
+%%   reads consistently shifted by it, as for a '.jmod' or a self-extractor), data appended after it, an end
+%%   record's comment cut short by the end of the file, or an entry whose compressed data goes on after its
+%%   stream ends (by default read past, in every method, as unzip and Python read it; the readers
+%%   'bk_archive_*' always read past it).
 %% `skip_symlinks': Skip symlink entries instead of refusing the archive (the default). A link is never
 %%   created either way.
 %% `durable': Sync every file and directory to disk before the destination is replaced.

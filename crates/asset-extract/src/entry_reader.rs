@@ -52,6 +52,8 @@ pub struct EntryReader<'a> {
     failed: Option<Error>,
     /// The archive's "CRC checked" flag for this entry, set once it has matched.
     crc_checked: &'a AtomicBool,
+    /// What bytes after the entry's stream, inside its compressed size, make of the read.
+    trailing: crate::entry_data::Trailing,
     /// Where to keep the checkpoints this read records as a by-product, once it has checked the
     /// entry: the archive's store and the entry's index.
     keep: Option<(&'a crate::random_access::CheckpointStore, usize, u64)>,
@@ -83,8 +85,9 @@ enum Source<'a> {
         handed: usize,
         ended: bool,
     },
-    /// Deflate64, bzip2, LZMA, Zstandard or XZ, decoded from memory or from the file.
-    Decoded(crate::methods::Decoded<'a>),
+    /// Deflate64, bzip2, LZMA, Zstandard or XZ, decoded from memory or from the file, and the
+    /// compressed bytes the decoder has taken.
+    Decoded(crate::methods::Decoded<'a>, methods::Taken),
 }
 
 impl std::fmt::Debug for EntryReader<'_> {
@@ -107,7 +110,10 @@ impl<'a> EntryReader<'a> {
                 inflater.start(span);
                 Source::Deflate { inflater, compressed: span.len(), handed: 0, ended: false }
             }
-            _ => Source::Decoded(methods::decoder(entry, Box::new(span))?),
+            _ => {
+                let (decoder, taken) = methods::decoder(entry, Box::new(span))?;
+                Source::Decoded(decoder, taken)
+            }
         };
         Ok(EntryReader::over(source, entry, crc_checked))
     }
@@ -134,7 +140,8 @@ impl<'a> EntryReader<'a> {
                     read_some(file, buf, pos, path)
                 });
                 let input = io::BufReader::with_capacity(methods::INPUT_BUFFER, range);
-                Source::Decoded(methods::decoder(entry, Box::new(input))?)
+                let (decoder, taken) = methods::decoder(entry, Box::new(input))?;
+                Source::Decoded(decoder, taken)
             }
         };
         Ok(EntryReader::over(source, entry, crc_checked))
@@ -149,7 +156,23 @@ impl<'a> EntryReader<'a> {
             verified: false,
             failed: None,
             crc_checked,
+            trailing: crate::entry_data::Trailing::Read,
             keep: None,
+        }
+    }
+
+    /// Reads with `rule` for bytes after the entry's stream (by default they are read past).
+    pub(crate) fn with_trailing(mut self, rule: crate::entry_data::Trailing) -> Self {
+        self.trailing = rule;
+        self
+    }
+
+    /// The compressed bytes the entry's stream has taken so far: where it ended, once it has.
+    fn consumed(&self) -> u64 {
+        match &self.source {
+            Source::Stored { .. } | Source::FileStored { .. } => self.entry.compressed_size,
+            Source::Deflate { inflater, .. } | Source::FileDeflate { inflater, .. } => inflater.consumed() as u64,
+            Source::Decoded(_, taken) => taken.get(),
         }
     }
 
@@ -178,7 +201,7 @@ impl<'a> EntryReader<'a> {
 
     /// Copies the next bytes into `buf`; `Ok(0)` once nothing is left to hand out.
     fn next_bytes(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
-        let (path, compressed_size) = (&self.entry.path, self.entry.compressed_size);
+        let path = &self.entry.path;
         match &mut self.source {
             Source::Stored { rest } => {
                 let n = buf.len().min(rest.len());
@@ -186,7 +209,7 @@ impl<'a> EntryReader<'a> {
                 *rest = &rest[n..];
                 Ok(n)
             }
-            Source::Deflate { inflater, compressed, handed, ended } => loop {
+            Source::Deflate { inflater, handed, ended, .. } => loop {
                 let chunk = inflater.last_chunk();
                 if *handed < chunk.len() {
                     let n = buf.len().min(chunk.len() - *handed);
@@ -199,15 +222,7 @@ impl<'a> EntryReader<'a> {
                 }
                 match inflater.next_chunk() {
                     Ok(Some(_)) => *handed = 0,
-                    Ok(None) => {
-                        *ended = true;
-                        if inflater.consumed() != *compressed {
-                            return Err(Error::malformed_entry(
-                                "the deflate stream does not end at its compressed size",
-                                path,
-                            ));
-                        }
-                    }
+                    Ok(None) => *ended = true,
                     Err(source) => return Err(Error::Data { entry: path.clone(), source }),
                 }
             },
@@ -239,19 +254,11 @@ impl<'a> EntryReader<'a> {
                 }
                 match inflater.next_chunk() {
                     Ok(Some(_)) => *handed = 0,
-                    Ok(None) => {
-                        *ended = true;
-                        if inflater.consumed() as u64 != compressed_size {
-                            return Err(Error::malformed_entry(
-                                "the deflate stream does not end at its compressed size",
-                                path,
-                            ));
-                        }
-                    }
+                    Ok(None) => *ended = true,
                     Err(source) => return Err(Error::Data { entry: path.clone(), source }),
                 }
             },
-            Source::Decoded(decoder) => loop {
+            Source::Decoded(decoder, _) => loop {
                 match decoder.read(buf) {
                     Ok(n) => return Ok(n),
                     Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
@@ -273,6 +280,7 @@ impl<'a> EntryReader<'a> {
         if self.crc.finalize() != e.crc32 {
             return Err(Error::Crc { entry: e.path.clone() });
         }
+        crate::entry_data::check_stream_end(e, self.consumed(), self.trailing)?;
         self.verified = true;
         self.crc_checked.store(true, Ordering::Release);
         if let (Some((store, index, span)), Source::Deflate { inflater, compressed, .. }) =

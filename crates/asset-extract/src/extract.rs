@@ -41,9 +41,10 @@ pub struct Options<'a> {
     /// write outside their destination.
     pub skip_symlinks: bool,
     /// Refuse archives with other data before or after the zip part, or whose end record's
-    /// comment runs past the end of the file (accepted by default when every offset agrees with
-    /// one reading, as `unzip` and the JDK do). An archive the bytes admit two readings of is
-    /// refused either way ([`Error::Ambiguous`]).
+    /// comment runs past the end of the file, and entries whose compressed data goes on after
+    /// their stream ends (all accepted by default when every offset agrees with one reading, as
+    /// `unzip`, Python's `zipfile` and the JDK read them; for every method). An archive the bytes
+    /// admit two readings of is refused either way ([`Error::Ambiguous`]).
     pub strict: bool,
     /// Worker threads; 0 means one per core. At most [`MAX_THREADS`] are started, and no more
     /// than there are files to write (or, replacing a tree, directories to remove).
@@ -521,8 +522,17 @@ fn write_all(
                             let held = prefetch.as_ref().and_then(|p| p.span(files[i], data_offset));
                             let (tree, behind) = (&tree, &behind);
                             let restore_mtime = !options.no_mtime;
-                            let job =
-                                Job { source, data_offset, held, tree, behind, halt: &halt, durable, restore_mtime };
+                            let job = Job {
+                                source,
+                                data_offset,
+                                held,
+                                tree,
+                                behind,
+                                halt: &halt,
+                                durable,
+                                restore_mtime,
+                                trailing: crate::entry_data::Trailing::strict(options.strict),
+                            };
                             write_file(files[i], &job, &mut inflaters)
                         }
                     })
@@ -675,7 +685,15 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
             return Err(Error::Cancelled);
         }
         let mut bytes = vec![0u8; e.size as usize];
-        crate::entry_data::read_entry(crate::entry_data::stored_span(data, e), e, &mut decoder, &mut bytes, true)?;
+        let trailing = crate::entry_data::Trailing::strict(options.strict);
+        crate::entry_data::read_entry(
+            crate::entry_data::stored_span(data, e),
+            e,
+            &mut decoder,
+            &mut bytes,
+            true,
+            trailing,
+        )?;
         if let Some(progress) = options.progress {
             progress(Progress {
                 entries_done: done as u64 + 1,

@@ -72,6 +72,7 @@ fn deferred_checks_agree(data: &[u8]) {
             &mut decoder,
             &mut expected,
             true,
+            crate::entry_data::Trailing::Read,
         );
         match (want, archive.read(i)) {
             (Ok(()), Ok(bytes)) => assert!(bytes == expected, "{}: in place reads other bytes", e.path),

@@ -329,7 +329,7 @@ impl AssetArchive {
                 None => slot
                     .insert(Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?),
             };
-            read_entry_uninit(src, e, decoder, out, check)
+            read_entry_uninit(src, e, decoder, out, check, crate::entry_data::Trailing::Read)
         })
     }
 
@@ -494,12 +494,16 @@ impl AssetArchive {
         }
         let data = self.data_offset(index, e)?;
         let mut source = self.compressed_source(e, data);
-        Ok(self.checkpoints.for_entry(index, e, &mut source)?.export())
+        let points = self.checkpoints.for_entry(index, e, &mut source)?;
+        points.export(&mut source).map_err(|err| crate::random_access::seek_error(e, err))
     }
 
     /// Checkpoints [`export_checkpoints`](Self::export_checkpoints) made in an earlier run, for
     /// entry `index`: refused ([`Error::CheckpointsRefused`]) unless they were made for this
-    /// entry's data (its sizes and CRC-32) and are whole and unaltered.
+    /// entry's data (its sizes and CRC-32) and are whole and unaltered. Each is bound to the
+    /// compressed bytes it describes: the first [`read_at`](Self::read_at) through it checks its
+    /// digest against them, and one made for another archive (the same data compressed
+    /// otherwise) or damaged fails that read with [`Error::CheckpointsRefused`] and is dropped.
     pub fn import_checkpoints(&self, index: usize, bytes: &[u8]) -> Result<(), Error> {
         let e = self.file_entry(index)?;
         if e.method != Method::Deflate {

@@ -122,6 +122,17 @@ impl CheckpointStore {
         points
     }
 
+    /// Drops entry `index`'s checkpoints if they are still `points` (imported ones a read found
+    /// not to describe the entry: the next read builds its own).
+    fn forget(&self, index: usize, points: &Arc<Checkpoints>) {
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if held.by_entry.get(&index).is_some_and(|p| Arc::ptr_eq(p, points)) {
+            held.by_entry.remove(&index);
+            held.bytes -= points.memory() as u64;
+            held.order.retain(|&i| i != index);
+        }
+    }
+
     /// Bytes the held checkpoints take.
     pub(crate) fn memory(&self) -> u64 {
         self.held.lock().unwrap_or_else(|e| e.into_inner()).bytes
@@ -158,7 +169,7 @@ fn with_inflater<T>(f: impl FnOnce(&mut ChunkedInflater<'static>) -> T) -> T {
 /// An entry's compressed bytes, as the checkpoint code reads them: from memory or from the file.
 pub(crate) type Source<'s> = &'s mut dyn FnMut(u64, &mut [u8]) -> std::io::Result<usize>;
 
-fn seek_error(e: &Entry, err: SeekError<std::io::Error>) -> Error {
+pub(crate) fn seek_error(e: &Entry, err: SeekError<std::io::Error>) -> Error {
     match err {
         SeekError::Source(source) => Error::Io { action: "reading", path: e.path.clone(), source },
         SeekError::Stream(source) => Error::Data { entry: e.path.clone(), source },
@@ -173,6 +184,9 @@ fn seek_error(e: &Entry, err: SeekError<std::io::Error>) -> Error {
         },
         trailing @ SeekError::Trailing { .. } => Error::malformed_entry(trailing.to_string(), &e.path),
         SeekError::OutOfRange { offset, len } => Error::OutOfRange { entry: e.path.clone(), offset, size: len },
+        unbound @ SeekError::Unbound { .. } => {
+            Error::CheckpointsRefused { entry: e.path.clone(), reason: unbound.to_string() }
+        }
     }
 }
 
@@ -200,7 +214,12 @@ impl CheckpointStore {
         source: Source<'_>,
     ) -> Result<usize, Error> {
         let points = self.for_entry(index, e, &mut *source)?;
-        with_inflater(|inflater| points.read_at(offset, out, inflater, source)).map_err(|err| seek_error(e, err))
+        with_inflater(|inflater| points.read_at(offset, out, inflater, source)).map_err(|err| {
+            if matches!(err, SeekError::Unbound { .. }) {
+                self.forget(index, &points);
+            }
+            seek_error(e, err)
+        })
     }
 
     /// Checkpoints exported earlier for entry `e` (at `index`): kept if they are that entry's.

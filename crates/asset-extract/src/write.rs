@@ -93,6 +93,8 @@ pub(crate) struct Job<'j, 'a> {
     pub(crate) durable: bool,
     /// Give the file the modification time the archive records.
     pub(crate) restore_mtime: bool,
+    /// What bytes after an entry's stream make of it.
+    pub(crate) trailing: crate::entry_data::Trailing,
 }
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
@@ -190,13 +192,14 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Infla
             // Deflate64, bzip2, LZMA, Zstandard, XZ: streamed through the entry reader, which
             // checks size and CRC-32 as it ends, in pieces of at most `CHUNK_BUFFER`.
             let checked = std::sync::atomic::AtomicBool::new(false);
-            let mut reader = match (in_memory, job.source) {
+            let reader = match (in_memory, job.source) {
                 (Some(src), _) => crate::EntryReader::new(src, e, &checked)?,
                 (None, Source::File(archive)) => {
                     crate::EntryReader::from_file(archive.file(), job.data_offset, e, &checked)?
                 }
                 (None, Source::Memory(_)) => unreachable!("an archive in memory always has the span"),
             };
+            let mut reader = reader.with_trailing(job.trailing);
             let piece = (e.size as usize).saturating_add(1).clamp(2, CHUNK_BUFFER);
             let buffer = inflaters.output.take(piece, &e.path)?;
             loop {
@@ -219,7 +222,7 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Infla
                 }
             };
             let out = inflaters.output.take(e.size as usize, &e.path)?;
-            crate::entry_data::read_entry(src, e, &mut inflaters.whole, out, true)?;
+            crate::entry_data::read_entry(src, e, &mut inflaters.whole, out, true, job.trailing)?;
             write(&mut file, out)?;
         }
         _ => {
@@ -234,11 +237,11 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Infla
                 None => Input::File { source: job.source, at: job.data_offset },
             };
             if job.durable {
-                stream_entry(input, e, inflater, job.halt, |_, inflater| write(&mut file, inflater.last_chunk()))?;
+                stream_entry(input, e, inflater, job, |_, inflater| write(&mut file, inflater.last_chunk()))?;
             } else {
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
                 let behind = job.behind;
-                return stream_entry(input, e, inflater, job.halt, |offset, inflater| {
+                return stream_entry(input, e, inflater, job, |offset, inflater| {
                     if !behind.has_writer() {
                         return target
                             .file
@@ -316,13 +319,13 @@ impl Halt<'_> {
     }
 }
 
-/// Inflates a large entry in chunks, checking its size and CRC-32; each chunk goes to
-/// `sink(offset in the file, bytes)`. Stops early when `stop` is set.
+/// Inflates a large entry in chunks, checking its size, CRC-32 and end as `job` says; each chunk
+/// goes to `sink(offset in the file, bytes)`. Stops early when the job halts.
 fn stream_entry<'a>(
     input: Input<'a>,
     e: &Entry,
     inflater: &mut ChunkedInflater<'a>,
-    stop: &Halt<'_>,
+    job: &Job<'_, '_>,
     mut sink: impl FnMut(u64, &mut ChunkedInflater<'a>) -> Result<(), Error>,
 ) -> Result<(), Error> {
     let mut crc = strided_inflate::Crc32::new();
@@ -332,7 +335,7 @@ fn stream_entry<'a>(
         Input::File { .. } => inflater.start_fed(),
     }
     loop {
-        if stop.is_set() {
+        if job.halt.is_set() {
             return Err(Error::Cancelled);
         }
         if let Input::File { source, at } = input {
@@ -361,11 +364,8 @@ fn stream_entry<'a>(
     if inflater.total_out() != e.size {
         return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
     }
-    if inflater.consumed() as u64 != e.compressed_size {
-        return Err(Error::malformed_entry("the deflate stream ends before its compressed size", &e.path));
-    }
     if crc.finalize() != e.crc32 {
         return Err(Error::Crc { entry: e.path.clone() });
     }
-    Ok(())
+    crate::entry_data::check_stream_end(e, inflater.consumed() as u64, job.trailing)
 }

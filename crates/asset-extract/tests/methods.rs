@@ -311,3 +311,79 @@ fn encryption_is_refused_naming_the_scheme() {
         });
     }
 }
+
+/// Entry `name`'s data as stored in `zip` (its local header at `header`).
+fn stored_data(zip: &[u8], header: usize, compressed: usize) -> Vec<u8> {
+    let u16_at = |at: usize| u16::from_le_bytes([zip[at], zip[at + 1]]) as usize;
+    let start = header + 30 + u16_at(header + 26) + u16_at(header + 28);
+    zip[start..start + compressed].to_vec()
+}
+
+/// Issue 38: bytes after an entry's stream, inside its compressed size, follow one rule for every
+/// method and every reader: read past by default (as unzip, Python and commons-compress read
+/// them), refused by strict extraction.
+#[test]
+fn bytes_after_a_stream_are_read_past_unless_strict_in_every_method() {
+    let data = sample(300_000, 4);
+    let junk: Vec<u8> = (0..128u32).map(|i| (i * 37 + 11) as u8).collect();
+    let text = fixture_text();
+    let deflate64 = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/deflate64.zip")).unwrap();
+    // A name, a method, its compressed stream, its flags and what it decompresses to.
+    type Case = (&'static str, u16, Vec<u8>, u16, Vec<u8>);
+    let mut cases: Vec<Case> = vec![
+        ("deflate", 8, zipwriter::deflate(&data), 0, data.clone()),
+        ("deflate64", 9, stored_data(&deflate64, 41430, 2194), 0, text.clone()),
+    ];
+    for (name, method, encode, flags) in encoders() {
+        cases.push((name, method, encode(&data), flags, data.clone()));
+    }
+    // A large deflated entry: streamed by extraction in chunks.
+    let big = sample(6 << 20, 5);
+    cases.push(("deflate-large", 8, zipwriter::deflate(&big), 0, big.clone()));
+    for (name, method, body, flags, plain) in cases {
+        let spec = |body: Vec<u8>| Spec { flags, ..Spec::packed("data.bin", &plain, method, body) };
+        // The same stream without junk reads, strict or not.
+        let clean = build(&[spec(body.clone())], b"").0;
+        let dir = workdir(&format!("trailing-clean-{name}"));
+        extract_bytes(&clean, &dir.join("out"), &Options { strict: true, ..Options::default() })
+            .unwrap_or_else(|e| panic!("{name}: a clean stream refused under strict: {e}"));
+        std::fs::remove_dir_all(dir).unwrap();
+        let zip = build(&[spec([body.clone(), junk.clone()].concat())], b"").0;
+        reads_back(&format!("trailing-{name}"), &zip, &[("data.bin", plain.clone())]);
+        // One byte is enough for strict (Deflate64's decoder reads a few bytes ahead, but never
+        // past a stream that ends its data).
+        let one = build(&[spec([body, vec![0xA5]].concat())], b"").0;
+        for (what, zip) in [("128", &zip), ("1", &one)] {
+            refused(
+                &format!("trailing-{name}-{what}-strict"),
+                zip,
+                Options { strict: true, ..Options::default() },
+                |e| matches!(e, Error::Malformed { reason, .. } if reason.contains("bytes follow") && reason.contains("(strict)")),
+            );
+        }
+    }
+}
+
+/// Issue 38: bzip2, XZ and Zstandard streams one after another make one entry when the first
+/// alone does not reach its size (as `pbzip2`, `xz -T` and `zstd` concatenations write them);
+/// a stream that ends short with nothing after it is refused.
+#[test]
+fn concatenated_streams_make_one_entry_until_its_size() {
+    let (a, b) = (sample(200_000, 6), sample(150_000, 7));
+    let whole = [a.clone(), b.clone()].concat();
+    for (name, method, encode, flags) in encoders() {
+        if name == "lzma" {
+            continue; // one stream, ended by its size
+        }
+        let mut body = [encode(&a), encode(&b)].concat();
+        if name == "xz" {
+            // Stream padding between XZ streams.
+            let first = encode(&a);
+            body = [first, vec![0; 8], encode(&b)].concat();
+        }
+        let zip = build(&[Spec { flags, ..Spec::packed("data.bin", &whole, method, body) }], b"").0;
+        reads_back(&format!("concatenated-{name}"), &zip, &[("data.bin", whole.clone())]);
+        let short = build(&[Spec { flags, ..Spec::packed("data.bin", &whole, method, encode(&a)) }], b"").0;
+        unreadable(&format!("short-{name}"), &short, "data.bin");
+    }
+}

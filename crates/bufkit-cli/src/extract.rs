@@ -31,8 +31,9 @@ pub struct Args {
     /// Refuse entries that inflate to more than this many times their compressed size.
     #[arg(long)]
     pub max_ratio: Option<f64>,
-    /// Refuse archives with other data prepended to the zip part (a self-extractor's stub, a
-    /// `.jmod` header); accepted by default when every offset agrees.
+    /// Refuse archives with other data before or after the zip part (a self-extractor's stub, a
+    /// `.jmod` header), a cut end-record comment, or data after an entry's compressed stream
+    /// inside its compressed size; all read past by default when every offset agrees.
     #[arg(long)]
     pub strict: bool,
     /// Skip symlink entries instead of refusing the archive (a link is never created).

@@ -444,9 +444,14 @@ pub unsafe extern "C" fn bk_archive_checkpoints_export(
 
 /// Gives entry `index` the checkpoints `bytes` (from `bk_archive_checkpoints_export` in an
 /// earlier run): kept only if they were made for this entry's data (its sizes and CRC-32) and are
-/// whole and unaltered, else `BK_STATUS_CHECKPOINTS_REFUSED` and nothing changes. Whoever can
-/// write that file can make slices read through it wrong, as whoever can write the archive can:
-/// keep it where the archive is kept.
+/// whole and unaltered, else `BK_STATUS_CHECKPOINTS_REFUSED` and nothing changes. Each checkpoint
+/// is bound to the compressed bytes it describes: the first `bk_archive_read_at` through one
+/// checks its digest against the entry's compressed bytes up to the next checkpoint (reading
+/// them once), and checkpoints made for another archive (the same data compressed otherwise) or
+/// damaged fail that read with `BK_STATUS_CHECKPOINTS_REFUSED` and are dropped, so that later
+/// reads build the entry's own. A digest is no signature: whoever can write that file and
+/// recompute its digests can still make slices read through it wrong, as whoever can write the
+/// archive can. Keep it where the archive is kept.
 ///
 /// # Safety
 /// `archive` is live; `bytes` is readable for `len` bytes.

@@ -93,7 +93,9 @@ pub struct bk_extract_options {
     pub fold_case: u32,
     /// Refuse archives with other data prepended to the zip part (by default accepted when every
     /// offset reads consistently shifted by it, as for a `.jmod` or a self-extractor), data
-    /// appended after it, or an end record's comment cut short by the end of the file.
+    /// appended after it, an end record's comment cut short by the end of the file, or an entry
+    /// whose compressed data goes on after its stream ends (by default read past, in every method,
+    /// as unzip and Python read it; the readers `bk_archive_*` always read past it).
     #[binding(flag)]
     pub strict: u32,
     /// Skip symlink entries instead of refusing the archive (the default). A link is never

@@ -12,9 +12,16 @@
 //! (a file that may change under them) build the checkpoints again, which checks the CRC-32 again.
 //! [`Checkpoints::import`] takes checkpoints kept from an earlier run (an app's first start
 //! computes them once): they must match the stream's sizes and CRC-32 and their own checksum, and
-//! are refused otherwise. Whoever can write that file can make reads through it return other
-//! bytes (never read out of bounds: every slice is decoded by the strict decoder), as whoever can
-//! write the archive can: keep it where the archive is kept.
+//! are refused otherwise. Each checkpoint is also bound to the compressed bytes it describes: the
+//! export carries, per checkpoint, a CRC-32 of the checkpoint itself (offsets, window, block
+//! state) and of the stream's bytes from it to the next one, and a read through an imported
+//! checkpoint checks it the first time it is used ([`SeekError::Unbound`]), at the cost of
+//! reading that span's compressed bytes once. So checkpoints made for another stream (the same
+//! data compressed otherwise, the same sizes and CRC-32), or damaged, are refused, never read
+//! from. A checksum is no signature: whoever can write the file and recompute its checksums can
+//! still choose a window, so that reads through it return other bytes (never out of bounds:
+//! every slice is decoded by the strict decoder), as whoever can write the archive can. Keep the
+//! file where the archive is kept.
 //!
 //! ```
 //! use strided_inflate::{Checkpoints, ChunkedInflater, Format};
@@ -43,6 +50,8 @@
 
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::Ordering;
+
 use crate::{ChunkedInflater, Crc32, Error};
 
 /// Output a checkpoint keeps: deflate's window.
@@ -50,7 +59,7 @@ const WINDOW: usize = 32 << 10;
 /// Input read from the source at a time.
 const FEED: usize = 64 << 10;
 /// The export format's first bytes, and its version.
-const MAGIC: &[u8; 8] = b"BKCKPT01";
+const MAGIC: &[u8; 8] = b"BKCKPT02";
 
 /// A block boundary of a raw deflate stream and the output before it: where a decoder can
 /// resume ([`ChunkedInflater::resume_fed`]).
@@ -127,6 +136,16 @@ pub enum SeekError<E> {
         /// Bytes the caller said it has.
         compressed_len: u64,
     },
+    /// An imported checkpoint does not describe the stream's bytes: its digest of itself and of
+    /// the compressed bytes up to the next one does not match (made for another stream, or
+    /// altered). Nothing was read through it.
+    #[error(
+        "imported checkpoint {checkpoint} does not describe these compressed bytes (made for another stream, or altered)"
+    )]
+    Unbound {
+        /// Which checkpoint, from 0.
+        checkpoint: usize,
+    },
     /// The offset asked for is past the stream's end.
     #[error("offset {offset} is past the end of the {len}-byte stream")]
     OutOfRange {
@@ -142,14 +161,96 @@ pub enum SeekError<E> {
 #[error("checkpoints refused: {0}")]
 pub struct ImportError(pub String);
 
-/// The checkpoints of one raw deflate stream, and what they were checked against.
-#[derive(Clone, PartialEq, Eq)]
+/// The checkpoints of one raw deflate stream, and what they were checked against. Two sets are
+/// equal when they hold the same checkpoints for the same stream, built or imported.
+#[derive(Clone)]
 pub struct Checkpoints {
     compressed_len: u64,
     len: u64,
     crc32: u32,
     span: u64,
     points: Vec<Checkpoint>,
+    /// For imported checkpoints: what binds each to the stream, checked on first use.
+    bound: Option<Bound>,
+}
+
+impl PartialEq for Checkpoints {
+    fn eq(&self, other: &Self) -> bool {
+        (self.compressed_len, self.len, self.crc32, self.span)
+            == (other.compressed_len, other.len, other.crc32, other.span)
+            && self.points == other.points
+    }
+}
+
+impl Eq for Checkpoints {}
+
+/// Imported checkpoints' digests ([`digest`]), and which have been checked against the stream.
+struct Bound {
+    digests: Box<[u32]>,
+    checked: Box<[std::sync::atomic::AtomicBool]>,
+}
+
+impl Clone for Bound {
+    fn clone(&self) -> Self {
+        let checked = self.checked.iter().map(|c| std::sync::atomic::AtomicBool::new(c.load(Ordering::Relaxed)));
+        Bound { digests: self.digests.clone(), checked: checked.collect() }
+    }
+}
+
+/// The compressed bytes checkpoint `k` of `points` describes: from the byte holding its first bit
+/// to the byte holding the next checkpoint's (or the stream's end).
+fn span_bytes(points: &[Checkpoint], k: usize, compressed_len: u64) -> std::ops::Range<u64> {
+    let end = points.get(k + 1).map_or(compressed_len, |next| next.bit_offset.div_ceil(8).min(compressed_len));
+    points[k].bit_offset / 8..end
+}
+
+/// Checkpoint `k`'s digest: a CRC-32 of its exported record and of its span's compressed bytes,
+/// read through `source`.
+fn digest<E>(
+    points: &[Checkpoint],
+    k: usize,
+    compressed_len: u64,
+    source: &mut (impl FnMut(u64, &mut [u8]) -> Result<usize, E> + ?Sized),
+) -> Result<u32, SeekError<E>> {
+    let mut record = Vec::with_capacity(32 + points[k].window.len() + MAX_HEADER);
+    encode(&points[k], &mut record);
+    let mut crc = Crc32::new();
+    crc.update(&record);
+    let range = span_bytes(points, k, compressed_len);
+    let mut buf = vec![0u8; FEED.min((range.end - range.start) as usize).max(1)];
+    let mut at = range.start;
+    while at < range.end {
+        let want = ((range.end - at) as usize).min(buf.len());
+        let n = source(at, &mut buf[..want]).map_err(SeekError::Source)?;
+        if n == 0 {
+            // The stream is shorter than the checkpoint says: it cannot describe it.
+            return Err(SeekError::Unbound { checkpoint: k });
+        }
+        crc.update(&buf[..n]);
+        at += n as u64;
+    }
+    Ok(crc.finalize())
+}
+
+/// A checkpoint as the export format writes it.
+fn encode(p: &Checkpoint, out: &mut Vec<u8>) {
+    out.extend_from_slice(&p.bit_offset.to_le_bytes());
+    out.extend_from_slice(&p.out_offset.to_le_bytes());
+    out.extend_from_slice(&(p.window.len() as u32).to_le_bytes());
+    out.extend_from_slice(&p.window);
+    match &p.inside {
+        Inside::Nothing => out.push(0),
+        Inside::Stored { left, last } => {
+            out.push(1 + u8::from(*last));
+            out.extend_from_slice(&left.to_le_bytes());
+        }
+        Inside::Codes { header, skip } => {
+            out.push(3);
+            out.push(*skip);
+            out.extend_from_slice(&(header.len() as u16).to_le_bytes());
+            out.extend_from_slice(header);
+        }
+    }
 }
 
 impl std::fmt::Debug for Checkpoints {
@@ -196,8 +297,8 @@ impl Checkpoints {
     /// (`source(offset, buf)` fills the front of `buf` with the stream's bytes from `offset` and
     /// says how many), and keeps a checkpoint at the first block boundary past every `span`
     /// output bytes (at least 32 KiB). The stream must inflate to exactly `len` bytes with
-    /// CRC-32 `crc32` and end exactly at `compressed_len`, else nothing is kept. Memory: the
-    /// decoder's, plus 32 KiB a checkpoint.
+    /// CRC-32 `crc32` and end at or before `compressed_len` (bytes after its end are the
+    /// caller's to judge), else nothing is kept. Memory: the decoder's, plus 32 KiB a checkpoint.
     pub fn build<E>(
         compressed_len: u64,
         len: u64,
@@ -234,14 +335,11 @@ impl Checkpoints {
         if out != len {
             return Err(SeekError::Length { expected: len, actual: Some(out) });
         }
-        if inflater.consumed() as u64 != compressed_len {
-            return Err(SeekError::Trailing { consumed: inflater.consumed() as u64, compressed_len });
-        }
         let actual = crc.finalize();
         if actual != crc32 {
             return Err(SeekError::Crc { expected: crc32, actual });
         }
-        Ok(Checkpoints { compressed_len, len, crc32, span, points })
+        Ok(Checkpoints { compressed_len, len, crc32, span, points, bound: None })
     }
 
     /// Checkpoints a [`ChunkedInflater`] recorded ([`ChunkedInflater::set_checkpoint_span`],
@@ -256,7 +354,7 @@ impl Checkpoints {
         span: u64,
         points: Vec<Checkpoint>,
     ) -> Checkpoints {
-        Checkpoints { compressed_len, len, crc32, span, points }
+        Checkpoints { compressed_len, len, crc32, span, points, bound: None }
     }
 
     /// Reads up to `out.len()` bytes of the stream's output from `offset` into `out`, inflating
@@ -278,6 +376,14 @@ impl Checkpoints {
             return Ok(0);
         }
         let from = self.points.partition_point(|p| p.out_offset <= offset);
+        if let (Some(k), Some(bound)) = (from.checked_sub(1), &self.bound)
+            && !bound.checked[k].load(Ordering::Acquire)
+        {
+            if digest(&self.points, k, self.compressed_len, &mut source)? != bound.digests[k] {
+                return Err(SeekError::Unbound { checkpoint: k });
+            }
+            bound.checked[k].store(true, Ordering::Release);
+        }
         let mut at = match from.checked_sub(1).map(|i| &self.points[i]) {
             Some(point) => inflater.resume_fed(point).map_err(SeekError::Stream)?,
             None => {
@@ -340,45 +446,37 @@ impl Checkpoints {
 
     /// The checkpoints as bytes to keep beside the stream (a file next to the archive), for
     /// [`import`](Self::import) in a later run: a header with the stream's sizes and CRC-32,
-    /// the checkpoints, and a CRC-32 of all of it.
-    pub fn export(&self) -> Vec<u8> {
+    /// each checkpoint with its digest (a CRC-32 of the checkpoint and of the compressed bytes
+    /// to the next one, read through `source` as for [`build`](Self::build): the whole stream,
+    /// once), and a CRC-32 of all of it.
+    pub fn export<E>(
+        &self,
+        mut source: impl FnMut(u64, &mut [u8]) -> Result<usize, E>,
+    ) -> Result<Vec<u8>, SeekError<E>> {
         let mut out =
-            Vec::with_capacity(64 + self.points.iter().map(|p| 32 + p.window.len() + MAX_HEADER).sum::<usize>());
+            Vec::with_capacity(64 + self.points.iter().map(|p| 36 + p.window.len() + MAX_HEADER).sum::<usize>());
         out.extend_from_slice(MAGIC);
         out.extend_from_slice(&self.compressed_len.to_le_bytes());
         out.extend_from_slice(&self.len.to_le_bytes());
         out.extend_from_slice(&self.crc32.to_le_bytes());
         out.extend_from_slice(&self.span.to_le_bytes());
         out.extend_from_slice(&(self.points.len() as u64).to_le_bytes());
-        for p in &self.points {
-            out.extend_from_slice(&p.bit_offset.to_le_bytes());
-            out.extend_from_slice(&p.out_offset.to_le_bytes());
-            out.extend_from_slice(&(p.window.len() as u32).to_le_bytes());
-            out.extend_from_slice(&p.window);
-            match &p.inside {
-                Inside::Nothing => out.push(0),
-                Inside::Stored { left, last } => {
-                    out.push(1 + u8::from(*last));
-                    out.extend_from_slice(&left.to_le_bytes());
-                }
-                Inside::Codes { header, skip } => {
-                    out.push(3);
-                    out.push(*skip);
-                    out.extend_from_slice(&(header.len() as u16).to_le_bytes());
-                    out.extend_from_slice(header);
-                }
-            }
+        for (k, p) in self.points.iter().enumerate() {
+            encode(p, &mut out);
+            out.extend_from_slice(&digest(&self.points, k, self.compressed_len, &mut source)?.to_le_bytes());
         }
         let sum = crate::crc32(&out);
         out.extend_from_slice(&sum.to_le_bytes());
-        out
+        Ok(out)
     }
 
     /// Checkpoints [`export`](Self::export)ed earlier, for the stream of `compressed_len` bytes
     /// that inflates to `len` bytes with CRC-32 `crc32` (as a zip entry's central record says).
     /// Refused, with the reason, unless they were made for exactly that stream, are whole and
     /// unaltered (their checksum), and are consistent: offsets inside the stream and increasing,
-    /// each window exactly the output before its checkpoint.
+    /// each window as long as the output before its checkpoint. Each checkpoint's digest is
+    /// checked against the stream's bytes when a read first goes through it
+    /// ([`SeekError::Unbound`]).
     pub fn import(bytes: &[u8], compressed_len: u64, len: u64, crc32: u32) -> Result<Checkpoints, ImportError> {
         let refuse = |why: &str| ImportError(why.to_string());
         let (body, sum) = bytes.split_at_checked(bytes.len().saturating_sub(4)).ok_or_else(|| refuse("too short"))?;
@@ -405,6 +503,7 @@ impl Checkpoints {
             return Err(refuse("impossible span or count"));
         }
         let mut points = Vec::with_capacity(count as usize);
+        let mut digests = Vec::with_capacity(count as usize);
         let (mut last_bit, mut last_out) = (0u64, 0u64);
         for _ in 0..count {
             let (bit_offset, out_offset, window_len) = (fields.u64()?, fields.u64()?, u64::from(fields.u32()?));
@@ -435,12 +534,15 @@ impl Checkpoints {
                 return Err(refuse("a checkpoint inside a stored block that cannot be"));
             }
             points.push(Checkpoint { bit_offset, out_offset, window, inside });
+            digests.push(fields.u32()?);
             (last_bit, last_out) = (bit_offset, out_offset);
         }
         if !fields.0.is_empty() {
             return Err(refuse("bytes after the last checkpoint"));
         }
-        Ok(Checkpoints { compressed_len, len, crc32, span, points })
+        let checked = digests.iter().map(|_| std::sync::atomic::AtomicBool::new(false)).collect();
+        let bound = Some(Bound { digests: digests.into(), checked });
+        Ok(Checkpoints { compressed_len, len, crc32, span, points, bound })
     }
 }
 

@@ -340,7 +340,8 @@ pub fn seek(data: &[u8]) {
     let points = Checkpoints::build(stream.len() as u64, serial.len() as u64, crc, 0, &mut decoder, source)
         .expect("checkpoints of a stream serial decoding accepts");
     let again =
-        Checkpoints::import(&points.export(), stream.len() as u64, serial.len() as u64, crc).expect("its own export");
+        Checkpoints::import(&points.export(source).expect("an export"), stream.len() as u64, serial.len() as u64, crc)
+            .expect("its own export");
     assert!(again == points);
     for (i, &at) in offsets.iter().enumerate() {
         let offset = (u64::from(at) * 131) % (serial.len() as u64 + 1);
@@ -349,5 +350,77 @@ pub fn seek(data: &[u8]) {
         let end = (offset as usize + slice.len()).min(serial.len());
         assert_eq!(n, end - offset as usize, "slice {i} length");
         assert!(slice[..n] == serial[offset as usize..end], "slice {i} bytes");
+    }
+}
+
+/// `data` = two deflate levels, a mode byte, three export positions (2 bytes each) and three
+/// slice offsets (2 bytes each), then text that is repeated into a stream of ~200 KB. The text is
+/// deflated twice (the two levels split it into blocks differently); checkpoints built and
+/// exported for the first stream are altered at the three positions (mode bit 0), their header
+/// made to claim the second stream's compressed size (bit 1) and their checksum made again
+/// (bit 2), then imported for the second stream (bit 1) or the first. Oracle: every slice read
+/// through the imported checkpoints is the data's own bytes, or an error; never other bytes.
+pub fn checkpoint_import(data: &[u8]) {
+    use crate::Checkpoints;
+    use std::io::Write;
+    if data.len() < 16 {
+        return;
+    }
+    let (levels, mode) = (data[0], data[1]);
+    let word = |i: usize| u16::from_le_bytes([data[2 + 2 * i], data[3 + 2 * i]]);
+    let (positions, offsets) = ([word(0), word(1), word(2)], [word(3), word(4), word(5)]);
+    let seed = &data[14..];
+    let mut plain = Vec::with_capacity(200_000);
+    let mut round = 0u32;
+    while plain.len() < 200_000 {
+        plain.extend_from_slice(seed);
+        plain.extend_from_slice(format!(" {round}\n").as_bytes());
+        round += 1;
+    }
+    let deflate = |level: u8| {
+        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(u32::from(level % 10)));
+        e.write_all(&plain).expect("in memory");
+        e.finish().expect("in memory")
+    };
+    let (first, second) = (deflate(levels), deflate(levels / 10));
+    let crc = crate::crc32(&plain);
+    let len = plain.len() as u64;
+    let source = |stream: &[u8]| {
+        let stream = stream.to_vec();
+        move |offset: u64, buf: &mut [u8]| -> Result<usize, std::convert::Infallible> {
+            let rest = stream.get(offset as usize..).unwrap_or(&[]);
+            let n = rest.len().min(buf.len());
+            buf[..n].copy_from_slice(&rest[..n]);
+            Ok(n)
+        }
+    };
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 14);
+    let built = Checkpoints::build(first.len() as u64, len, crc, 32 << 10, &mut inflater, source(&first))
+        .expect("checkpoints of a stream flate2 wrote");
+    let mut bytes = built.export(source(&first)).expect("an export");
+    if mode & 1 != 0 {
+        for p in positions {
+            let at = usize::from(p) % bytes.len();
+            bytes[at] ^= 1 << (p % 8);
+        }
+    }
+    let target = if mode & 2 != 0 { &second } else { &first };
+    if mode & 2 != 0 {
+        bytes[8..16].copy_from_slice(&(second.len() as u64).to_le_bytes());
+    }
+    if mode & 4 != 0 {
+        let body = bytes.len() - 4;
+        let sum = crate::crc32(&bytes[..body]);
+        bytes[body..].copy_from_slice(&sum.to_le_bytes());
+    }
+    let Ok(imported) = Checkpoints::import(&bytes, target.len() as u64, len, crc) else { return };
+    let mut read = source(target);
+    for (i, at) in offsets.into_iter().enumerate() {
+        let offset = u64::from(at) * 3 % (len + 1);
+        let mut slice = vec![0u8; 1 + usize::from(at) % 5000];
+        if let Ok(n) = imported.read_at(offset, &mut slice, &mut inflater, &mut read) {
+            let end = offset as usize + n;
+            assert!(slice[..n] == plain[offset as usize..end], "slice {i} at {offset}: other bytes with OK");
+        }
     }
 }

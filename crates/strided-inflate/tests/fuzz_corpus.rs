@@ -40,3 +40,8 @@ fn raw_differential_corpus() {
 fn seek_corpus() {
     assert!(replay("seek", strided_inflate::fuzzing::seek) >= 11);
 }
+
+#[test]
+fn checkpoint_import_corpus() {
+    assert!(replay("checkpoint_import", strided_inflate::fuzzing::checkpoint_import) >= 16);
+}

@@ -19,7 +19,9 @@ package dev.bufkit;
  *     keeps them apart (they are always refused where it folds case, which is detected).
  * @param strict true: refuse archives with other data prepended to the zip part (by default accepted when
  *     every offset reads consistently shifted by it, as for a {@code .jmod} or a self-extractor), data
- *     appended after it, or an end record's comment cut short by the end of the file.
+ *     appended after it, an end record's comment cut short by the end of the file, or an entry whose
+ *     compressed data goes on after its stream ends (by default read past, in every method, as unzip and
+ *     Python read it; the readers {@code bk_archive_*} always read past it).
  * @param skipSymlinks true: skip symlink entries instead of refusing the archive (the default). A link is
  *     never created either way.
  * @param durable true: sync every file and directory to disk before the destination is replaced.
@@ -96,8 +98,9 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
 
     /** With {@link #strict()}: true: refuse archives with other data prepended to the zip part (by default
      *  accepted when every offset reads consistently shifted by it, as for a {@code .jmod} or a
-     *  self-extractor), data appended after it, or an end record's comment cut short by the end of the file.
-     *  */
+     *  self-extractor), data appended after it, an end record's comment cut short by the end of the file, or
+     *  an entry whose compressed data goes on after its stream ends (by default read past, in every method,
+     *  as unzip and Python read it; the readers {@code bk_archive_*} always read past it). */
     public ExtractOptions withStrict(boolean strict) {
         return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel);
     }

@@ -1,0 +1,5 @@
+//! Checkpoints imported for a stream they were not made for, or altered: every slice read through
+//! them is the stream's own bytes or an error, never other bytes with OK.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::checkpoint_import(data));
