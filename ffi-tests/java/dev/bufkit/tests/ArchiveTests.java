@@ -46,7 +46,7 @@ final class ArchiveTests {
                 int u = a.find("assets/ünïcode.txt").orElseThrow();
                 check(a.name(u).equals("assets/ünïcode.txt"), "a UTF-8 name: " + a.name(u));
                 check(a.find("missing").isEmpty(), "not found is empty");
-                expect(BufkitException.class, () -> a.name(3));
+                expect(IndexOutOfBoundsException.class, () -> a.name(3));
                 Thread[] threads = new Thread[4];
                 java.util.concurrent.atomic.AtomicReference<Throwable> failure = new java.util.concurrent.atomic.AtomicReference<>();
                 for (int t = 0; t < threads.length; t++) {
@@ -74,6 +74,62 @@ final class ArchiveTests {
         check(refused.status() == Status.UNSAFE_NAME, "hostile: " + refused.status());
         BufkitException missing = expect(BufkitException.class, () -> bufkit.openArchive(dir.resolve("none.apk"), false));
         check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
+        try (var walk = java.nio.file.Files.walk(dir)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    /**
+     * Issue 38: every wrong value given to an archive's methods is a Java exception that says
+     * what was wrong (an index out of range: IndexOutOfBoundsException; any other wrong value:
+     * IllegalArgumentException or NullPointerException naming the parameter), with the archive
+     * still usable after it; never a status from C, never a crash.
+     */
+    static void archiveWrongValues() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-wrong");
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"},
+                new byte[][] {pattern(300_000), "hi".getBytes()});
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(apk, false)) {
+            int n = a.size();
+            ByteBuffer dst = ByteBuffer.allocate(16);
+            for (int bad : new int[] {-1, n, Integer.MAX_VALUE, Integer.MIN_VALUE}) {
+                expect(IndexOutOfBoundsException.class, () -> a.name(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.entrySize(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.isDirectory(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.read(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.read(bad, dst));
+                expect(IndexOutOfBoundsException.class, () -> a.readAt(bad, 0, dst));
+                expect(IndexOutOfBoundsException.class, () -> a.view(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.open(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.channel(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.exportCheckpoints(bad));
+                expect(IndexOutOfBoundsException.class, () -> a.importCheckpoints(bad, new byte[8]));
+            }
+            expect(IllegalArgumentException.class, () -> a.readAt(0, -1, dst));
+            expect(IllegalArgumentException.class, () -> a.readAt(0, Long.MIN_VALUE, dst));
+            expect(NullPointerException.class, () -> a.readAt(0, 0, null));
+            expect(NullPointerException.class, () -> a.read(0, (ByteBuffer) null));
+            expect(NullPointerException.class, () -> a.importCheckpoints(0, null));
+            expect(NullPointerException.class, () -> a.find(null));
+            expect(NullPointerException.class, () -> a.open((String) null));
+            expect(IllegalArgumentException.class, () -> a.setCheckpointLimits(-1, 1 << 20));
+            expect(IllegalArgumentException.class, () -> a.setCheckpointLimits(1 << 20, -1));
+            expect(IllegalArgumentException.class, () -> a.verify(-1));
+            expect(IllegalArgumentException.class, () -> a.verify(Integer.MIN_VALUE));
+            try (java.nio.channels.SeekableByteChannel c = a.channel(0)) {
+                expect(IllegalArgumentException.class, () -> c.position(-1));
+                expect(NullPointerException.class, () -> c.read(null));
+            }
+            try (java.io.InputStream in = a.open(0)) {
+                byte[] b = new byte[8];
+                expect(IndexOutOfBoundsException.class, () -> in.read(b, -1, 4));
+                expect(IndexOutOfBoundsException.class, () -> in.read(b, 6, 4));
+                expect(NullPointerException.class, () -> in.read(null, 0, 1));
+            }
+            // Still usable, and right.
+            check(a.read(a.find("readme.txt").getAsInt()).length == 2, "the archive works after the wrong values");
+        }
+        expect(NullPointerException.class, () -> bufkit.openArchive(null, false));
         try (var walk = java.nio.file.Files.walk(dir)) {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
@@ -265,8 +321,7 @@ final class ArchiveTests {
             check(Arrays.equals(back, icon), "the view's bytes");
             expect(java.nio.ReadOnlyBufferException.class, () -> view.put(0, (byte) 1));
             check(a.view("assets/app.js").isEmpty(), "no view of a deflated entry");
-            BufkitException range = expect(BufkitException.class, () -> a.view(99));
-            check(range.status() == Status.OUT_OF_RANGE, "out of range: " + range.status());
+            expect(IndexOutOfBoundsException.class, () -> a.view(99));
             slice = view.slice(60_000, 10_000); // only the slice is kept
         } finally {
             a.close();

@@ -87,6 +87,7 @@ public final class Harness {
         tests.add(new Object[] {"buffer: writeTo channels and streams", (Test) BufferTests::writeToChannelsAndStreams});
         tests.add(new Object[] {"archive: entries read in place", (Test) ArchiveTests::archiveInPlace});
         tests.add(new Object[] {"archive: verify checks every entry, writing nothing", (Test) ArchiveTests::archiveVerify});
+        tests.add(new Object[] {"archive: wrong values are exceptions naming them", (Test) ArchiveTests::archiveWrongValues});
         tests.add(new Object[] {"archive: by name, into buffers, as streams", (Test) ArchiveTests::archiveBuffersAndStreams});
         tests.add(new Object[] {"archive: views of stored entries outlive close", (Test) ArchiveTests::archiveViews});
         tests.add(new Object[] {"every compression method: read, streamed, verified, extracted", (Test) ArchiveTests::everyMethod});

@@ -183,6 +183,16 @@ public abstract class AssetArchive implements AutoCloseable {
         }
     }
 
+    /** The number of entries, once asked for: it never changes. */
+    private volatile int entryCount = -1;
+
+    /** {@code index}, if it names an entry; else {@link IndexOutOfBoundsException}. */
+    private int checkIndex(int index) {
+        int n = entryCount;
+        if (n < 0) entryCount = n = size();
+        return Objects.checkIndex(index, n);
+    }
+
     /** Number of entries (files and directories), in archive order. */
     public final int size() {
         gate.enter();
@@ -195,6 +205,7 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** The index of the entry named {@code name} (as extraction writes it: {@code /}-separated, a directory without its trailing {@code /}). */
     public final OptionalInt find(String name) {
+        Objects.requireNonNull(name, "name");
         gate.enter();
         try {
             long r = nativeFind(name.getBytes(StandardCharsets.UTF_8));
@@ -208,6 +219,7 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** The name of entry {@code index}. */
     public final String name(int index) {
+        checkIndex(index);
         gate.enter();
         try {
             byte[] name = nativeName(index);
@@ -229,6 +241,7 @@ public abstract class AssetArchive implements AutoCloseable {
     }
 
     private long[] info(int index) {
+        checkIndex(index);
         gate.enter();
         try {
             long[] out = new long[5];
@@ -255,6 +268,7 @@ public abstract class AssetArchive implements AutoCloseable {
 
     /** The whole of the entry named {@code name}; {@link Status#NOT_FOUND} if there is none. */
     public final byte[] readAllBytes(String name) {
+        Objects.requireNonNull(name, "name");
         int[] status = new int[1];
         byte[] out;
         gate.enter();
@@ -288,6 +302,7 @@ public abstract class AssetArchive implements AutoCloseable {
      * }</pre>
      */
     public final Optional<ByteBuffer> view(int index) {
+        checkIndex(index);
         int[] status = new int[1];
         ByteBuffer root;
         gate.enter();
@@ -340,6 +355,8 @@ public abstract class AssetArchive implements AutoCloseable {
      * nothing is written.
      */
     public final int read(int index, ByteBuffer dst) {
+        checkIndex(index);
+        Objects.requireNonNull(dst, "dst");
         if (dst.isReadOnly()) throw new ReadOnlyBufferException();
         int position = dst.position(), len = dst.remaining();
         gate.enter();
@@ -375,6 +392,8 @@ public abstract class AssetArchive implements AutoCloseable {
      * the strict decoder. Thread-safe.
      */
     public final int readAt(int index, long offset, ByteBuffer dst) {
+        checkIndex(index);
+        Objects.requireNonNull(dst, "dst");
         if (dst.isReadOnly()) throw new ReadOnlyBufferException();
         if (offset < 0) throw new IllegalArgumentException("negative offset " + offset);
         int position = dst.position(), len = dst.remaining();
@@ -435,6 +454,7 @@ public abstract class AssetArchive implements AutoCloseable {
      * pass, checking the CRC-32).
      */
     public final byte[] exportCheckpoints(int index) {
+        checkIndex(index);
         int[] status = new int[1];
         byte[] bytes;
         gate.enter();
@@ -450,9 +470,13 @@ public abstract class AssetArchive implements AutoCloseable {
     /**
      * Gives entry {@code index} the checkpoints {@link #exportCheckpoints} made earlier: kept only if they
      * were made for this entry's data (its sizes and CRC-32) and are whole and unaltered; otherwise
-     * {@link BufkitException} with {@link Status#CHECKPOINTS_REFUSED}, and nothing changes.
+     * {@link BufkitException} with {@link Status#CHECKPOINTS_REFUSED}, and nothing changes. Each is
+     * bound to the compressed bytes it describes: the first {@link #readAt} through it checks it, and
+     * one made for another archive (the same data compressed otherwise) or damaged fails that read
+     * with {@link Status#CHECKPOINTS_REFUSED} and is dropped, so that later reads build their own.
      */
     public final void importCheckpoints(int index, byte[] bytes) {
+        checkIndex(index);
         Objects.requireNonNull(bytes, "bytes");
         gate.enter();
         try {
@@ -586,6 +610,7 @@ public abstract class AssetArchive implements AutoCloseable {
      * Not for use by two threads at once (like any stream), but never unsafe if it is.
      */
     public final InputStream open(int index) {
+        checkIndex(index);
         gate.enter();
         long reader;
         try {
