@@ -126,6 +126,15 @@ pub struct Entry {
     pub mtime: Mtime,
 }
 
+impl crate::name_index::Named for Entry {
+    fn path(&self) -> &str {
+        &self.path
+    }
+    fn kind(&self) -> Kind {
+        self.kind
+    }
+}
+
 /// An entry's modification time as recorded: a Unix time from its extended-timestamp (0x5455) or
 /// NTFS (0x000a) extra field, else the DOS date and time every entry has, which has no time zone
 /// (`unzip` reads it as local time, and so does [`Mtime::unix`]).

@@ -8,10 +8,15 @@
 use std::hash::BuildHasher;
 
 use crate::Error;
-use crate::archive::Entry;
 use crate::names::Kind;
 
 const EMPTY: u32 = u32::MAX;
+
+/// What the index needs of an entry: its path and its kind.
+pub(crate) trait Named {
+    fn path(&self) -> &str;
+    fn kind(&self) -> Kind;
+}
 
 #[derive(Default)]
 pub(crate) struct NameIndex {
@@ -24,7 +29,7 @@ pub(crate) struct NameIndex {
 
 impl NameIndex {
     /// Indexes `entries` by path. `Err(i)` when entry `i` repeats an earlier entry's path.
-    pub(crate) fn build(entries: &[Entry]) -> Result<NameIndex, usize> {
+    pub(crate) fn build(entries: &[impl Named]) -> Result<NameIndex, usize> {
         assert!(entries.len() < EMPTY as usize, "the parser bounds the entry count far below 2^32");
         // At most half full: short probe sequences.
         let capacity = (entries.len() * 2).next_power_of_two().max(8);
@@ -34,14 +39,14 @@ impl NameIndex {
             mask: capacity - 1,
         };
         for (i, e) in entries.iter().enumerate() {
-            let (tag, mut slot) = index.start(&e.path);
+            let (tag, mut slot) = index.start(e.path());
             loop {
                 let (t, at) = index.slots[slot];
                 if at == EMPTY {
                     index.slots[slot] = (tag, i as u32);
                     break;
                 }
-                if t == tag && entries[at as usize].path == e.path {
+                if t == tag && entries[at as usize].path() == e.path() {
                     return Err(i);
                 }
                 slot = (slot + 1) & index.mask;
@@ -54,16 +59,16 @@ impl NameIndex {
     /// twice, and no file where another entry needs a directory (`a` beside `a/b`). Every reading
     /// of an archive (extraction, reads in place, listing, verifying) refuses such an archive at
     /// open, with the same error.
-    pub(crate) fn checked(entries: &[Entry]) -> Result<NameIndex, Error> {
+    pub(crate) fn checked(entries: &[impl Named]) -> Result<NameIndex, Error> {
         let index = NameIndex::build(entries)
-            .map_err(|i| Error::UnsafeName { entry: entries[i].path.clone(), reason: "duplicate name" })?;
+            .map_err(|i| Error::UnsafeName { entry: entries[i].path().to_string(), reason: "duplicate name" })?;
         for e in entries {
-            let mut rest = e.path.as_str();
+            let mut rest = e.path();
             while let Some((parent, _)) = rest.rsplit_once('/') {
                 match index.find(entries, parent).map(|j| &entries[j]) {
-                    Some(found) if found.kind == Kind::File => {
+                    Some(found) if found.kind() == Kind::File => {
                         return Err(Error::UnsafeName {
-                            entry: found.path.clone(),
+                            entry: found.path().to_string(),
                             reason: "a file where another entry needs a directory",
                         });
                     }
@@ -77,14 +82,14 @@ impl NameIndex {
     }
 
     /// The number of the entry named `name` in `entries` (those the index was built from).
-    pub(crate) fn find(&self, entries: &[Entry], name: &str) -> Option<usize> {
+    pub(crate) fn find(&self, entries: &[impl Named], name: &str) -> Option<usize> {
         let (tag, mut slot) = self.start(name);
         loop {
             let (t, at) = self.slots[slot];
             if at == EMPTY {
                 return None;
             }
-            if t == tag && entries[at as usize].path == name {
+            if t == tag && entries[at as usize].path() == name {
                 return Some(at as usize);
             }
             slot = (slot + 1) & self.mask;
@@ -107,20 +112,23 @@ impl std::fmt::Debug for NameIndex {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::archive::Method;
+
+    struct Entry {
+        path: String,
+        kind: Kind,
+    }
+
+    impl Named for Entry {
+        fn path(&self) -> &str {
+            &self.path
+        }
+        fn kind(&self) -> Kind {
+            self.kind
+        }
+    }
 
     fn entry(path: String) -> Entry {
-        Entry {
-            path,
-            kind: Kind::File,
-            mode: 0o644,
-            method: Method::Stored,
-            crc32: 0,
-            compressed_size: 0,
-            size: 0,
-            data_offset: 0,
-            mtime: crate::archive::Mtime::Dos(0),
-        }
+        Entry { path, kind: Kind::File }
     }
 
     #[test]

@@ -64,7 +64,7 @@ impl PoolConfig {
         if self.max_class_size > 1 << 30 {
             return Err(Error::InvalidConfig("max_class_size must be at most 1 GiB"));
         }
-        if self.thread_cache_buffers > crate::local::MAX_THREAD_CACHE {
+        if self.thread_cache_buffers > crate::thread_cache::MAX_THREAD_CACHE {
             return Err(Error::InvalidConfig("thread_cache_buffers must be at most 16"));
         }
         if self.max_buffers_per_class == 0 {

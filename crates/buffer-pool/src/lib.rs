@@ -35,6 +35,7 @@ mod shared;
 mod stats;
 mod sync;
 mod sys;
+mod thread_cache;
 
 pub use config::PoolConfig;
 pub use error::Error;

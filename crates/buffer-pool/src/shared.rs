@@ -7,9 +7,9 @@ use std::time::{Duration, Instant};
 
 use crate::block::Block;
 use crate::lease_table::LeaseTable;
-use crate::local::Cache;
 use crate::stats::{Counters, PoolStats};
 use crate::sync::{Arc, AtomicBool, AtomicU64, AtomicUsize, BoundedQueue, Mutex, Ordering};
+use crate::thread_cache::Cache;
 use crate::{ClassStats, PoolConfig};
 
 pub(crate) struct Shared {

@@ -394,7 +394,7 @@ impl GrowableBuffer {
             Storage::Contiguous { .. } => {
                 let src = &self.contiguous()?[offset..];
                 let n = src.len().min(dst.len());
-                write_bytes(&mut dst[..n], &src[..n]);
+                crate::copy::write_bytes(&mut dst[..n], &src[..n]);
                 n
             }
             Storage::Segmented(s) => s.copy_to(offset, dst),
@@ -465,11 +465,4 @@ impl GrowableBuffer {
         }
         Ok(written)
     }
-}
-
-/// Copies `src` into `dst` (of the same length), which may be uninitialised.
-pub(crate) fn write_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
-    assert_eq!(dst.len(), src.len());
-    // SAFETY: both are valid for src.len() bytes, and a shared and an exclusive borrow cannot overlap.
-    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len()) };
 }

@@ -35,3 +35,10 @@ pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, n: usize) {
         }
     }
 }
+
+/// Copies `src` into `dst` (of the same length), which may be uninitialised.
+pub(crate) fn write_bytes(dst: &mut [std::mem::MaybeUninit<u8>], src: &[u8]) {
+    assert_eq!(dst.len(), src.len());
+    // SAFETY: both are valid for src.len() bytes, and a shared and an exclusive borrow cannot overlap.
+    unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst.as_mut_ptr().cast::<u8>(), src.len()) };
+}

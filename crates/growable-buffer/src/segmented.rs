@@ -233,7 +233,7 @@ impl Segments {
             let Some(chunk) = self.segment(chunk_index) else { break };
             let src = &chunk[within..];
             let take = src.len().min(dst.len() - copied);
-            crate::buffer::write_bytes(&mut dst[copied..copied + take], &src[..take]);
+            crate::copy::write_bytes(&mut dst[copied..copied + take], &src[..take]);
             copied += take;
             chunk_index += 1;
             within = 0;
