@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A deflated entry read whole through AssetArchive against strided-inflate's decoder on the same
-# bytes, in instructions per read (callgrind: exact, unlike time on this machine, which drifts).
+# bytes, in instructions per read (callgrind: exact, unlike time on a shared machine, which drifts).
 # Usage: bench-reports/assets/read_cost.sh   (needs valgrind)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -10,7 +10,7 @@ others are rewritten from deflate.zip by `examples/recompress.rs` with each meth
 encoder at its default level.
 
 Each tool on one core (`bufkit test --threads 1`, `7zz t -mmt1`, the zip crate has no threads)
-and at its default on this machine's 2 cores (`bufkit test`, `7zz t`), alternating, medians of
+and at its default on the host's cores (`bufkit test`, `7zz t`), alternating, medians of
 ROUNDS; spawn_time.c times each run (wall, from posix_spawn to wait4), and the run's CPU is read
 from the children's rusage. MB/s is uncompressed MB (10^6 bytes) per wall second; parallel
 efficiency is CPU / (threads x wall).

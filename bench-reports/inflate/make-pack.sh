@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds a real git pack from real files on this machine: Python's standard library (.py files),
+# Builds a real git pack from real files on the host: Python's standard library (.py files),
 # committed over several rounds in which a tenth of the files change a little (so there are
 # deltas, many small trees and commits), then `git gc --aggressive`. Prints the .pack path.
 # Usage: bench-reports/inflate/make-pack.sh [DIR]   (default /tmp/bufkit-bench-repo)

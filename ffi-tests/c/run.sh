@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the C ABI tests against the release build of libbufkit: linked against the .so and the .a,
 # under AddressSanitizer+UBSan and under valgrind, plus header and pkg-config checks.
-# Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, this machine's architecture).
+# Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, the host's architecture).
 # With another ARCH (aarch64), the programs are built by Debian's cross gcc (ARCH-linux-gnu-gcc)
 # and run under qemu-user: the plain variants, shared and static. The sanitizer and valgrind
 # variants run on the native build only: under qemu-user AddressSanitizer needs its leak checker

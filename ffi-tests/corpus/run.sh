@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every zip-format archive this machine carries (jars, jmods, wheels, zips, APKs in its Java,
+# Every zip-format archive the host carries (jars, jmods, wheels, zips, APKs in its Java,
 # Python, Node and SDK trees), read by bufkit and by Info-ZIP unzip: the same bytes in the same
 # order (`bufkit cat ARCHIVE` against `unzip -p ARCHIVE`), or refused by both (`unzip -t` fails
 # too). One test per archive; prints "N passed, N failed" last, and fails if the machine carries

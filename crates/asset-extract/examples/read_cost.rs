@@ -1,5 +1,5 @@
 //! Reads one deflated entry of the bench archive `ROUNDS` times one way, so that two ways can be
-//! compared by the instructions they execute (noise-free, unlike time on this machine):
+//! compared by the instructions they execute (noise-free, unlike time on a shared machine):
 //!
 //! ```sh
 //! cargo build --release -p bufkit-asset-extract --example read_cost
