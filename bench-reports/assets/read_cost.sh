@@ -5,8 +5,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-cargo build --release -q -p bufkit-asset-extract --example read_cost
-bin=target/release/examples/read_cost
+cargo build --release -q -p bufkit-bench --bin read_cost
+bin=target/release/read_cost
 rounds=200
 instructions() { # way size rounds
   valgrind --tool=callgrind --callgrind-out-file=/dev/null "$bin" "$@" 2>&1 | sed -n 's/.*Collected : \([0-9]*\).*/\1/p'

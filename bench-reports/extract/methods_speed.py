@@ -6,7 +6,7 @@ crate 9.8 reading every entry to its end (which checks the CRC-32; zipcrate/src/
 The same files in every archive: 2,000 Python sources from run.py's stdlib archive (small
 entries), 16 MiB of its concatenated sources as one file (a large entry) and 2 MiB of random
 bytes. deflate.zip and deflate64.zip are 7-Zip's (`-mm=Deflate` / `-mm=Deflate64`, level 5); the
-others are rewritten from deflate.zip by `examples/recompress.rs` with each method's reference
+others are rewritten from deflate.zip by `bench-reports/programs/src/bin/recompress.rs` with each method's reference
 encoder at its default level.
 
 Each tool on one core (`bufkit test --threads 1`, `7zz t -mmt1`, the zip crate has no threads)
@@ -59,7 +59,7 @@ def make_archives():
             sh(SEVEN, "a", "-tzip", f"-mm={seven}", "-mx5", paths[method], ".", cwd=src, stdout=subprocess.DEVNULL)
     for method in ["bzip2", "lzma", "zstd", "xz"]:
         if not os.path.exists(paths[method]):
-            sh(os.path.join(ROOT, "target/release/examples/recompress"), paths["deflate"], method, paths[method])
+            sh(os.path.join(ROOT, "target/release/recompress"), paths["deflate"], method, paths[method])
     return paths
 
 
@@ -78,7 +78,7 @@ def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     cargo = os.environ.get("CARGO", "cargo")
     sh(cargo, "build", "--release", "-q", "-p", "bufkit-cli", cwd=ROOT)
-    sh(cargo, "build", "--release", "-q", "-p", "bufkit-asset-extract", "--example", "recompress", cwd=ROOT)
+    sh(cargo, "build", "--release", "-q", "-p", "bufkit-bench", "--bin", "recompress", cwd=ROOT)
     sh(cargo, "build", "--release", "-q", cwd=os.path.join(HERE, "zipcrate"))
     os.makedirs(allrun.WORK, exist_ok=True)
     sh("gcc", "-O2", "-o", allrun.SPAWN_TIME, os.path.join(HERE, "spawn_time.c"))

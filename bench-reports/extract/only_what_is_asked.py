@@ -56,7 +56,7 @@ def make_apk():
 def make_sparse():
     path = os.path.join(WORK, "huge-zip64.zip")
     if not os.path.exists(path):
-        allrun.sh(os.environ.get("CARGO", "cargo"), "run", "--release", "-q", "-p", "bufkit-asset-extract", "--example", "sparse_zip64", "--",
+        allrun.sh(os.environ.get("CARGO", "cargo"), "run", "--release", "-q", "-p", "bufkit-bench", "--bin", "sparse_zip64", "--",
                   path, str(5 << 30), "assets/small.txt=thirty bytes of a small asset", cwd=ROOT)
     return path
 

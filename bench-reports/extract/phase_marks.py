@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where one extraction's wall time goes, phase by phase, on every thread: copies the workspace to
 a scratch directory, inserts a timestamp (µs since the round began, and the thread's id) at each
-phase boundary of asset-extract's extraction, builds examples/extract_loop.rs there, and prints
+phase boundary of asset-extract's extraction, builds bench-reports/programs/src/bin/extract_loop.rs there, and prints
 the timeline of the last of ROUNDS rounds. The library itself carries no instrumentation: the
 marks exist only in the scratch copy.
 
@@ -61,7 +61,7 @@ def main():
         open(path, "w").write(text.replace(find, insert + find))
     lib = os.path.join(crate, "src/lib.rs")
     open(lib, "a").write("\n#[doc(hidden)]\npub use extract::{MARKS, mark};\n")
-    loop = os.path.join(crate, "examples/extract_loop.rs")
+    loop = os.path.join(SCRATCH, "bench-reports/programs/src/bin/extract_loop.rs")
     text = open(loop).read()
     for find, new in [
         ("        let (wall, cpu) = (Instant::now(), cpu_seconds());\n",
@@ -74,9 +74,9 @@ def main():
         text = text.replace(find, new)
     open(loop, "w").write(text)
     env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(SCRATCH, "target"))
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "bufkit-asset-extract", "--example", "extract_loop"],
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "bufkit-bench", "--bin", "extract_loop"],
                    cwd=SCRATCH, env=env, check=True)
-    subprocess.run([os.path.join(SCRATCH, "target/release/examples/extract_loop"), rounds, threads, archive], check=True)
+    subprocess.run([os.path.join(SCRATCH, "target/release/extract_loop"), rounds, threads, archive], check=True)
 
 if __name__ == "__main__":
     main()

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Where a small archive's extraction time goes: the 222-entry APK-shaped archive extracted to
-# tmpfs 300 times (examples/extract_loop.rs) on 1 and 2 threads, then profiled on 2 (perf,
+# tmpfs 300 times (bench-reports/programs/src/bin/extract_loop.rs) on 1 and 2 threads, then profiled on 2 (perf,
 # cpu-clock: this VM has no hardware counters), with the time spent removing the outputs between
 # rounds (not part of the extraction) left in the profile and named.
 # Usage: bench-reports/extract/phases.sh   (needs perf)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-cargo build --release -q -p bufkit-asset-extract --example extract_loop
-bin=target/release/examples/extract_loop
+cargo build --release -q -p bufkit-bench --bin extract_loop
+bin=target/release/extract_loop
 "$bin" 300 1
 "$bin" 300 2
 perf record -q -e cpu-clock -g -o /tmp/bufkit-extract-phases.data "$bin" 300 2 >/dev/null 2>&1

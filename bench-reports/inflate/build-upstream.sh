@@ -16,5 +16,5 @@ tar -C "$root" --exclude=./target --exclude=./build --exclude=./.git -cf - . | t
   patch -s -R -p1 <strict.patch
 )
 CARGO_TARGET_DIR="$scratch/target" cargo build --release -q --manifest-path "$scratch/Cargo.toml" \
-  -p bufkit-strided-inflate --example class_bench --example pack_bench >&2
-echo "$scratch/target/release/examples"
+  -p bufkit-bench --bin class_bench --bin pack_bench >&2
+echo "$scratch/target/release"

@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}/classes
 mkdir -p "$work"
 cd "$root"
-cargo build --release -q -p bufkit-strided-inflate --example class_bench
+cargo build --release -q -p bufkit-bench --bin class_bench
 cargo build --release -q --manifest-path bench-reports/inflate/zlibng/Cargo.toml
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
 upstream=$(bench-reports/inflate/build-upstream.sh)
@@ -27,7 +27,7 @@ results=$work/results.jsonl
 for pack in "${packs[@]}"; do
   name=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$pack")")")")")
   for ((r = 0; r < rounds; r++)); do
-    ./target/release/examples/class_bench "$pack" "$work/$name" 1 | sed "s/^{/{\"pack\":\"$name\",/" >>"$results"
+    ./target/release/class_bench "$pack" "$work/$name" 1 | sed "s/^{/{\"pack\":\"$name\",/" >>"$results"
     "$upstream/class_bench" "$pack" "$work/$name-upstream" 1 | grep '"engine":"libdeflate-direct"' |
       sed -e "s/^{/{\"pack\":\"$name\",/" -e 's/"engine":"libdeflate-direct"/"engine":"libdeflate-upstream"/' >>"$results"
     for table in "$work/$name"/*.table; do

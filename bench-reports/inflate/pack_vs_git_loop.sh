@@ -16,14 +16,14 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}
 mkdir -p "$work"
 cd "$root"
-cargo build --release -q -p bufkit-cli -p bufkit-strided-inflate --example pack_bench
+cargo build --release -q -p bufkit-cli -p bufkit-bench --bin pack_bench
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
 packs=("$@")
 [[ ${#packs[@]} -gt 0 ]] || mapfile -t packs < <(bench-reports/inflate/default-packs.sh)
 runs=()
 for pack in "${packs[@]}"; do
   table=$work/$(basename "$pack" .pack).table
-  ./target/release/examples/pack_bench "$pack" "$table" 1 >/dev/null # writes the object table git_loop reads
+  ./target/release/pack_bench "$pack" "$table" 1 >/dev/null # writes the object table git_loop reads
   name=$(basename "$(dirname "$(dirname "$(dirname "$(dirname "$pack")")")")")
   runs+=("$name|git-loop|1|$work/git_loop $pack $table 1")
   for t in 1 2; do

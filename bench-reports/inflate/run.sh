@@ -11,7 +11,7 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}
 mkdir -p "$work"
 cd "$root"
-cargo build --release -q -p bufkit-strided-inflate --example pack_bench
+cargo build --release -q -p bufkit-bench --bin pack_bench
 gcc -O2 -o "$work/git_loop" bench-reports/inflate/git_loop.c -lz
 zlibng=
 if command -v cmake >/dev/null; then
@@ -43,7 +43,7 @@ for r in $(seq "$rounds"); do
   for case in "stdlib:$stdlib_pack" "history:$history_pack" "large:$large"; do
     name=${case%%:*} src=${case#*:}
     table=$work/$name.table
-    ./target/release/examples/pack_bench "$src" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"
+    ./target/release/pack_bench "$src" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"
     file=${src#STREAM:}; file=${file%%:*}
     "$work/git_loop" "$file" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"
     [[ -z $zlibng ]] || "$zlibng" "$file" "$table" 5 | sed "s/^{/{\"case\":\"$name\",\"round\":$r,/" >>"$results"

@@ -9,7 +9,7 @@ work=${BENCH_WORK:-/tmp/bufkit-inflate-bench}
 cd "$root"
 cargo build --release -q -p bufkit-ffi
 pack=${PACK:-$(ls /tmp/bufkit-history-repo/.git/objects/pack/*.pack)}  # PACK=... for another pack
-./target/release/examples/pack_bench "$pack" "$work/history.table" 1 bufkit >/dev/null
+./target/release/pack_bench "$pack" "$work/history.table" 1 bufkit >/dev/null
 jdk17=/usr/lib/jvm/java-17-openjdk-amd64
 jdk25=$(ls -d /usr/lib/jvm/temurin-2*-jdk-amd64 | tail -1)
 bindings/java/build.sh "$jdk25" "$root/target/release"   # build/java/bufkit.jar, natives inside

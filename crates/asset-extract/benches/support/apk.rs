@@ -1,4 +1,4 @@
-//! An APK-shaped archive for the benches and `examples/read_cost.rs`, built in memory.
+//! An APK-shaped archive for the benches and `bench-reports/programs/src/bin/read_cost.rs`, built in memory.
 
 #[path = "../../tests/zipwriter/mod.rs"]
 #[allow(dead_code)]

@@ -1,4 +1,4 @@
-//! What the measuring examples share: their arguments and the median of their rounds.
+//! What the extraction measurements share: their arguments and the median of their rounds.
 
 use std::path::PathBuf;
 

@@ -1,4 +1,4 @@
-//! What the benchmark examples share: one pass of each engine over a table of zlib streams
+//! What the inflate benchmarks share: one pass of each engine over a table of zlib streams
 //! (offset, exact inflated size), the same calls wherever an engine is timed; the CPU clock, the
 //! median, and the table file that `git_loop.c` and the zlib-ng helper read.
 

@@ -1,6 +1,6 @@
 //! The 1-thread target: extracting with one thread should cost at most 1.1× (creating the same
 //! files empty + inflating every entry in memory), both measured here, in the same run.
-//! Usage: cargo run --release -p bufkit-asset-extract --example one_thread_bound -- ARCHIVE DEST_DIR [ROUNDS]
+//! Usage: cargo run --release -p bufkit-bench --bin one_thread_bound -- ARCHIVE DEST_DIR [ROUNDS]
 
 use std::time::Instant;
 

@@ -2,7 +2,7 @@
 //! faulted in, and fresh), `ChunkedInflater` in 1 MiB chunks, and zlib-rs (flate2) 1 MiB at a time.
 //! Prints the median wall time of ROUNDS rounds for each, and checks all agree.
 //!
-//! Usage: cargo run --release -p bufkit-strided-inflate --example large_stream -- FILE [ROUNDS]
+//! Usage: cargo run --release -p bufkit-bench --bin large_stream -- FILE [ROUNDS]
 //! (FILE is compressed here with flate2 at level 6 first, so any large file will do.)
 
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! One large raw deflate stream: serial (ChunkedInflater), libdeflate into one buffer, and
 //! `inflate_parallel` on 1 and 2 threads, each the median of 5 rounds, with CPU time.
-//! Usage: cargo run --release -p bufkit-strided-inflate --example parallel_stream -- [MiB] [FILE]
+//! Usage: cargo run --release -p bufkit-bench --bin parallel_stream -- [MiB] [FILE]
 //! (FILE: a raw deflate stream to use instead of generated log lines).
 
 use std::io::Write;

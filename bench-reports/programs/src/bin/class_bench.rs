@@ -4,7 +4,7 @@
 //! round by round. Also writes each class's object table (little-endian u64 offset, size pairs)
 //! to DIR/CLASS.table, so `git_loop.c` and the zlib-ng helper time exactly the same streams.
 //!
-//! Usage: cargo run --release -p bufkit-strided-inflate --example class_bench -- PACK DIR ROUNDS
+//! Usage: cargo run --release -p bufkit-bench --bin class_bench -- PACK DIR ROUNDS
 //! Prints one JSON line per class and engine: median CPU seconds of one pass over the class.
 
 use std::collections::BTreeMap;

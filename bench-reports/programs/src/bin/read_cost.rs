@@ -2,9 +2,9 @@
 //! compared by the instructions they execute (noise-free, unlike time on a shared machine):
 //!
 //! ```sh
-//! cargo build --release -p bufkit-asset-extract --example read_cost
-//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/read_cost map 30000 0
-//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/read_cost map 30000 200
+//! cargo build --release -p bufkit-bench --bin read_cost
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/read_cost map 30000 0
+//! valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/read_cost map 30000 200
 //! ```
 //!
 //! The difference of the two totals over 200 is one read's cost. Ways: `decoder` (strided-inflate's
@@ -17,7 +17,7 @@ use std::hint::black_box;
 use asset_extract::{AssetArchive, Holding, Kind, Method};
 use strided_inflate::{Decoder, Format};
 
-#[path = "../benches/support/apk.rs"]
+#[path = "../../../../crates/asset-extract/benches/support/apk.rs"]
 mod apk;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

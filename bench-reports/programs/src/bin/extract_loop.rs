@@ -4,13 +4,13 @@
 //! 222 entries). Run it under a profiler to see where a small archive's time goes
 //! (`bench-reports/extract/phases.sh`).
 //!
-//! Usage: `cargo run --release -p bufkit-asset-extract --example extract_loop -- [ROUNDS [THREADS [ARCHIVE]]]`
+//! Usage: `cargo run --release -p bufkit-bench --bin extract_loop -- [ROUNDS [THREADS [ARCHIVE]]]`
 
 use std::time::Instant;
 
 use asset_extract::Options;
 
-#[path = "../benches/support/apk.rs"]
+#[path = "../../../../crates/asset-extract/benches/support/apk.rs"]
 mod apk;
 
 fn cpu_seconds() -> f64 {

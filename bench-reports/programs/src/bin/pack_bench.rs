@@ -2,7 +2,7 @@
 //! Also writes the object table (stream offset, size as little-endian u64 pairs) that
 //! `bench-reports/inflate/git_loop.c` reads, so git's own loop inflates the same objects.
 //!
-//! Usage: cargo run --release -p bufkit-strided-inflate --example pack_bench -- PACK TABLE_OUT REPS [ENGINE…]
+//! Usage: cargo run --release -p bufkit-bench --bin pack_bench -- PACK TABLE_OUT REPS [ENGINE…]
 //! With PACK=STREAM:<file>:<size> it times one large zlib stream instead (table of one entry).
 
 use strided_inflate::pack;

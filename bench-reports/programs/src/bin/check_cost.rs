@@ -1,6 +1,6 @@
 //! What the safety checks cost: validating the whole archive (end records, every central and
 //! local header, names, overlaps) and CRC-32 of every entry, against a full 1-thread extraction.
-//! Usage: cargo run --release -p bufkit-asset-extract --example check_cost -- ARCHIVE DEST_DIR [ROUNDS]
+//! Usage: cargo run --release -p bufkit-bench --bin check_cost -- ARCHIVE DEST_DIR [ROUNDS]
 
 use std::time::Instant;
 

@@ -5,7 +5,7 @@
 //! one. Prints the median ns per pair of ROUNDS rounds and the ABI's ratios to the Rust guard and
 //! to the checked `lend` + `take_back` the ABI runs (issue 10's target: ≤ 1.3×).
 //!
-//! Run: `cargo run --release -p bufkit-ffi --example pool_rust_vs_abi -- [ROUNDS]`
+//! Run: `cargo run --release -p bufkit-bench --bin pool_rust_vs_abi -- [ROUNDS]`
 
 use std::hint::black_box;
 use std::time::Instant;

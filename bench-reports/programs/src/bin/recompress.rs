@@ -2,7 +2,7 @@
 //! methods' speed table (`bench-reports/extract/methods_speed.py`):
 //!
 //! ```sh
-//! cargo run --release -p bufkit-asset-extract --example recompress -- IN.zip bzip2|lzma|zstd|xz OUT.zip
+//! cargo run --release -p bufkit-bench --bin recompress -- IN.zip bzip2|lzma|zstd|xz OUT.zip
 //! ```
 //!
 //! Each method at its encoder's default level (bzip2 9, LZMA and XZ preset 6, Zstandard 3).
@@ -12,7 +12,7 @@
 use asset_extract::{AssetArchive, Holding, Kind, Method};
 
 #[allow(dead_code)]
-#[path = "../tests/zipwriter/mod.rs"]
+#[path = "../../../../crates/asset-extract/tests/zipwriter/mod.rs"]
 mod zipwriter;
 
 fn main() {

@@ -2,7 +2,7 @@
 //! radix-sort by offset) and `Index::parse_with_reverse` (the `.rev` gives the pack order). Checks
 //! that both give the same index, then prints the median time of each over ROUNDS rounds.
 //!
-//! Run: `cargo run --release -p bufkit-strided-inflate --example index_parse -- PACK.idx [ROUNDS]`
+//! Run: `cargo run --release -p bufkit-bench --bin index_parse -- PACK.idx [ROUNDS]`
 //! (the `.rev` beside it is read too).
 
 use std::time::Instant;

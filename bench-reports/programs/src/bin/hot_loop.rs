@@ -1,7 +1,7 @@
 //! A tight acquire/release loop for profiling: `perf record cargo run --release --example hot_loop`.
 //! `hot_loop N lend` runs the checked lease that bufkit-ffi's `bk_pool_acquire` / `bk_pool_release`
 //! run (`lend` + `take_back`) instead of the guard, for counting what the C ABI adds:
-//! `valgrind --tool=callgrind target/release/examples/hot_loop N lend`, at N = 0 and 100000.
+//! `valgrind --tool=callgrind target/release/hot_loop N lend`, at N = 0 and 100000.
 use buffer_pool::{BufferPool, PoolConfig};
 
 fn main() {
