@@ -5,9 +5,8 @@
 # Usage: ffi-tests/stress/run.sh [SECONDS_PER_SCENARIO [LIBDIR]]
 #   (default 0.5 s per scenario and target/release: the brief run of scripts/test-all;
 #    `ffi-tests/stress/run.sh 60` is the long one). Prints "N passed, N failed" last.
-# ThreadSanitizer is not run: it needs a Rust standard library built with it (the nightly
-# rust-src component), which this machine cannot fetch; loom models the pool's core instead
-# (crates/buffer-pool/tests/loom.rs).
+# ThreadSanitizer runs this suite too, from scripts/test-tsan (against a libbufkit and a standard
+# library built with it).
 set -u
 root=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-0.5}
