@@ -32,8 +32,8 @@ mkdir -p "$classes/base" "$classes/22" "$out/native/$platform"
 jni_library() { # cc, libdir, platform
   mkdir -p "$out/native/$3"
   "$1" -std=c11 -O2 -Wall -Wextra -Werror -fPIC -shared \
-    -I"$jdk/include" -I"$jdk/include/linux" -I"$root/include" \
-    "$here/c_src/bufkit_jni.c" "$2/libbufkit.a" \
+    -I"$jdk/include" -I"$jdk/include/linux" -I"$root/include" -I"$here/c_src" \
+    "$here"/c_src/*.c "$2/libbufkit.a" \
     -Wl,--version-script="$here/c_src/exports.map" -Wl,--no-undefined -Wl,-S \
     -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
     -o "$out/native/$3/libbufkit_java.so"

@@ -251,7 +251,7 @@ fn c_comment() -> String {
 
 fn jni_glue() -> String {
     let mut s = c_comment();
-    s.push_str("/* Included once, by bufkit_jni.c, after jni.h and bufkit.h. */\n\n");
+    s.push_str("/* Included once, by extract.c, after jni.h and bufkit.h (glue.h). */\n\n");
     s.push_str("/* The plain fields of the dev.bufkit.ExtractOptions record `record` in *o (zeroed first, its size\n");
     s.push_str(" * set); the pointers (patterns, callback, cancellation flag) are the caller's to fill. 0, or -1\n");
     s.push_str(" * with a Java exception pending. */\n");

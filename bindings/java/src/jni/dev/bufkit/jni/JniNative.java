@@ -2,7 +2,7 @@ package dev.bufkit.jni;
 
 import java.nio.ByteBuffer;
 
-/** The JNI glue's native methods (bindings/java/c_src/bufkit_jni.c): one per bufkit.h call. */
+/** The JNI glue's native methods (bindings/java/c_src/, a file per object): one per bufkit.h call. */
 final class JniNative {
     private JniNative() {}
 
