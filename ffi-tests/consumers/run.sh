@@ -20,6 +20,7 @@
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
 #   readme-snippets                      every README snippet is taken from one of these projects
 #   readme-figures                       every speed figure in the README is one a report states
+#   docs-versions                        every version, ABI and soname the docs state is the header's
 # Prints "N passed, N failed" last.
 # Usage: ffi-tests/consumers/run.sh DIST   (JDKs found as scripts/find-jdk finds them)
 set -u
@@ -165,6 +166,7 @@ check rust-cargo bash -c "cd '$work/rust' && CARGO_TARGET_DIR='$root/target/cons
 # --- the README's snippets are these projects' lines ------------------------------------------
 check readme-snippets python3 "$here/readme_snippets.py" "$root/README.md" "$root"
 check readme-figures python3 "$here/readme_figures.py" "$root/README.md" "$root/bench-reports"
+check docs-versions python3 "$here/docs_versions.py" "$root"
 # A report's figure is what its table draws (bench-reports/plot.py, the one plotting module).
 check inflate-figure bash -c "python3 '$root/bench-reports/inflate/plot.py' '$root/bench-reports/strided-inflate.md' '$work/si.svg' \
   && cmp '$work/si.svg' '$root/bench-reports/strided-inflate.svg'"
