@@ -14,7 +14,6 @@
 #   java-aarch64-jni                     the Java program on Debian's arm64 JDK 17 under qemu-user
 #   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
 #   erlang-rebar3-linked-checkout        the same, _checkouts/bufkit a symlink into this checkout
-#   erlang-rebar3-own-tests              rebar3 eunit of bindings/erlang itself
 #   erlang-missing-library               no libbufkit.a: the NIF build says what to run
 #   erlang-aarch64-nif                   the application's NIF cross-built for aarch64, no cargo
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
@@ -131,8 +130,6 @@ cp -r "$here/erlang" "$linked"
 mkdir -p "$linked/_checkouts"
 ln -s "$root/bindings/erlang" "$linked/_checkouts/bufkit"
 check erlang-rebar3-linked-checkout bash -c "set -o pipefail; cd '$linked' && REBAR_CACHE_DIR='$work/rebar-cache' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g'"
-# bufkit's own application tests, by rebar3 in bindings/erlang (its _build/ is ignored by git).
-check erlang-rebar3-own-tests bash -c "set -o pipefail; cd '$root/bindings/erlang' && REBAR_CACHE_DIR='$work/rebar-cache' rebar3 eunit 2>&1 | sed 's/\x1b\[[0-9;]*m//g'"
 # Without a static library, the NIF build says what to run.
 missing=$work/erlang-missing
 mkdir -p "$missing/bindings" "$missing/crates/bufkit-ffi" "$missing/include"

@@ -1,5 +1,6 @@
-%% The application's own tests (`rebar3 eunit`): each part of bufkit once, through the NIF. The
-%% full behavioural suite is ffi-tests/erlang/bufkit_tests.erl in the bufkit repository.
+%% Each part of bufkit once, through the NIF: what a user of the packed application can run with
+%% `rebar3 eunit`. The full behavioural suite is bufkit_tests.erl beside it (run-tests.sh runs
+%% both in a checkout).
 -module(bufkit_smoke_tests).
 -include_lib("eunit/include/eunit.hrl").
 

@@ -3,13 +3,27 @@
 -module(bufkit_tests).
 -include_lib("eunit/include/eunit.hrl").
 
+%% A file of the bufkit checkout these tests sit in (bindings/erlang/test/): the header and the
+%% fixtures the Rust, C and Java tests read too.
+checkout_file(Path) ->
+    Here = proplists:get_value(source, ?MODULE:module_info(compile)),
+    Root = filename:dirname(filename:dirname(filename:dirname(filename:dirname(Here)))),
+    filename:join(Root, Path).
+
+%% The value of one of the header's #define lines, as a binary.
+header_define(Name) ->
+    {ok, Header} = file:read_file(checkout_file("include/bufkit.h")),
+    {match, [Value]} = re:run(Header, "#define " ++ Name ++ " (\\S+)", [{capture, all_but_first, binary}]),
+    Value.
+
+methods_zip() -> checkout_file("crates/asset-extract/tests/data/methods.zip").
+
 pieces(N) ->
     [list_to_binary(lists:duplicate(20 + (I rem 11), $a + (I rem 26))) || I <- lists:seq(1, N)].
 
 version_matches_the_library_test() ->
-    ?assertEqual(<<"0.1.0">>, bufkit:version()),
-    %% The header's BK_ABI_VERSION, which run.sh reads for us.
-    ?assertEqual(list_to_integer(os:getenv("BUFKIT_EXPECTED_ABI")), bufkit:abi_version()).
+    ?assertEqual(string:trim(header_define("BK_VERSION"), both, "\""), bufkit:version()),
+    ?assertEqual(binary_to_integer(header_define("BK_ABI_VERSION")), bufkit:abi_version()).
 
 %% The application's documentation builds (rebar.config publishes it with edoc): a `<<...>>' left
 %% unquoted in a @doc is an XML error that stops edoc.
@@ -475,7 +489,7 @@ archive_verify_test() ->
 %% read too (the same text once per method): read whole (from the file and mapped), verified and
 %% extracted, all equal.
 every_compression_method_test() ->
-    Fixture = os:getenv("BUFKIT_METHODS_ZIP"),
+    Fixture = methods_zip(),
     ?assert(is_list(Fixture)),
     Names = ["deflate64.txt", "bzip2.txt", "lzma.txt", "zstd.txt", "xz.txt"],
     Dir = extract_dir(),
@@ -764,7 +778,7 @@ inflate_stream_large_piece_test() ->
 %% always an error tuple, never an exception (a string where a list of patterns belongs included).
 wrong_option_values_are_errors_never_exceptions_test() ->
     Wrong = [-1, 1.5, "assets/", <<"bin">>, not_an_option_value, [a], #{}, {t}, make_ref(), 1 bsl 70],
-    Zip = os:getenv("BUFKIT_METHODS_ZIP"),
+    Zip = methods_zip(),
     Dir = string:trim(os:cmd("mktemp -d")),
     {ok, Archive} = bufkit:archive_open(Zip),
     Calls =
