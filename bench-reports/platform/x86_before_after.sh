@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# x86-64 speed before and after a change (issue 37: building for aarch64 changed how libbufkit
+# links and exports its symbols): the same benchmarks with two builds, alternating rounds.
+# - extraction: bench-reports/extract/ab.py on the asset, many-file and large-entry archives, to
+#   tmpfs and to disk;
+# - inflate: `bufkit inflate-pack` over the standard-library pack (make-pack.sh), both cores;
+# - in-place reads from C: bench-reports/assets/in_place_bench.c linked with each libbufkit.a,
+#   on the APK-shaped archive.
+# Medians, and after / before; 1.00 is unchanged, below is faster.
+# Usage: bench-reports/platform/x86_before_after.sh BEFORE_COMMIT [ROUNDS]   (quiet machine)
+set -euo pipefail
+before=$1 rounds=${2:-9}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+work=${BENCH_WORK:-/tmp/bufkit-x86-before-after}
+mkdir -p "$work"
+cd "$root"
+tree=$work/before
+[[ -d $tree ]] || git worktree add -q --detach "$tree" "$before"
+(cd "$tree" && git checkout -q --detach "$before" && cargo build --release -q -p bufkit-cli -p bufkit-ffi --target-dir "$work/before-target")
+cargo build --release -q -p bufkit-cli -p bufkit-ffi
+old=$work/before-target/release new=$root/target/release
+
+echo "## extraction (2 threads)"
+python3 bench-reports/extract/ab.py "$old/bufkit" "$new/bufkit" "$rounds" assets stdlib big
+
+echo "## inflate-pack (objects over both cores, each checked against the index)"
+pack=$(bash bench-reports/inflate/make-pack.sh "$work/repo" | tail -n 1)
+idx=${pack%.pack}.idx
+python3 - "$old/bufkit" "$new/bufkit" "$pack" "$idx" "$rounds" <<'PY'
+import statistics, subprocess, sys, time
+old, new, pack, idx, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+times = {"before": [], "after": []}
+for _ in range(rounds):
+    for k, b in (("before", old), ("after", new)):
+        t = time.perf_counter()
+        subprocess.run([b, "inflate-pack", pack, "--idx", idx], check=True, stdout=subprocess.DEVNULL)
+        times[k].append(time.perf_counter() - t)
+b, a = statistics.median(times["before"]), statistics.median(times["after"])
+print(f"| pack | before {b * 1000:.1f} ms | after {a * 1000:.1f} ms | {a / b:.3f}× |")
+PY
+
+echo "## in-place reads from C (bk_archive_*: first start, then every file read again)"
+python3 bench-reports/assets/make-apk.py "$work/app.apk"
+for side in before after; do
+  lib=$old; [[ $side == after ]] && lib=$new
+  gcc -O2 -std=c11 -DROUNDS=5 -Iinclude bench-reports/assets/in_place_bench.c -o "$work/in_place_$side" \
+    "$lib/libbufkit.a" -lzip -lpthread -ldl -lm
+done
+shm=$(mktemp -d /dev/shm/bufkit-x86-ab.XXXXXX)
+trap 'rm -rf "$shm"' EXIT
+for ((r = 0; r < rounds; r++)); do
+  for side in before after; do "$work/in_place_$side" "$work/app.apk" "$side" "$shm"; done
+done | python3 -c '
+import json, statistics, sys
+rows = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+keys = [k for k, v in rows[0].items() if isinstance(v, (int, float)) and "libzip" not in k and k not in ("entries", "files")]
+for k in keys:
+    b = statistics.median(r[k] for r in rows if r["archive"] == "before")
+    a = statistics.median(r[k] for r in rows if r["archive"] == "after")
+    print(f"| {k} | before {b:.4g} | after {a:.4g} | {a / b:.3f}× |")
+'
