@@ -242,10 +242,8 @@ impl<R: BufRead> Read for Streams<R> {
                 return Ok(n);
             }
             // The stream ended: the data too, unless it is shorter than the entry and more follows.
+            // Zero bytes after an XZ stream are its format's stream padding, part of the data.
             let mut input = self.current.take().expect("checked above").into_inner();
-            if self.produced >= self.size {
-                return Ok(0);
-            }
             if self.method == Method::Xz {
                 loop {
                     let zeros = input.fill_buf()?.iter().take_while(|&&b| b == 0).count();
@@ -255,7 +253,7 @@ impl<R: BufRead> Read for Streams<R> {
                     input.consume(zeros);
                 }
             }
-            if input.fill_buf()?.is_empty() {
+            if self.produced >= self.size || input.fill_buf()?.is_empty() {
                 return Ok(0);
             }
             self.current = Some(Stream::new(self.method, input)?);
