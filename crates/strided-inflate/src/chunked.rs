@@ -89,6 +89,11 @@ fn with_length(entry: u32, len: u32) -> u32 {
 /// does, refuses over-subscribed codes and incomplete ones, except a code of a single 1-bit
 /// codeword when `allow_single` (a lone distance code). An empty code gives a table of invalid
 /// entries. Returns the entries used.
+///
+/// As libdeflate builds its tables: the codes of up to `main_bits` bits in canonical order, each
+/// written once at its bit-reversed index of a table of `2^len` entries, the table doubled (one
+/// copy) at each next length; so a small stream's code, a few dozen symbols, costs a few dozen
+/// writes and copies rather than a strided store into every entry per symbol.
 pub(crate) fn build_table(
     table: &mut [u32],
     lengths: &[u8],
@@ -96,15 +101,30 @@ pub(crate) fn build_table(
     allow_single: bool,
     entry: impl Fn(usize) -> u32,
 ) -> Result<usize, &'static str> {
-    let mut count = [0u16; 16];
-    for &l in lengths {
-        count[usize::from(l)] += 1;
+    // Counted eight lengths at a time, skipping the groups of unused symbols (a small stream's
+    // code uses a few dozen of its 257+ symbols), into four sets of counters: a count bumped
+    // again at once waits for its last store, and a run of unused symbols was such a chain.
+    let mut counts = [[0u16; 16]; 4];
+    let mut groups = lengths.chunks_exact(8);
+    for group in &mut groups {
+        if u64::from_le_bytes(group.try_into().expect("8 lengths")) == 0 {
+            continue;
+        }
+        for (i, &l) in group.iter().enumerate() {
+            counts[i & 3][usize::from(l)] += 1;
+        }
     }
-    count[0] = 0;
+    for &l in groups.remainder() {
+        counts[0][usize::from(l)] += 1;
+    }
+    let mut count = [0u16; 16];
+    for (len, total) in count.iter_mut().enumerate().skip(1) {
+        *total = counts.iter().map(|c| c[len]).sum();
+    }
     let main = 1usize << main_bits;
-    table[..main].fill(KIND_INVALID);
     let max_len = (1..16).rev().find(|&l| count[l] != 0).unwrap_or(0);
     if max_len == 0 {
+        table[..main].fill(KIND_INVALID);
         return Ok(main);
     }
     let mut left: i32 = 1;
@@ -117,42 +137,81 @@ pub(crate) fn build_table(
     if left > 0 && !(allow_single && max_len == 1) {
         return Err("incomplete Huffman code");
     }
-    let mut next = [0u32; 16];
-    let mut code = 0u32;
+    // The symbols in canonical order: by length, then by symbol.
+    let mut offsets = [0usize; 17];
     for len in 1..16 {
-        code = (code + u32::from(count[len - 1])) << 1;
-        next[len] = code;
+        offsets[len + 1] = offsets[len] + usize::from(count[len]);
     }
-    let sub_bits = 15 - main_bits;
-    let mut used = main;
-    for (symbol, &len) in lengths.iter().enumerate() {
-        let len = u32::from(len);
-        if len == 0 {
+    let mut sorted = [0u16; 320];
+    let mut place = offsets;
+    for (base, group) in lengths.chunks(8).enumerate() {
+        if group.len() == 8 && u64::from_le_bytes(group.try_into().expect("8 lengths")) == 0 {
             continue;
         }
-        let codeword = next[len as usize];
-        next[len as usize] += 1;
-        let reversed = codeword.reverse_bits() >> (32 - len);
-        let e = entry(symbol);
-        if len <= main_bits {
-            let mut i = reversed as usize;
-            while i < main {
-                table[i] = with_length(e, len);
-                i += 1 << len;
+        for (i, &l) in group.iter().enumerate().filter(|&(_, &l)| l != 0) {
+            sorted[place[usize::from(l)]] = (base * 8 + i) as u16;
+            place[usize::from(l)] += 1;
+        }
+    }
+    if left > 0 {
+        // The one incomplete code allowed, a single 1-bit codeword: the other bit value is
+        // invalid, and one bit decides it (never consumed: the count says how many were looked at).
+        let e = with_length(entry(usize::from(sorted[0])), 1);
+        for (slot, value) in table[..main].iter_mut().enumerate() {
+            *value = if slot & 1 == 0 { e } else { KIND_INVALID | 1 };
+        }
+        return Ok(main);
+    }
+    // The short codes: `codeword` runs through the codewords bit-reversed, in a table of `end`
+    // entries for the current length.
+    let (mut codeword, mut end) = (0usize, 2usize);
+    for len in 1..=main_bits {
+        for &symbol in &sorted[offsets[len as usize]..offsets[len as usize + 1]] {
+            table[codeword] = with_length(entry(usize::from(symbol)), len);
+            if codeword == end - 1 {
+                // The last codeword: the code is complete here. Fill the table by doubling.
+                while end < main {
+                    table.copy_within(0..end, end);
+                    end <<= 1;
+                }
+                return Ok(main);
             }
-        } else {
-            let prefix = (reversed as usize) & (main - 1);
-            if table[prefix] & KIND_MASK != KIND_SUB {
+            let bit = 1usize << (usize::BITS - 1 - (codeword ^ (end - 1)).leading_zeros());
+            codeword = (codeword & (bit - 1)) | bit;
+        }
+        if len < main_bits {
+            table.copy_within(0..end, end);
+            end <<= 1;
+        }
+    }
+    // The long codes: their first `main_bits` bits link to a subtable of the rest. Every main
+    // entry not written above is such a prefix (the code is complete).
+    let sub_bits = 15 - main_bits;
+    let mut used = main;
+    let mut linked = [0u64; 16]; // which of up to 1024 prefixes have their subtable
+    let mut code = 0u32;
+    let mut first = [0u32; 16];
+    for len in 1..16 {
+        code = (code + u32::from(count[len - 1])) << 1;
+        first[len] = code;
+    }
+    for len in main_bits + 1..=15 {
+        for (k, &symbol) in sorted[offsets[len as usize]..offsets[len as usize + 1]].iter().enumerate() {
+            let reversed = ((first[len as usize] + k as u32).reverse_bits() >> (32 - len)) as usize;
+            let prefix = reversed & (main - 1);
+            if linked[prefix / 64] & 1 << (prefix % 64) == 0 {
+                linked[prefix / 64] |= 1 << (prefix % 64);
                 table[prefix] = KIND_SUB | main_bits | (used as u32) << 16;
                 table[used..used + (1 << sub_bits)].fill(KIND_INVALID);
                 used += 1 << sub_bits;
             }
             let start = (table[prefix] >> 16) as usize;
             let rest_len = len - main_bits;
-            let mut i = (reversed >> main_bits) as usize;
-            while i < 1 << sub_bits {
-                table[start + i] = with_length(e, rest_len);
-                i += 1 << rest_len;
+            let e = with_length(entry(usize::from(symbol)), rest_len);
+            let mut slot = reversed >> main_bits;
+            while slot < 1 << sub_bits {
+                table[start + slot] = e;
+                slot += 1 << rest_len;
             }
         }
     }
@@ -200,6 +259,11 @@ pub struct ChunkedInflater<'a> {
     dropped: usize,
     /// Whether the last piece of input has been fed: only then may the decoder reach its end.
     input_ended: bool,
+    /// Whether a fed decoder goes on to the last bit of what it holds instead of stopping
+    /// [`INPUT_MARGIN`](Self::INPUT_MARGIN) short ([`start_fed_exact`](Self::start_fed_exact)).
+    exact: bool,
+    /// After an invalid code: the bits its lookup looked at, past those taken.
+    decisive: u32,
     /// Next input byte to load into the bit buffer (may pass the end by the zeros loaded there).
     next_in: usize,
     bits: u64,
@@ -296,6 +360,8 @@ impl<'a> ChunkedInflater<'a> {
             fed: Vec::new(),
             dropped: 0,
             input_ended: true,
+            exact: false,
+            decisive: 0,
             next_in: 0,
             bits: 0,
             bit_count: 0,
@@ -331,6 +397,7 @@ impl<'a> ChunkedInflater<'a> {
         self.dropped = 0;
         self.feeding = false;
         self.input_ended = true;
+        self.exact = false;
         self.restart();
     }
 
@@ -374,7 +441,24 @@ impl<'a> ChunkedInflater<'a> {
         self.fed.clear();
         self.dropped = 0;
         self.input_ended = false;
+        self.exact = false;
         self.restart();
+    }
+
+    /// Starts on a stream fed as for [`start_fed`](Self::start_fed), decoded as far as the input
+    /// fed so far allows, to its last bit: when the stream ends inside what has been fed,
+    /// [`next_chunk`](Self::next_chunk) reaches its end without waiting for more, so
+    /// [`consumed`](Self::consumed) tells exactly where it ended however the input was cut (a
+    /// stream followed by other data in a source read piece by piece). Near the end of what it
+    /// holds, each block header or group of symbols is decoded tentatively and undone if it needed
+    /// bits not yet fed, and an error there waits for more input or [`end_input`](Self::end_input)
+    /// to be reported (it may be an artefact of the cut). Checkpoints and
+    /// [`set_stop_at_bit`](Self::set_stop_at_bit) are not for this mode. A chunk handed out while
+    /// it needs input may be short or empty; [`wants_input`](Self::wants_input) is not its guide:
+    /// feed, then take chunks until one comes out empty.
+    pub fn start_fed_exact(&mut self) {
+        self.start_fed();
+        self.exact = true;
     }
 
     /// Input a fed decoder keeps ahead of where it decodes (unless the input has ended): more than
@@ -628,6 +712,9 @@ impl<'a> ChunkedInflater<'a> {
     /// Decodes the next chunk into the window.
     fn fill(&mut self) -> Result<(), Error> {
         if !self.header_read {
+            if self.feeding && !self.input_ended && self.fed.len() < 2 {
+                return Ok(()); // an exact decoder fed less than the zlib header
+            }
             self.zlib_header()?;
             self.header_read = true;
         }
@@ -643,6 +730,9 @@ impl<'a> ChunkedInflater<'a> {
         let limit = (self.pos + self.chunk_size).min(room_end);
         while self.pos < limit {
             if self.starved() {
+                if self.exact && self.careful_step(limit)? {
+                    continue;
+                }
                 break;
             }
             if self.skip_bits != 0 && self.state != State::Header {
@@ -681,6 +771,56 @@ impl<'a> ChunkedInflater<'a> {
             }
         }
         Ok(())
+    }
+
+    /// One step of an exact decoder within [`INPUT_MARGIN`](Self::INPUT_MARGIN) of the end of
+    /// what it holds: a block header, a run of symbols (all of them while a whole word of input
+    /// is left, so every bit they take is input; then one group at a time over the zeros past the
+    /// end), a piece of a stored block, or the stream's end. Kept only if it took no bit past the
+    /// input fed; undone if it did, or if it failed where the zeros past the end may be the cause
+    /// (a failure decided by bits that were all fed is the stream's, and returned). Returns
+    /// whether it moved the decoder on.
+    fn careful_step(&mut self, limit: usize) -> Result<bool, Error> {
+        debug_assert!(self.checkpoint_span == 0 && self.stop_at_bit == u64::MAX, "not for an exact decoder");
+        let saved = (self.next_in, self.bits, self.bit_count, self.pos, self.state, self.last_block, self.fixed);
+        self.decisive = 0;
+        let result = match self.state {
+            State::Header if self.last_block => self.finish(),
+            State::Header => self.block_header(),
+            State::Stored(left) => self.copy_stored(left, limit),
+            State::Codes => {
+                let whole_words = self.fed.len().saturating_sub(8);
+                let (limit, stop) = if self.next_in < whole_words {
+                    (limit, whole_words)
+                } else {
+                    ((self.pos + 1).min(limit), usize::MAX)
+                };
+                self.decode_codes_until(limit, stop)
+            }
+            State::Done => return Ok(false),
+        };
+        let fed_bits = self.fed.len() as u64 * 8;
+        let taken = (self.next_in as u64 * 8).saturating_sub(u64::from(self.bit_count));
+        match result {
+            // Decided by fed bits alone: what was taken, and the bits an invalid code's lookup
+            // looked at past it; a trailer is compared only once all of it was fed.
+            Err(e @ Error::Checksum { .. }) => return Err(e),
+            Err(e) if !matches!(e, Error::Truncated { .. }) && taken + u64::from(self.decisive) <= fed_bits => {
+                return Err(e);
+            }
+            Ok(()) if taken <= fed_bits => {}
+            _ => {
+                (self.next_in, self.bits, self.bit_count, self.pos, self.state, self.last_block, self.fixed) = saved;
+                return Ok(false);
+            }
+        }
+        if self.next_in > self.fed.len() {
+            // Unload the zeros loaded past the end: the input fed next goes in their place.
+            self.bit_count -= 8 * (self.next_in - self.fed.len()) as u32;
+            self.next_in = self.fed.len();
+        }
+        Ok((self.next_in, self.bit_count, self.pos, self.state, self.last_block)
+            != (saved.0, saved.2, saved.3, saved.4, saved.5))
     }
 
     fn truncated() -> Error {
@@ -887,13 +1027,22 @@ impl<'a> ChunkedInflater<'a> {
 
     /// Decodes symbols until the block ends or the output reaches `limit`.
     fn decode_codes(&mut self, limit: usize) -> Result<(), Error> {
+        // A fed decoder stops this far before the end of what it holds, unless the input has
+        // ended: a symbol's refill reads 8 bytes at most, so the fast path always has its word.
+        let input_stop = if self.feeding && !self.input_ended {
+            self.fed.len().saturating_sub(Self::INPUT_MARGIN)
+        } else {
+            usize::MAX
+        };
+        self.decode_codes_until(limit, input_stop)
+    }
+
+    /// Decodes symbols until the block ends, the output reaches `limit`, or the next byte to load
+    /// reaches `input_stop`.
+    fn decode_codes_until(&mut self, limit: usize, input_stop: usize) -> Result<(), Error> {
         let (litlen, dist): (&[u32; LITLEN_TABLE], &[u32; DIST_TABLE]) =
             if self.fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
         let input: &[u8] = if self.feeding { &self.fed } else { self.input };
-        // A fed decoder stops this far before the end of what it holds, unless the input has
-        // ended: a symbol's refill reads 8 bytes at most, so the fast path always has its word.
-        let input_stop =
-            if self.feeding && !self.input_ended { input.len().saturating_sub(Self::INPUT_MARGIN) } else { usize::MAX };
         // Every write lands before `limit + SLACK` (see `decode_symbols`).
         assert!(limit + SLACK <= self.window.len(), "chunk limit inside the window");
         let mut bits = BitState { bits: self.bits, bit_count: self.bit_count, next_in: self.next_in };
@@ -909,8 +1058,14 @@ impl<'a> ChunkedInflater<'a> {
                 Ok(())
             }
             SymbolsEnd::Truncated => Err(Self::truncated()),
-            SymbolsEnd::BadLitLen => Err(corrupt("invalid literal/length code")),
-            SymbolsEnd::BadDistance => Err(corrupt("invalid distance code")),
+            SymbolsEnd::BadLitLen => {
+                self.decisive = entry_at(litlen, self.bits, LITLEN_BITS) & COUNT_MASK;
+                Err(corrupt("invalid literal/length code"))
+            }
+            SymbolsEnd::BadDistance => {
+                self.decisive = entry_at(dist, self.bits, DIST_BITS) & COUNT_MASK;
+                Err(corrupt("invalid distance code"))
+            }
             SymbolsEnd::TooFarBack => Err(corrupt("distance too far back")),
         }
     }
@@ -1156,6 +1311,18 @@ unsafe fn decode_symbols_any<T: Symbol>(
     (state.bits, state.bit_count, state.next_in) = (bits, bit_count, next_in);
     *pos_out = pos;
     end
+}
+
+/// The entry of `table` (of `main_bits` direct bits) for the code at the front of `bits`, a long
+/// code's subtable entry with the main table's bits added to its counts, as the symbol loop
+/// looks it up.
+fn entry_at(table: &[u32], bits: u64, main_bits: u32) -> u32 {
+    let e = table[(bits & ((1 << main_bits) - 1)) as usize];
+    if e & KIND_MASK != KIND_SUB {
+        return e;
+    }
+    let sub = ((bits >> main_bits) & ((1 << (15 - main_bits)) - 1)) as usize;
+    table[((e >> 16) as usize + sub) & (table.len() - 1)] + (main_bits | main_bits << 8)
 }
 
 /// Consumes a length or distance entry's codeword and extra bits; returns its base plus the extra

@@ -15,8 +15,9 @@
 //! walker, verified against the `.idx`). Every failure names its kind and offset; no output is
 //! handed out before the checksum verifies, except by [`ChunkedInflater`], whose chunks go out as
 //! they are decoded: its output is provisional until it reports the end. Engines: libdeflate's
-//! whole-buffer decoder via its `_ex` calls; our own chunked decoder; flate2 (zlib-rs) serves
-//! streaming and diagnosis, and is the differential reference in the tests.
+//! whole-buffer decoder via its `_ex` calls, for a stream in memory into an output of its size;
+//! the crate's own chunked decoder for everything else (chunks, strides, checkpoints, diagnosis).
+//! zlib (through flate2) is only the differential reference of the tests and fuzz targets.
 //!
 //! ```
 //! let stream = [0x78, 0xda, 0xcb, 0x48, 0xcd, 0xc9, 0xc9, 0x07, 0x00, 0x06, 0x2c, 0x02, 0x15];

@@ -1,13 +1,22 @@
 //! Streaming mode: for a source that is not all in memory (a pack arriving over a socket, read
-//! from a file), input is fed in bounded strides; memory stays bounded (the decoder's 32 KiB
-//! window and the caller's output), and the result is the same exact consumed count.
+//! from a file), input is fed in bounded strides; memory stays bounded (the decoder's window and
+//! the caller's output), and the result is the same exact consumed count. The decoder is the
+//! crate's chunked one, fed exactly ([`ChunkedInflater::start_fed_exact`]).
 
 #![forbid(unsafe_code)]
 
-use flate2::{Decompress, FlushDecompress, Status};
 use std::mem::MaybeUninit;
 
-use crate::{Error, Format};
+use crate::{ChunkedInflater, Error, Format};
+
+/// Output the decoder makes at a time before it is copied into the caller's.
+const CHUNK: usize = 64 << 10;
+
+/// The first piece of a stride fed to a new stream, and the largest: pieces double from one to
+/// the other, so a tiny stream at the front of a large stride costs a copy of about its own size,
+/// and a long one pieces of 64 KiB.
+const FIRST_PIECE: usize = 512;
+const LARGEST_PIECE: usize = 64 << 10;
 
 /// One stream inflated from input fed piece by piece.
 ///
@@ -30,10 +39,18 @@ use crate::{Error, Format};
 /// # Ok::<(), strided_inflate::Error>(())
 /// ```
 pub struct StreamInflater {
-    d: Decompress,
+    inflater: ChunkedInflater<'static>,
     format: Format,
     /// Offset to report in errors (where the stream started in the caller's source).
     origin: usize,
+    /// Input bytes fed to the decoder so far: every one of them the stream's, until it ends.
+    fed: usize,
+    /// Output bytes written to the caller's buffer so far.
+    produced: usize,
+    /// The next piece's size.
+    piece: usize,
+    /// `Some(consumed)` once the stream has ended and verified.
+    finished: Option<usize>,
     /// Why the stream failed: every later feed fails the same way, until a reset.
     failed: Option<Error>,
 }
@@ -49,43 +66,25 @@ pub struct Step {
 
 impl std::fmt::Debug for StreamInflater {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("StreamInflater").field("format", &self.format).field("consumed", &self.d.total_in()).finish()
+        f.debug_struct("StreamInflater").field("format", &self.format).field("fed", &self.fed).finish()
     }
 }
 
 impl StreamInflater {
-    /// Decodes `input` into the unfilled part of `out`; once `out` is full, goes on into a
-    /// one-byte spill, so a stream longer than `out` shows itself within this stride (the caller
-    /// sees more output than expected) instead of stopping for want of room.
-    fn decode(&mut self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Status, Error> {
-        let offset = self.origin;
-        let start = self.d.total_in();
-        let mut spill = [MaybeUninit::new(0u8); 1];
-        loop {
-            let (fed, produced) = ((self.d.total_in() - start) as usize, self.d.total_out() as usize);
-            let dst: &mut [MaybeUninit<u8>] = if produced < out.len() { &mut out[produced..] } else { &mut spill };
-            let status = self.d.decompress_uninit(&input[fed..], dst, FlushDecompress::None).map_err(|e| {
-                let reason = e.message().unwrap_or("invalid deflate data").to_string();
-                if reason.contains("data check") {
-                    Error::Checksum { offset }
-                } else {
-                    Error::Corrupt { offset, reason }
-                }
-            })?;
-            let (fed_now, produced_now) = ((self.d.total_in() - start) as usize, self.d.total_out() as usize);
-            let full = produced_now >= out.len();
-            let progressed = fed_now > fed || produced_now > produced;
-            // Go round again while the output is full and the decoder moves: it may hold output
-            // it had no room for, even with no input left.
-            if status == Status::StreamEnd || produced_now > out.len() || !full || !progressed {
-                return Ok(status);
-            }
-        }
-    }
-
     /// A fresh stream.
     pub fn new(format: Format) -> StreamInflater {
-        StreamInflater { d: Decompress::new(format == Format::Zlib), format, origin: 0, failed: None }
+        let mut inflater = ChunkedInflater::with_chunk_size(format, CHUNK);
+        inflater.start_fed_exact();
+        StreamInflater {
+            inflater,
+            format,
+            origin: 0,
+            fed: 0,
+            produced: 0,
+            piece: FIRST_PIECE,
+            finished: None,
+            failed: None,
+        }
     }
 
     /// Sets the offset reported in errors (where this stream starts in the caller's source).
@@ -97,16 +96,22 @@ impl StreamInflater {
     /// Starts over for another stream at `origin`, keeping the allocation. The one way on
     /// after a failed feed.
     pub fn reset(&mut self, origin: usize) {
-        self.d.reset(self.format == Format::Zlib);
+        self.inflater.start_fed_exact();
         self.origin = origin;
+        self.fed = 0;
+        self.produced = 0;
+        self.piece = FIRST_PIECE;
+        self.finished = None;
         self.failed = None;
     }
 
     /// Feeds the next stride of input. `out` is the whole output (the stream's exact inflated
     /// size), passed again on every call. An empty stride means the source has ended: if the
-    /// stream has not, that is [`Error::Truncated`]. [`Step::used`] is less than the stride only
-    /// when the stream ended inside it: a stream that outgrows `out` is
-    /// [`Error::SizeMismatch`] as soon as the stride shows it, never a request for more input.
+    /// stream has not, that is [`Error::Truncated`] (or the error the last bytes fed show).
+    /// [`Step::used`] is less than the stride only when the stream ended inside it: a stream
+    /// that outgrows `out` is [`Error::SizeMismatch`] as soon as the stride shows it, never a
+    /// request for more input. The cost follows the bytes the stream takes, not the stride's
+    /// length: a stride is fed in pieces, and the rest of it is never copied.
     ///
     /// A failed feed fails the stream: every later feed returns the same error, using no input,
     /// until [`reset`](Self::reset) (the decoder's state after bad data is not one to go on from).
@@ -121,41 +126,153 @@ impl StreamInflater {
             out.fill(MaybeUninit::new(0));
             return Err(e.clone());
         }
+        if let Some(total) = self.finished {
+            return Ok(Step { used: 0, finished: Some(total) });
+        }
         let result = self.feed_fresh(input, out);
         if let Err(e) = &result {
+            out.fill(MaybeUninit::new(0));
             self.failed = Some(e.clone());
         }
         result
     }
 
-    /// [`feed_uninit`](Self::feed_uninit) on a stream that has not failed.
+    /// [`feed_uninit`](Self::feed_uninit) on a stream that has neither failed nor ended.
     fn feed_fresh(&mut self, input: &[u8], out: &mut [MaybeUninit<u8>]) -> Result<Step, Error> {
-        let offset = self.origin;
-        let in_before = self.d.total_in() as usize;
+        let fed_before = self.fed;
         if input.is_empty() {
-            return Err(Error::Truncated { offset });
+            self.inflater.end_input();
+            return match self.drain(out)? {
+                Some(total) => Ok(Step { used: 0, finished: Some(total) }),
+                None => Err(Error::Truncated { offset: self.origin }),
+            };
         }
+        let mut used = 0;
+        loop {
+            if let Some(total) = self.drain(out)? {
+                return Ok(Step { used: total - fed_before, finished: Some(total) });
+            }
+            if used == input.len() {
+                return Ok(Step { used, finished: None });
+            }
+            let piece = self.piece.min(input.len() - used);
+            let bytes = &input[used..used + piece];
+            let fed = self.inflater.feed_with(piece, |room| {
+                room.copy_from_slice(bytes);
+                Ok::<usize, std::convert::Infallible>(piece)
+            });
+            let Ok(_) = fed;
+            used += piece;
+            self.fed += piece;
+            self.piece = (self.piece * 2).min(LARGEST_PIECE);
+        }
+    }
+
+    /// Copies into `out` whatever the decoder can make of the input fed so far; the total input
+    /// the stream occupied once it has ended and its size matched.
+    fn drain(&mut self, out: &mut [MaybeUninit<u8>]) -> Result<Option<usize>, Error> {
+        let offset = self.origin;
         let expected = out.len();
-        let status = self.decode(input, out);
-        let (in_now, out_now) = (self.d.total_in() as usize, self.d.total_out() as usize);
-        let status = match status {
-            Ok(status) => status,
-            Err(e) => {
-                out.fill(MaybeUninit::new(0));
-                return Err(e);
+        loop {
+            let chunk = match self.inflater.next_chunk() {
+                Ok(Some(chunk)) => chunk,
+                Ok(None) => break,
+                Err(e) => return Err(at_offset(e, offset)),
+            };
+            if chunk.is_empty() {
+                return Ok(None); // it wants more input
             }
-        };
-        if out_now > expected {
-            out.fill(MaybeUninit::new(0));
-            return Err(Error::SizeMismatch { offset, expected, actual: None });
+            let room = &mut out[self.produced.min(expected)..];
+            if chunk.len() > room.len() {
+                return Err(Error::SizeMismatch { offset, expected, actual: None });
+            }
+            for (slot, &byte) in room.iter_mut().zip(chunk) {
+                *slot = MaybeUninit::new(byte);
+            }
+            self.produced += chunk.len();
         }
-        match status {
-            Status::StreamEnd if out_now == expected => Ok(Step { used: in_now - in_before, finished: Some(in_now) }),
-            Status::StreamEnd => {
-                out.fill(MaybeUninit::new(0));
-                Err(Error::SizeMismatch { offset, expected, actual: Some(out_now) })
+        if self.produced != expected {
+            return Err(Error::SizeMismatch { offset, expected, actual: Some(self.produced) });
+        }
+        let total = self.inflater.consumed();
+        self.finished = Some(total);
+        Ok(Some(total))
+    }
+}
+
+/// `e`, which the decoder reported relative to the stream's start, at the stream's `offset`.
+pub(crate) fn at_offset(e: Error, offset: usize) -> Error {
+    match e {
+        Error::Truncated { .. } => Error::Truncated { offset },
+        Error::Checksum { .. } => Error::Checksum { offset },
+        Error::Corrupt { reason, .. } => Error::Corrupt { offset, reason },
+        Error::SizeMismatch { expected, actual, .. } => Error::SizeMismatch { offset, expected, actual },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small stream at the front of a large stride costs a copy of about its own size, not the
+    /// stride's: the JGit bug this crate exists for, where the whole rest of a buffer was copied
+    /// per object.
+    #[test]
+    fn a_small_stream_in_a_large_stride_copies_about_its_own_size() {
+        let data: Vec<u8> = (0..3000u32).map(|i| (i % 251) as u8 ^ (i / 97) as u8).collect();
+        let stream = miniz_oxide::deflate::compress_to_vec_zlib(&data, 6);
+        let mut input = stream.clone();
+        input.resize(4 << 20, 0xA5); // the next objects, 4 MiB of them
+        let mut out = vec![0u8; data.len()];
+        let mut s = StreamInflater::new(Format::Zlib);
+        let step = s.feed(&input, &mut out).unwrap();
+        assert_eq!((step.used, step.finished), (stream.len(), Some(stream.len())));
+        assert_eq!(out, data);
+        assert!(s.fed <= 2 * stream.len() + FIRST_PIECE, "copied {} bytes for a {}-byte stream", s.fed, stream.len());
+    }
+
+    /// Wherever the input is cut, the stream is found to end in the stride that ends it, and the
+    /// bytes after it are never taken; a damaged stream fails at the latest when the input ends.
+    #[test]
+    fn every_cut_gives_the_exact_end_or_the_error() {
+        let data: Vec<u8> =
+            (0..20_000u32).map(|i| b"pack objects, one after another\n"[(i % 32) as usize] ^ (i / 700) as u8).collect();
+        for level in [0u8, 1, 6, 9] {
+            let stream = miniz_oxide::deflate::compress_to_vec(&data, level);
+            let mut input = stream.clone();
+            input.extend_from_slice(&[0u8; 100]);
+            for stride in [1usize, 2, 3, 7, 64, 1000, 4095, 70_000] {
+                let mut s = StreamInflater::new(Format::Raw);
+                let mut out = vec![0u8; data.len()];
+                let mut fed = 0;
+                let total = loop {
+                    let step = s.feed(&input[fed..(fed + stride).min(input.len())], &mut out).unwrap();
+                    fed += step.used;
+                    if let Some(total) = step.finished {
+                        break total;
+                    }
+                };
+                assert_eq!((total, fed), (stream.len(), stream.len()), "level {level}, stride {stride}");
+                assert_eq!(out, data);
             }
-            _ => Ok(Step { used: in_now - in_before, finished: None }),
+            // zlib's Adler-32 catches what raw deflate cannot (a changed byte of a stored block).
+            let mut bad = miniz_oxide::deflate::compress_to_vec_zlib(&data, level);
+            let at = bad.len() * 2 / 3;
+            bad[at] ^= 0x55;
+            for stride in [1usize, 5, 4096] {
+                let mut s = StreamInflater::new(Format::Zlib);
+                let mut out = vec![0u8; data.len()];
+                let mut fed = 0;
+                let failed = loop {
+                    match s.feed(&bad[fed..(fed + stride).min(bad.len())], &mut out) {
+                        Err(e) => break e,
+                        Ok(step) if step.finished.is_some() => panic!("a damaged stream inflated (level {level})"),
+                        Ok(step) => fed += step.used,
+                    }
+                };
+                assert!(!matches!(failed, Error::Truncated { .. }) || fed == bad.len(), "{failed:?}");
+            }
         }
     }
 }

@@ -6,14 +6,12 @@
 #![forbid(unsafe_code)]
 
 use std::fs;
-use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
 use asset_extract::{AssetArchive, Holding, Kind, LocalHeaders, Method, Options};
 use buffer_pool::{BufferPool, PoolConfig};
-use flate2::read::DeflateDecoder;
 
 use super::Options as DemoOptions;
 use crate::report::{self, Strategy};
@@ -103,14 +101,15 @@ fn measure(apk: &Path, root: &Path) -> Result<Measured, String> {
         let mut seen = (0, 0);
         for e in entries.iter().filter(|e| e.kind == Kind::File) {
             let src = &zip[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize];
-            let mut bytes = Vec::with_capacity(e.size as usize);
+            let mut bytes = vec![0u8; e.size as usize];
             match e.method {
-                Method::Deflate => DeflateDecoder::new(src).read_to_end(&mut bytes).map_err(|e| e.to_string())?,
-                Method::Stored => src.len(),
+                Method::Deflate => {
+                    let mut inflater =
+                        strided_inflate::Decoder::new(strided_inflate::Format::Raw).map_err(|e| e.to_string())?;
+                    inflater.inflate_at(src, 0, &mut bytes).map_err(|e| e.to_string())?;
+                }
+                Method::Stored => bytes.copy_from_slice(src),
                 other => return Err(format!("the demo's archive holds no {} entries", other.name())),
-            };
-            if e.method == Method::Stored {
-                bytes.extend_from_slice(src);
             }
             seen = (seen.0 + touch(&bytes), seen.1 + bytes.len() as u64);
         }

@@ -11,7 +11,6 @@ use std::time::Instant;
 
 use asset_extract::{Entry, Kind, Method, Options, read_entries};
 use buffer_pool::{BufferPool, PoolConfig};
-use flate2::read::DeflateDecoder;
 
 use super::Options as DemoOptions;
 use crate::report;
@@ -85,10 +84,8 @@ fn zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     let mut out = Vec::new();
     let mut central = Vec::new();
     for (name, data) in files {
-        let mut e = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::new(9));
-        e.write_all(data).expect("in memory");
-        let body = e.finish().expect("in memory");
-        let crc = crc32(data);
+        let body = super::compress::deflate(data, 9, false);
+        let crc = strided_inflate::crc32(data);
         let offset = out.len() as u32;
         let fields = |sig: u32, central_entry: bool, buf: &mut Vec<u8>| {
             buf.extend_from_slice(&sig.to_le_bytes());
@@ -124,19 +121,15 @@ fn zip(files: &[(String, Vec<u8>)]) -> Vec<u8> {
     out
 }
 
-fn crc32(data: &[u8]) -> u32 {
-    let mut h = flate2::Crc::new();
-    h.update(data);
-    h.sum()
-}
-
-/// The loop a runtime writes by hand: per entry, a buffer, a decoder, a buffered file writer.
+/// The loop a runtime writes by hand: per entry, a buffer and a buffered file writer (and one
+/// decoder kept throughout, as `java.util.zip` keeps its inflaters).
 fn copy_loop<'a>(
     archive: &[u8],
     entries: &[Entry],
     dest: &Path,
     mut buffer_for: impl FnMut() -> Box<dyn AsMut<[u8]> + 'a>,
 ) -> Result<(), String> {
+    let mut inflater = strided_inflate::ChunkedInflater::with_chunk_size(strided_inflate::Format::Raw, 32 << 10);
     for e in entries {
         let path = dest.join(&e.path);
         if e.kind == Kind::Directory {
@@ -146,7 +139,7 @@ fn copy_loop<'a>(
         fs::create_dir_all(path.parent().expect("entries have parents here")).map_err(|err| err.to_string())?;
         let src = &archive[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize];
         let mut reader: Box<dyn Read> = match e.method {
-            Method::Deflate => Box::new(DeflateDecoder::new(src)),
+            Method::Deflate => Box::new(super::compress::Inflating::new(&mut inflater, src)),
             Method::Stored => Box::new(src),
             other => return Err(format!("the demo's archive holds no {} entries", other.name())),
         };

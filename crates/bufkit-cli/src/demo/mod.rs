@@ -1,6 +1,7 @@
 //! The stories behind bufkit, run side by side on built-in data.
 
 mod assets;
+mod compress;
 mod extract;
 mod growth;
 mod inflate;
