@@ -1,12 +1,25 @@
-//! One entry's bytes out of the archive, checked: the one place that inflates an entry whole and
-//! verifies its size and CRC-32, and the one rule for bytes after an entry's stream.
+//! One entry's bytes out of the archive, checked: the one place that chooses how an entry is
+//! decoded, by its method and by where its compressed bytes are ([`Input`]), for every reader of
+//! entries (whole reads, [`EntryReader`](crate::EntryReader), `read_at`, verification and
+//! extraction); and the one rule for bytes after an entry's stream.
+//!
+//! - stored: copied (or viewed in place by callers that can);
+//! - deflate: strided-inflate's engine: libdeflate's whole-buffer decoder into an output of the
+//!   entry's size ([`read_whole`]), its chunked decoder for a stream ([`EntryDecoder`]), fed from
+//!   memory or in pieces from the source;
+//! - Deflate64, bzip2, LZMA, Zstandard, XZ: their decoders in [`methods`](crate::methods).
+//!
+//! Every way out checks the same things once the entry ends: its size, its CRC-32 (whole reads
+//! may skip it once it has matched), and what follows the stream ([`Trailing`]).
 
 use std::mem::MaybeUninit;
 
-use strided_inflate::Decoder;
+use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Method};
+use crate::methods;
+use crate::source::Source;
 
 /// What becomes of bytes that follow an entry's compressed stream inside its compressed size
 /// (the stream ends, its size and CRC-32 match, and the entry's data goes on). They are no part
@@ -48,78 +61,447 @@ pub(crate) fn check_stream_end(e: &Entry, consumed: u64, rule: Trailing) -> Resu
     ))
 }
 
-/// The entry's bytes as stored in `data` (the archive).
-pub(crate) fn stored_span<'a>(data: &'a [u8], e: &Entry) -> &'a [u8] {
-    &data[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize]
+/// Where an entry's compressed bytes are.
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    /// In memory: the archive's bytes, or a read holding them.
+    Slice(&'a [u8]),
+    /// In a source: `len` bytes from `offset`, read in pieces as the decoder asks.
+    Range { source: &'a (dyn Source + 'a), offset: u64, len: u64 },
 }
 
-/// Fills `out` (exactly the entry's size) with its bytes from `src` (its data as stored, see
-/// [`stored_span`]): inflated with `decoder` (raw deflate) or copied, then checked against the
-/// stream's end (as `trailing` says) and the CRC-32 when `check_crc`. On error `out` is zeroed.
-pub(crate) fn read_entry(
-    src: &[u8],
-    e: &Entry,
-    decoder: &mut Decoder,
-    out: &mut [u8],
-    check_crc: bool,
-    trailing: Trailing,
-) -> Result<(), Error> {
-    // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_entry_uninit writes only initialised bytes.
-    let uninit = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
-    read_entry_uninit(src, e, decoder, uninit, check_crc, trailing).map(|_| ())
+impl<'a> Input<'a> {
+    /// Entry `e`'s compressed bytes at `offset` of `source`: a slice when the source lies in
+    /// memory, else a range read as needed.
+    pub(crate) fn of(source: &'a (dyn Source + 'a), offset: u64, e: &Entry) -> Input<'a> {
+        match source.bytes() {
+            Some(all) => Input::Slice(&all[offset as usize..(offset + e.compressed_size) as usize]),
+            None => Input::Range { source, offset, len: e.compressed_size },
+        }
+    }
+
+    /// Entry `e`'s compressed bytes in `archive`, all of it in memory, where its `data_offset` says.
+    pub(crate) fn stored(archive: &'a [u8], e: &Entry) -> Input<'a> {
+        Input::Slice(&archive[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize])
+    }
+
+    /// Fills `out` with the compressed bytes from `at` on (`at + out.len()` within them).
+    fn read_exact(&self, at: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
+        match *self {
+            Input::Slice(bytes) => {
+                let from = &bytes[at as usize..at as usize + out.len()];
+                for (slot, &byte) in out.iter_mut().zip(from) {
+                    *slot = MaybeUninit::new(byte);
+                }
+                Ok(())
+            }
+            Input::Range { source, offset, .. } => crate::source::read_exact_at(source, offset + at, out, entry),
+        }
+    }
+
+    /// The compressed bytes' length.
+    fn len(&self) -> u64 {
+        match *self {
+            Input::Slice(bytes) => bytes.len() as u64,
+            Input::Range { len, .. } => len,
+        }
+    }
 }
 
-/// Like [`read_entry`], into memory that may be uninitialised (a C caller's): on return every
-/// byte of `out` is initialised (the entry, or zeros on error), and handed back as such.
-pub(crate) fn read_entry_uninit<'o>(
-    src: &[u8],
+/// Room for an entry's compressed bytes, when they must be read before a whole-buffer decoder
+/// can take them.
+pub(crate) trait Scratch {
+    /// `len` bytes of room (their contents undefined); `entry` names the entry in errors.
+    fn room(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error>;
+}
+
+impl Scratch for Vec<u8> {
+    fn room(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error> {
+        if self.len() < len {
+            self.clear();
+            self.try_reserve_exact(len)
+                .map_err(|_| Error::Limit { entry: entry.to_owned(), reason: "out of memory".into() })?;
+            self.resize(len, 0);
+        }
+        Ok(&mut self[..len])
+    }
+}
+
+/// Entries decoded whole ([`read_whole`]) by the whole-buffer decoder: deflated ones, whose
+/// compressed bytes are then all in memory at once.
+pub(crate) fn whole_buffer(e: &Entry) -> bool {
+    e.method == Method::Deflate
+}
+
+/// Reads entry `e` (its compressed bytes `input`) whole into `out`, exactly its size, which may
+/// be uninitialised: a deflated entry by libdeflate's whole-buffer decoder `decoder` (its
+/// compressed bytes first read into `scratch` when they are not in memory), a stored one copied,
+/// the others through an [`EntryDecoder`]. Checks the stream's end as `trailing` says and the
+/// CRC-32 when `check_crc` (an [`EntryDecoder`] always checks it). On error `out` is zeroed; on
+/// success it is returned initialised.
+pub(crate) fn read_whole<'o>(
+    input: Input<'_>,
     e: &Entry,
     decoder: &mut Decoder,
+    scratch: &mut dyn Scratch,
     out: &'o mut [MaybeUninit<u8>],
     check_crc: bool,
     trailing: Trailing,
 ) -> Result<&'o mut [u8], Error> {
     debug_assert_eq!(out.len() as u64, e.size);
-    debug_assert_eq!(src.len() as u64, e.compressed_size);
-    if crate::methods::handles(e.method) {
-        // The streaming reader checks the size and the CRC-32 (always: `check_crc` aside).
-        let checked = std::sync::atomic::AtomicBool::new(false);
-        return crate::methods::read_whole(out, e, |whole| {
-            crate::EntryReader::new(src, e, &checked)?.with_trailing(trailing).fill_exactly(whole)
-        });
-    }
-    let mut consumed = src.len() as u64;
+    let mut consumed = e.compressed_size;
     let result = match e.method {
-        Method::Stored => {
-            // SAFETY: both are valid for src.len() == out.len() bytes and cannot overlap (a
-            // shared and an exclusive borrow).
-            unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), out.as_mut_ptr().cast::<u8>(), src.len()) };
-            Ok(())
-        }
-        Method::Deflate => match decoder.inflate_at_uninit(src, 0, out) {
-            Ok(n) => {
-                consumed = n as u64;
-                Ok(())
+        Method::Stored => input.read_exact(0, out, &e.path),
+        Method::Deflate => {
+            let compressed = match input {
+                Input::Slice(bytes) => bytes,
+                Input::Range { .. } => {
+                    let room = scratch.room(to_usize(e.compressed_size, e)?, &e.path)?;
+                    // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_exact writes only bytes.
+                    let uninit = unsafe { &mut *(std::ptr::from_mut(room) as *mut [MaybeUninit<u8>]) };
+                    input.read_exact(0, uninit, &e.path)?;
+                    room
+                }
+            };
+            match decoder.inflate_at_uninit(compressed, 0, out) {
+                Ok(n) => {
+                    consumed = n as u64;
+                    Ok(())
+                }
+                Err(source) => Err(Error::Data { entry: e.path.clone(), source }),
             }
-            Err(source) => Err(Error::Data { entry: e.path.clone(), source }),
-        },
-        _ => unreachable!("the other methods returned above"),
-    };
-    // SAFETY: the copy or the inflate (which zeroes on error) wrote every byte of `out`.
-    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
-    let result = result.and_then(|()| {
-        if check_crc && strided_inflate::crc32(out) != e.crc32 {
-            Err(Error::Crc { entry: e.path.clone() })
-        } else {
-            Ok(())
         }
-    });
-    let result = result.and_then(|()| check_stream_end(e, consumed, trailing));
-    match result {
+        _ => {
+            // The other methods stream: their decoder checks the size and the CRC-32.
+            out.fill(MaybeUninit::new(0));
+            // SAFETY: every byte was just initialised.
+            let whole = unsafe { &mut *(std::ptr::from_mut(&mut *out) as *mut [u8]) };
+            return match EntryDecoder::new(input, e, None).and_then(|d| d.with_trailing(trailing).fill_exactly(whole)) {
+                Ok(()) => Ok(whole),
+                Err(err) => {
+                    whole.fill(0);
+                    Err(err)
+                }
+            };
+        }
+    };
+    if result.is_err() {
+        out.fill(MaybeUninit::new(0));
+    }
+    result?;
+    // SAFETY: the copy or the inflate (which zeroes on error, handled above) wrote every byte.
+    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
+    let checked = if check_crc && strided_inflate::crc32(out) != e.crc32 {
+        Err(Error::Crc { entry: e.path.clone() })
+    } else {
+        check_stream_end(e, consumed, trailing)
+    };
+    match checked {
         Ok(()) => Ok(out),
         Err(err) => {
             out.fill(0);
             Err(err)
         }
+    }
+}
+
+/// [`read_whole`] into initialised memory.
+pub(crate) fn read_whole_into(
+    input: Input<'_>,
+    e: &Entry,
+    decoder: &mut Decoder,
+    scratch: &mut dyn Scratch,
+    out: &mut [u8],
+    check_crc: bool,
+    trailing: Trailing,
+) -> Result<(), Error> {
+    // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_whole writes only initialised bytes.
+    let uninit = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
+    read_whole(input, e, decoder, scratch, uninit, check_crc, trailing).map(|_| ())
+}
+
+fn to_usize(n: u64, e: &Entry) -> Result<usize, Error> {
+    usize::try_from(n).map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))
+}
+
+/// Output a reader's own chunked decoder hands out at a time: its memory is this plus 32 KiB of
+/// history.
+pub(crate) const READER_CHUNK: usize = 64 << 10;
+
+/// Compressed bytes read from a source at a time while inflating, at first: reads double from
+/// this to [`MAX_PIECE`], so a small entry costs a small read and a large one few reads.
+const FIRST_PIECE: usize = 32 << 10;
+const MAX_PIECE: usize = 256 << 10;
+
+/// The chunked decoder an [`EntryDecoder`] inflates with: its own, or one its caller keeps from
+/// entry to entry.
+pub(crate) enum Inflater<'a, 'w> {
+    Owned(Box<ChunkedInflater<'a>>),
+    Lent(&'w mut ChunkedInflater<'a>),
+}
+
+impl<'a> std::ops::Deref for Inflater<'a, '_> {
+    type Target = ChunkedInflater<'a>;
+    fn deref(&self) -> &ChunkedInflater<'a> {
+        match self {
+            Inflater::Owned(d) => d,
+            Inflater::Lent(d) => d,
+        }
+    }
+}
+
+impl<'a> std::ops::DerefMut for Inflater<'a, '_> {
+    fn deref_mut(&mut self) -> &mut ChunkedInflater<'a> {
+        match self {
+            Inflater::Owned(d) => d,
+            Inflater::Lent(d) => d,
+        }
+    }
+}
+
+/// How an entry is decoded, chosen once by [`EntryDecoder::new`].
+enum How<'a, 'w> {
+    /// Stored: copied from the compressed bytes, `at` of them done.
+    Copy { input: Input<'a>, at: u64 },
+    /// Deflate: the chunked decoder, fed from memory or in pieces; `handed` bytes of its last
+    /// chunk already copied out.
+    Inflate { inflater: Inflater<'a, 'w>, input: Input<'a>, fed: u64, piece: usize, handed: usize, ended: bool },
+    /// The other methods, and the compressed bytes the decoder has taken.
+    Decode(methods::Decoded<'a>, methods::Taken),
+}
+
+/// One entry's bytes as a stream in bounded memory, checked as they go: the size, the CRC-32 and
+/// the stream's end when the last byte is out (see [`finish`](Self::finish)).
+pub(crate) struct EntryDecoder<'a, 'w> {
+    entry: &'a Entry,
+    how: How<'a, 'w>,
+    crc: strided_inflate::Crc32,
+    produced: u64,
+    trailing: Trailing,
+    /// Set once the end has been checked.
+    finished: bool,
+}
+
+impl<'a, 'w> EntryDecoder<'a, 'w> {
+    /// The decoder for entry `e`, whose compressed bytes are `input`: its method chooses it. A
+    /// deflated entry inflates with `inflater` when given (a caller's, kept between entries),
+    /// else with a decoder of its own.
+    pub(crate) fn new(
+        input: Input<'a>,
+        e: &'a Entry,
+        inflater: Option<&'w mut ChunkedInflater<'a>>,
+    ) -> Result<Self, Error> {
+        let how = match e.method {
+            Method::Stored => How::Copy { input, at: 0 },
+            Method::Deflate => {
+                let mut inflater = match inflater {
+                    Some(lent) => Inflater::Lent(lent),
+                    None => Inflater::Owned(Box::new(ChunkedInflater::with_chunk_size(Format::Raw, READER_CHUNK))),
+                };
+                match input {
+                    Input::Slice(bytes) => inflater.start(bytes),
+                    Input::Range { .. } => inflater.start_fed(),
+                }
+                How::Inflate { inflater, input, fed: 0, piece: FIRST_PIECE, handed: 0, ended: false }
+            }
+            _ => {
+                let (decoder, taken) = match input {
+                    Input::Slice(bytes) => methods::decoder(e, Box::new(bytes))?,
+                    Input::Range { source, offset, len } => {
+                        let path = &e.path;
+                        let range = methods::Range::new(offset, len, move |pos, buf: &mut [u8]| {
+                            crate::source::read_some(source, pos, buf, path)
+                        });
+                        methods::decoder(e, Box::new(std::io::BufReader::with_capacity(methods::INPUT_BUFFER, range)))?
+                    }
+                };
+                How::Decode(decoder, taken)
+            }
+        };
+        Ok(EntryDecoder {
+            entry: e,
+            how,
+            crc: strided_inflate::Crc32::new(),
+            produced: 0,
+            trailing: Trailing::Read,
+            finished: false,
+        })
+    }
+
+    /// Decodes with `rule` for bytes after the entry's stream (by default they are read past).
+    pub(crate) fn with_trailing(mut self, rule: Trailing) -> Self {
+        self.trailing = rule;
+        self
+    }
+
+    /// The entry being decoded.
+    pub(crate) fn entry(&self) -> &'a Entry {
+        self.entry
+    }
+
+    /// The chunked decoder, for a deflated entry: to record checkpoints, or take its window.
+    pub(crate) fn inflater(&mut self) -> Option<&mut ChunkedInflater<'a>> {
+        match &mut self.how {
+            How::Inflate { inflater, .. } => Some(&mut **inflater),
+            _ => None,
+        }
+    }
+
+    /// The compressed bytes the entry's stream has taken so far: where it ended, once it has.
+    fn consumed(&self) -> u64 {
+        match &self.how {
+            How::Copy { input, .. } => input.len(),
+            How::Inflate { inflater, .. } => inflater.consumed() as u64,
+            How::Decode(_, taken) => taken.get(),
+        }
+    }
+
+    /// Feeds a fed decoder as long as it wants input.
+    fn feed(&mut self) -> Result<(), Error> {
+        let path = &self.entry.path;
+        let How::Inflate { inflater, input: Input::Range { source, offset, len }, fed, piece, .. } = &mut self.how
+        else {
+            return Ok(());
+        };
+        while inflater.wants_input() {
+            if *fed == *len {
+                inflater.end_input();
+                break;
+            }
+            let n = (*len - *fed).min(*piece as u64) as usize;
+            let at = *offset + *fed;
+            *fed +=
+                inflater.feed_with(n, |room| crate::source::read_exact(*source, at, room, path).map(|()| n))? as u64;
+            *piece = (*piece * 2).min(MAX_PIECE);
+        }
+        Ok(())
+    }
+
+    /// For a deflated entry: inflates its next chunk, counted and hashed. Returns where the chunk
+    /// starts in the entry (take it from [`inflater`](Self::inflater): `last_chunk`, or
+    /// `swap_window`), or `None` once the entry has ended and checked.
+    pub(crate) fn next_chunk(&mut self) -> Result<Option<u64>, Error> {
+        self.feed()?;
+        let How::Inflate { inflater, ended, .. } = &mut self.how else {
+            unreachable!("next_chunk is for deflated entries");
+        };
+        let offset = inflater.total_out();
+        let chunk = match inflater.next_chunk() {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => {
+                *ended = true;
+                self.finish()?;
+                return Ok(None);
+            }
+            Err(source) => return Err(Error::Data { entry: self.entry.path.clone(), source }),
+        };
+        self.produced += chunk.len() as u64;
+        if self.produced > self.entry.size {
+            return Err(self.past_size());
+        }
+        self.crc.update(chunk);
+        Ok(Some(offset))
+    }
+
+    /// Copies the entry's next bytes into `buf` and returns how many, counted and hashed; `Ok(0)`
+    /// once the entry has ended and checked.
+    pub(crate) fn read(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
+        if self.finished || buf.is_empty() {
+            return Ok(0);
+        }
+        let path = &self.entry.path;
+        let n = loop {
+            match &mut self.how {
+                How::Copy { input, at } => {
+                    let n = buf.len().min((input.len() - *at) as usize);
+                    let n = match input {
+                        Input::Slice(bytes) => {
+                            buf[..n].copy_from_slice(&bytes[*at as usize..*at as usize + n]);
+                            n
+                        }
+                        Input::Range { source, offset, .. } => {
+                            crate::source::read_some(*source, *offset + *at, &mut buf[..n], path)?
+                        }
+                    };
+                    *at += n as u64;
+                    break n;
+                }
+                How::Inflate { inflater, handed, ended, .. } => {
+                    let chunk = inflater.last_chunk();
+                    if *handed < chunk.len() {
+                        let n = buf.len().min(chunk.len() - *handed);
+                        buf[..n].copy_from_slice(&chunk[*handed..*handed + n]);
+                        *handed += n;
+                        break n;
+                    }
+                    if *ended {
+                        break 0;
+                    }
+                    if inflater.wants_input() {
+                        self.feed()?;
+                        continue;
+                    }
+                    match inflater.next_chunk() {
+                        Ok(Some(_)) => *handed = 0,
+                        Ok(None) => *ended = true,
+                        Err(source) => return Err(Error::Data { entry: path.clone(), source }),
+                    }
+                }
+                How::Decode(decoder, _) => match std::io::Read::read(decoder, buf) {
+                    Ok(n) => break n,
+                    Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(err) => return Err(methods::read_error(self.entry, err)),
+                },
+            }
+        };
+        self.counted(buf, n)
+    }
+
+    /// Counts and hashes the `n` bytes just copied into `buf`; at the end (`n == 0`), the checks.
+    fn counted(&mut self, buf: &[u8], n: usize) -> Result<usize, Error> {
+        self.produced += n as u64;
+        if self.produced > self.entry.size {
+            return Err(self.past_size());
+        }
+        self.crc.update(&buf[..n]);
+        if n == 0 {
+            self.finish()?;
+        }
+        Ok(n)
+    }
+
+    fn past_size(&self) -> Error {
+        Error::malformed_entry(format!("inflates past its size of {} bytes", self.entry.size), &self.entry.path)
+    }
+
+    /// Checks the whole entry once its last byte is out: its size, its CRC-32, and what follows
+    /// its stream.
+    fn finish(&mut self) -> Result<(), Error> {
+        let e = self.entry;
+        if self.produced != e.size {
+            return Err(Error::malformed_entry(
+                format!("{} bytes, not the {} its header says", self.produced, e.size),
+                &e.path,
+            ));
+        }
+        if self.crc.finalize() != e.crc32 {
+            return Err(Error::Crc { entry: e.path.clone() });
+        }
+        check_stream_end(e, self.consumed(), self.trailing)?;
+        self.finished = true;
+        Ok(())
+    }
+
+    /// Fills `out`, exactly the entry's size, with the whole entry, and checks its end.
+    pub(crate) fn fill_exactly(mut self, out: &mut [u8]) -> Result<(), Error> {
+        let mut filled = 0;
+        while filled < out.len() {
+            match self.read(&mut out[filled..])? {
+                0 => break, // ended early: read has refused it
+                n => filled += n,
+            }
+        }
+        // One more read: past the size it fails, at the end it runs the checks.
+        self.read(&mut [0u8; 1]).map(|_| ())
     }
 }

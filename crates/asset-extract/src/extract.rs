@@ -16,8 +16,8 @@ use crate::destination::{self, Found, Mode};
 use crate::manifest;
 use crate::merge;
 use crate::names::{Kind, check_collisions};
-use crate::pread::{PreadFile, check_end, open_archive_file};
-use crate::source::Source;
+use crate::opened::{Opened, check_end};
+use crate::source::{FileSource, Source};
 use crate::staging::{self, Staging};
 use crate::tree::Tree;
 use crate::write::{Halt, Inflaters, Job, Prefetch, Scratch, WHOLE_ENTRY_MAX, write_file};
@@ -210,14 +210,38 @@ pub fn matches(pattern: &str, path: &str) -> bool {
 /// ```
 pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     refuse_early(dest, options)?;
+    let file = FileSource::open(archive)?;
     if options.map_archive {
-        let (file, _) = open_archive_file(archive)?;
         // SAFETY: read-only and private; the caller chose mapping and its contract (documented on
         // `map_archive`): the file is not truncated or rewritten while it is extracted.
-        let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", archive, e))?;
+        let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| Error::io("mapping", archive, e))?;
         return extract_bytes(&map, dest, options);
     }
-    let (file, layout, mut locals) = PreadFile::open_path(archive)?;
+    extract_opened(Box::new(file), archive, dest, options)
+}
+
+/// Extracts the archive in `source` (a [`Source`] of the caller's: its bytes wherever the host
+/// keeps them) into `dest`, exactly as [`extract`] extracts a file: the same checks, the same
+/// reads of only what is selected, and nothing at `dest` changes unless every selected entry
+/// verified and the source still answers as it did ([`Source::check_unchanged`]).
+pub fn extract_source(source: &dyn Source, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+    match source.bytes() {
+        Some(bytes) => extract_bytes(bytes, dest, options),
+        None => {
+            refuse_early(dest, options)?;
+            extract_opened(Box::new(source), Path::new("(source)"), dest, options)
+        }
+    }
+}
+
+/// Extraction from a source read only where it must be (`archive` names it in errors).
+fn extract_opened(
+    source: Box<dyn Source + '_>,
+    archive: &Path,
+    dest: &Path,
+    options: &Options<'_>,
+) -> Result<Report, Error> {
+    let (opened, layout, mut locals) = Opened::open(source, archive)?;
     // The local headers extraction does not read on its way are checked first, as every reading
     // of the archive checks them: those of symlinks and of the entries `only` leaves out.
     let unread: Vec<(&LocalRef, &Entry)> = locals
@@ -227,17 +251,17 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
         .chain(locals.entries.iter().zip(&layout.entries).filter(|(_, e)| !selected(options, e)))
         .collect();
     if !unread.is_empty() {
-        file.check_locals(&unread)?;
+        opened.check_locals(&unread)?;
     }
     locals.symlinks = Vec::new();
-    extract_from(Source::File(&file), layout, Some(locals), archive, dest, options)
+    extract_from(opened.source(), Some(&opened), layout, Some(locals), archive, dest, options)
 }
 
 /// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`
 /// changes unless every selected entry verified; see [`Mode`] for what changes then.
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     refuse_early(dest, options)?;
-    extract_from(Source::Memory(data), read_archive(data)?, None, Path::new("(memory)"), dest, options)
+    extract_from(&data, None, read_archive(data)?, None, Path::new("(memory)"), dest, options)
 }
 
 /// Whether the `only` patterns select `e` (every entry when there are none).
@@ -266,7 +290,8 @@ fn refuse_early(dest: &Path, options: &Options<'_>) -> Result<(), Error> {
 /// does not change what is extracted (where each entry may lie was checked against all the
 /// others from the central directory).
 fn extract_from(
-    source: Source<'_>,
+    source: &(dyn Source + '_),
+    opened: Option<&Opened<'_>>,
     layout: Layout,
     locals: Option<Locals>,
     archive: &Path,
@@ -276,7 +301,7 @@ fn extract_from(
     let Selection { mut entries, mut locals, skipped, bytes: bytes_total, prepended, appended, symlinks } =
         select(layout, locals, options)?;
     let previous = if options.incremental { manifest::previous(dest) } else { None };
-    if let (Source::File(file), Some(file_locals)) = (source, locals.as_ref()) {
+    if let (Some(file), Some(file_locals)) = (opened, locals.as_ref()) {
         // A file kept from the last extraction is never read: check every header now.
         let now_or_later = |e: &Entry| previous.is_some() || e.kind != Kind::File;
         let checks: Vec<(&LocalRef, &Entry)> =
@@ -300,11 +325,11 @@ fn extract_from(
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
     let written =
-        write_all(source, &entries, locals.as_deref(), staging.path(), options, bytes_total, previous.as_ref());
+        write_all(source, opened, &entries, locals.as_deref(), staging.path(), options, bytes_total, previous.as_ref());
     // Nothing goes in place from an archive that changed while it was read; and a change explains
     // a failure better than what it caused (a read racing a truncation can copy the zeros the
     // kernel writes over the cut page, which then fail the CRC).
-    source.check_unchanged(archive)?;
+    source.check_unchanged().map_err(|e| Error::io("reading", archive, e))?;
     let mut report = written?;
     report.skipped = skipped;
     report.prepended = prepended;
@@ -430,8 +455,10 @@ fn check_limits(entries: &[Entry], options: &Options<'_>) -> Result<u64, Error> 
     Ok(total)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn write_all(
-    source: Source<'_>,
+    source: &(dyn Source + '_),
+    opened: Option<&Opened<'_>>,
     entries: &[Entry],
     locals: Option<&[LocalRef]>,
     root: &Path,
@@ -445,10 +472,7 @@ fn write_all(
     // Each file's local header, when the worker writing it checks it.
     let file_locals: Option<Vec<&LocalRef>> =
         locals.map(|l| entries.iter().enumerate().filter(is_file).map(|(i, _)| &l[i]).collect());
-    let pread_file = match source {
-        Source::File(file) => file_locals.as_ref().map(|l| (file, l)),
-        Source::Memory(_) => None,
-    };
+    let pread_file = opened.zip(file_locals.as_ref());
     // What a file's read must cover: its data, or its local header through its data.
     let extent = |i: usize| match pread_file {
         Some((_, l)) => (l[i].header_offset(), check_end(l[i], files[i], true)),
@@ -686,10 +710,11 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         }
         let mut bytes = vec![0u8; e.size as usize];
         let trailing = crate::entry_data::Trailing::strict(options.strict);
-        crate::entry_data::read_entry(
-            crate::entry_data::stored_span(data, e),
+        crate::entry_data::read_whole_into(
+            crate::entry_data::Input::stored(data, e),
             e,
             &mut decoder,
+            &mut Vec::new(),
             &mut bytes,
             true,
             trailing,

@@ -66,10 +66,11 @@ fn deferred_checks_agree(data: &[u8]) {
             continue;
         }
         let mut expected = vec![0u8; e.size as usize];
-        let want = crate::entry_data::read_entry(
-            crate::entry_data::stored_span(data, e),
+        let want = crate::entry_data::read_whole_into(
+            crate::entry_data::Input::stored(data, e),
             e,
             &mut decoder,
+            &mut Vec::new(),
             &mut expected,
             true,
             crate::entry_data::Trailing::Read,

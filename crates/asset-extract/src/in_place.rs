@@ -11,11 +11,12 @@ use strided_inflate::{Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central, read_checked};
-use crate::entry_data::read_entry_uninit;
+use crate::entry_data::{Input, Trailing, read_whole};
 use crate::entry_reader::EntryReader;
 use crate::name_index::NameIndex;
 use crate::names::Kind;
-use crate::pread::{PreadFile, open_archive_file};
+use crate::opened::Opened;
+use crate::source::{FileSource, Source};
 
 /// How an [`AssetArchive`] holds the archive's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -93,28 +94,36 @@ pub struct AssetArchive {
     symlinks: Vec<String>,
 }
 
-/// The archive's bytes: handed over in memory, mapped, or read from the file as needed.
+/// The archive's bytes: in memory (handed over, or mapped), or read from their source as needed.
 enum Bytes {
-    Memory(Vec<u8>),
-    Mapped(memmap2::Mmap),
-    Pread(PreadFile),
+    /// A source whose bytes all lie in memory ([`Source::bytes`]).
+    InMemory(Box<dyn Source>),
+    /// Any other source: only its central names are held.
+    Read(Opened<'static>),
 }
 
 impl Bytes {
     /// All of the archive, when it is in memory or mapped.
     fn all(&self) -> Option<&[u8]> {
         match self {
-            Bytes::Memory(v) => Some(v),
-            Bytes::Mapped(m) => Some(m),
-            Bytes::Pread(_) => None,
+            Bytes::InMemory(source) => source.bytes(),
+            Bytes::Read(_) => None,
         }
     }
 
-    /// What the parser sees: all of it, or the end read at open.
+    /// Where the bytes are read from.
+    fn source(&self) -> &dyn Source {
+        match self {
+            Bytes::InMemory(source) => &**source,
+            Bytes::Read(opened) => opened.source(),
+        }
+    }
+
+    /// What the parser sees: all of it, or the names read at open.
     fn window(&self) -> Window<'_> {
         match self {
-            Bytes::Pread(p) => p.window(),
-            _ => Window::whole(self.all().expect("in memory")),
+            Bytes::Read(opened) => opened.window(),
+            Bytes::InMemory(_) => Window::whole(self.all().expect("in memory")),
         }
     }
 }
@@ -122,7 +131,7 @@ impl Bytes {
 std::thread_local! {
     /// Each thread's raw-deflate decoder: a read allocates nothing.
     static DECODER: RefCell<Option<Decoder>> = const { RefCell::new(None) };
-    /// Each thread's buffer for deflated bytes read from the file.
+    /// Each thread's buffer for deflated bytes read from a source not in memory.
     static SCRATCH: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
 }
 
@@ -139,39 +148,59 @@ impl AssetArchive {
     /// Opens and validates the archive at `path`, held as `holding` says, its local headers
     /// checked when `local_headers` says.
     pub fn open_with(path: &Path, holding: Holding, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
-        let (file, meta) = open_archive_file(path)?;
+        let file = FileSource::open(path)?;
         match holding {
-            Holding::Read => {
-                let (file, layout, mut locals) = PreadFile::open(file, &meta, path)?;
-                let symlinks = std::mem::take(&mut locals.symlinks);
-                let archive = AssetArchive::indexed(Bytes::Pread(file), layout, locals.entries, locals.index);
-                if local_headers == LocalHeaders::AtOpen
-                    && let Bytes::Pread(file) = &archive.data
-                {
-                    // As extraction does: every entry's local header, and every symlink's, in
-                    // file order and few reads.
-                    let mut checks: Vec<(&LocalRef, &Entry)> = archive.locals.iter().zip(&archive.entries).collect();
-                    checks.extend(symlinks.iter().map(|(local, e)| (local, e)));
-                    let offsets = file.check_locals(&checks)?;
-                    for (slot, offset) in archive.data_offsets.iter().zip(offsets) {
-                        slot.store(offset, Ordering::Relaxed);
-                    }
-                }
-                Ok(archive)
-            }
+            Holding::Read => AssetArchive::opened(Box::new(file), path, local_headers),
             Holding::Map => {
                 // SAFETY: read-only and private; the caller chose mapping and its contract
                 // (documented on Holding::Map): the file is not truncated or rewritten while the
                 // archive is open.
-                let map = unsafe { memmap2::Mmap::map(&file) }.map_err(|e| Error::io("mapping", path, e))?;
-                AssetArchive::parsed(Bytes::Mapped(map), local_headers)
+                let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| Error::io("mapping", path, e))?;
+                AssetArchive::parsed(Bytes::InMemory(Box::new(map)), local_headers)
             }
         }
     }
 
+    /// Opens and validates the archive in `source` (a [`Source`] of the caller's: see its
+    /// example), every local header checked now. A source in memory ([`Source::bytes`]) is read
+    /// in place; any other is read as a file is, only where a request needs it.
+    pub fn open_source(source: impl Source + 'static) -> Result<AssetArchive, Error> {
+        AssetArchive::open_source_with(source, LocalHeaders::AtOpen)
+    }
+
+    /// Like [`open_source`](Self::open_source), its local headers checked when `local_headers`
+    /// says.
+    pub fn open_source_with(source: impl Source + 'static, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
+        if source.bytes().is_some() {
+            AssetArchive::parsed(Bytes::InMemory(Box::new(source)), local_headers)
+        } else {
+            AssetArchive::opened(Box::new(source), Path::new("(source)"), local_headers)
+        }
+    }
+
+    /// An archive read from `source` as needed (`path` names it in errors).
+    fn opened(source: Box<dyn Source>, path: &Path, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
+        let (opened, layout, mut locals) = Opened::open(source, path)?;
+        let symlinks = std::mem::take(&mut locals.symlinks);
+        let archive = AssetArchive::indexed(Bytes::Read(opened), layout, locals.entries, locals.index);
+        if local_headers == LocalHeaders::AtOpen
+            && let Bytes::Read(opened) = &archive.data
+        {
+            // As extraction does: every entry's local header, and every symlink's, in file
+            // order and few reads.
+            let mut checks: Vec<(&LocalRef, &Entry)> = archive.locals.iter().zip(&archive.entries).collect();
+            checks.extend(symlinks.iter().map(|(local, e)| (local, e)));
+            let offsets = opened.check_locals(&checks)?;
+            for (slot, offset) in archive.data_offsets.iter().zip(offsets) {
+                slot.store(offset, Ordering::Relaxed);
+            }
+        }
+        Ok(archive)
+    }
+
     /// Validates an archive the caller hands over in memory, every local header checked now.
     pub fn from_bytes(data: Vec<u8>) -> Result<AssetArchive, Error> {
-        AssetArchive::parsed(Bytes::Memory(data), LocalHeaders::AtOpen)
+        AssetArchive::parsed(Bytes::InMemory(Box::new(data)), LocalHeaders::AtOpen)
     }
 
     /// An archive in memory or mapped: at open, parsed as extraction parses it (the same checks,
@@ -262,75 +291,31 @@ impl AssetArchive {
                 &e.path,
             ));
         }
-        if crate::methods::handles(e.method) {
-            // Deflate64, bzip2, LZMA, Zstandard, XZ: through the streaming reader, which checks.
-            return crate::methods::read_whole(out, e, |whole| self.reader(index)?.fill_exactly(whole));
-        }
-        let offset = self.data_offset(index, e)?;
-        let check = !self.crc_checked[index].load(Ordering::Acquire);
-        let out = match &self.data {
-            // From the file: stored bytes straight into `out`, deflated ones (the other methods
-            // returned above) through a scratch buffer; the CRC checked every time, since the file may have changed.
-            Bytes::Pread(file) => match e.method {
-                Method::Stored => {
-                    let filled = file.read_exact_at(offset, out, &e.path);
-                    if let Err(err) = filled {
-                        out.fill(MaybeUninit::new(0));
-                        return Err(err);
-                    }
-                    // SAFETY: read_exact_at filled every byte.
-                    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
-                    if strided_inflate::crc32(out) != e.crc32 {
-                        out.fill(0);
-                        return Err(Error::Crc { entry: e.path.clone() });
-                    }
-                    out
+        let input = self.input(index, e)?;
+        // Read from a source not in memory, the CRC-32 is checked every time: the source may
+        // have changed since. In memory, the first time.
+        let check = self.data.all().is_none() || !self.crc_checked[index].load(Ordering::Acquire);
+        let out = DECODER.with(|decoder| {
+            SCRATCH.with(|scratch| {
+                let mut decoder = decoder.borrow_mut();
+                let decoder = match decoder.as_mut() {
+                    Some(d) => d,
+                    None => decoder.insert(
+                        Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?,
+                    ),
+                };
+                let mut scratch = scratch.borrow_mut();
+                let out = read_whole(input, e, decoder, &mut *scratch, out, check, Trailing::Read);
+                if scratch.capacity() > SCRATCH_KEPT {
+                    *scratch = Vec::new();
                 }
-                _ => SCRATCH.with(|scratch| {
-                    let mut scratch = scratch.borrow_mut();
-                    let csize = usize::try_from(e.compressed_size)
-                        .map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
-                    scratch.clear();
-                    scratch
-                        .try_reserve_exact(csize)
-                        .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-                    file.read_exact_at(offset, &mut scratch.spare_capacity_mut()[..csize], &e.path)?;
-                    // SAFETY: read_exact_at initialised the first csize bytes of the spare capacity.
-                    unsafe { scratch.set_len(csize) };
-                    let out = self.inflate(&scratch, e, out, true);
-                    if scratch.capacity() > SCRATCH_KEPT {
-                        *scratch = Vec::new();
-                    }
-                    out
-                })?,
-            },
-            _ => {
-                let all = self.data.all().expect("in memory");
-                self.inflate(&all[offset as usize..(offset + e.compressed_size) as usize], e, out, check)?
-            }
-        };
+                out
+            })
+        })?;
         if check {
             self.crc_checked[index].store(true, Ordering::Release);
         }
         Ok(out)
-    }
-
-    fn inflate<'o>(
-        &self,
-        src: &[u8],
-        e: &Entry,
-        out: &'o mut [MaybeUninit<u8>],
-        check: bool,
-    ) -> Result<&'o mut [u8], Error> {
-        DECODER.with(|slot| {
-            let mut slot = slot.borrow_mut();
-            let decoder = match slot.as_mut() {
-                Some(d) => d,
-                None => slot
-                    .insert(Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?),
-            };
-            read_entry_uninit(src, e, decoder, out, check, crate::entry_data::Trailing::Read)
-        })
     }
 
     /// The whole entry at `index` in a new vector.
@@ -377,7 +362,7 @@ impl AssetArchive {
         if e.method != Method::Stored || self.data.all().is_none() {
             return Ok(None);
         }
-        let bytes = self.data_span(index, e)?;
+        let Input::Slice(bytes) = self.input(index, e)? else { return Ok(None) };
         if !self.crc_checked[index].load(Ordering::Acquire) {
             if strided_inflate::crc32(bytes) != e.crc32 {
                 return Err(Error::Crc { entry: e.path.clone() });
@@ -394,12 +379,8 @@ impl AssetArchive {
     /// [`read_at`](Self::read_at) needs no pass of its own.
     pub fn reader(&self, index: usize) -> Result<EntryReader<'_>, Error> {
         let e = self.file_entry(index)?;
-        let offset = self.data_offset(index, e)?;
-        Ok(match &self.data {
-            Bytes::Pread(file) => EntryReader::from_file(file.file(), offset, e, &self.crc_checked[index])?,
-            _ => EntryReader::new(self.data_span(index, e)?, e, &self.crc_checked[index])?
-                .keeping_checkpoints(&self.checkpoints, index),
-        })
+        Ok(EntryReader::new(self.input(index, e)?, e, &self.crc_checked[index])?
+            .keeping_checkpoints(&self.checkpoints, index))
     }
 
     /// Reads up to `out.len()` bytes of entry `index` from byte `offset` of its data into `out`;
@@ -444,9 +425,11 @@ impl AssetArchive {
         match e.method {
             Method::Stored => {
                 self.checked_whole_once(index, e)?;
-                match &self.data {
-                    Bytes::Pread(file) => read_exact(file.file(), data + offset, out, &e.path)?,
-                    _ => out.copy_from_slice(&self.data_span(index, e)?[offset as usize..offset as usize + want]),
+                match Input::of(self.data.source(), data, e) {
+                    Input::Slice(bytes) => out.copy_from_slice(&bytes[offset as usize..offset as usize + want]),
+                    Input::Range { source, offset: at, .. } => {
+                        crate::source::read_exact(source, at + offset, out, &e.path)?;
+                    }
                 }
                 Ok(want)
             }
@@ -533,15 +516,7 @@ impl AssetArchive {
         move |offset: u64, buf: &mut [u8]| {
             let left = e.compressed_size.saturating_sub(offset);
             let n = (buf.len() as u64).min(left) as usize;
-            match &self.data {
-                Bytes::Pread(file) => std::os::unix::fs::FileExt::read_at(file.file(), &mut buf[..n], data + offset),
-                _ => {
-                    let all = self.data.all().expect("in memory");
-                    let from = (data + offset) as usize;
-                    buf[..n].copy_from_slice(&all[from..from + n]);
-                    Ok(n)
-                }
-            }
+            self.data.source().read_at(data + offset, &mut buf[..n])
         }
     }
 
@@ -569,8 +544,8 @@ impl AssetArchive {
             return Ok(offset);
         }
         let offset = match &self.data {
-            Bytes::Pread(file) => file.check_local(self.local(index, e)?, e)?,
-            _ => check_local(&self.data.window(), &self.data.window(), self.local(index, e)?, e)?,
+            Bytes::Read(opened) => opened.check_local(self.local(index, e)?, e)?,
+            Bytes::InMemory(_) => check_local(&self.data.window(), &self.data.window(), self.local(index, e)?, e)?,
         };
         self.data_offsets[index].store(offset, Ordering::Release);
         Ok(offset)
@@ -581,12 +556,12 @@ impl AssetArchive {
         self.locals.get(index).ok_or_else(|| Error::malformed_entry("its local header was not located", &e.path))
     }
 
-    /// Entry `index`'s data as stored, when the archive is in memory or mapped.
-    fn data_span(&self, index: usize, e: &Entry) -> Result<&[u8], Error> {
+    /// Entry `index`'s data as stored: in place when the archive is in memory or mapped, else a
+    /// range of its source. (Checked by check_local: the data lies before the next entry, inside
+    /// the archive.)
+    fn input(&self, index: usize, e: &Entry) -> Result<Input<'_>, Error> {
         let offset = self.data_offset(index, e)?;
-        let all = self.data.all().expect("in memory or mapped");
-        // Checked by check_local: the data lies before the next entry, inside the archive.
-        Ok(&all[offset as usize..(offset + e.compressed_size) as usize])
+        Ok(Input::of(self.data.source(), offset, e))
     }
 
     fn file_entry(&self, index: usize) -> Result<&Entry, Error> {
@@ -599,21 +574,6 @@ impl AssetArchive {
         }
         Ok(e)
     }
-}
-
-/// Fills `out` from `file` at `offset`; a file shorter than that is malformed (it shrank).
-fn read_exact(file: &std::fs::File, offset: u64, out: &mut [u8], entry: &str) -> Result<(), Error> {
-    use std::os::unix::fs::FileExt;
-    let mut done = 0;
-    while done < out.len() {
-        match file.read_at(&mut out[done..], offset + done as u64) {
-            Ok(0) => return Err(Error::malformed_entry("the archive shrank since it was opened", entry)),
-            Ok(n) => done += n,
-            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(err) => return Err(Error::Io { action: "reading", path: entry.to_string(), source: err }),
-        }
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -48,7 +48,7 @@ mod merge;
 mod methods;
 mod name_index;
 mod names;
-mod pread;
+mod opened;
 mod random_access;
 mod remove;
 mod source;
@@ -65,10 +65,12 @@ pub use destination::Mode;
 pub use entry_reader::EntryReader;
 pub use error::Error;
 pub use extract::{
-    MAX_THREADS, Options, Progress, Report, extract, extract_bytes, extract_to_memory, matches as matches_pattern,
+    MAX_THREADS, Options, Progress, Report, extract, extract_bytes, extract_source, extract_to_memory,
+    matches as matches_pattern,
 };
 pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
+pub use source::{FileSource, Source};
 pub use verify::Verification;
 
 /// The README's example, compiled and run as a doctest.

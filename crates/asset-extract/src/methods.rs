@@ -14,7 +14,6 @@
 //! ([`Trailing`](crate::entry_data::Trailing)).
 
 use std::io::{self, BufRead, Read};
-use std::mem::MaybeUninit;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -32,11 +31,6 @@ pub const ZSTD_WINDOW_LOG_MAX: u32 = 27;
 /// A decoder of one of the methods this module handles, reading compressed bytes from
 /// `compressed` (exactly the entry's compressed data).
 pub(crate) type Decoded<'a> = Box<dyn Read + Send + 'a>;
-
-/// Whether `method` is one this module decodes (neither stored nor deflate).
-pub(crate) fn handles(method: Method) -> bool {
-    !matches!(method, Method::Stored | Method::Deflate)
-}
 
 /// How many compressed bytes a decoder has taken from its input: where its stream ended, once
 /// it has. Shared between the decoder's input and the reader that checks the end.
@@ -159,26 +153,6 @@ impl<F: FnMut(u64, &mut [u8]) -> Result<usize, Error>> Read for Range<F> {
         let got = (self.read_at)(self.pos, &mut buf[..n]).map_err(io::Error::other)?;
         self.pos += got as u64;
         Ok(got)
-    }
-}
-
-/// Fills `out` (exactly entry `e`'s size, maybe uninitialised) with `fill`, which reads the
-/// entry whole and checks it; on error `out` is zeroed. Returns `out`, initialised.
-pub(crate) fn read_whole<'o>(
-    out: &'o mut [MaybeUninit<u8>],
-    e: &Entry,
-    fill: impl FnOnce(&mut [u8]) -> Result<(), Error>,
-) -> Result<&'o mut [u8], Error> {
-    debug_assert_eq!(out.len() as u64, e.size);
-    out.fill(MaybeUninit::new(0));
-    // SAFETY: every byte was just initialised.
-    let out = unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) };
-    match fill(out) {
-        Ok(()) => Ok(out),
-        Err(err) => {
-            out.fill(0);
-            Err(err)
-        }
     }
 }
 

@@ -15,6 +15,7 @@ use strided_inflate::{ChunkedInflater, Decoder, Format};
 use crate::Error;
 use crate::archive::{Entry, Method};
 use crate::behind::{Chunk, Target, WriteBehind};
+use crate::entry_data::{EntryDecoder, Input, read_whole_into};
 use crate::source::Source;
 use crate::tree::Tree;
 
@@ -24,6 +25,8 @@ pub(crate) const WHOLE_ENTRY_MAX: u64 = 4 << 20;
 
 /// The piece other methods' entries and stored entries are streamed in.
 const CHUNK_BUFFER: usize = 1 << 20;
+/// Stored entries of an archive not in memory are copied in pieces of this size.
+const STORED_PIECE: usize = 1 << 20;
 /// A streamed entry's chunks (the decoder's window is this plus 32 KiB and its slack).
 const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
 
@@ -79,10 +82,16 @@ impl<'pool> Scratch<'pool> {
     }
 }
 
+impl crate::entry_data::Scratch for Scratch<'_> {
+    fn room(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error> {
+        self.take(len, entry)
+    }
+}
+
 /// What writing an entry needs besides the entry: where the archive's bytes are (and the entry's,
 /// if a batch read already holds them), where to write, and the shared buffers and flags.
 pub(crate) struct Job<'j, 'a> {
-    pub(crate) source: Source<'a>,
+    pub(crate) source: &'a (dyn Source + 'a),
     /// Where the entry's data starts in the archive (its local header checked).
     pub(crate) data_offset: u64,
     /// The entry's data as stored, when a batch read holds it.
@@ -116,9 +125,6 @@ pub(crate) fn written_behind(e: &Entry, durable: bool) -> bool {
     e.method == Method::Deflate && e.size > WHOLE_ENTRY_MAX && !durable
 }
 
-/// A file-held archive is read in pieces of this size when an entry streams.
-const INPUT_PIECE: usize = 256 << 10;
-
 /// Neighbouring entries are read together when the span holding them is at most this long...
 const PREFETCH_MAX: u64 = 1 << 20;
 
@@ -136,13 +142,13 @@ impl<'s> Prefetch<'s> {
     /// other headers and unselected entries, is read for nothing); else `None`. `first` names
     /// the batch in errors.
     pub(crate) fn read(
-        source: Source<'_>,
+        source: &dyn Source,
         extents: &[(u64, u64)],
         at_least: usize,
         first: &Entry,
         scratch: &'s mut Scratch<'_>,
     ) -> Result<Option<Prefetch<'s>>, Error> {
-        if matches!(source, Source::Memory(_)) || extents.len() < at_least.max(1) {
+        if source.bytes().is_some() || extents.len() < at_least.max(1) {
             return Ok(None);
         }
         let start = extents.iter().map(|&(from, _)| from).min().unwrap_or(0);
@@ -153,7 +159,7 @@ impl<'s> Prefetch<'s> {
             return Ok(None);
         }
         let data = scratch.take(len as usize, &first.path)?;
-        source.read_exact_at(start, data, &first.path)?;
+        crate::source::read_exact(source, start, data, &first.path)?;
         Ok(Some(Prefetch { data, start }))
     }
 
@@ -170,78 +176,47 @@ impl<'s> Prefetch<'s> {
     }
 }
 
-/// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file.
-pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
+/// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file: a stored
+/// entry in memory straight from the archive, one decoded whole into a pooled buffer of its size
+/// when small enough, else streamed through the decoder [`entry_data`](crate::entry_data)
+/// chooses (a large deflated entry's chunks written behind it by whichever worker is idle).
+pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
     let tree = job.tree;
     let mut file = tree.create_file(&e.path, e.mode)?;
     let write = |file: &mut File, bytes: &[u8]| {
         file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
     };
-    let in_memory = job.held.or_else(|| job.source.span(job.data_offset, e.compressed_size));
-    match e.method {
-        Method::Stored => match in_memory {
-            Some(src) => {
-                if strided_inflate::crc32(src) != e.crc32 {
-                    return Err(Error::Crc { entry: e.path.clone() });
-                }
-                write(&mut file, src)?;
+    let input = match job.held {
+        Some(bytes) => Input::Slice(bytes),
+        None => Input::of(job.source, job.data_offset, e),
+    };
+    match input {
+        Input::Slice(src) if e.method == Method::Stored => {
+            if strided_inflate::crc32(src) != e.crc32 {
+                return Err(Error::Crc { entry: e.path.clone() });
             }
-            None => copy_stored(e, job, &mut inflaters.input, |bytes| write(&mut file, bytes))?,
-        },
-        other if crate::methods::handles(other) => {
-            // Deflate64, bzip2, LZMA, Zstandard, XZ: streamed through the entry reader, which
-            // checks size and CRC-32 as it ends, in pieces of at most `CHUNK_BUFFER`.
-            let checked = std::sync::atomic::AtomicBool::new(false);
-            let reader = match (in_memory, job.source) {
-                (Some(src), _) => crate::EntryReader::new(src, e, &checked)?,
-                (None, Source::File(archive)) => {
-                    crate::EntryReader::from_file(archive.file(), job.data_offset, e, &checked)?
-                }
-                (None, Source::Memory(_)) => unreachable!("an archive in memory always has the span"),
-            };
-            let mut reader = reader.with_trailing(job.trailing);
-            let piece = (e.size as usize).saturating_add(1).clamp(2, CHUNK_BUFFER);
-            let buffer = inflaters.output.take(piece, &e.path)?;
-            loop {
-                if job.halt.is_set() {
-                    return Err(Error::Cancelled);
-                }
-                match reader.read_checked(buffer)? {
-                    0 => break,
-                    n => write(&mut file, &buffer[..n])?,
-                }
-            }
+            write(&mut file, src)?;
         }
-        Method::Deflate if e.size <= WHOLE_ENTRY_MAX => {
-            let src = match in_memory {
-                Some(src) => src,
-                None => {
-                    let read = inflaters.input.take(e.compressed_size as usize, &e.path)?;
-                    job.source.read_exact_at(job.data_offset, read, &e.path)?;
-                    &*read
-                }
-            };
+        _ if crate::entry_data::whole_buffer(e) && e.size <= WHOLE_ENTRY_MAX => {
             let out = inflaters.output.take(e.size as usize, &e.path)?;
-            crate::entry_data::read_entry(src, e, &mut inflaters.whole, out, true, job.trailing)?;
+            read_whole_into(input, e, &mut inflaters.whole, &mut inflaters.input, out, true, job.trailing)?;
             write(&mut file, out)?;
         }
-        _ => {
-            // Large deflate: inflate in bounded chunks, hashing as it goes. Each chunk is written at once
-            // (always when durable, so the file can be synced below), or, while another worker
-            // waits for work, copied into a pooled buffer and handed to it.
+        _ if e.method == Method::Deflate => {
+            // Large deflate: inflated in bounded chunks by the worker's chunked decoder, hashed as
+            // it goes. Each chunk is written at once (always when durable, so the file can be
+            // synced below), or, while another worker waits for work, handed to it in the
+            // decoder's own window. (Large entries are never read with a batch: see `Prefetch`.)
             let inflater =
                 inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
-            // (Large entries are never read with a batch: see `Prefetch`'s callers.)
-            let input = match job.source.span(job.data_offset, e.compressed_size) {
-                Some(src) => Input::Memory(src),
-                None => Input::File { source: job.source, at: job.data_offset },
-            };
+            let input = Input::of(job.source, job.data_offset, e);
+            let decoder = EntryDecoder::new(input, e, Some(inflater))?.with_trailing(job.trailing);
             if job.durable {
-                stream_entry(input, e, inflater, job, |_, inflater| write(&mut file, inflater.last_chunk()))?;
+                stream_entry(decoder, job, |_, inflater| write(&mut file, inflater.last_chunk()))?;
             } else {
                 let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
                 let behind = job.behind;
-                return stream_entry(input, e, inflater, job, |offset, inflater| {
+                return stream_entry(decoder, job, |offset, inflater| {
                     if !behind.has_writer() {
                         return target
                             .file
@@ -256,6 +231,24 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Infla
                 });
             }
         }
+        _ => {
+            // Stored entries read from the source, and the other methods (Deflate64, bzip2, LZMA,
+            // Zstandard, XZ): streamed in pieces through the entry's decoder, which checks size
+            // and CRC-32 as it ends.
+            let mut decoder = EntryDecoder::new(input, e, None)?.with_trailing(job.trailing);
+            let largest = if e.method == Method::Stored { STORED_PIECE } else { CHUNK_BUFFER };
+            let piece = (e.size as usize).saturating_add(1).clamp(2, largest);
+            let buffer = inflaters.output.take(piece, &e.path)?;
+            loop {
+                if job.halt.is_set() {
+                    return Err(Error::Cancelled);
+                }
+                match decoder.read(buffer)? {
+                    0 => break,
+                    n => write(&mut file, &buffer[..n])?,
+                }
+            }
+        }
     }
     if job.restore_mtime
         && let Some(time) = system_time(e.mtime)
@@ -267,42 +260,6 @@ pub(crate) fn write_file<'a>(e: &Entry, job: &Job<'_, 'a>, inflaters: &mut Infla
         file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;
     }
     Ok(())
-}
-
-/// A stored entry of a file-held archive, read in pieces into the worker's input buffer, each
-/// piece hashed and handed to `sink`; the CRC-32 checked at the end.
-fn copy_stored(
-    e: &Entry,
-    job: &Job<'_, '_>,
-    scratch: &mut Scratch<'_>,
-    mut sink: impl FnMut(&[u8]) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let piece = (e.size as usize).clamp(1, CHUNK_BUFFER);
-    let lease = scratch.take(piece, &e.path)?;
-    let mut crc = strided_inflate::Crc32::new();
-    let mut done = 0u64;
-    while done < e.size {
-        if job.halt.is_set() {
-            return Err(Error::Cancelled);
-        }
-        let n = (e.size - done).min(piece as u64) as usize;
-        job.source.read_exact_at(job.data_offset + done, &mut lease[..n], &e.path)?;
-        crc.update(&lease[..n]);
-        sink(&lease[..n])?;
-        done += n as u64;
-    }
-    if crc.finalize() != e.crc32 {
-        return Err(Error::Crc { entry: e.path.clone() });
-    }
-    Ok(())
-}
-
-/// Where a streamed entry's compressed data comes from.
-enum Input<'a> {
-    /// All of it, in memory.
-    Memory(&'a [u8]),
-    /// In the file, from `at` on: fed to the decoder a piece at a time.
-    File { source: Source<'a>, at: u64 },
 }
 
 /// Why workers stop early: another worker failed, or the caller cancelled.
@@ -319,53 +276,19 @@ impl Halt<'_> {
     }
 }
 
-/// Inflates a large entry in chunks, checking its size, CRC-32 and end as `job` says; each chunk
-/// goes to `sink(offset in the file, bytes)`. Stops early when the job halts.
+/// Inflates a large deflated entry in chunks through `decoder`, which checks its size, CRC-32
+/// and end; each chunk goes to `sink(offset in the file, the decoder holding it)`. Stops early
+/// when the job halts.
 fn stream_entry<'a>(
-    input: Input<'a>,
-    e: &Entry,
-    inflater: &mut ChunkedInflater<'a>,
+    mut decoder: EntryDecoder<'a, '_>,
     job: &Job<'_, '_>,
     mut sink: impl FnMut(u64, &mut ChunkedInflater<'a>) -> Result<(), Error>,
 ) -> Result<(), Error> {
-    let mut crc = strided_inflate::Crc32::new();
-    let mut fed = 0u64;
-    match input {
-        Input::Memory(src) => inflater.start(src),
-        Input::File { .. } => inflater.start_fed(),
-    }
     loop {
         if job.halt.is_set() {
             return Err(Error::Cancelled);
         }
-        if let Input::File { source, at } = input {
-            while inflater.wants_input() {
-                let left = e.compressed_size - fed;
-                if left == 0 {
-                    inflater.end_input();
-                    break;
-                }
-                let piece = left.min(INPUT_PIECE as u64) as usize;
-                fed += inflater
-                    .feed_with(piece, |room| source.read_exact_at(at + fed, room, &e.path).map(|()| piece))?
-                    as u64;
-            }
-        }
-        let offset = inflater.total_out();
-        let Some(chunk) = inflater.next_chunk().map_err(|source| Error::Data { entry: e.path.clone(), source })? else {
-            break;
-        };
-        if offset + chunk.len() as u64 > e.size {
-            return Err(Error::malformed_entry("inflates past its declared size", &e.path));
-        }
-        crc.update(chunk);
-        sink(offset, inflater)?;
+        let Some(offset) = decoder.next_chunk()? else { return Ok(()) };
+        sink(offset, decoder.inflater().expect("a deflated entry"))?;
     }
-    if inflater.total_out() != e.size {
-        return Err(Error::malformed_entry("inflates to a size other than declared", &e.path));
-    }
-    if crc.finalize() != e.crc32 {
-        return Err(Error::Crc { entry: e.path.clone() });
-    }
-    crate::entry_data::check_stream_end(e, inflater.consumed() as u64, job.trailing)
 }

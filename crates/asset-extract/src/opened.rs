@@ -1,19 +1,17 @@
-//! The one way an archive file is read, by extraction, `cat`, `ls` and an
-//! [`AssetArchive`](crate::AssetArchive) alike: at open, only its end records and central
-//! directory come into memory; after that only the byte ranges asked for are read, with `pread`.
-//! The file may change underneath: a read then fails with an error (short reads, a local header
-//! that no longer agrees, a CRC that no longer matches, a changed size or identity), never a
-//! signal.
+//! The one way an archive is read from a [`Source`] that does not lie in memory (a file, a
+//! caller's storage), by extraction, `cat`, `ls` and an [`AssetArchive`](crate::AssetArchive)
+//! alike: at open, only its end records and central directory come into memory; after that only
+//! the byte ranges asked for are read. The source may change underneath: a read then fails with
+//! an error (short reads, a local header that no longer agrees, a CRC that no longer matches, a
+//! changed size or identity), never a signal.
 
 #![forbid(unsafe_code)]
 
-use std::fs::File;
-use std::mem::MaybeUninit;
-use std::os::unix::fs::{FileExt, MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::Error;
 use crate::archive::{Entry, Layout, LocalRef, Locals, Window, check_local, read_central};
+use crate::source::{Source, read_up_to};
 
 /// How much of the file's end the first read takes: an end record with the longest comment, and
 /// a ZIP64 locator and record before it, with room to spare. The central directory usually
@@ -36,85 +34,28 @@ const HEADERS_READ_MAX: u64 = 64 << 10;
 /// between (the smaller entry's data) are read for nothing, so only small entries group.
 const HEADERS_GAP_MAX: u64 = 4 << 10;
 
-/// An archive file open for reading, holding of it only its entries' central names (what checking
-/// their local headers needs); the index is the caller's.
-pub(crate) struct PreadFile {
-    file: File,
+/// An archive source open for reading, holding of it only its entries' central names (what
+/// checking their local headers needs); the index is the caller's.
+pub(crate) struct Opened<'s> {
+    source: Box<dyn Source + 's>,
     len: u64,
     /// The central names, one after another (see [`compact_names`](crate::archive::compact_names)).
     names: Vec<u8>,
-    /// The file as it was at open, to tell that it changed since.
-    identity: Identity,
 }
 
-/// What identifies a file's version: which file, its size and its last change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Identity {
-    fn of(meta: &std::fs::Metadata) -> Identity {
-        Identity {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            len: meta.len(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        }
-    }
-}
-
-/// Opens the archive at `path` for reading, refusing what is not a regular file: a directory, a
-/// device, a socket, or a FIFO, which is opened without waiting for a writer (a plain `open(2)` of
-/// a FIFO blocks until one comes, and the caller's thread with it).
-pub(crate) fn open_archive_file(path: &Path) -> Result<(File, std::fs::Metadata), Error> {
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-        .open(path)
-        .map_err(|e| Error::io("opening", path, e))?;
-    let meta = file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
-    let kind = meta.file_type();
-    if !kind.is_file() {
-        let what = if kind.is_dir() {
-            std::io::ErrorKind::IsADirectory.into()
-        } else {
-            std::io::Error::other("not a regular file (a FIFO, device or socket)")
-        };
-        return Err(Error::io("reading the archive", path, what));
-    }
-    Ok((file, meta))
-}
-
-impl PreadFile {
-    /// Opens the archive at `path` (a regular file: see [`open_archive_file`]) and parses its
-    /// central directory, as [`open`](Self::open) does.
-    pub(crate) fn open_path(path: &Path) -> Result<(PreadFile, Layout, Locals), Error> {
-        let (file, meta) = open_archive_file(path)?;
-        PreadFile::open(file, &meta, path)
-    }
-
-    /// Reads the end of `file` and parses its central directory, reading more of the file only
+impl<'s> Opened<'s> {
+    /// Reads the end of `source` and parses its central directory, reading more of it only
     /// when the first read did not hold it all: from where the end records say the central
     /// directory starts (a directory beyond 64 KiB, ZIP64 records elsewhere), or up to 1 MiB more
     /// when no end record fits the end (one may stand before appended data). Never more: a
-    /// damaged end costs what it costs to refuse, not a read of the whole file.
-    pub(crate) fn open(
-        file: File,
-        meta: &std::fs::Metadata,
-        path: &Path,
-    ) -> Result<(PreadFile, Layout, Locals), Error> {
-        let identity = Identity::of(meta);
-        let len = identity.len;
+    /// damaged end costs what it costs to refuse, not a read of the whole source. `path` names
+    /// the archive in errors.
+    pub(crate) fn open(source: Box<dyn Source + 's>, path: &Path) -> Result<(Opened<'s>, Layout, Locals), Error> {
+        let len = source.len();
         let appended_reach = len.saturating_sub(crate::archive::APPENDED_SEARCH as u64 + FIRST_TAIL);
         let mut from = len.saturating_sub(FIRST_TAIL);
         loop {
-            let tail = read_at(&file, from, len - from, path)?;
+            let tail = read_up_to(&*source, from, len - from, path)?;
             if (tail.len() as u64) < len - from {
                 return Err(Error::io(
                     "reading",
@@ -135,7 +76,7 @@ impl PreadFile {
             match read_central(&window) {
                 Ok((layout, mut locals)) => {
                     let names = crate::archive::compact_names(&window, &mut locals)?;
-                    return Ok((PreadFile { file, len, names, identity }, layout, locals));
+                    return Ok((Opened { source, len, names }, layout, locals));
                 }
                 Err(e) => {
                     from = match crate::archive::central_start(&window) {
@@ -162,13 +103,13 @@ impl PreadFile {
         let path = Path::new(&e.path);
         let (start, limit) = (local.header_offset(), local.limit());
         let room = limit.saturating_sub(start);
-        let mut header = read_at(&self.file, start, room.min(30 + local.name_len() as u64 + EXTRA_GUESS), path)?;
+        let mut header = read_up_to(&*self.source, start, room.min(30 + local.name_len() as u64 + EXTRA_GUESS), path)?;
         if header.len() >= 30 {
             let whole = 30
                 + u64::from(u16::from_le_bytes([header[26], header[27]]))
                 + u64::from(u16::from_le_bytes([header[28], header[29]]));
             if whole > header.len() as u64 && whole <= room {
-                header = read_at(&self.file, start, whole, path)?;
+                header = read_up_to(&*self.source, start, whole, path)?;
             }
         }
         let mut descriptor = Vec::new();
@@ -179,28 +120,13 @@ impl PreadFile {
                 + u64::from(u16::from_le_bytes([header[26], header[27]]))
                 + u64::from(u16::from_le_bytes([header[28], header[29]]));
             if let Some(end) = data_offset.checked_add(e.compressed_size).filter(|&end| end < limit) {
-                descriptor = read_at(&self.file, end, (limit - end).min(24), path)?;
+                descriptor = read_up_to(&*self.source, end, (limit - end).min(24), path)?;
                 descriptor_at = end;
             }
         }
         let window =
             Window::parts((to_usize(start)?, &header), (to_usize(descriptor_at)?, &descriptor), to_usize(self.len)?);
         check_local(&self.window(), &window, local, e)
-    }
-
-    /// Fills `out` with the bytes at `offset`: all of them, or an error saying the file changed.
-    /// Straight into `out`, which may be uninitialised (a caller's buffer), with no zeroing first.
-    pub(crate) fn read_exact_at(&self, offset: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
-        let mut done = 0;
-        while done < out.len() {
-            match crate::sys::read_at_uninit(&self.file, &mut out[done..], offset + done as u64) {
-                Ok(0) => return Err(Error::malformed_entry("the archive shrank since it was opened", entry)),
-                Ok(n) => done += n,
-                Err(err) if err.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(err) => return Err(Error::io("reading", Path::new(entry), err)),
-            }
-        }
-        Ok(())
     }
 
     /// Checks the local headers of `entries` (each with its [`LocalRef`]) as
@@ -261,7 +187,8 @@ impl PreadFile {
                 group_end += 1;
             }
             let path = Path::new(&entries[order[k]].1.path);
-            let held = if group_end - k > 1 { read_at(&self.file, start, end - start, path)? } else { Vec::new() };
+            let held =
+                if group_end - k > 1 { read_up_to(&*self.source, start, end - start, path)? } else { Vec::new() };
             for &i in &order[k..group_end] {
                 let (local, e) = entries[i];
                 let offset = match self.local_in(&held, start, local, e) {
@@ -304,20 +231,9 @@ impl PreadFile {
         Some(Window::parts((usize::try_from(start).ok()?, held), (0, &[]), usize::try_from(self.len).ok()?))
     }
 
-    /// Fails if the file is no longer the one opened: another file at its path is fine (it was
-    /// opened), but a change of its size or contents since (its modification or change time) is
-    /// not, so that nothing is put in place from an archive rewritten midway.
-    pub(crate) fn check_unchanged(&self, path: &Path) -> Result<(), Error> {
-        let now = self.file.metadata().map_err(|e| Error::io("inspecting", path, e))?;
-        if Identity::of(&now) != self.identity {
-            return Err(Error::io("reading", path, std::io::Error::other("the archive changed while it was read")));
-        }
-        Ok(())
-    }
-
-    /// The open file, for streaming reads.
-    pub(crate) fn file(&self) -> &File {
-        &self.file
+    /// The source, for streaming reads.
+    pub(crate) fn source(&self) -> &(dyn Source + 's) {
+        &*self.source
     }
 }
 
@@ -334,25 +250,6 @@ pub(crate) fn check_end(local: &LocalRef, e: &Entry, with_data: bool) -> u64 {
         header
     };
     end.min(local.limit())
-}
-
-/// `len` bytes at `offset`, fewer only at the end of the file.
-fn read_at(file: &File, offset: u64, len: u64, path: &Path) -> Result<Vec<u8>, Error> {
-    let mut buf = Vec::new();
-    let len = to_usize(len)?;
-    buf.try_reserve_exact(len).map_err(|_| Error::io("reading", path, std::io::ErrorKind::OutOfMemory.into()))?;
-    buf.resize(len, 0);
-    let mut done = 0;
-    while done < len {
-        match file.read_at(&mut buf[done..], offset + done as u64) {
-            Ok(0) => break,
-            Ok(n) => done += n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-            Err(e) => return Err(Error::io("reading", path, e)),
-        }
-    }
-    buf.truncate(done);
-    Ok(buf)
 }
 
 fn to_usize(v: u64) -> Result<usize, Error> {
