@@ -99,8 +99,8 @@ check("Status.java has every header status, with its code",
       [f"{n}: header {v}, Status.java {java_status.get(n)}" for n, v in statuses.items() if java_status.get(n) != v]
       + [f"{n}: in Status.java, not in the header" for n in java_status if n not in statuses])
 
-# The NIF's sources: bufkit_nif.c (the status atoms) and one file per object.
-nif = "".join(p.read_text() for p in sorted(pathlib.Path(nif_source).glob("*.c")))
+# The NIF's sources: the status atoms (status_atoms.gen.h) and one file per object.
+nif = "".join(p.read_text() for p in sorted(pathlib.Path(nif_source).glob("*.[ch]")))
 atoms = dict(re.findall(r'\{(BK_STATUS_\w+), "(\w+)", 0\},', nif))
 check("the Erlang NIF names every error status, as the header spells it",
       [f"{n}: no atom in status_atoms[]" for n in statuses if n != "BK_STATUS_OK" and n not in atoms]
@@ -125,7 +125,7 @@ for line in table(java_facts, "record"):
           [] if order == reported(struct) else [f"{record}: {order}", f"{struct}: {reported(struct)}"])
 
 # The extraction report and options in the other bindings. Their marshalling is generated from
-# the Rust structs (crates/bufkit-ffi/tests/bindings.rs checks that it is fresh); here the
+# the Rust structs (`cargo xtask bindings`; `--check` fails when stale); here the
 # generated files are read back against the header as the C compiler sees it.
 nif_gen = pathlib.Path(nif_source, "extract_structs.gen.h").read_text()
 nif_keys = re.findall(r'keys\[\d+\] = enif_make_atom\(env, "(\w+)"\), values\[\d+\] = enif_make_uint64\(env, r->(\w+)\)', nif_gen)

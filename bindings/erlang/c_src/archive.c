@@ -54,6 +54,7 @@ void archive_dtor(ErlNifEnv *env, void *obj) {
 
 /* archive_open(Path, Holding, LocalHeaders): Holding is read | map, LocalHeaders at_open |
  * on_first_read. Reads and validates the archive: registered on a dirty I/O scheduler. */
+/* nif archive_open(Path, Holding, LocalHeaders) dirty_io */
 ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary path;
   char holding[8], local_headers[16], *cpath;
@@ -90,6 +91,7 @@ ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 
 /* archive_close(Archive) -> ok: no call may use it after this ({error, closed}); freed now, or
    when the calls using it end, or (after zero-copy views) when the last view is collected. */
+/* nif archive_close(Archive) */
 ERL_NIF_TERM archive_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   int expected = 0;
@@ -101,6 +103,7 @@ ERL_NIF_TERM archive_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
 }
 
 /* archive_find(Archive, Name) -> {ok, Index} | {error, not_found}. */
+/* nif archive_find(Archive, Name) */
 ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifBinary name;
@@ -118,6 +121,7 @@ ERL_NIF_TERM archive_find_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 
 /* archive_verify(Archive, Threads) -> ok | {error, {Status, Failed, FirstIndex}}: every entry
    checked as a read would, nothing written; long, so on a dirty I/O scheduler. */
+/* nif archive_verify(Archive, Threads) dirty_io */
 ERL_NIF_TERM archive_verify_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   unsigned threads;
@@ -137,6 +141,7 @@ ERL_NIF_TERM archive_verify_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
 
 /* archive_entries(Archive) -> [{Index, Name, Size, file | directory}] in archive order (Index is
  * what archive_read/2 takes). */
+/* nif archive_entries(Archive) dirty_cpu */
 ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   size_t count = 0;
@@ -172,6 +177,7 @@ ERL_NIF_TERM archive_entries_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
 
 /* archive_list(Archive, Pattern | all) -> [Name] of the entries matching (bk_archive_list's
  * patterns), in archive order. */
+/* nif archive_list(Archive, Pattern) */
 ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifBinary pattern;
@@ -257,6 +263,7 @@ static ERL_NIF_TERM archive_read_here(ErlNifEnv *env, int argc, const ERL_NIF_TE
 
 /* archive_read(Archive, Index) -> {ok, Binary}: the whole entry, inflated straight into the new
  * binary; entries of DIRTY_INFLATE bytes or more are read on a dirty CPU scheduler. */
+/* nif archive_read(Archive, Index) */
 ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
@@ -316,6 +323,7 @@ static ERL_NIF_TERM archive_read_at_here(ErlNifEnv *env, int argc, const ERL_NIF
   return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &out));
 }
 
+/* nif archive_read_at(Archive, Index, Offset, Length) */
 ERL_NIF_TERM archive_read_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
@@ -334,6 +342,7 @@ ERL_NIF_TERM archive_read_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
 
 /* archive_checkpoints_export(Archive, Index) -> {ok, Binary}; on a dirty CPU scheduler (it may
  * build them: a full pass over the entry). */
+/* nif archive_checkpoints_export(Archive, Index) dirty_cpu */
 ERL_NIF_TERM archive_checkpoints_export_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
@@ -362,6 +371,7 @@ ERL_NIF_TERM archive_checkpoints_export_nif(ErlNifEnv *env, int argc, const ERL_
 }
 
 /* archive_checkpoints_import(Archive, Index, Binary) -> ok | {error, checkpoints_refused}. */
+/* nif archive_checkpoints_import(Archive, Index, Bytes) */
 ERL_NIF_TERM archive_checkpoints_import_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
@@ -378,6 +388,7 @@ ERL_NIF_TERM archive_checkpoints_import_nif(ErlNifEnv *env, int argc, const ERL_
 }
 
 /* archive_set_checkpoint_limits(Archive, Span, Budget) -> ok. */
+/* nif archive_set_checkpoint_limits(Archive, Span, Budget) */
 ERL_NIF_TERM archive_set_checkpoint_limits_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 span, budget;
@@ -408,6 +419,7 @@ void reader_dtor(ErlNifEnv *env, void *obj) {
 }
 
 /* archive_reader_open(Archive, Index) -> {ok, Reader}. */
+/* nif archive_reader_open(Archive, Index) */
 ERL_NIF_TERM archive_reader_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   archive_res *res;
   ErlNifUInt64 index;
@@ -471,6 +483,7 @@ static ERL_NIF_TERM archive_reader_read_here(ErlNifEnv *env, int argc, const ERL
 
 /* archive_reader_read(Reader, Max) -> {ok, Binary} | eof | {error, Reason}: reads of
    DIRTY_INFLATE bytes or more run on a dirty CPU scheduler. */
+/* nif archive_reader_read(Reader, Max) */
 ERL_NIF_TERM archive_reader_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifUInt64 max;
   if (!enif_get_uint64(env, argv[1], &max)) return enif_make_badarg(env);
@@ -481,6 +494,7 @@ ERL_NIF_TERM archive_reader_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
 }
 
 /* archive_reader_close(Reader) -> ok: frees the reader now; later reads are {error, closed}. */
+/* nif archive_reader_close(Reader) */
 ERL_NIF_TERM archive_reader_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   reader_res *r;
   (void)argc;

@@ -3,6 +3,7 @@
  * touch, and a call that finds the buffer busy also moves to a dirty scheduler instead of blocking
  * a normal one. */
 #include "nif.h"
+#include "records.gen.h"
 
 /* Appends of at least this many bytes, and copies out of at least DIRTY_COPY, run dirty. */
 #define DIRTY_APPEND ((size_t)64 * 1024)
@@ -21,6 +22,7 @@ void buffer_dtor(ErlNifEnv *env, void *obj) {
   if (res->lock) enif_mutex_destroy(res->lock);
 }
 
+/* nif buffer_new(Options) */
 ERL_NIF_TERM buffer_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   bk_buffer_config config;
   ERL_NIF_TERM value;
@@ -132,12 +134,13 @@ static ERL_NIF_TERM run_locked(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
     return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 0);               \
   }
 
-static ERL_NIF_TERM op_append(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_append(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   ErlNifBinary bin;
   if (!enif_inspect_binary(env, argv[1], &bin)) return enif_make_badarg(env);
   return ok_or_error(env, bk_buffer_append(res->buffer, bin.data, bin.size));
 }
-BUFFER_NIF(append, binary_arg_work, DIRTY_APPEND)
+/* nif buffer_append(Buffer, Binary) */
+BUFFER_NIF(buffer_append, binary_arg_work, DIRTY_APPEND)
 
 /* ---- appending an iolist without flattening it first ---- */
 
@@ -321,7 +324,7 @@ static size_t iolist_work(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM ar
 /* One walk, each piece appended as it comes (small ones gathered first); a term that turns out
    not to be an iolist, or a buffer that fills, truncates the buffer back to what it held before,
    so nothing is appended. */
-static ERL_NIF_TERM op_append_iolist(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_append_iolist(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   iolist_sink *sink;
   size_t before = 0;
   bk_status status;
@@ -338,39 +341,36 @@ static ERL_NIF_TERM op_append_iolist(ErlNifEnv *env, buffer_res *res, const ERL_
   if (walked == 1) return enif_make_badarg(env);
   return ok_or_error(env, status);
 }
-BUFFER_NIF(append_iolist, iolist_work, DIRTY_APPEND)
+/* nif buffer_append_iolist(Buffer, IoList) */
+BUFFER_NIF(buffer_append_iolist, iolist_work, DIRTY_APPEND)
 
-static ERL_NIF_TERM op_reserve(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_reserve(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   ErlNifUInt64 n;
   if (!enif_get_uint64(env, argv[1], &n)) return enif_make_badarg(env);
   if (n > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_LENGTH_OVERFLOW);
   return ok_or_error(env, bk_buffer_reserve(res->buffer, (size_t)n));
 }
-BUFFER_NIF(reserve, reserve_work, DIRTY_COPY)
+/* nif buffer_reserve(Buffer, Additional) */
+BUFFER_NIF(buffer_reserve, reserve_work, DIRTY_COPY)
 
-static ERL_NIF_TERM op_clear(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_clear(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   (void)argv;
   return ok_or_error(env, bk_buffer_clear(res->buffer));
 }
-BUFFER_NIF(clear, no_work, 1)
+/* nif buffer_clear(Buffer) */
+BUFFER_NIF(buffer_clear, no_work, 1)
 
-static ERL_NIF_TERM op_stats(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_stats(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   bk_buffer_stats s;
-  ERL_NIF_TERM keys[5], values[5], map;
   bk_status status = bk_buffer_get_stats(res->buffer, &s);
   (void)argv;
   if (status != BK_STATUS_OK) return error_term(env, status);
-  keys[0] = atom_len, values[0] = enif_make_uint64(env, s.len);
-  keys[1] = atom_capacity, values[1] = enif_make_uint64(env, s.capacity);
-  keys[2] = atom_grows, values[2] = enif_make_uint64(env, s.grows);
-  keys[3] = atom_moves, values[3] = enif_make_uint64(env, s.moves);
-  keys[4] = atom_bytes_copied, values[4] = enif_make_uint64(env, s.bytes_copied);
-  if (!enif_make_map_from_arrays(env, keys, values, 5, &map)) return enif_make_badarg(env);
-  return enif_make_tuple2(env, atom_ok, map);
+  return enif_make_tuple2(env, atom_ok, buffer_stats_to_map(env, &s));
 }
-BUFFER_NIF(stats, no_work, 1)
+/* nif buffer_stats(Buffer) */
+BUFFER_NIF(buffer_stats, no_work, 1)
 
-static ERL_NIF_TERM op_to_binary(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_to_binary(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   size_t len = 0, copied = 0;
   ErlNifBinary bin;
   bk_status status;
@@ -384,14 +384,17 @@ static ERL_NIF_TERM op_to_binary(ErlNifEnv *env, buffer_res *res, const ERL_NIF_
   }
   return enif_make_tuple2(env, atom_ok, enif_make_binary(env, &bin));
 }
-BUFFER_NIF(to_binary, buffer_len_work, DIRTY_COPY)
+/* nif buffer_to_binary(Buffer) */
+BUFFER_NIF(buffer_to_binary, buffer_len_work, DIRTY_COPY)
 
-static ERL_NIF_TERM op_flatten(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
+static ERL_NIF_TERM op_buffer_flatten(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {
   (void)argv;
   return ok_or_error(env, bk_buffer_flatten(res->buffer));
 }
-BUFFER_NIF(flatten, buffer_len_work, DIRTY_COPY)
+/* nif buffer_flatten(Buffer) */
+BUFFER_NIF(buffer_flatten, buffer_len_work, DIRTY_COPY)
 
+/* nif buffer_free(Buffer) dirty_cpu */
 ERL_NIF_TERM buffer_free_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   buffer_res *res;
   (void)argc;

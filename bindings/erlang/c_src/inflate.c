@@ -67,6 +67,7 @@ static ERL_NIF_TERM inflate_at_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TER
   return inflate_one(env, &input, offset, size);
 }
 
+/* nif inflate_at(Binary, Offset, Size) */
 ERL_NIF_TERM inflate_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary input;
   ErlNifUInt64 offset, size;
@@ -78,6 +79,7 @@ ERL_NIF_TERM inflate_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 
 /* inflate_stream_new(Format, Origin, Size) -> {ok, Stream}: Format 0 zlib, 1 raw; the output
    binary of Size bytes is allocated now. */
+/* nif inflate_stream_new(Format, Origin, Size) */
 ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   unsigned format;
   ErlNifUInt64 origin, size;
@@ -101,6 +103,7 @@ ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM
 }
 
 /* inflate_stream_reset(Stream, Origin, Size): ready for the next stream, with a new output. */
+/* nif inflate_stream_reset(Stream, Origin, Size) */
 ERL_NIF_TERM inflate_stream_reset_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   stream_res *res;
   ErlNifUInt64 origin, size;
@@ -161,6 +164,7 @@ static ERL_NIF_TERM inflate_stream_feed_dirty(ErlNifEnv *env, int argc, const ER
 }
 
 /* Large pieces (DIRTY_INFLATE and up) are fed on a dirty scheduler. */
+/* nif inflate_stream_feed(Stream, Binary) */
 ERL_NIF_TERM inflate_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary input;
   if (enif_inspect_binary(env, argv[1], &input) && input.size >= DIRTY_INFLATE)
@@ -171,6 +175,7 @@ ERL_NIF_TERM inflate_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
 
 /* inflate_batch(Binary, [{Offset, Size}]) -> [Result]: registered dirty, since a batch exists to do
  * a lot of work in one call. */
+/* nif inflate_batch(Binary, Requests) dirty_cpu */
 ERL_NIF_TERM inflate_batch_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary input, out;
   ERL_NIF_TERM list = argv[1], head, result, whole;

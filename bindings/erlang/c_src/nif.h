@@ -24,7 +24,7 @@
 #define DIRTY_INFLATE ((size_t)256 * 1024)
 
 extern ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type, *reader_type;
-extern ERL_NIF_TERM atom_ok, atom_error, atom_closed, atom_len, atom_capacity, atom_grows, atom_moves, atom_bytes_copied;
+extern ERL_NIF_TERM atom_ok, atom_error, atom_closed;
 
 ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status);
 ERL_NIF_TERM error_term(ErlNifEnv *env, bk_status status);
@@ -38,45 +38,5 @@ void lease_dtor(ErlNifEnv *env, void *obj);
 void archive_dtor(ErlNifEnv *env, void *obj);
 void stream_dtor(ErlNifEnv *env, void *obj);
 void reader_dtor(ErlNifEnv *env, void *obj);
-
-#define NIF(name) ERL_NIF_TERM name(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
-NIF(buffer_new_nif);
-NIF(append_nif);
-NIF(append_iolist_nif);
-NIF(reserve_nif);
-NIF(clear_nif);
-NIF(stats_nif);
-NIF(to_binary_nif);
-NIF(flatten_nif);
-NIF(buffer_free_nif);
-NIF(pool_new_nif);
-NIF(pool_acquire_nif);
-NIF(pool_release_nif);
-NIF(pool_trim_nif);
-NIF(pool_stats_nif);
-NIF(lease_size_nif);
-NIF(lease_write_nif);
-NIF(lease_read_nif);
-NIF(lease_view_nif);
-NIF(inflate_at_nif);
-NIF(inflate_batch_nif);
-NIF(inflate_stream_new_nif);
-NIF(inflate_stream_reset_nif);
-NIF(inflate_stream_feed_nif);
-NIF(extract_nif);
-NIF(archive_open_nif);
-NIF(archive_close_nif);
-NIF(archive_find_nif);
-NIF(archive_list_nif);
-NIF(archive_entries_nif);
-NIF(archive_verify_nif);
-NIF(archive_read_nif);
-NIF(archive_read_at_nif);
-NIF(archive_checkpoints_export_nif);
-NIF(archive_checkpoints_import_nif);
-NIF(archive_set_checkpoint_limits_nif);
-NIF(archive_reader_open_nif);
-NIF(archive_reader_read_nif);
-NIF(archive_reader_close_nif);
 
 #endif

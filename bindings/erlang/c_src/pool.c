@@ -1,5 +1,6 @@
 /* The bufkit NIF's pools and leases. */
 #include "nif.h"
+#include "records.gen.h"
 
 /* ---- pools: a pool resource owns a bk_pool; each lease resource keeps its pool alive, so the
  * pool is freed only after every lease is gone (a lease dropped unreleased is released then).
@@ -41,6 +42,7 @@ void lease_dtor(ErlNifEnv *env, void *obj) {
   enif_release_resource(res->owner);
 }
 
+/* nif pool_new(Options) */
 ERL_NIF_TERM pool_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   bk_pool_config config;
   ERL_NIF_TERM value;
@@ -77,6 +79,7 @@ ERL_NIF_TERM pool_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   return ok_resource(env, res);
 }
 
+/* nif pool_acquire(Pool, Size) */
 ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   pool_res *pool;
   lease_res *res;
@@ -103,6 +106,7 @@ ERL_NIF_TERM pool_acquire_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 
 /* pool_release(Pool, Lease): the lease must come from Pool (else wrong_pool) and be out (else
  * lease_invalid). */
+/* nif pool_release(Pool, Lease) */
 ERL_NIF_TERM pool_release_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   pool_res *pool;
   lease_res *res;
@@ -131,6 +135,7 @@ static int lease_enter(lease_res *res, int writing) {
 static void lease_leave(lease_res *res) { __atomic_sub_fetch(&res->busy, 1, __ATOMIC_SEQ_CST); }
 
 /* lease_write(Lease, Offset, IoData): copies the bytes into the lease at Offset. */
+/* nif lease_write(Lease, Offset, Data) */
 ERL_NIF_TERM lease_write_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   lease_res *res;
   ErlNifUInt64 offset;
@@ -148,6 +153,7 @@ ERL_NIF_TERM lease_write_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
 }
 
 /* lease_read(Lease, Offset, Length): a copy of those bytes as a fresh binary. */
+/* nif lease_read(Lease, Offset, Length) */
 ERL_NIF_TERM lease_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   lease_res *res;
   ErlNifUInt64 offset, length;
@@ -168,6 +174,7 @@ ERL_NIF_TERM lease_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
 /* lease_view(Lease): the whole lease as a binary over its memory, no copy. From then on the lease
  * takes no writes, and its memory goes back to the pool when the lease and the binary (and every
  * sub-binary of it) are garbage. */
+/* nif lease_view(Lease) */
 ERL_NIF_TERM lease_view_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   lease_res *res;
   (void)argc;
@@ -180,6 +187,7 @@ ERL_NIF_TERM lease_view_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
   return enif_make_tuple2(env, atom_ok, enif_make_resource_binary(env, res, res->lease.data, res->lease.len));
 }
 
+/* nif lease_size(Lease) */
 ERL_NIF_TERM lease_size_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   lease_res *res;
   (void)argc;
@@ -188,6 +196,7 @@ ERL_NIF_TERM lease_size_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
   return enif_make_tuple2(env, atom_ok, enif_make_uint64(env, res->lease.len));
 }
 
+/* nif pool_trim(Pool) */
 ERL_NIF_TERM pool_trim_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   pool_res *pool;
   (void)argc;
@@ -195,27 +204,14 @@ ERL_NIF_TERM pool_trim_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) 
   return ok_or_error(env, bk_pool_trim(pool->pool));
 }
 
+/* nif pool_stats(Pool) */
 ERL_NIF_TERM pool_stats_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   pool_res *pool;
   bk_pool_stats s;
   bk_status status;
-  ERL_NIF_TERM keys[9], values[9], map;
-  const char *names[9] = {"hits", "misses", "returns", "drops_over_cap", "oversize_allocations",
-                          "decayed", "retained_bytes", "outstanding_leases", "class_count"};
   (void)argc;
   if (!enif_get_resource(env, argv[0], pool_type, (void **)&pool)) return enif_make_badarg(env);
   status = bk_pool_get_stats(pool->pool, &s);
   if (status != BK_STATUS_OK) return error_term(env, status);
-  values[0] = enif_make_uint64(env, s.hits);
-  values[1] = enif_make_uint64(env, s.misses);
-  values[2] = enif_make_uint64(env, s.returns);
-  values[3] = enif_make_uint64(env, s.drops_over_cap);
-  values[4] = enif_make_uint64(env, s.oversize_allocations);
-  values[5] = enif_make_uint64(env, s.decayed);
-  values[6] = enif_make_uint64(env, s.retained_bytes);
-  values[7] = enif_make_uint64(env, s.outstanding_leases);
-  values[8] = enif_make_uint64(env, s.class_count);
-  for (int i = 0; i < 9; i++) keys[i] = enif_make_atom(env, names[i]);
-  if (!enif_make_map_from_arrays(env, keys, values, 9, &map)) return enif_make_badarg(env);
-  return enif_make_tuple2(env, atom_ok, map);
+  return enif_make_tuple2(env, atom_ok, pool_stats_to_map(env, &s));
 }

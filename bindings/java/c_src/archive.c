@@ -3,8 +3,8 @@
 
 #define ARCHIVE(h) ((bk_archive *)(intptr_t)(h))
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
-                                                                 jint local_headers, jlongArray handle_out) {
+/* bk_archive_open (holding 0 read, 1 map; local headers 0 at open, 1 on first read): the handle into `handleOut[0]`. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding, jint local_headers, jlongArray handle_out) {
   bk_archive_options options;
   bk_archive *archive = NULL;
   const char *cpath;
@@ -22,11 +22,13 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jc
   GIVE_HANDLE(env, handle_out, archive, bk_archive_free);
 }
 
+/* bk_archive_free. */
 JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveFree(JNIEnv *env, jclass cls, jlong handle) {
   (void)env, (void)cls;
   bk_archive_free(ARCHIVE(handle));
 }
 
+/* bk_archive_entry_count. */
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, jclass cls, jlong handle) {
   size_t count = 0;
   (void)env, (void)cls;
@@ -36,8 +38,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, j
 
 /* bk_archive_verify: a long call (every entry inflated, on worker threads), made with no Java
    memory held; the two results go into out[2] after. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads,
-                                                                  jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads, jlongArray out) {
   size_t failed = 0, first = SIZE_MAX;
   jlong values[2];
   bk_status status;
@@ -65,6 +66,7 @@ static bk_status find_by_array(JNIEnv *env, jlong handle, jbyteArray name, size_
   return status;
 }
 
+/* bk_archive_find: the index, or -status. */
 JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle, jbyteArray name) {
   size_t index = 0;
   bk_status status;
@@ -75,8 +77,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, j
 
 /* The entry named `name`, whole, in a new byte[] it is inflated straight into: one call for
    find, size and read. NULL with the status in status_out[0] on failure. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle,
-                                                                          jbyteArray name, jintArray status_out) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle, jbyteArray name, jintArray status_out) {
   size_t index = 0, written = 0;
   uint64_t size = 0;
   jbyteArray out;
@@ -106,8 +107,7 @@ failed:
 
 /* A direct ByteBuffer over stored entry `index` in the mapping (bk_archive_view); the Java side
    keeps the archive alive while it is reachable. NULL with the status in status_out[0]. */
-JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                    jintArray status_out) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env, jclass cls, jlong handle, jint index, jintArray status_out) {
   const uint8_t *data = NULL;
   size_t len = 0;
   jobject view = NULL;
@@ -127,8 +127,8 @@ JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env,
   return NULL;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                 jlongArray out) {
+/* bk_archive_entry_info into `out[5]`: size, compressed size, CRC-32, method, directory. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index, jlongArray out) {
   bk_archive_entry info;
   jlong values[5];
   bk_status status;
@@ -141,6 +141,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jc
   return store_longs(env, out, values, 5) ? BK_STATUS_OK : BK_STATUS_NULL_POINTER;
 }
 
+/* bk_archive_entry_name: UTF-8 bytes, or null. */
 JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *env, jclass cls, jlong handle, jint index) {
   const char *name;
   size_t len;
@@ -154,8 +155,7 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *e
 
 /* The entry is inflated straight into the pinned array, at out[offset..offset+len): no copy.
    Returns the bytes written (the entry's size), or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                  jbyteArray out, jint offset, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index, jbyteArray out, jint offset, jint len) {
   size_t written = 0;
   jbyte *dst;
   bk_status status;
@@ -171,8 +171,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, j
 }
 
 /* Into a direct buffer's memory at [position, position+len). Returns written, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                        jobject buffer, jint position, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle, jint index, jobject /* java.nio.ByteBuffer */ buffer, jint position, jint len) {
   size_t written = 0;
   uint8_t *base;
   bk_status status;
@@ -190,8 +189,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *
 /* bk_archive_read_at into a heap array at [offset, offset+len): through native memory, since the
    first slice of an entry may inflate all of it and a critical region must stay short. Returns
    the bytes read, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                    jlong at, jbyteArray out, jint offset, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index, jlong at, jbyteArray out, jint offset, jint len) {
   size_t written = 0;
   uint8_t *tmp;
   bk_status status;
@@ -207,8 +205,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env,
 }
 
 /* bk_archive_read_at into a direct buffer's memory at [position, position+len). */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                          jlong at, jobject buffer, jint position, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle, jint index, jlong at, jobject /* java.nio.ByteBuffer */ buffer, jint position, jint len) {
   size_t written = 0;
   uint8_t *base;
   bk_status status;
@@ -223,16 +220,15 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv
   return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle,
-                                                                                jlong span, jlong budget) {
+/* bk_archive_set_checkpoint_limits. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle, jlong span, jlong budget) {
   (void)env, (void)cls;
   if (span < 0 || budget < 0) return BK_STATUS_INVALID_ARGUMENT;
   return (jint)bk_archive_set_checkpoint_limits(ARCHIVE(handle), (uint64_t)span, (uint64_t)budget);
 }
 
 /* bk_archive_checkpoints_export as a new byte[], or null with the status in status_out[0]. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls, jlong handle,
-                                                                                    jint index, jintArray status_out) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls, jlong handle, jint index, jintArray status_out) {
   bk_buffer *buffer = NULL;
   const uint8_t *bytes = NULL;
   size_t len = 0;
@@ -253,8 +249,8 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExp
   return status == BK_STATUS_OK ? out : NULL;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle,
-                                                                             jint index, jbyteArray bytes) {
+/* bk_archive_checkpoints_import. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle, jint index, jbyteArray bytes) {
   jsize len;
   jbyte *copy;
   bk_status status;
@@ -280,8 +276,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *
 }
 
 /* The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader,
-                                                                        jbyteArray out, jint offset, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader, jbyteArray out, jint offset, jint len) {
   size_t n = 0;
   jbyte *dst;
   bk_status status;
@@ -295,6 +290,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *
   return status == BK_STATUS_OK ? (jlong)n : -(jlong)status;
 }
 
+/* bk_archive_reader_free. */
 JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderFree(JNIEnv *env, jclass cls, jlong reader) {
   (void)env, (void)cls;
   bk_archive_reader_free((bk_archive_reader *)(intptr_t)reader);

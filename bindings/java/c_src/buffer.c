@@ -3,9 +3,8 @@
 
 #define HANDLE(h) ((bk_buffer *)(intptr_t)(h))
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jclass cls, jint growth, jdouble factor,
-                                                               jlong step, jlong chunk_size, jlong max_capacity,
-                                                               jlong initial_capacity, jlongArray handle_out) {
+/* Stores the new handle in `handleOut[0]`. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jclass cls, jint growth, jdouble factor, jlong step, jlong chunk_size, jlong max_capacity, jlong initial_capacity, jlongArray handle_out) {
   bk_buffer_config config;
   bk_buffer *buffer = NULL;
   bk_status status;
@@ -29,8 +28,7 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_bufferFree(JNIEnv *env, jcl
   bk_buffer_free(HANDLE(handle));
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppend(JNIEnv *env, jclass cls, jlong handle, jbyteArray data,
-                                                                  jint offset, jint length) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppend(JNIEnv *env, jclass cls, jlong handle, jbyteArray data, jint offset, jint length) {
   jbyte *bytes;
   bk_status status;
   (void)cls;
@@ -42,8 +40,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppend(JNIEnv *env, j
   return (jint)status;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppendDirect(JNIEnv *env, jclass cls, jlong handle,
-                                                                        jobject direct, jint offset, jint length) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppendDirect(JNIEnv *env, jclass cls, jlong handle, jobject /* java.nio.ByteBuffer */ direct, jint offset, jint length) {
   uint8_t *base = (*env)->GetDirectBufferAddress(env, direct);
   jlong capacity = (*env)->GetDirectBufferCapacity(env, direct);
   (void)cls;
@@ -67,21 +64,16 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferClear(JNIEnv *env, jc
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferStats(JNIEnv *env, jclass cls, jlong handle, jlongArray out) {
   bk_buffer_stats s;
-  jlong values[5];
+  jlong values[BK_JNI_BUFFER_STATS_FIELDS];
   bk_status status = bk_buffer_get_stats(HANDLE(handle), &s);
   (void)cls;
   if (status != BK_STATUS_OK) return (jint)status;
-  values[0] = (jlong)s.len;
-  values[1] = (jlong)s.capacity;
-  values[2] = (jlong)s.grows;
-  values[3] = (jlong)s.moves;
-  values[4] = (jlong)s.bytes_copied;
-  return store_longs(env, out, values, 5) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
+  bk_jni_pack_buffer_stats(values, &s);
+  return store_longs(env, out, values, BK_JNI_BUFFER_STATS_FIELDS) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
 }
 
 /* bk_buffer_copy_out from `offset` into dst[0..length). */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jlong offset,
-                                                                   jbyteArray dst, jint length, jlongArray copied_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jlong offset, jbyteArray dst, jint length, jlongArray copied_out) {
   size_t copied = 0;
   jbyte *bytes;
   bk_status status;
@@ -102,6 +94,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, 
   return (jint)status;
 }
 
+/* bk_buffer_segment_count: the count, or -status. */
 JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_bufferSegmentCount(JNIEnv *env, jclass cls, jlong handle) {
   size_t count = 0;
   bk_status status;
@@ -112,7 +105,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_bufferSegmentCount(JNIEnv 
 
 /* A direct ByteBuffer over segment `index`: valid until the buffer changes, which the Java side
    prevents for as long as it uses it (GrowableBuffer.writeTo holds the buffer's lock). */
-JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_bufferSegment(JNIEnv *env, jclass cls, jlong handle, jint index) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_bufferSegment(JNIEnv *env, jclass cls, jlong handle, jint index) {
   const uint8_t *data = NULL;
   size_t len = 0;
   (void)cls;

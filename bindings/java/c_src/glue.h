@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bufkit.h"
+#include "records.gen.h"
 
 /* Copies `n` values into a Java long[]; 0 if that raised (a null or too short array). */
 static inline int store_longs(JNIEnv *env, jlongArray out, const jlong *values, jsize n) {

@@ -3,9 +3,8 @@
 
 #define POOL(h) ((const bk_pool *)(intptr_t)(h))
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass cls, jlong min_class, jlong max_class,
-                                                             jlong max_retained, jlong per_class, jlong thread_cache,
-                                                             jboolean zero, jlong decay_ms, jlongArray handle_out) {
+/* Stores the new pool in `handleOut[0]`. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass cls, jlong min_class, jlong max_class, jlong max_retained, jlong per_class, jlong thread_cache, jboolean zero, jlong decay_ms, jlongArray handle_out) {
   bk_pool_config config;
   bk_pool *pool = NULL;
   bk_status status;
@@ -31,8 +30,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolFree(JNIEnv *env, jclas
   return (jint)bk_pool_free((bk_pool *)(intptr_t)pool);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jclass cls, jlong pool, jlong size,
-                                                                 jlongArray lease_out) {
+/* Fills `leaseOut[4]`: data address, length, pool, id. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jclass cls, jlong pool, jlong size, jlongArray lease_out) {
   bk_lease lease;
   jlong fields[4];
   bk_status status;
@@ -72,23 +71,16 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolTrim(JNIEnv *env, jclas
 
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolStats(JNIEnv *env, jclass cls, jlong pool, jlongArray out) {
   bk_pool_stats s;
-  jlong values[9];
+  jlong values[BK_JNI_POOL_STATS_FIELDS];
   bk_status status = bk_pool_get_stats(POOL(pool), &s);
   (void)cls;
   if (status != BK_STATUS_OK) return (jint)status;
-  values[0] = (jlong)s.hits;
-  values[1] = (jlong)s.misses;
-  values[2] = (jlong)s.returns;
-  values[3] = (jlong)s.drops_over_cap;
-  values[4] = (jlong)s.oversize_allocations;
-  values[5] = (jlong)s.decayed;
-  values[6] = (jlong)s.retained_bytes;
-  values[7] = (jlong)s.outstanding_leases;
-  values[8] = (jlong)s.class_count;
-  return store_longs(env, out, values, 9) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
+  bk_jni_pack_pool_stats(values, &s);
+  return store_longs(env, out, values, BK_JNI_POOL_STATS_FIELDS) ? BK_STATUS_OK : BK_STATUS_OUT_OF_RANGE;
 }
 
-JNIEXPORT jobject JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env, jclass cls, jlong address, jlong length) {
+/* A direct ByteBuffer over native memory (no copy). */
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env, jclass cls, jlong address, jlong length) {
   (void)cls;
   return (*env)->NewDirectByteBuffer(env, (void *)(intptr_t)address, length);
 }

@@ -50,8 +50,6 @@
 //! The `#[unsafe(no_mangle)]` stays written out, because cbindgen reads the source, not the
 //! expansion, and exports only the functions it sees marked so.
 
-mod describe;
-
 use proc_macro::TokenStream;
 use quote::{ToTokens, quote};
 use syn::parse::{Parse, ParseStream};
@@ -63,16 +61,24 @@ struct Options {
 }
 
 impl Parse for Options {
+    /// `short`, `on_panic = EXPR`, or both, separated by a comma. `short` only describes the
+    /// function for the bindings' generator (`cargo xtask bindings`): it neither blocks nor
+    /// calls back, so a binding may pin the caller's arrays for it.
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        if input.is_empty() {
-            return Ok(Options { on_panic: None });
+        let mut options = Options { on_panic: None };
+        while !input.is_empty() {
+            let key: syn::Ident = input.parse()?;
+            if key == "on_panic" {
+                input.parse::<Token![=]>()?;
+                options.on_panic = Some(input.parse()?);
+            } else if key != "short" {
+                return Err(syn::Error::new(key.span(), "the options are `short` and `on_panic = EXPR`"));
+            }
+            if !input.is_empty() {
+                input.parse::<Token![,]>()?;
+            }
         }
-        let key: syn::Ident = input.parse()?;
-        if key != "on_panic" {
-            return Err(syn::Error::new(key.span(), "the only option is `on_panic = EXPR`"));
-        }
-        input.parse::<Token![=]>()?;
-        Ok(Options { on_panic: Some(input.parse()?) })
+        Ok(options)
     }
 }
 
@@ -297,19 +303,21 @@ fn returns_status(ty: &Type) -> bool {
     matches!(ty, Type::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "bk_status"))
 }
 
-/// `#[derive(Boundary)]` on a `#[repr(C)]` struct of the C ABI: implements
-/// `crate::boundary::Described`, the one description of the struct's fields that the bindings are
-/// generated from (see `bufkit-ffi`'s `boundary` module). A field's kind follows from its type
-/// (`u32`, `u64`, `f64`) or from `#[binding(..)]`:
+/// `#[derive(Boundary)]` on a `#[repr(C)]` struct of the C ABI marks it as one the bindings carry,
+/// as `cargo xtask bindings` reads it from the source (it generates nothing in Rust). On a
+/// size-first struct, a field's kind follows from its type (`u32`, `u64`, `f64`) or from
+/// `#[binding(..)]`:
 /// - `#[binding(size)]`: the caller's struct size;
 /// - `#[binding(flag)]`: a `u32` or `u64` read as a boolean;
 /// - `#[binding(enumeration(java = "ExtractMode", atoms = "create replace merge"))]`;
 /// - `#[binding(hand(java = "..", java_default = "..", erlang = "..", erlang_type = "..", why = ".."))]`: carried by
 ///   hand in each binding.
+///
+/// `#[binding(record = "Name")]` on the struct itself names the Java record filled from it, field
+/// by field, as a packed `long[]`.
 #[proc_macro_derive(Boundary, attributes(binding))]
-pub fn derive_boundary(item: TokenStream) -> TokenStream {
-    let input = parse_macro_input!(item as syn::DeriveInput);
-    describe::describe(&input).unwrap_or_else(syn::Error::into_compile_error).into()
+pub fn derive_boundary(_item: TokenStream) -> TokenStream {
+    TokenStream::new()
 }
 
 #[cfg(test)]

@@ -18,11 +18,7 @@ use crate::status::bk_status;
 /// `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
 /// from `bk_archive_reader_open` keep what they read alive on their own: they may outlive it.
 ///
-/// Methods: `bk_archive_entry_count`, `bk_archive_find`, `bk_archive_list`, `bk_archive_entry_info`,
-/// `bk_archive_entry_name`, `bk_archive_entry_size`, `bk_archive_read`, `bk_archive_read_pooled`,
-/// `bk_archive_read_at`, `bk_archive_view`, `bk_archive_reader_open`, `bk_archive_verify`,
-/// `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoint_memory`, `bk_archive_checkpoints_export`,
-/// `bk_archive_checkpoints_import`, `bk_archive_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_archive {
     inner: Arc<AssetArchive>,
 }
@@ -152,7 +148,7 @@ pub unsafe extern "C" fn bk_archive_free(#[raw] archive: *mut bk_archive) {
 ///
 /// # Safety
 /// `archive` is live; `count_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_count(
     #[live] archive: *const bk_archive,
@@ -199,7 +195,7 @@ pub unsafe extern "C" fn bk_archive_verify(
 ///
 /// # Safety
 /// `archive` is live; `name` is readable for `name_len` bytes; `index_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_find(
     #[live] archive: *const bk_archive,
@@ -250,7 +246,7 @@ pub unsafe extern "C" fn bk_archive_list(
 ///
 /// # Safety
 /// `archive` is live; `entry_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_info(
     #[live] archive: *const bk_archive,
@@ -292,7 +288,7 @@ pub unsafe extern "C" fn bk_archive_entry_name(
 ///
 /// # Safety
 /// `archive` is live; `size_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_entry_size(
     #[live] archive: *const bk_archive,
@@ -314,7 +310,7 @@ pub unsafe extern "C" fn bk_archive_entry_size(
 /// # Safety
 /// `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is
 /// valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read(
     #[live] archive: *const bk_archive,
@@ -497,7 +493,7 @@ pub unsafe extern "C" fn bk_archive_read_pooled(
 ///
 /// # Safety
 /// `archive` is live; `data_out` and `len_out` are valid for one write each.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_view(
     #[live] archive: *const bk_archive,
@@ -521,7 +517,7 @@ pub unsafe extern "C" fn bk_archive_view(
 /// decoded. It keeps what it reads alive: its archive may be freed first. Not
 /// thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
 ///
-/// Methods: `bk_archive_reader_read`, `bk_archive_reader_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_archive_reader {
     cell: ReaderCell,
 }
@@ -565,7 +561,7 @@ pub unsafe extern "C" fn bk_archive_reader_open(
 /// # Safety
 /// `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is
 /// valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_read(
     #[live] reader: *mut bk_archive_reader,

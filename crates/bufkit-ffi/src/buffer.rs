@@ -1,6 +1,6 @@
 //! `bk_buffer`: the growable byte buffer of the `growable-buffer` crate.
 
-use bufkit_ffi_macros::export;
+use bufkit_ffi_macros::{Boundary, export};
 use std::fs::File;
 use std::mem::ManuallyDrop;
 use std::os::fd::FromRawFd;
@@ -18,9 +18,7 @@ use crate::status::bk_status;
 /// (`bk_buffer_data`, `bk_buffer_segment`) stay valid until the next call that changes the buffer
 /// (append, reserve, clear, flatten, free).
 ///
-/// Methods: `bk_buffer_append`, `bk_buffer_reserve`, `bk_buffer_clear`, `bk_buffer_truncate`, `bk_buffer_len`,
-/// `bk_buffer_get_stats`, `bk_buffer_data`, `bk_buffer_segment_count`, `bk_buffer_segment`,
-/// `bk_buffer_copy_out`, `bk_buffer_write_fd`, `bk_buffer_flatten`, `bk_buffer_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_buffer {
     pub(crate) inner: GrowableBuffer,
 }
@@ -62,7 +60,8 @@ pub struct bk_buffer_config {
 
 /// Counters of a buffer, filled by `bk_buffer_get_stats`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Boundary)]
+#[binding(record = "BufferStats")]
 pub struct bk_buffer_stats {
     /// Bytes held.
     pub len: usize,
@@ -150,7 +149,7 @@ pub unsafe extern "C" fn bk_buffer_free(#[raw] buffer: *mut bk_buffer) {
 ///
 /// # Safety
 /// `buffer` is a live buffer; `data` is readable for `len` bytes and does not point into `buffer`.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_append(
     #[live] buffer: *mut bk_buffer,
@@ -212,7 +211,7 @@ pub unsafe extern "C" fn bk_buffer_len(#[live] buffer: *const bk_buffer, #[out] 
 ///
 /// # Safety
 /// `buffer` is a live buffer; `stats_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_get_stats(
     #[live] buffer: *const bk_buffer,
@@ -253,7 +252,7 @@ pub unsafe extern "C" fn bk_buffer_data(
 ///
 /// # Safety
 /// `buffer` is a live buffer; `count_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_segment_count(
     #[live] buffer: *const bk_buffer,
@@ -268,7 +267,7 @@ pub unsafe extern "C" fn bk_buffer_segment_count(
 ///
 /// # Safety
 /// `buffer` is a live buffer; `data_out` and `len_out` are valid for one write each.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_segment(
     #[live] buffer: *const bk_buffer,
@@ -289,7 +288,7 @@ pub unsafe extern "C" fn bk_buffer_segment(
 /// # Safety
 /// `buffer` is a live buffer; `dst` is writable for `dst_len` bytes (NULL only if `dst_len` is 0);
 /// `copied_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_buffer_copy_out(
     #[live] buffer: *const bk_buffer,

@@ -7,7 +7,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Mode, Options, Progress};
 
-use crate::boundary::Described;
 use crate::macros::{checked_c_str, handle_free, handle_new, set_c_string};
 use crate::status::bk_status;
 
@@ -62,7 +61,7 @@ pub enum bk_extract_mode {
 /// `only` strings, the callback and the cancellation flag it points to, for the call).
 ///
 /// This struct is the one description of the options: the Java record, both Java fronts' and the
-/// Erlang NIF's marshalling are generated from it (`bufkit-ffi`'s `tests/bindings.rs`). Every
+/// Erlang NIF's marshalling are generated from it (`cargo xtask bindings`). Every
 /// field of Rust's `asset_extract::Options` is here but one, `map_archive`: through the ABI the
 /// archive is always read, never mapped, so a file changed while it is extracted is an error,
 /// never a `SIGBUS` in the host process (`bk_archive_open` offers mapping, where the caller
@@ -166,7 +165,7 @@ pub struct bk_extract_options {
 /// The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
 /// a size (up to and including `cancel`). Fields are only ever added after it, each of 8 bytes
 /// (`uint64_t`, `double` or a pointer), so the struct has no padding past it for the library to
-/// misread (`tests/bindings.rs` checks both).
+/// misread (`cargo xtask bindings` checks both).
 pub const BK_EXTRACT_OPTIONS_MIN_SIZE: u64 = 104;
 
 const _: () = assert!(size_of::<bk_extract_options>() as u64 >= BK_EXTRACT_OPTIONS_MIN_SIZE);
@@ -175,7 +174,7 @@ const _: () = assert!(size_of::<bk_extract_options>() as u64 >= BK_EXTRACT_OPTIO
 /// with `BK_STATUS_CANCELLED`, leaving nothing behind. Thread-safe. Created by `bk_cancel_new`,
 /// freed by `bk_cancel_free`; must outlive every extraction that uses it.
 ///
-/// Methods: `bk_cancel_request`, `bk_cancel_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_cancel {
     flag: AtomicBool,
 }
@@ -461,23 +460,25 @@ impl OptionsIn {
             return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
         }
         let size = size as usize;
-        // The fields that fit whole in the caller's struct: with size >= MIN_SIZE, all of them today.
-        let known =
-            bk_extract_options::FIELDS.iter().map(|f| f.offset + f.size).filter(|&end| end <= size).max().unwrap_or(0);
+        // The fields that fit whole in the caller's struct: those of the minimum size, then whole
+        // 8-byte fields (past the minimum every field is 8 bytes, unpadded: `cargo xtask
+        // bindings` refuses a description where it is not).
+        const MIN: usize = BK_EXTRACT_OPTIONS_MIN_SIZE as usize;
+        let known = MIN + (size.min(size_of::<bk_extract_options>()) - MIN) / 8 * 8;
         // SAFETY: `size` >= `known` bytes from ptr are readable (contract); `fields` is a local
         // of `SIZE` >= `known` bytes, so the two do not overlap; every bit pattern is valid for
         // the integer, float and pointer fields, and the one function pointer is an Option that
         // the caller set to a function or NULL (its doc's contract).
         unsafe { std::ptr::copy_nonoverlapping(ptr.cast::<u8>(), std::ptr::from_mut(&mut fields).cast::<u8>(), known) };
-        if size > bk_extract_options::SIZE {
+        if size > size_of::<bk_extract_options>() {
             // A newer program's struct: what this library does not know must be left at zero.
             // SAFETY: `size` bytes from ptr are readable (contract); the caller's newer fields
             // are initialised (bk_extract_options adds fields in whole 8-byte groups, so there is
             // no padding to read).
             let tail = unsafe {
                 std::slice::from_raw_parts(
-                    ptr.cast::<u8>().add(bk_extract_options::SIZE),
-                    size - bk_extract_options::SIZE,
+                    ptr.cast::<u8>().add(size_of::<bk_extract_options>()),
+                    size - size_of::<bk_extract_options>(),
                 )
             };
             if tail.iter().any(|&b| b != 0) {

@@ -14,8 +14,7 @@ use crate::status::bk_status;
 /// thread-safe: use one per thread (it may move between threads). Setting up a stream allocates
 /// nothing.
 ///
-/// Methods: `bk_inflate_at`, `bk_inflate_at_pooled`, `bk_inflate_batch`, `bk_inflate_check_reachable`,
-/// `bk_inflater_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_inflater {
     decoder: Decoder,
 }
@@ -24,7 +23,7 @@ pub struct bk_inflater {
 ///
 /// Created by `bk_inflate_stream_new`, freed by `bk_inflate_stream_free`. Not thread-safe.
 ///
-/// Methods: `bk_inflate_stream_feed`, `bk_inflate_stream_reset`, `bk_inflate_stream_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_inflate_stream {
     inner: StreamInflater,
 }
@@ -103,7 +102,7 @@ pub unsafe extern "C" fn bk_inflater_free(#[raw] inflater: *mut bk_inflater) {
 /// `inflater` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
 /// (either may be NULL only with a 0 length), and they do not overlap; `consumed_out` is valid for one write.
 /// `out` may be uninitialised memory (e.g. fresh from `malloc`): on return every byte is written.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_at(
     #[live] inflater: *mut bk_inflater,
@@ -235,7 +234,7 @@ fn batch_threads() -> usize {
 /// writable for `count` elements; `succeeded_out` is valid for one write.
 /// `out` and `results` may be uninitialised memory: each result, and each request's share of `out`,
 /// is written.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_batch(
     #[live] inflater: *mut bk_inflater,
@@ -319,7 +318,7 @@ pub unsafe extern "C" fn bk_inflate_stream_reset(#[live] stream: *mut bk_inflate
 /// `stream` is live; `input` is readable for `input_len` bytes and `out` writable for `out_len`
 /// (either NULL only with 0), and they do not overlap; `used_out` and `consumed_out` are valid for
 /// one write each.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_inflate_stream_feed(
     #[live] stream: *mut bk_inflate_stream,

@@ -34,7 +34,6 @@
 #![allow(non_camel_case_types)]
 
 mod archive;
-pub mod boundary;
 mod buffer;
 mod extract;
 mod inflate;

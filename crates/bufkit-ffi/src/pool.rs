@@ -1,6 +1,6 @@
 //! `bk_pool`: the bounded buffer pool of the `buffer-pool` crate, with leases C can hold.
 
-use bufkit_ffi_macros::export;
+use bufkit_ffi_macros::{Boundary, export};
 use std::mem::MaybeUninit;
 use std::time::Duration;
 
@@ -16,8 +16,7 @@ use crate::status::bk_status;
 /// `bk_pool_release` before the pool is freed; `bk_pool_free` refuses (and frees nothing) while
 /// leases are out.
 ///
-/// Methods: `bk_pool_acquire`, `bk_pool_release`, `bk_pool_trim`, `bk_pool_get_stats`,
-/// `bk_pool_get_class_stats`, `bk_pool_free`.
+/// Methods: (listed in include/bufkit.h)
 pub struct bk_pool {
     /// Lends and takes back leases as plain data, checked by id, data and length, lock-free
     /// (`BufferPool::lend`, `BufferPool::take_back`).
@@ -66,7 +65,8 @@ pub struct bk_pool_config {
 
 /// A pool's totals, filled by `bk_pool_get_stats`.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy, Default, Boundary)]
+#[binding(record = "PoolStats")]
 pub struct bk_pool_stats {
     /// Acquires served by a retained buffer.
     pub hits: u64,
@@ -222,7 +222,7 @@ pub unsafe extern "C" fn bk_pool_free(#[raw] pool: *mut bk_pool) -> bk_status {
 ///
 /// # Safety
 /// `pool` is a live pool; `lease_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_acquire(
     #[live] pool: *const bk_pool,
@@ -241,7 +241,7 @@ pub unsafe extern "C" fn bk_pool_acquire(
 ///
 /// # Safety
 /// `pool` is a live pool; `lease` is NULL (an error) or readable.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_release(#[live] pool: *const bk_pool, #[live] lease: *const bk_lease) -> bk_status {
     if !std::ptr::eq(lease.pool, pool) {
@@ -266,7 +266,7 @@ pub unsafe extern "C" fn bk_pool_trim(#[live] pool: *const bk_pool) -> bk_status
 ///
 /// # Safety
 /// `pool` is a live pool; `stats_out` is valid for one write.
-#[export]
+#[export(short)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_pool_get_stats(
     #[live] pool: *const bk_pool,

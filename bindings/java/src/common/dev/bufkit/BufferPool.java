@@ -93,9 +93,9 @@ public abstract class BufferPool implements AutoCloseable {
     }
 
     private PoolStats nativeStatsRecord() {
-        long[] s = new long[9];
+        long[] s = new long[PoolStats.FIELDS];
         check("bk_pool_get_stats", nativeStats(s));
-        return new PoolStats(s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7], s[8]);
+        return PoolStats.of(s);
     }
 
     /** Frees the pool; throws {@link BufkitException} ({@link Status#LEASES_OUTSTANDING}) while leases are open. */

@@ -137,9 +137,9 @@ public abstract class GrowableBuffer implements AutoCloseable {
     /** The counters. */
     public final synchronized BufferStats stats() {
         ensureOpen();
-        long[] s = new long[5];
+        long[] s = new long[BufferStats.FIELDS];
         check("bk_buffer_get_stats", nativeStats(s));
-        return new BufferStats(s[0], s[1], s[2], s[3], s[4]);
+        return BufferStats.of(s);
     }
 
     /** Bytes held. */

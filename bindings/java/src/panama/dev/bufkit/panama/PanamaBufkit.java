@@ -139,15 +139,15 @@ public final class PanamaBufkit implements Bufkit {
                 opts.set(ValueLayout.JAVA_LONG, ExtractStructs.OPTIONS_ONLY_LEN, o.only().size());
             }
             if (o.progress() != null) {
-                opts.set(ValueLayout.ADDRESS, ExtractStructs.OPTIONS_PROGRESS, BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), arena));
+                opts.set(ValueLayout.ADDRESS, ExtractStructs.OPTIONS_PROGRESS, BufkitLibrary.upcall(PROGRESS.bindTo(o.progress()), BufkitLibrary.PROGRESS_FN, arena));
             }
             MemorySegment report = ExtractStructs.newReport(arena);
             MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
             int status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
                     arena.allocateFrom(dest.toString()), opts, report, failure);
             if (status != 0) {
-                throw new ExtractException(status, failure.getString(BufkitLibrary.FAILURE_PATH),
-                        failure.getString(BufkitLibrary.FAILURE_DETAIL), failure.get(ValueLayout.JAVA_INT, BufkitLibrary.FAILURE_OS_ERROR));
+                throw new ExtractException(status, failure.getString(Layouts.offset(Layouts.EXTRACT_FAILURE, "path")),
+                        failure.getString(Layouts.offset(Layouts.EXTRACT_FAILURE, "detail")), failure.get(ValueLayout.JAVA_INT, Layouts.offset(Layouts.EXTRACT_FAILURE, "os_error")));
             }
             return ExtractStructs.report(report);
         } catch (ExtractException e) {
@@ -210,7 +210,7 @@ public final class PanamaBufkit implements Bufkit {
     @Override
     public BufferPool newPool(PoolConfig c) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment config = arena.allocate(BufkitLibrary.POOL_CONFIG);
+            MemorySegment config = arena.allocate(Layouts.POOL_CONFIG);
             int status = (int) BufkitLibrary.POOL_CONFIG_DEFAULT.invokeExact(config);
             if (status == 0) {
                 config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.POOL_CONFIG, "min_class_size"), c.minClassSize());
@@ -235,8 +235,8 @@ public final class PanamaBufkit implements Bufkit {
     @Override
     public GrowableBuffer newBuffer(BufferConfig c) {
         try (Arena arena = Arena.ofConfined()) {
-            MemorySegment config = arena.allocate(BufkitLibrary.CONFIG);
-            int status = (int) BufkitLibrary.CONFIG_DEFAULT.invokeExact(config);
+            MemorySegment config = arena.allocate(Layouts.BUFFER_CONFIG);
+            int status = (int) BufkitLibrary.BUFFER_CONFIG_DEFAULT.invokeExact(config);
             if (status == 0) {
                 config.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.BUFFER_CONFIG, "growth"), c.growth().code);
                 config.set(ValueLayout.JAVA_DOUBLE, Layouts.offset(Layouts.BUFFER_CONFIG, "factor"), c.factor());
