@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
     memset(p, (int)i, size); /* the request fills its buffer */
     total += size;
     if (i % (BUFFERS / KEPT) == 0 && i / (BUFFERS / KEPT) < KEPT) {
-      kept[i / (BUFFERS / KEPT)] = malloc(200); /* small, long-lived: a session, a log line */
+      kept[i / (BUFFERS / KEPT)] = malloc(200); /* small, long-lived: a connection's state, a log line */
       memset(kept[i / (BUFFERS / KEPT)], 1, 200);
     }
   }

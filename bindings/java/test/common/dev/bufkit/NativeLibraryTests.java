@@ -11,16 +11,22 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.TestFactory;
 
 /**
  * How the jar's native library is found, unpacked and verified (dev.bufkit.NativeLibrary), on
  * both fronts. Every case works in a directory of its own under java.io.tmpdir.
  */
-public final class NativeLibraryTests {
-    private NativeLibraryTests() {}
+final class NativeLibraryTests {
+    /** Each case, in order. */
+    @TestFactory
+    Stream<DynamicTest> natives() {
+        return cases().entrySet().stream().map(c -> DynamicTest.dynamicTest(c.getKey(), c.getValue()::run));
+    }
 
     /** The cases, in order: name to body. */
-    public static java.util.Map<String, Runnable0> cases() {
+    static java.util.Map<String, Runnable0> cases() {
         java.util.Map<String, Runnable0> cases = new java.util.LinkedHashMap<>();
         cases.put("natives: loaded from the jar's copy in the cache", NativeLibraryTests::loadedFromTheCache);
         cases.put("natives: platform names", NativeLibraryTests::platformNames);
@@ -34,7 +40,7 @@ public final class NativeLibraryTests {
     }
 
     /** A test body. */
-    public interface Runnable0 {
+    interface Runnable0 {
         void run() throws Exception;
     }
 
@@ -174,7 +180,7 @@ public final class NativeLibraryTests {
     private static void nothingLoads() throws Exception {
         Path launcher = Path.of(System.getProperty("java.home"), "bin", "java");
         Process p = new ProcessBuilder(launcher.toString(), "-D" + NativeLibrary.PATH_PROPERTY + "=/nonexistent/libbufkit_java.so",
-                "-cp", System.getProperty("java.class.path"), "dev.bufkit.LoadProbe")
+                "-cp", System.getProperty("dev.bufkit.testClassPath", System.getProperty("java.class.path")), "dev.bufkit.LoadProbe")
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         check(p.waitFor() == 3, "exit " + p.exitValue() + ": " + out);

@@ -1,34 +1,39 @@
 package dev.bufkit.tests;
 
+import static dev.bufkit.tests.Support.bufkit;
+import static dev.bufkit.tests.Support.check;
+import static dev.bufkit.tests.Support.expect;
+
 import dev.bufkit.BufferPool;
-import dev.bufkit.Bufkit;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.panama.PanamaPool.PanamaLease;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.List;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 
-/** Cases only the Panama front has: leases as MemorySegments, revoked on close. */
-public final class PanamaTests {
-    private PanamaTests() {}
+/** Cases only the Panama front has: leases as MemorySegments, revoked on close. Compiled and run for that front alone. */
+final class PanamaTests {
+    @Test
+    @DisplayName("panama: a lease is a segment over the pooled memory")
+    void leaseIsASegment() throws Exception {
+        try (BufferPool pool = bufkit.newPool(PoolConfig.defaults()); PanamaLease lease = (PanamaLease) pool.acquire(5000)) {
+            MemorySegment seg = lease.segment();
+            check(seg.byteSize() == 8192, "segment size " + seg.byteSize());
+            seg.set(ValueLayout.JAVA_LONG, 8, 0x1122334455667788L);
+            check(lease.buffer().getLong(8) == Long.reverseBytes(0x1122334455667788L)
+                    || lease.buffer().order(java.nio.ByteOrder.nativeOrder()).getLong(8) == 0x1122334455667788L, "same memory");
+        }
+    }
 
-    public static void register(List<Object[]> tests, Bufkit bufkit) {
-        tests.add(new Object[] {"panama: a lease is a segment over the pooled memory", (Harness.Test) () -> {
-            try (BufferPool pool = bufkit.newPool(PoolConfig.defaults()); PanamaLease lease = (PanamaLease) pool.acquire(5000)) {
-                MemorySegment seg = lease.segment();
-                Harness.check(seg.byteSize() == 8192, "segment size " + seg.byteSize());
-                seg.set(ValueLayout.JAVA_LONG, 8, 0x1122334455667788L);
-                Harness.check(lease.buffer().getLong(8) == Long.reverseBytes(0x1122334455667788L)
-                        || lease.buffer().order(java.nio.ByteOrder.nativeOrder()).getLong(8) == 0x1122334455667788L, "same memory");
-            }
-        }});
-        tests.add(new Object[] {"panama: a closed lease's segment refuses access", (Harness.Test) () -> {
-            try (BufferPool pool = bufkit.newPool(PoolConfig.defaults())) {
-                PanamaLease lease = (PanamaLease) pool.acquire(100);
-                MemorySegment seg = lease.segment();
-                lease.close();
-                Harness.expect(IllegalStateException.class, () -> seg.get(ValueLayout.JAVA_BYTE, 0));
-            }
-        }});
+    @Test
+    @DisplayName("panama: a closed lease's segment refuses access")
+    void closedLeaseRefuses() throws Exception {
+        try (BufferPool pool = bufkit.newPool(PoolConfig.defaults())) {
+            PanamaLease lease = (PanamaLease) pool.acquire(100);
+            MemorySegment seg = lease.segment();
+            lease.close();
+            expect(IllegalStateException.class, () -> seg.get(ValueLayout.JAVA_BYTE, 0));
+        }
     }
 }
