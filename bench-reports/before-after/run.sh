@@ -1,17 +1,22 @@
 #!/usr/bin/env bash
-# x86-64 speed before and after a change (issue 37: building for aarch64 changed how libbufkit
-# links and exports its symbols): the same benchmarks with two builds, alternating rounds.
-# - extraction: bench-reports/extract/ab.py on the asset, many-file and large-entry archives, to
-#   tmpfs and to disk;
+# Speed before and after a change: the same benchmarks with two builds, alternating rounds.
+# - extraction: bench-reports/extract/ab.py on the asset, many-file, large-entry and 256 MiB log
+#   archives, to tmpfs and to disk;
 # - inflate: `bufkit inflate-pack` over the standard-library pack (make-pack.sh), both cores;
 # - in-place reads from C: bench-reports/assets/in_place_bench.c linked with each libbufkit.a,
-#   on the APK-shaped archive.
+#   on the APK-shaped archive;
+# - random reads from C: bench-reports/assets/read_at_bench.c linked with each, 4 KiB slices of
+#   the 256 MiB log entry.
 # Medians, and after / before; 1.00 is unchanged, below is faster.
-# Usage: bench-reports/platform/x86_before_after.sh BEFORE_COMMIT [ROUNDS]   (quiet machine)
+# Usage: bench-reports/before-after/run.sh BEFORE_COMMIT [ROUNDS [PART...]]   (quiet machine)
+# PART: extract, pack, in-place, read-at (default: all of them). Needs libzip-dev.
 set -euo pipefail
 before=$1 rounds=${2:-9}
+parts=${*:3}
+parts=${parts:-extract pack in-place read-at}
+want() { [[ " $parts " == *" $1 "* ]]; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
-work=${BENCH_WORK:-/tmp/bufkit-x86-before-after}
+work=${BENCH_WORK:-/tmp/bufkit-before-after}
 mkdir -p "$work"
 cd "$root"
 tree=$work/before
@@ -20,9 +25,13 @@ tree=$work/before
 cargo build --release -q -p bufkit-cli -p bufkit-ffi
 old=$work/before-target/release new=$root/target/release
 
+if want extract; then
 echo "## extraction (2 threads)"
-python3 bench-reports/extract/ab.py "$old/bufkit" "$new/bufkit" "$rounds" assets stdlib big
+python3 bench-reports/extract/ab.py "$old/bufkit" "$new/bufkit" "$rounds" assets stdlib big log256
 
+fi
+
+if want pack; then
 echo "## inflate-pack (objects over both cores, each checked against the index)"
 pack=$(bash bench-reports/inflate/make-pack.sh "$work/repo" | tail -n 1)
 idx=${pack%.pack}.idx
@@ -39,6 +48,9 @@ b, a = statistics.median(times["before"]), statistics.median(times["after"])
 print(f"| pack | before {b * 1000:.1f} ms | after {a * 1000:.1f} ms | {a / b:.3f}× |")
 PY
 
+fi
+
+if want in-place; then
 echo "## in-place reads from C (bk_archive_*: first start, then every file read again)"
 python3 bench-reports/assets/make-apk.py "$work/app.apk"
 for side in before after; do
@@ -59,3 +71,25 @@ for k in keys:
     a = statistics.median(r[k] for r in rows if r["archive"] == "after")
     print(f"| {k} | before {b:.4g} | after {a:.4g} | {a / b:.3f}× |")
 '
+fi
+
+if want read-at; then
+echo "## random reads from C (bk_archive_read_at: 4 KiB slices of a 256 MiB deflated entry)"
+python3 -c "import sys; sys.path.insert(0, 'bench-reports/assets'); import log_archive, os; os.path.exists('$work/log256.zip') or log_archive.make('$work/log256.zip')"
+for side in before after; do
+  lib=$old; [[ $side == after ]] && lib=$new
+  gcc -O2 -Iinclude bench-reports/assets/read_at_bench.c "$lib/libbufkit.a" -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+    -o "$work/read_at_$side"
+done
+for ((r = 0; r < rounds; r++)); do
+  for side in before after; do "$work/read_at_$side" "$work/log256.zip" app.log 300 4096 | sed "s/^{/{\"side\": \"$side\", /"; done
+done | python3 -c '
+import json, statistics, sys
+rows = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+keys = [k for k, v in rows[0].items() if isinstance(v, (int, float)) and k not in ("entry_bytes", "slice", "reads")]
+for k in keys:
+    b = statistics.median(r[k] for r in rows if r["side"] == "before")
+    a = statistics.median(r[k] for r in rows if r["side"] == "after")
+    print(f"| read_at {k} | before {b:.4g} | after {a:.4g} | {a / b:.3f}× |")
+'
+fi
