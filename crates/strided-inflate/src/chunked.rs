@@ -333,8 +333,8 @@ pub(crate) fn table<const N: usize>() -> Box<[u32; N]> {
     vec![0u32; N].into_boxed_slice().try_into().expect("N entries")
 }
 
-pub(crate) fn corrupt(reason: &str) -> Error {
-    Error::Corrupt { offset: 0, reason: reason.to_string() }
+pub(crate) fn corrupt(reason: &'static str) -> Error {
+    Error::Corrupt { offset: 0, reason: reason.into() }
 }
 
 impl<'a> ChunkedInflater<'a> {

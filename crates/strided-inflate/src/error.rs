@@ -44,7 +44,7 @@ pub enum Error {
         /// Where the stream starts.
         offset: usize,
         /// What the decoder saw.
-        reason: String,
+        reason: std::borrow::Cow<'static, str>,
     },
     /// The decoder could not be allocated.
     #[error("out of memory allocating a decoder")]

@@ -68,3 +68,33 @@ fn a_batch_through_inflate_each_allocates_nothing() {
     assert_eq!(ok, 64);
     assert!(consumed.iter().all(|&c| c == stream.len()));
 }
+
+#[test]
+fn a_reset_stream_fed_in_strides_allocates_nothing() {
+    let data: Vec<u8> = (0..20_000u32).map(|i| (i * 7 % 253) as u8 ^ (i / 300) as u8).collect();
+    let mut e = flate2::write::ZlibEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&data).unwrap();
+    let mut input = e.finish().unwrap();
+    let len = input.len();
+    input.extend_from_slice(&[0xA5; 1000]); // what follows the stream
+    let mut out = vec![0u8; data.len()];
+    let mut stream = strided_inflate::StreamInflater::new(Format::Zlib);
+    let mut walk = |stream: &mut strided_inflate::StreamInflater| {
+        stream.reset(0);
+        let mut fed = 0;
+        loop {
+            let step = stream.feed(&input[fed..(fed + 4096).min(input.len())], &mut out).unwrap();
+            fed += step.used;
+            if let Some(total) = step.finished {
+                return total;
+            }
+        }
+    };
+    assert_eq!(walk(&mut stream), len); // warm
+    let before = allocations();
+    for _ in 0..50 {
+        assert_eq!(walk(&mut stream), len);
+    }
+    assert_eq!(allocations() - before, 0);
+    assert_eq!(out, data);
+}
