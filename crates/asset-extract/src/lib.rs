@@ -40,6 +40,7 @@ mod entry_data;
 mod entry_reader;
 mod error;
 mod extract;
+#[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod in_place;
