@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # Speed before and after a change: the same benchmarks with two builds, alternating rounds.
-# - extraction: bench-reports/extract/ab.py on the asset, many-file, large-entry and 256 MiB log
+# - extraction: bench-reports/asset-extract/ab.py on the asset, many-file, large-entry and 256 MiB log
 #   archives, to tmpfs and to disk;
 # - inflate: `bufkit inflate-pack` over the standard-library pack (make-pack.sh), both cores;
-# - in-place reads from C: bench-reports/assets/in_place_bench.c linked with each libbufkit.a,
+# - in-place reads from C: bench-reports/assets-in-place/in_place_bench.c linked with each libbufkit.a,
 #   on the APK-shaped archive;
-# - random reads from C: bench-reports/assets/read_at_bench.c linked with each, 4 KiB slices of
+# - random reads from C: bench-reports/assets-in-place/read_at_bench.c linked with each, 4 KiB slices of
 #   the 256 MiB log entry.
 # Medians, and after / before; 1.00 is unchanged, below is faster.
 # Usage: bench-reports/before-after/run.sh BEFORE_COMMIT [ROUNDS [PART...]]   (quiet machine)
@@ -27,13 +27,13 @@ old=$work/before-target/release new=$root/target/release
 
 if want extract; then
 echo "## extraction (2 threads)"
-python3 bench-reports/extract/ab.py "$old/bufkit" "$new/bufkit" "$rounds" assets stdlib big log256
+python3 bench-reports/asset-extract/ab.py "$old/bufkit" "$new/bufkit" "$rounds" assets stdlib big log256
 
 fi
 
 if want pack; then
 echo "## inflate-pack (objects over both cores, each checked against the index)"
-pack=$(bash bench-reports/inflate/make-pack.sh "$work/repo" | tail -n 1)
+pack=$(bash bench-reports/strided-inflate/make-pack.sh "$work/repo" | tail -n 1)
 idx=${pack%.pack}.idx
 python3 - "$old/bufkit" "$new/bufkit" "$pack" "$idx" "$rounds" <<'PY'
 import statistics, subprocess, sys, time
@@ -52,10 +52,10 @@ fi
 
 if want in-place; then
 echo "## in-place reads from C (bk_archive_*: first start, then every file read again)"
-python3 bench-reports/assets/make-apk.py "$work/app.apk"
+python3 bench-reports/assets-in-place/make-apk.py "$work/app.apk"
 for side in before after; do
   lib=$old; [[ $side == after ]] && lib=$new
-  gcc -O2 -std=c11 -DROUNDS=5 -Iinclude bench-reports/assets/in_place_bench.c -o "$work/in_place_$side" \
+  gcc -O2 -std=c11 -DROUNDS=5 -Iinclude bench-reports/assets-in-place/in_place_bench.c -o "$work/in_place_$side" \
     "$lib/libbufkit.a" -lzip -lpthread -ldl -lm
 done
 shm=$(mktemp -d /dev/shm/bufkit-x86-ab.XXXXXX)
@@ -75,10 +75,10 @@ fi
 
 if want read-at; then
 echo "## random reads from C (bk_archive_read_at: 4 KiB slices of a 256 MiB deflated entry)"
-python3 -c "import sys; sys.path.insert(0, 'bench-reports/assets'); import log_archive, os; os.path.exists('$work/log256.zip') or log_archive.make('$work/log256.zip')"
+python3 -c "import sys; sys.path.insert(0, 'bench-reports/assets-in-place'); import log_archive, os; os.path.exists('$work/log256.zip') or log_archive.make('$work/log256.zip')"
 for side in before after; do
   lib=$old; [[ $side == after ]] && lib=$new
-  gcc -O2 -Iinclude bench-reports/assets/read_at_bench.c "$lib/libbufkit.a" -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+  gcc -O2 -Iinclude bench-reports/assets-in-place/read_at_bench.c "$lib/libbufkit.a" -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
     -o "$work/read_at_$side"
 done
 for ((r = 0; r < rounds; r++)); do

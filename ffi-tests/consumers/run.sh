@@ -165,7 +165,7 @@ check readme-snippets python3 "$here/readme_snippets.py" "$root/README.md" "$roo
 check readme-figures python3 "$here/readme_figures.py" "$root/README.md" "$root/bench-reports"
 check docs-versions python3 "$here/docs_versions.py" "$root"
 # A report's figure is what its table draws (bench-reports/plot.py, the one plotting module).
-check inflate-figure bash -c "python3 '$root/bench-reports/inflate/plot.py' '$root/bench-reports/strided-inflate.md' '$work/si.svg' \
+check inflate-figure bash -c "python3 '$root/bench-reports/strided-inflate/plot.py' '$root/bench-reports/strided-inflate.md' '$work/si.svg' \
   && cmp '$work/si.svg' '$root/bench-reports/strided-inflate.svg'"
 
 echo "$passed passed, $failed failed"

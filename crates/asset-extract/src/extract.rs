@@ -643,7 +643,7 @@ const LARGE_FIRST: u64 = 1 << 20;
 const BATCH_FILES: usize = 32;
 
 /// What creating one file costs, in the bytes of inflating and writing that cost as much (tmpfs,
-/// `bench-reports/extract/phases.sh`: creating the 222 files of the APK-shaped archive took a
+/// `bench-reports/asset-extract/phases.sh`: creating the 222 files of the APK-shaped archive took a
 /// fifth of what inflating and writing their 5.2 MB did).
 const FILE_COST: u64 = 8 << 10;
 

@@ -2,7 +2,7 @@
 //! and prints the median wall time, CPU time and parallel efficiency of the extraction alone.
 //! The archive is ARCHIVE, or by default the APK-shaped bench archive (`benches/support/apk.rs`:
 //! 222 entries). Run it under a profiler to see where a small archive's time goes
-//! (`bench-reports/extract/phases.sh`).
+//! (`bench-reports/asset-extract/phases.sh`).
 //!
 //! Usage: `cargo run --release -p bufkit-bench --bin extract_loop -- [ROUNDS [THREADS [ARCHIVE]]]`
 

@@ -1,6 +1,6 @@
 //! The inflate-only pass over a real pack, per engine, in CPU seconds (median of REPS passes).
 //! Also writes the object table (stream offset, size as little-endian u64 pairs) that
-//! `bench-reports/inflate/git_loop.c` reads, so git's own loop inflates the same objects.
+//! `bench-reports/strided-inflate/git_loop.c` reads, so git's own loop inflates the same objects.
 //!
 //! Usage: cargo run --release -p bufkit-bench --bin pack_bench -- PACK TABLE_OUT REPS [ENGINE…]
 //! With PACK=STREAM:<file>:<size> it times one large zlib stream instead (table of one entry).

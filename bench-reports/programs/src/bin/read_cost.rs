@@ -10,7 +10,7 @@
 //! The difference of the two totals over 200 is one read's cost. Ways: `decoder` (strided-inflate's
 //! decoder on the entry's bytes), `decoder+crc32` (and the CRC-32 of the output), `map` and `read`
 //! (`AssetArchive::read_into`, mapped or with `pread`, after a first read that checked the CRC).
-//! `bench-reports/assets/read_cost.sh` runs them all.
+//! `bench-reports/assets-in-place/read_cost.sh` runs them all.
 
 use std::hint::black_box;
 

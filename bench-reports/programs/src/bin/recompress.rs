@@ -1,5 +1,5 @@
 //! Writes a copy of a zip archive whose files are compressed with another method, for the
-//! methods' speed table (`bench-reports/extract/methods_speed.py`):
+//! methods' speed table (`bench-reports/asset-extract/methods_speed.py`):
 //!
 //! ```sh
 //! cargo run --release -p bufkit-bench --bin recompress -- IN.zip bzip2|lzma|zstd|xz OUT.zip

@@ -1,5 +1,5 @@
 //! Writes a sparse ZIP64 archive: a HOLE-byte entry of zeros that takes no disk, then small stored
-//! entries past it, for measuring what reading one of them costs (`bench-reports/extract/
+//! entries past it, for measuring what reading one of them costs (`bench-reports/asset-extract/
 //! only_what_is_asked.py`). Usage: `sparse_zip64 OUT.zip HOLE_BYTES NAME=TEXT...`
 
 fn main() -> std::io::Result<()> {
