@@ -24,7 +24,7 @@ pub(crate) fn diagnose(format: Format, input: &[u8], offset: usize, expected: us
                 return Error::Corrupt { offset, reason: "rejected by the decoder".into() };
             }
             Ok(None) => return Error::SizeMismatch { offset, expected, actual: Some(produced) },
-            Err(e) => return crate::stream::at_offset(e, offset),
+            Err(e) => return e.at(offset),
         }
     }
 }

@@ -63,4 +63,16 @@ impl Error {
             Error::AllocFailed => None,
         }
     }
+
+    /// The same error about a stream at `offset` (the chunked decoder reports offsets relative to
+    /// the stream's start).
+    pub(crate) fn at(self, offset: usize) -> Error {
+        match self {
+            Error::Truncated { .. } => Error::Truncated { offset },
+            Error::Checksum { .. } => Error::Checksum { offset },
+            Error::Corrupt { reason, .. } => Error::Corrupt { offset, reason },
+            Error::SizeMismatch { expected, actual, .. } => Error::SizeMismatch { offset, expected, actual },
+            other => other,
+        }
+    }
 }

@@ -177,7 +177,7 @@ impl StreamInflater {
             let chunk = match self.inflater.next_chunk() {
                 Ok(Some(chunk)) => chunk,
                 Ok(None) => break,
-                Err(e) => return Err(at_offset(e, offset)),
+                Err(e) => return Err(e.at(offset)),
             };
             if chunk.is_empty() {
                 return Ok(None); // it wants more input
@@ -197,17 +197,6 @@ impl StreamInflater {
         let total = self.inflater.consumed();
         self.finished = Some(total);
         Ok(Some(total))
-    }
-}
-
-/// `e`, which the decoder reported relative to the stream's start, at the stream's `offset`.
-pub(crate) fn at_offset(e: Error, offset: usize) -> Error {
-    match e {
-        Error::Truncated { .. } => Error::Truncated { offset },
-        Error::Checksum { .. } => Error::Checksum { offset },
-        Error::Corrupt { reason, .. } => Error::Corrupt { offset, reason },
-        Error::SizeMismatch { expected, actual, .. } => Error::SizeMismatch { offset, expected, actual },
-        other => other,
     }
 }
 
