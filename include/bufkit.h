@@ -195,107 +195,6 @@ typedef uint32_t bk_status;
 #endif // __cplusplus
 
 /*
- Growth policies, as values of `bk_buffer_config.growth`.
- */
-enum bk_growth
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   Multiply capacity by `factor` (1 < factor ≤ 8), through realloc/mremap. The default (×2).
-   */
-  BK_GROWTH_GEOMETRIC = 0,
-  /*
-   Add `step` bytes by allocate + copy: the quadratic baseline, for measurement only.
-   */
-  BK_GROWTH_LINEAR = 1,
-  /*
-   Grow to exactly what is needed; reserve up front.
-   */
-  BK_GROWTH_EXACT = 2,
-  /*
-   A chain of `chunk_size`-byte chunks (≥ 64) that never copies; not contiguous until flattened.
-   */
-  BK_GROWTH_SEGMENTED = 3,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum bk_growth bk_growth;
-#else
-typedef uint32_t bk_growth;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- Stream framings, as values of the `format` arguments.
- */
-enum bk_format
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   RFC 1950 zlib: header, deflate data, Adler-32 (git objects).
-   */
-  BK_FORMAT_ZLIB = 0,
-  /*
-   RFC 1951 raw deflate (zip entries).
-   */
-  BK_FORMAT_RAW = 1,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum bk_format bk_format;
-#else
-typedef uint32_t bk_format;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
- What may happen to an existing destination, as values of `bk_extract_options.mode`.
-
- | mode | absent | empty directory | non-empty directory | anything else |
- |---|---|---|---|---|
- | CREATE (default) | created | filled | refused | refused |
- | REPLACE | created | replaced | replaced as a whole, atomically | refused |
- | MERGE | created | filled | files added, same-named files replaced | refused |
-
- "Anything else" includes a symlink, never followed. REPLACE also refuses `/`, a mount point,
- `.`/`..` in any spelling, and the current or home directory or any directory holding them. A
- refusal is `BK_STATUS_DESTINATION_REFUSED`, with nothing touched.
- */
-enum bk_extract_mode
-#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
-  : uint32_t
-#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
- {
-  /*
-   The destination must not exist, or be an empty directory.
-   */
-  BK_EXTRACT_CREATE = 0,
-  /*
-   An existing directory is replaced as a whole once every entry has verified.
-   */
-  BK_EXTRACT_REPLACE = 1,
-  /*
-   Files are added into an existing directory, unzip-style: each written and verified under a
-   temporary name inside it, then renamed into place. Symlinks in it are never followed. A
-   conflict (a path needed as a directory that is something else) is refused before any file
-   moves; an I/O error after that leaves the files already moved (complete and verified) in
-   place and says how many in the detail text.
-   */
-  BK_EXTRACT_MERGE = 2,
-};
-#ifndef __cplusplus
-#if __STDC_VERSION__ >= 202311L
-typedef enum bk_extract_mode bk_extract_mode;
-#else
-typedef uint32_t bk_extract_mode;
-#endif // __STDC_VERSION__ >= 202311L
-#endif // __cplusplus
-
-/*
  How `bk_archive_open` holds the archive's bytes.
  */
 enum bk_archive_holding
@@ -359,6 +258,141 @@ typedef uint32_t bk_archive_local_headers;
 #endif // __cplusplus
 
 /*
+ Growth policies, as values of `bk_buffer_config.growth`.
+ */
+enum bk_growth
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   Multiply capacity by `factor` (1 < factor ≤ 8), through realloc/mremap. The default (×2).
+   */
+  BK_GROWTH_GEOMETRIC = 0,
+  /*
+   Add `step` bytes by allocate + copy: the quadratic baseline, for measurement only.
+   */
+  BK_GROWTH_LINEAR = 1,
+  /*
+   Grow to exactly what is needed; reserve up front.
+   */
+  BK_GROWTH_EXACT = 2,
+  /*
+   A chain of `chunk_size`-byte chunks (≥ 64) that never copies; not contiguous until flattened.
+   */
+  BK_GROWTH_SEGMENTED = 3,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_growth bk_growth;
+#else
+typedef uint32_t bk_growth;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ What may happen to an existing destination, as values of `bk_extract_options.mode`. A
+ refusal is `BK_STATUS_DESTINATION_REFUSED`, with nothing touched.
+
+ | mode | absent | empty directory | non-empty directory | anything else |
+ |---|---|---|---|---|
+ | CREATE (default) | created | filled | refused | refused |
+ | REPLACE | created | replaced | replaced as a whole, atomically | refused |
+ | MERGE | created | filled | files added, same-named files replaced | refused |
+
+ "Anything else" includes a symlink, never followed. REPLACE also refuses `/`, a mount point,
+ `.`/`..` in any spelling, and the current or home directory or any directory holding them.
+ */
+enum bk_extract_mode
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   The destination must not exist, or be an empty directory.
+   */
+  BK_EXTRACT_CREATE = 0,
+  /*
+   An existing directory is replaced as a whole once every entry has verified.
+   */
+  BK_EXTRACT_REPLACE = 1,
+  /*
+   Files are added into an existing directory, unzip-style: each written and verified under a
+   temporary name inside it, then renamed into place. Symlinks in it are never followed. A
+   conflict (a path needed as a directory that is something else) is refused before any file
+   moves; an I/O error after that leaves the files already moved (complete and verified) in
+   place and says how many in the detail text.
+   */
+  BK_EXTRACT_MERGE = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_extract_mode bk_extract_mode;
+#else
+typedef uint32_t bk_extract_mode;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ When a large deflated entry is inflated on several cores, as values of
+ `bk_extract_options.parallel_inflate` and `bk_archive_set_parallel_inflate`'s `mode`. The bytes
+ and every check are the same either way; only the time and the cores used differ.
+ */
+enum bk_parallel_inflate
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   By the rule (the default): an entry inflating to 20 MiB or more, when the process may run
+   on 4 cores or more (its CPU affinity and cgroup quota). Below either, the work of cutting
+   the stream into chunks decoded without their window costs more than it wins back.
+   */
+  BK_PARALLEL_INFLATE_AUTO = 0,
+  /*
+   Every deflated entry, whatever its size and the cores (an entry of one 4 MiB chunk or less
+   is decoded by one thread).
+   */
+  BK_PARALLEL_INFLATE_ALWAYS = 1,
+  /*
+   Never: each entry on one core.
+   */
+  BK_PARALLEL_INFLATE_NEVER = 2,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_parallel_inflate bk_parallel_inflate;
+#else
+typedef uint32_t bk_parallel_inflate;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
+ Stream framings, as values of the `format` arguments.
+ */
+enum bk_format
+#if defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+  : uint32_t
+#endif // defined(__cplusplus) || __STDC_VERSION__ >= 202311L
+ {
+  /*
+   RFC 1950 zlib: header, deflate data, Adler-32 (git objects).
+   */
+  BK_FORMAT_ZLIB = 0,
+  /*
+   RFC 1951 raw deflate (zip entries).
+   */
+  BK_FORMAT_RAW = 1,
+};
+#ifndef __cplusplus
+#if __STDC_VERSION__ >= 202311L
+typedef enum bk_format bk_format;
+#else
+typedef uint32_t bk_format;
+#endif // __STDC_VERSION__ >= 202311L
+#endif // __cplusplus
+
+/*
  An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
  name to entry. Thread-safe: any number of threads may find and read at once. Freed by
  `bk_archive_free` (the caller owns it); names and views it hands out live until then. Readers
@@ -368,7 +402,7 @@ typedef uint32_t bk_archive_local_headers;
  `bk_archive_list`, `bk_archive_entry_info`, `bk_archive_entry_name`, `bk_archive_entry_size`,
  `bk_archive_read`, `bk_archive_read_at`, `bk_archive_set_checkpoint_limits`, `bk_archive_checkpoint_memory`,
  `bk_archive_checkpoints_export`, `bk_archive_checkpoints_import`, `bk_archive_read_pooled`,
- `bk_archive_view`, `bk_archive_reader_open`.
+ `bk_archive_view`, `bk_archive_set_parallel_inflate`, `bk_archive_reader_open`.
  */
 typedef struct bk_archive bk_archive;
 
@@ -379,10 +413,13 @@ typedef struct bk_archive bk_archive;
  bzip2 up to about 3.6 MiB (the block size the archive was written with: 900 kB at level 9);
  LZMA and XZ up to their dictionary size and Zstandard up to its window size (each at most
  128 MiB: larger ones are refused at open), of which a reader touches no more than it has
- decoded. It keeps what it reads alive: its archive may be freed first. Not
- thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
+ decoded. A deflated entry inflated on several cores (`bk_archive_set_parallel_inflate`) is
+ decoded by threads of the reader's own, at most a few chunks of 4 MiB per core ahead of the
+ reads. It keeps what it reads alive: its archive may be freed first. Not thread-safe: one
+ thread at a time. Freed by `bk_archive_reader_free`.
 
- Methods: `bk_archive_reader_read`, `bk_archive_reader_free`.
+ Methods: `bk_archive_reader_cores`, `bk_archive_reader_wait`, `bk_archive_reader_read`,
+ `bk_archive_reader_free`.
  */
 typedef struct bk_archive_reader bk_archive_reader;
 
@@ -695,6 +732,12 @@ typedef struct bk_extract_options {
    A cancellation flag to watch (NULL for none); it must outlive the extraction.
    */
   const struct bk_cancel *cancel;
+  /*
+   When a large deflated entry is inflated on several cores (using `threads` decoding
+   threads): a `bk_parallel_inflate` (default `BK_PARALLEL_INFLATE_AUTO`); another value is
+   `BK_STATUS_INVALID_ARGUMENT`. The files written, and every error, are the same either way.
+   */
+  uint64_t parallel_inflate;
 } bk_extract_options;
 
 /*
@@ -1170,8 +1213,21 @@ bk_status bk_archive_view(const struct bk_archive *archive,
                           size_t *len_out);
 
 /*
+ Sets when `archive` inflates a large deflated entry on several cores, for its readers and
+ whole reads: `mode` is a `bk_parallel_inflate` (the default `BK_PARALLEL_INFLATE_AUTO`, by the
+ rule: an entry of 20 MiB or more with 4 cores or more), another value
+ `BK_STATUS_INVALID_ARGUMENT`. The bytes and every check are the same either way. Readers
+ already open keep how they were opened.
+
+ # Safety
+ `archive` is live.
+ */
+bk_status bk_archive_set_parallel_inflate(const struct bk_archive *archive, uint32_t mode);
+
+/*
  Opens entry `index` (a file) for reading in pieces with `bk_archive_reader_read`, and stores
- the reader in `*reader_out` (NULL on failure).
+ the reader in `*reader_out` (NULL on failure). A deflated entry is inflated on several cores
+ when `bk_archive_set_parallel_inflate`'s rule says so (`bk_archive_reader_cores` tells).
 
  # Safety
  `archive` is live; `reader_out` is valid for one write.
@@ -1181,13 +1237,36 @@ bk_status bk_archive_reader_open(const struct bk_archive *archive,
                                  struct bk_archive_reader **reader_out);
 
 /*
+ Stores in `*cores_out` how many cores the reader's entry is inflated on: 1 when its reads
+ inflate it, more when threads of the reader's own do, ahead of the reads.
+
+ # Safety
+ `reader` is live; `cores_out` is valid for one write.
+ */
+bk_status bk_archive_reader_cores(const struct bk_archive_reader *reader, size_t *cores_out);
+
+/*
+ Waits until the next `bk_archive_reader_read` can return without waiting for other threads:
+ at once for a reader on one core (its reads inflate as they go), until the next decoded
+ bytes, the entry's end or its failure for a reader on several cores. Returns the status of a
+ failure the reader has met, as its next read would. `bk_archive_reader_read` waits by itself; a caller that reads where waiting
+ is costly (a JVM critical region, an Erlang scheduler) waits here first, outside it.
+
+ # Safety
+ `reader` is live.
+ */
+bk_status bk_archive_reader_wait(struct bk_archive_reader *reader);
+
+/*
  Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
  `dst_len`, and 0 only at the end, once the whole entry has been checked (its stream ends at
  its compressed size, its size and CRC-32 match). A `dst_len` of 0 is
- `BK_STATUS_INVALID_ARGUMENT` (and reads nothing), so that 0 bytes read always means the end. Bytes come out before those checks can run;
- when one fails, the call that would have returned 0 returns its status instead
- (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`...), and so does
- every later call. A caller that must not act on unchecked bytes reads the entry whole.
+ `BK_STATUS_INVALID_ARGUMENT` (and reads nothing), so that 0 bytes read always means the end.
+ Bytes come out before those checks can run; when one fails, the call that would have
+ returned 0 returns its status instead (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`,
+ `BK_STATUS_CORRUPT`...), and so does every later call. A caller that must not act on unchecked
+ bytes reads the entry whole. On a reader on several cores, a read with no decoded bytes at
+ hand waits for them (after `bk_archive_reader_wait` it does not).
 
  # Safety
  `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is

@@ -24,11 +24,11 @@ fi
 mkdir -p "$out"
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
 ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
-# A zip with a large deflated entry (4 MiB of log lines, level 6) and a stored one, for the
+# A zip with a large deflated entry (4.8 MiB of log lines, level 6: two chunks for the parallel decoder) and a stored one, for the
 # random-access tests; made here with Python's zipfile, so that nothing large is committed.
 python3 - "$out/big.zip" <<'PY'
 import sys, zipfile
-lines = "".join(f"2026-12-02T13:{i % 60:02} GET /item/{i * 7919 % 5000} {i % 7}\n" for i in range(120_000))
+lines = "".join(f"2026-12-02T13:{i % 60:02} GET /item/{i * 7919 % 5000} {i % 7}\n" for i in range(150_000))
 with zipfile.ZipFile(sys.argv[1], "w") as z:
     z.writestr(zipfile.ZipInfo("log.txt"), lines.encode(), compress_type=zipfile.ZIP_DEFLATED, compresslevel=6)
     z.writestr(zipfile.ZipInfo("raw.bin"), bytes(range(256)) * 1000, compress_type=zipfile.ZIP_STORED)

@@ -512,6 +512,83 @@ static void test_slices_of_any_entry(void) {
   bk_archive_free(archive);
 }
 
+/* Inflating on several cores changes nothing but the time: big.zip's log (two chunks) and every
+   entry of cut.zip read whole and streamed with BK_PARALLEL_INFLATE_ALWAYS as with NEVER, bytes
+   and statuses; extraction likewise. An unknown mode is refused. */
+static void test_parallel_inflate_changes_nothing_but_the_time(void) {
+  static unsigned char serial[5 << 20], parallel[5 << 20], streamed[5 << 20];
+  bk_archive *archive = NULL;
+  bk_archive_reader *reader = NULL;
+  size_t index = 0, size = 0, again = 0, total = 0, cores = 0, count = 0;
+  bk_extract_report report = {.size = sizeof report};
+  bk_extract_options options = {.size = sizeof options, .parallel_inflate = BK_PARALLEL_INFLATE_ALWAYS};
+  char dest[128], detail[256];
+  CHECK_STATUS(bk_archive_open(BUFKIT_BIG_ZIP, NULL, &archive), BK_STATUS_OK);
+  if (!archive) return;
+  CHECK_STATUS(bk_archive_set_parallel_inflate(archive, 3), BK_STATUS_INVALID_ARGUMENT);
+  CHECK_STATUS(bk_archive_set_parallel_inflate(NULL, BK_PARALLEL_INFLATE_ALWAYS), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_archive_find(archive, "log.txt", 7, &index), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_set_parallel_inflate(archive, BK_PARALLEL_INFLATE_NEVER), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_read(archive, index, serial, sizeof serial, &size), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_reader_open(archive, index, &reader), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_reader_cores(reader, &cores), BK_STATUS_OK);
+  CHECK(cores == 1);
+  CHECK_STATUS(bk_archive_reader_wait(reader), BK_STATUS_OK); /* at once: nothing to wait for */
+  bk_archive_reader_free(reader);
+  CHECK_STATUS(bk_archive_set_parallel_inflate(archive, BK_PARALLEL_INFLATE_ALWAYS), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_read(archive, index, parallel, sizeof parallel, &again), BK_STATUS_OK);
+  CHECK(again == size && size > (4 << 20) && memcmp(serial, parallel, size) == 0);
+  CHECK_STATUS(bk_archive_reader_open(archive, index, &reader), BK_STATUS_OK);
+  CHECK_STATUS(bk_archive_reader_cores(reader, &cores), BK_STATUS_OK);
+  CHECK(cores >= 1);
+  CHECK_STATUS(bk_archive_reader_cores(reader, NULL), BK_STATUS_NULL_POINTER);
+  /* Waiting first, as a binding that reads in a critical region does, and not. */
+  total = 0;
+  for (size_t n = 1; n > 0; total += n) {
+    if (total % 2 == 0) CHECK_STATUS(bk_archive_reader_wait(reader), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_reader_read(reader, streamed + total, total + 99991 < sizeof streamed ? 99991 : sizeof streamed - total, &n), BK_STATUS_OK);
+  }
+  CHECK(total == size && memcmp(serial, streamed, size) == 0);
+  CHECK_STATUS(bk_archive_reader_wait(reader), BK_STATUS_OK); /* at its end: nothing to wait for */
+  bk_archive_reader_free(reader);
+  bk_archive_free(archive);
+
+  CHECK_STATUS(bk_archive_open(BUFKIT_CUT_ZIP, NULL, &archive), BK_STATUS_OK);
+  if (!archive) return;
+  CHECK_STATUS(bk_archive_entry_count(archive, &count), BK_STATUS_OK);
+  for (size_t i = 0; i < count; i++) {
+    bk_status one, several, stream_one, stream_several;
+    CHECK_STATUS(bk_archive_set_parallel_inflate(archive, BK_PARALLEL_INFLATE_NEVER), BK_STATUS_OK);
+    one = bk_archive_read(archive, i, serial, sizeof serial, &size);
+    CHECK_STATUS(bk_archive_reader_open(archive, i, &reader), BK_STATUS_OK);
+    stream_one = read_through(reader, 1000, streamed, sizeof streamed, &total);
+    bk_archive_reader_free(reader);
+    CHECK_STATUS(bk_archive_set_parallel_inflate(archive, BK_PARALLEL_INFLATE_ALWAYS), BK_STATUS_OK);
+    several = bk_archive_read(archive, i, parallel, sizeof parallel, &size);
+    CHECK_STATUS(bk_archive_reader_open(archive, i, &reader), BK_STATUS_OK);
+    stream_several = read_through(reader, 1000, streamed, sizeof streamed, &total);
+    /* The failure sticks, and a wait says it too. */
+    CHECK_STATUS(bk_archive_reader_wait(reader), stream_several);
+    bk_archive_reader_free(reader);
+    CHECK(one != BK_STATUS_OK && one == several);
+    CHECK(stream_one == stream_several);
+  }
+  bk_archive_free(archive);
+
+  snprintf(dest, sizeof dest, "%s/parallel", workdir);
+  CHECK_STATUS(bk_extract(BUFKIT_BIG_ZIP, dest, &options, &report, NULL, 0, detail, sizeof detail), BK_STATUS_OK);
+  CHECK(report.files == 2);
+  snprintf(dest, sizeof dest, "%s/parallel-junk", workdir);
+  options.strict = 1;
+  CHECK_STATUS(bk_extract(BUFKIT_JUNK_ZIP, dest, &options, &report, NULL, 0, detail, sizeof detail),
+               BK_STATUS_ARCHIVE_MALFORMED);
+  snprintf(dest, sizeof dest, "%s/parallel-bad", workdir);
+  options.strict = 0;
+  options.parallel_inflate = 3;
+  CHECK_STATUS(bk_extract(BUFKIT_BIG_ZIP, dest, &options, &report, NULL, 0, detail, sizeof detail),
+               BK_STATUS_INVALID_ARGUMENT);
+}
+
 int main(void) {
   char cmd[128];
   int rc;
@@ -530,6 +607,7 @@ int main(void) {
   RUN(test_slices_of_any_entry);
   RUN(test_a_cut_entry_gives_one_status_whatever_reads_it);
   RUN(test_bytes_after_a_stream_follow_one_rule);
+  RUN(test_parallel_inflate_changes_nothing_but_the_time);
   rc = REPORT();
   snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
   if (system(cmd) != 0) return 1;

@@ -133,8 +133,17 @@ static void test_options_are_size_first(void) {
   const char *patterns[] = {"readme.txt", NULL};
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/sized", workdir);
-  CHECK(sizeof(bk_extract_options) == BK_EXTRACT_OPTIONS_MIN_SIZE);
+  /* One field (parallel_inflate) past the minimum: a program built before it passes the minimum. */
+  CHECK(sizeof(bk_extract_options) == BK_EXTRACT_OPTIONS_MIN_SIZE + 8);
   CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
+  {
+    bk_extract_options older = {.size = BK_EXTRACT_OPTIONS_MIN_SIZE, .threads = 1};
+    char older_dest[320];
+    older.parallel_inflate = 7; /* past the caller's size: never read */
+    snprintf(older_dest, sizeof older_dest, "%s-older", dest);
+    CHECK_STATUS(bk_extract(archive, older_dest, &older, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+    CHECK(report.files == 2);
+  }
   grown.newer[1] = 1;
   CHECK_STATUS(bk_extract(archive, dest, &grown.known, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
   CHECK(access(dest, F_OK) != 0);

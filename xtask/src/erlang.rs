@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::glue::Nif;
 use crate::java::plain;
-use crate::model::{Binding, CStruct, CType, Description, Field};
+use crate::model::{Binding, CEnum, CStruct, CType, Description, Field};
 use crate::text::{GENERATED, c_banner, erlang_banner, wrap};
 
 /// `status_atoms.gen.h`: each status's atom, the header's name in lower case.
@@ -101,6 +101,25 @@ pub fn nif_records(d: &Description) -> String {
     s
 }
 
+/// `enum_atoms.gen.h`: for each C enum the options take, its value from an Erlang atom (its
+/// variants' names past their common prefix, in lower case).
+pub fn enum_atoms(enums: &[&CEnum]) -> String {
+    let mut s = c_banner();
+    s.push_str("/* Included after nif.h. */\n");
+    for e in enums {
+        let atoms = e.atoms().expect("checked when the description was read");
+        writeln!(s, "\n/* A {} from its atom ({}): 1, or 0 for another term. */", e.name, atoms.join(", ")).unwrap();
+        writeln!(s, "static inline int {}_from_atom(ErlNifEnv *env, ERL_NIF_TERM term, uint32_t *code) {{", e.name)
+            .unwrap();
+        for (code, atom) in atoms.iter().enumerate() {
+            writeln!(s, "  if (enif_is_identical(term, enif_make_atom(env, \"{atom}\"))) return *code = {code}, 1;")
+                .unwrap();
+        }
+        s.push_str("  return 0;\n}\n");
+    }
+    s
+}
+
 /// The NIF's marshalling of the options and the report: `extract_structs.gen.h`.
 pub fn nif_extract_structs(options: &CStruct, report: &CStruct) -> String {
     let mut s = c_banner();
@@ -133,16 +152,9 @@ pub fn nif_extract_structs(options: &CStruct, report: &CStruct) -> String {
                 writeln!(s, "    if (enif_get_int64(env, value, &whole)) o->{c} = (double)whole;").unwrap();
                 writeln!(s, "    else if (!enif_get_double(env, value, &o->{c})) return -1;").unwrap();
             }
-            (Some(Binding::Enum { atoms, .. }), _) => {
-                for (code, atom) in atoms.iter().enumerate() {
-                    let els = if code == 0 { "" } else { "else " };
-                    writeln!(
-                        s,
-                        "    {els}if (enif_is_identical(value, enif_make_atom(env, \"{atom}\"))) o->{c} = {code};"
-                    )
-                    .unwrap();
-                }
-                writeln!(s, "    else return -1;").unwrap();
+            (Some(Binding::Enum { c: c_enum, .. }), _) => {
+                writeln!(s, "    uint32_t code;\n    if (!{c_enum}_from_atom(env, value, &code)) return -1;").unwrap();
+                writeln!(s, "    o->{c} = code;").unwrap();
             }
             _ => unreachable!("plain fields only"),
         }

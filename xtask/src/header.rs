@@ -13,7 +13,13 @@ pub const METHODS_MARKER: &str = "Methods: (listed in include/bufkit.h)";
 /// The header, as it must be committed.
 pub fn header(root: &Path, d: &Description) -> Result<String, String> {
     let crate_dir = root.join("crates/bufkit-ffi");
-    let config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).map_err(|e| e.to_string())?;
+    let mut config = cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).map_err(|e| e.to_string())?;
+    // Every type of the description, whether a function names it or not (a field's enum, a
+    // struct a caller fills): the description decides what the header holds, not a list.
+    config.export.include = std::iter::once("bk_status".to_string())
+        .chain(d.enums.iter().map(|e| e.name.clone()))
+        .chain(d.structs.iter().map(|s| s.name.clone()))
+        .collect();
     let mut generated = Vec::new();
     cbindgen::Builder::new()
         .with_crate(&crate_dir)

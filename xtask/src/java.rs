@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 
 use crate::glue::JniMethod;
 use crate::layout::{Place, places};
-use crate::model::{Binding, CStruct, CType, Description, Field};
+use crate::model::{Binding, CEnum, CStruct, CType, Description, Field};
 use crate::text::{camel, constant, first_sentence, javadoc, javadoc_block, slash_banner, wrap};
 
 /// `Status.java`.
@@ -41,6 +41,42 @@ pub fn status(d: &Description) -> String {
 }
 ",
     );
+    s
+}
+
+/// The Java enum of a C enum a size-first struct's field takes (`ExtractMode.java`), its
+/// constants the variants' names past their common prefix, each with its code.
+pub fn enum_class(e: &CEnum, java: &str) -> String {
+    let mut s = slash_banner();
+    s.push_str("package dev.bufkit;\n\n");
+    // The first paragraph: a table below it reads as nothing in Javadoc.
+    let first = e.doc.split("\n\n").next().unwrap_or_default();
+    let doc = format!("{} (C: {{@code {}}}; more in bufkit.h.)", javadoc(first), e.name);
+    s.push_str(&javadoc_block(&doc, ""));
+    writeln!(s, "public enum {java} {{").unwrap();
+    let mut variants = e.variants.clone();
+    variants.sort_by_key(|v| v.1);
+    for (i, (name, code, doc)) in variants.iter().enumerate() {
+        s.push_str(&javadoc_block(&javadoc(doc), "    "));
+        let end = if i + 1 == variants.len() { ";" } else { "," };
+        writeln!(s, "    {}({code}){end}", e.short(name)).unwrap();
+    }
+    writeln!(
+        s,
+        "
+    private final int code;
+
+    {java}(int code) {{
+        this.code = code;
+    }}
+
+    /** The C value. */
+    public int code() {{
+        return code;
+    }}
+}}"
+    )
+    .unwrap();
     s
 }
 
@@ -173,8 +209,8 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * The downcalls of include/bufkit.h, one handle per function, named as in C without {@code bk_}.
- * A function marked short in its description ({@code #[export(short)]}: it neither blocks nor
- * calls back) is linked {@code critical(true)}, so heap arrays pass without a copy; the others are
+ * A function marked short in its description ({@code #[export(short)]}: it neither blocks, or
+ * only where a plain call made first says it will not, nor calls back) is linked {@code critical(true)}, so heap arrays pass without a copy; the others are
  * plain downcalls, during which the JVM may reach a safepoint.
  */
 final class BufkitLibrary {
@@ -392,7 +428,7 @@ fn java_default(f: &Field) -> String {
     match &f.binding {
         Some(Binding::Flag) => "false".into(),
         Some(Binding::Plain | Binding::Float) => "0".into(),
-        Some(Binding::Enum { java, atoms }) => format!("{java}.{}", atoms[0].to_uppercase()),
+        Some(Binding::Enum { java, atoms, .. }) => format!("{java}.{}", atoms[0].to_uppercase()),
         Some(Binding::Hand { java_default, .. }) => java_default.clone(),
         _ => unreachable!("the size is no component"),
     }

@@ -12,6 +12,7 @@
 //! | the NIF table and atoms | `nif_table.gen.h` and `bufkit_nif.erl`, from the NIF glue's `/* nif .. */` lines |
 //! | the records filled from packed arrays | `BufferStats.java`, `PoolStats.java`, the JNI and NIF `records.gen.h` |
 //! | the extraction options and report | `ExtractOptions.java`, `ExtractReport.java`, `ExtractStructs.java`, both `extract_structs.gen.h`, `bufkit_extract.hrl` |
+//! | the C enums the options take | `ExtractMode.java`, `ParallelInflate.java`, the NIF's `enum_atoms.gen.h` |
 //!
 //! The conformance suite (ffi-tests/conformance) checks what these files say against the C
 //! compiler; `cargo xtask bindings --check` (run by the test command) fails when one is stale.
@@ -61,6 +62,16 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         ("bindings/erlang/src/bufkit_nif.erl".into(), erlang::nif_module(&nifs)),
     ];
     out.extend(java::records(&d));
+    let mut enums = Vec::new();
+    for (c, java) in options.fields.iter().filter_map(|f| match &f.binding {
+        Some(Binding::Enum { c, java, .. }) => Some((c, java)),
+        _ => None,
+    }) {
+        let e = d.enums.iter().find(|e| e.name == *c).ok_or_else(|| format!("no enum {c}"))?;
+        out.push((format!("{common}/{java}.java"), java::enum_class(e, java)));
+        enums.push(e);
+    }
+    out.push(("bindings/erlang/c_src/enum_atoms.gen.h".into(), erlang::enum_atoms(&enums)));
     Ok(out.into_iter().map(|(p, c)| (PathBuf::from(p), c)).collect())
 }
 

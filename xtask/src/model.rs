@@ -51,7 +51,32 @@ pub struct Status {
 #[derive(Debug, Clone)]
 pub struct CEnum {
     pub name: String,
+    pub doc: String,
     pub variants: Vec<(String, u32, String)>,
+}
+
+impl CEnum {
+    /// Its variants' names past their common prefix (`BK_EXTRACT_`), in lower case, in code
+    /// order; an error unless the codes run 0, 1, 2..
+    pub fn atoms(&self) -> Result<Vec<String>, String> {
+        let mut variants = self.variants.clone();
+        variants.sort_by_key(|v| v.1);
+        if variants.iter().enumerate().any(|(i, v)| v.1 as usize != i) {
+            return Err(format!("{}: its values must run 0, 1, 2..", self.name));
+        }
+        Ok(variants.iter().map(|(name, ..)| self.short(name).to_lowercase()).collect())
+    }
+
+    /// A variant's name past the prefix every variant shares, up to its last `_`.
+    pub fn short<'a>(&self, variant: &'a str) -> &'a str {
+        let first = &self.variants[0].0;
+        let mut common = first.len();
+        for (name, ..) in &self.variants {
+            common = common.min(first.bytes().zip(name.bytes()).take_while(|(a, b)| a == b).count());
+        }
+        let cut = first[..common].rfind('_').map_or(0, |i| i + 1);
+        &variant[cut..]
+    }
 }
 
 /// How a binding carries a field of a size-first struct (`#[binding(..)]` on the field).
@@ -65,8 +90,10 @@ pub enum Binding {
     Plain,
     /// `f64`: Java `double` (finite, at least 0), Erlang number.
     Float,
-    /// One of a C enum's values: a Java enum with `code()`, Erlang atoms in code order.
-    Enum { java: String, atoms: Vec<String> },
+    /// One of a C enum's values (`c`, whose values must run 0, 1, 2..): a Java enum with
+    /// `code()` generated from it, Erlang atoms in code order (its variants' names past their
+    /// common prefix, in lower case).
+    Enum { c: String, java: String, atoms: Vec<String> },
     /// A pointer each binding carries by hand: the Java component's type and default (empty for
     /// none), the Erlang key and type (empty for none), and why a binding does without it.
     Hand { java: String, java_default: String, erlang: String, erlang_type: String, why: String },
@@ -114,7 +141,8 @@ pub struct Export {
     pub doc: String,
     pub params: Vec<Param>,
     pub ret: Option<CType>,
-    /// `#[export(short)]`: it neither blocks nor calls back, and takes only what the caller lends
+    /// `#[export(short)]`: it neither blocks (or only where a plain call made first says it will
+    /// not, as `bk_archive_reader_wait` for `bk_archive_reader_read`) nor calls back, and takes only what the caller lends
     /// for the call: bindings may pin the caller's arrays for it (Panama `critical`).
     pub short: bool,
 }
@@ -157,7 +185,26 @@ impl Description {
             }
         }
         d.statuses.sort_by_key(|s| s.value);
+        d.resolve_enums()?;
         Ok(d)
+    }
+
+    /// Fills each enum binding's atoms from its C enum: its variants' names past their common
+    /// prefix, in lower case, in code order; the codes must run 0, 1, 2.. (an atom's place is its
+    /// code).
+    fn resolve_enums(&mut self) -> Result<(), String> {
+        let enums = self.enums.clone();
+        for st in &mut self.structs {
+            for f in &mut st.fields {
+                let Some(Binding::Enum { c, atoms, .. }) = &mut f.binding else { continue };
+                let e = enums
+                    .iter()
+                    .find(|e| e.name == *c)
+                    .ok_or_else(|| format!("{}.{}: no #[repr(u32)] enum {c:?}", st.name, f.name))?;
+                *atoms = e.atoms().map_err(|why| format!("{}.{}: {why}", st.name, f.name))?;
+            }
+        }
+        Ok(())
     }
 
     fn item(&mut self, item: Item) -> Result<(), String> {
@@ -177,7 +224,7 @@ impl Description {
                     .iter()
                     .map(|v| Ok((v.ident.to_string(), discriminant(&v.discriminant)?, doc(&v.attrs))))
                     .collect::<Result<_, String>>()?;
-                self.enums.push(CEnum { name: e.ident.to_string(), variants });
+                self.enums.push(CEnum { name: e.ident.to_string(), doc: doc(&e.attrs), variants });
             }
             Item::Struct(s) if s.ident.to_string().starts_with("bk_") => {
                 let name = s.ident.to_string();
@@ -341,10 +388,8 @@ fn field_binding(attrs: &[Attribute], ty: &CType) -> Result<Binding, String> {
                 Binding::Flag
             } else if meta.path.is_ident("enumeration") {
                 let p = pairs(meta)?;
-                Binding::Enum {
-                    java: get(&p, "java"),
-                    atoms: get(&p, "atoms").split_whitespace().map(str::to_string).collect(),
-                }
+                // The atoms come from the C enum, once every file is read (Description::read).
+                Binding::Enum { c: get(&p, "c"), java: get(&p, "java"), atoms: Vec::new() }
             } else if meta.path.is_ident("hand") {
                 let p = pairs(meta)?;
                 Binding::Hand {

@@ -1,5 +1,6 @@
 /* The bufkit NIF's archives read in place. */
 #include "nif.h"
+#include "enum_atoms.gen.h"
 
 /* ---- archives read in place: a resource owns a bk_archive (thread-safe: any process reads).
    archive_close/1 frees it before the garbage collector would, without ever waiting: each call
@@ -402,6 +403,21 @@ ERL_NIF_TERM archive_set_checkpoint_limits_nif(ErlNifEnv *env, int argc, const E
   return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
 }
 
+/* archive_set_parallel_inflate(Archive, Mode) -> ok. */
+/* nif archive_set_parallel_inflate(Archive, Mode) */
+ERL_NIF_TERM archive_set_parallel_inflate_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  archive_res *res;
+  uint32_t mode;
+  bk_status status;
+  int acquired;
+  (void)argc;
+  if (!bk_parallel_inflate_from_atom(env, argv[1], &mode)) return enif_make_badarg(env);
+  if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
+  status = bk_archive_set_parallel_inflate(res->archive, mode);
+  archive_release(res);
+  return status == BK_STATUS_OK ? atom_ok : error_term(env, status);
+}
+
 /* ---- one entry read as a stream: a resource owns a bk_archive_reader, which keeps its archive
    alive (archive_close/1 may come first). A reader serves one thread at a time: calls on one are
    serialised by its mutex. archive_reader_close/1 frees it at once; the destructor otherwise. */
@@ -409,6 +425,7 @@ ERL_NIF_TERM archive_set_checkpoint_limits_nif(ErlNifEnv *env, int argc, const E
 typedef struct {
   bk_archive_reader *reader; /* NULL once closed */
   ErlNifMutex *lock;
+  size_t cores; /* more than 1: inflated ahead by threads of its own, so a read may wait */
 } reader_res;
 
 void reader_dtor(ErlNifEnv *env, void *obj) {
@@ -439,6 +456,8 @@ ERL_NIF_TERM archive_reader_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
     return error_term(env, BK_STATUS_ALLOC_FAILED);
   }
   r->reader = reader;
+  r->cores = 1;
+  (void)bk_archive_reader_cores(reader, &r->cores);
   if (!(r->lock = enif_mutex_create("bufkit_reader"))) {
     enif_release_resource(r); /* the destructor frees the reader */
     return error_term(env, BK_STATUS_ALLOC_FAILED);
@@ -482,11 +501,18 @@ static ERL_NIF_TERM archive_reader_read_here(ErlNifEnv *env, int argc, const ERL
 }
 
 /* archive_reader_read(Reader, Max) -> {ok, Binary} | eof | {error, Reason}: reads of
-   DIRTY_INFLATE bytes or more run on a dirty CPU scheduler. */
+   DIRTY_INFLATE bytes or more run on a dirty CPU scheduler; every read of a reader on several
+   cores on a dirty I/O one (it waits for the reader's threads). */
 /* nif archive_reader_read(Reader, Max) */
 ERL_NIF_TERM archive_reader_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifUInt64 max;
-  if (!enif_get_uint64(env, argv[1], &max)) return enif_make_badarg(env);
+  reader_res *r;
+  if (!enif_get_resource(env, argv[0], reader_type, (void **)&r) || !enif_get_uint64(env, argv[1], &max))
+    return enif_make_badarg(env);
+  /* A reader on several cores may wait for its threads: never on a normal scheduler. */
+  if (r->cores > 1)
+    return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_IO_BOUND, archive_reader_read_here,
+                             argc, argv);
   if (max >= DIRTY_INFLATE)
     return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_reader_read_here,
                              argc, argv);

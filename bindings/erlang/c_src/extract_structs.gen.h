@@ -9,10 +9,9 @@ static int extract_options_from_map(ErlNifEnv *env, ERL_NIF_TERM map, bk_extract
   memset(o, 0, sizeof *o);
   o->size = sizeof *o;
   if (enif_get_map_value(env, map, enif_make_atom(env, "mode"), &value)) {
-    if (enif_is_identical(value, enif_make_atom(env, "create"))) o->mode = 0;
-    else if (enif_is_identical(value, enif_make_atom(env, "replace"))) o->mode = 1;
-    else if (enif_is_identical(value, enif_make_atom(env, "merge"))) o->mode = 2;
-    else return -1;
+    uint32_t code;
+    if (!bk_extract_mode_from_atom(env, value, &code)) return -1;
+    o->mode = code;
   }
   if (enif_get_map_value(env, map, enif_make_atom(env, "threads"), &value)) {
     unsigned v;
@@ -57,6 +56,11 @@ static int extract_options_from_map(ErlNifEnv *env, ERL_NIF_TERM map, bk_extract
     unsigned v;
     if (!enif_get_uint(env, value, &v)) return -1;
     o->progress_interval_ms = v;
+  }
+  if (enif_get_map_value(env, map, enif_make_atom(env, "parallel_inflate"), &value)) {
+    uint32_t code;
+    if (!bk_parallel_inflate_from_atom(env, value, &code)) return -1;
+    o->parallel_inflate = code;
   }
   return 0;
 }

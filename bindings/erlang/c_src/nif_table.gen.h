@@ -12,6 +12,7 @@ ERL_NIF_TERM archive_read_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
 ERL_NIF_TERM archive_checkpoints_export_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM archive_checkpoints_import_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM archive_set_checkpoint_limits_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM archive_set_parallel_inflate_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM archive_reader_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM archive_reader_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM archive_reader_close_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
@@ -55,6 +56,7 @@ static ErlNifFunc nif_funcs[] = {
     {"archive_checkpoints_export", 2, archive_checkpoints_export_nif, ERL_NIF_DIRTY_JOB_CPU_BOUND},
     {"archive_checkpoints_import", 3, archive_checkpoints_import_nif, 0},
     {"archive_set_checkpoint_limits", 3, archive_set_checkpoint_limits_nif, 0},
+    {"archive_set_parallel_inflate", 2, archive_set_parallel_inflate_nif, 0},
     {"archive_reader_open", 2, archive_reader_open_nif, 0},
     {"archive_reader_read", 2, archive_reader_read_nif, 0},
     {"archive_reader_close", 1, archive_reader_close_nif, 0},

@@ -34,6 +34,7 @@
          archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2, archive_verify/1, archive_verify/2, archive_read_at/4,
          archive_checkpoints_export/2, archive_checkpoints_import/3, archive_set_checkpoint_limits/3,
+         archive_set_parallel_inflate/2,
          archive_reader_open/2, archive_reader_read/2, archive_reader_close/1]).
 
 -export_type([buffer/0, options/0, stats/0, reason/0, pool/0, lease/0, pool_options/0, archive/0, inflate_stream/0,
@@ -414,7 +415,8 @@ archive_read(Archive, Name) ->
 
 %% @doc Opens an entry (by index or by name) to be read front to back in pieces with
 %% `archive_reader_read/2', in bounded memory whatever its size (about 100 KiB for a deflated
-%% entry): one inflate of the entry for the whole pass. The reader keeps what it reads alive (the
+%% entry): one inflate of the entry for the whole pass, on several cores when
+%% `archive_set_parallel_inflate/2' says so (then a few 4 MiB chunks per core ahead of the reads). The reader keeps what it reads alive (the
 %% archive may be closed first); any process may use it, one call at a time.
 -spec archive_reader_open(archive(), non_neg_integer() | iodata()) -> {ok, archive_reader()} | {error, reason()}.
 archive_reader_open(Archive, Index) when is_integer(Index), Index >= 0 -> bufkit_nif:archive_reader_open(Archive, Index);
@@ -427,7 +429,8 @@ archive_reader_open(Archive, Name) ->
 %% @doc The entry's next bytes, at most `Max' (at least 1): fewer only at its end, then `eof'
 %% once its checks (sizes, CRC-32) have passed. Bytes come out before those checks: when one
 %% fails, the read that would give `eof' gives `{error, Reason}' instead, and so does every later
-%% read. Reads of 256 KiB or more run on a dirty CPU scheduler.
+%% read. Reads of 256 KiB or more run on a dirty CPU scheduler, and every read of an entry
+%% inflated on several cores on a dirty I/O one.
 -spec archive_reader_read(archive_reader(), pos_integer()) -> {ok, binary()} | eof | {error, reason()}.
 archive_reader_read(Reader, Max) when is_integer(Max), Max > 0, Max =< 1 bsl 30 ->
     bufkit_nif:archive_reader_read(Reader, Max);
@@ -475,3 +478,11 @@ archive_checkpoints_import(Archive, Index, Bytes) -> bufkit_nif:archive_checkpoi
 %% of the entries read longest ago are dropped to make room.
 -spec archive_set_checkpoint_limits(archive(), non_neg_integer(), non_neg_integer()) -> ok | {error, reason()}.
 archive_set_checkpoint_limits(Archive, Span, Budget) -> bufkit_nif:archive_set_checkpoint_limits(Archive, Span, Budget).
+
+%% @doc When a large deflated entry is inflated on several cores by `archive_read/2' and the
+%% readers: `auto' (the default: an entry of 20 MiB or more, with 4 cores or more), `always' or
+%% `never'. The bytes and every check are the same; readers already open keep how they were opened.
+-spec archive_set_parallel_inflate(archive(), auto | always | never) -> ok | {error, reason()}.
+archive_set_parallel_inflate(Archive, Mode) when Mode =:= auto; Mode =:= always; Mode =:= never ->
+    bufkit_nif:archive_set_parallel_inflate(Archive, Mode);
+archive_set_parallel_inflate(_, _) -> {error, invalid_argument}.

@@ -40,6 +40,9 @@
 %%   'bk_extract' returns; it must not call back into the same extraction. In Erlang, a pid that receives
 %%   '{bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}' messages (with
 %%   'progress_interval_ms' 50 unless given).
+%% `parallel_inflate': When a large deflated entry is inflated on several cores (using 'threads' decoding
+%%   threads): a 'bk_parallel_inflate' (default 'BK_PARALLEL_INFLATE_AUTO'); another value is
+%%   'BK_STATUS_INVALID_ARGUMENT'. The files written, and every error, are the same either way.
 -type extract_options() :: #{
     mode => create | replace | merge,
     threads => non_neg_integer(),
@@ -53,12 +56,13 @@
     incremental => boolean(),
     progress_interval_ms => non_neg_integer(),
     only => [unicode:chardata()],
-    progress => pid()
+    progress => pid(),
+    parallel_inflate => auto | always | never
 }.
 
 %% Every key extract_options() has.
 -define(EXTRACT_OPTION_KEYS, [mode, threads, quota, max_ratio, fold_case, strict, skip_symlinks, durable,
-        no_mtime, incremental, progress_interval_ms, only, progress]).
+        no_mtime, incremental, progress_interval_ms, only, progress, parallel_inflate]).
 
 %% What extract/3 did: the fields of bk_extract_report (include/bufkit.h).
 %% `files': Regular files written.

@@ -5,12 +5,13 @@
 
 -export([ archive_open/3, archive_close/1, archive_find/2, archive_verify/2, archive_entries/1,
          archive_list/2, archive_read/2, archive_read_at/4, archive_checkpoints_export/2,
-         archive_checkpoints_import/3, archive_set_checkpoint_limits/3, archive_reader_open/2,
-         archive_reader_read/2, archive_reader_close/1, buffer_new/1, buffer_append/2, buffer_append_iolist/2,
-         buffer_reserve/2, buffer_clear/1, buffer_stats/1, buffer_to_binary/1, buffer_flatten/1,
-         buffer_free/1, version/0, abi_version/0, test_panic/0, extract/3, inflate_at/3, inflate_stream_new/3,
-         inflate_stream_reset/3, inflate_stream_feed/2, inflate_batch/2, pool_new/1, pool_acquire/2,
-         pool_release/2, lease_write/3, lease_read/3, lease_view/1, lease_size/1, pool_trim/1, pool_stats/1]).
+         archive_checkpoints_import/3, archive_set_checkpoint_limits/3, archive_set_parallel_inflate/2,
+         archive_reader_open/2, archive_reader_read/2, archive_reader_close/1, buffer_new/1, buffer_append/2,
+         buffer_append_iolist/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1, buffer_to_binary/1,
+         buffer_flatten/1, buffer_free/1, version/0, abi_version/0, test_panic/0, extract/3, inflate_at/3,
+         inflate_stream_new/3, inflate_stream_reset/3, inflate_stream_feed/2, inflate_batch/2, pool_new/1,
+         pool_acquire/2, pool_release/2, lease_write/3, lease_read/3, lease_view/1, lease_size/1, pool_trim/1,
+         pool_stats/1]).
 
 -on_load(init/0).
 
@@ -39,6 +40,7 @@ archive_read_at(_Archive, _Index, _Offset, _Length) -> ?NOT_LOADED.
 archive_checkpoints_export(_Archive, _Index) -> ?NOT_LOADED.
 archive_checkpoints_import(_Archive, _Index, _Bytes) -> ?NOT_LOADED.
 archive_set_checkpoint_limits(_Archive, _Span, _Budget) -> ?NOT_LOADED.
+archive_set_parallel_inflate(_Archive, _Mode) -> ?NOT_LOADED.
 archive_reader_open(_Archive, _Index) -> ?NOT_LOADED.
 archive_reader_read(_Reader, _Max) -> ?NOT_LOADED.
 archive_reader_close(_Reader) -> ?NOT_LOADED.

@@ -849,3 +849,62 @@ archive_reader_streams_an_entry_test() ->
     ?assertEqual({error, crc_mismatch}, ReadAll(R2, 65536)),
     ?assertEqual({error, crc_mismatch}, bufkit:archive_reader_read(R2, 100)),
     ok = bufkit:archive_close(B).
+
+%% Inflating on several cores changes nothing but the time: with `parallel_inflate => always'
+%% (extraction) and `archive_set_parallel_inflate(A, always)' (whole reads and readers), the same
+%% bytes as `never'; a flipped byte fails the same way, leaving nothing.
+parallel_inflate_changes_nothing_but_the_time_test_() ->
+    {timeout, 120, fun parallel_inflate_changes_nothing_but_the_time/0}.
+
+parallel_inflate_changes_nothing_but_the_time() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "logs.zip"),
+    Log = iolist_to_binary([io_lib:format("~8..0b GET /item/~b ~b~n", [I, I * 7919 rem 5003, I rem 7])
+                            || I <- lists:seq(1, 260000)]),
+    ?assert(byte_size(Log) > 6 bsl 20),
+    {ok, _} = zip:create(Zip, [{"log.txt", Log}]),
+    {ok, A} = bufkit:archive_open(Zip),
+    ?assertError(badarg, bufkit_nif:archive_set_parallel_inflate(A, sometimes)),
+    ?assertEqual({error, invalid_argument}, bufkit:archive_set_parallel_inflate(A, sometimes)),
+    ReadAll = fun(Reader) ->
+        Loop = fun Loop(Acc) ->
+            case bufkit:archive_reader_read(Reader, 100000) of
+                {ok, Bin} -> Loop([Acc, Bin]);
+                eof -> {ok, iolist_to_binary(Acc)};
+                Error -> Error
+            end
+        end,
+        Loop([])
+    end,
+    [begin
+         ok = bufkit:archive_set_parallel_inflate(A, Mode),
+         ?assertEqual({ok, Log}, bufkit:archive_read(A, 0)),
+         {ok, R} = bufkit:archive_reader_open(A, 0),
+         ?assertEqual({ok, Log}, ReadAll(R)),
+         ok = bufkit:archive_reader_close(R),
+         Dest = filename:join(Dir, "out-" ++ atom_to_list(Mode)),
+         ?assertMatch({ok, #{files := 1}}, bufkit:extract(Zip, Dest, #{parallel_inflate => Mode, threads => 4})),
+         ?assertEqual({ok, Log}, file:read_file(filename:join(Dest, "log.txt")))
+     end || Mode <- [never, always, auto]],
+    ok = bufkit:archive_close(A),
+    ?assertEqual({error, {invalid_argument, <<>>}},
+                 bufkit:extract(Zip, filename:join(Dir, "odd"), #{parallel_inflate => sometimes})),
+    {ok, Bytes} = file:read_file(Zip),
+    Half = byte_size(Bytes) div 2,
+    <<Head:Half/binary, Byte, Tail/binary>> = Bytes,
+    Bad = filename:join(Dir, "bad.zip"),
+    ok = file:write_file(Bad, <<Head/binary, (Byte bxor 16#5a), Tail/binary>>),
+    Outcomes = [begin
+                    Dest = filename:join(Dir, "bad-" ++ atom_to_list(Mode)),
+                    {error, {Reason, _}} = bufkit:extract(Bad, Dest, #{parallel_inflate => Mode}),
+                    ?assertNot(filelib:is_dir(Dest)),
+                    {ok, B} = bufkit:archive_open(Bad),
+                    ok = bufkit:archive_set_parallel_inflate(B, Mode),
+                    ?assertEqual({error, Reason}, bufkit:archive_read(B, 0)),
+                    {ok, R} = bufkit:archive_reader_open(B, 0),
+                    ?assertEqual({error, Reason}, ReadAll(R)),
+                    ok = bufkit:archive_close(B),
+                    Reason
+                end || Mode <- [always, never]],
+    ?assertMatch([Same, Same], Outcomes),
+    os:cmd("rm -rf " ++ Dir).

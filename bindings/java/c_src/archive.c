@@ -227,6 +227,13 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(
   return (jint)bk_archive_set_checkpoint_limits(ARCHIVE(handle), (uint64_t)span, (uint64_t)budget);
 }
 
+/* bk_archive_set_parallel_inflate. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetParallelInflate(JNIEnv *env, jclass cls, jlong handle, jint mode) {
+  (void)env, (void)cls;
+  if (mode < 0) return BK_STATUS_INVALID_ARGUMENT;
+  return (jint)bk_archive_set_parallel_inflate(ARCHIVE(handle), (uint32_t)mode);
+}
+
 /* bk_archive_checkpoints_export as a new byte[], or null with the status in status_out[0]. */
 JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls, jlong handle, jint index, jintArray status_out) {
   bk_buffer *buffer = NULL;
@@ -288,6 +295,20 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *
   status = bk_archive_reader_read((bk_archive_reader *)(intptr_t)reader, (uint8_t *)dst + offset, (size_t)len, &n);
   (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
   return status == BK_STATUS_OK ? (jlong)n : -(jlong)status;
+}
+
+/* bk_archive_reader_cores: how many cores the reader inflates on (1 on a failure). */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderCores(JNIEnv *env, jclass cls, jlong reader) {
+  size_t cores = 1;
+  (void)env, (void)cls;
+  if (bk_archive_reader_cores((const bk_archive_reader *)(intptr_t)reader, &cores) != BK_STATUS_OK) return 1;
+  return (jlong)cores;
+}
+
+/* bk_archive_reader_wait, outside any critical region: its status. */
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderWait(JNIEnv *env, jclass cls, jlong reader) {
+  (void)env, (void)cls;
+  return (jint)bk_archive_reader_wait((bk_archive_reader *)(intptr_t)reader);
 }
 
 /* bk_archive_reader_free. */

@@ -50,6 +50,17 @@ static int bk_jni_extract_options(JNIEnv *env, jobject record, bk_extract_option
   if (!(get = (*env)->GetMethodID(env, type, "progressIntervalMs", "()I"))) return -1;
   o->progress_interval_ms = (*env)->CallIntMethod(env, record, get);
   if ((*env)->ExceptionCheck(env)) return -1;
+  { /* parallel_inflate: the enum's code() */
+    jobject value;
+    jmethodID code;
+    if (!(get = (*env)->GetMethodID(env, type, "parallelInflate", "()Ldev/bufkit/ParallelInflate;"))) return -1;
+    value = (*env)->CallObjectMethod(env, record, get);
+    if ((*env)->ExceptionCheck(env) || !value) return -1;
+    if (!(code = (*env)->GetMethodID(env, (*env)->GetObjectClass(env, value), "code", "()I"))) return -1;
+    o->parallel_inflate = (uint32_t)(*env)->CallIntMethod(env, value, code);
+    (*env)->DeleteLocalRef(env, value);
+    if ((*env)->ExceptionCheck(env)) return -1;
+  }
   return 0;
 }
 

@@ -471,7 +471,7 @@ impl<'a, 'w> EntryDecoder<'a, 'w> {
     }
 
     fn past_size(&self) -> Error {
-        Error::malformed_entry(format!("inflates past its size of {} bytes", self.entry.size), &self.entry.path)
+        size_mismatch(self.entry, None)
     }
 
     /// Checks the whole entry once its last byte is out: its size, its CRC-32, and what follows
@@ -479,10 +479,7 @@ impl<'a, 'w> EntryDecoder<'a, 'w> {
     fn finish(&mut self) -> Result<(), Error> {
         let e = self.entry;
         if self.produced != e.size {
-            return Err(Error::malformed_entry(
-                format!("{} bytes, not the {} its header says", self.produced, e.size),
-                &e.path,
-            ));
+            return Err(size_mismatch(e, Some(self.produced)));
         }
         if self.crc.finalize() != e.crc32 {
             return Err(Error::Crc { entry: e.path.clone() });
@@ -504,4 +501,147 @@ impl<'a, 'w> EntryDecoder<'a, 'w> {
         // One more read: past the size it fails, at the end it runs the checks.
         self.read(&mut [0u8; 1]).map(|_| ())
     }
+}
+
+/// An entry whose data decodes to another size than its headers say: `actual` bytes, or
+/// (`None`) more than its size. The same error whichever way the entry is read (whole, streamed,
+/// on several cores), the whole read's decoder's.
+pub(crate) fn size_mismatch(e: &Entry, actual: Option<u64>) -> Error {
+    let fit = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    Error::Data {
+        entry: e.path.clone(),
+        source: strided_inflate::Error::SizeMismatch { offset: 0, expected: fit(e.size), actual: actual.map(fit) },
+    }
+}
+
+/// Whether deflated entries are inflated on several cores: when the rule says so (the default),
+/// always, or never.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ParallelInflate {
+    /// By [`inflate_in_parallel`]'s rule: an entry of at least [`PARALLEL_MIN_ENTRY`] bytes, on
+    /// a machine that gives this process at least [`PARALLEL_MIN_CORES`] cores.
+    #[default]
+    Auto,
+    /// Every deflated entry, whatever its size and the cores (an entry of one chunk, 4 MiB of
+    /// output or less, is decoded by one thread of the parallel decoder).
+    Always,
+    /// Never: each entry on one core.
+    Never,
+}
+
+/// Deflated entries inflating to fewer bytes than this stay on one core under
+/// [`ParallelInflate::Auto`]: from here the model of the parallel decoder, fed with each task's
+/// CPU time measured on log lines, source code and mixed data, projects at least 1.2× serial
+/// decoding on 4 cores (`bench-reports/strided-inflate.md`, "One stream on many cores").
+pub const PARALLEL_MIN_ENTRY: u64 = 20 << 20;
+
+/// Fewer cores than this keep every entry on one core under [`ParallelInflate::Auto`]: the
+/// parallel decoder's work is 1.8–3.2× serial decoding's in all (the chunks decoded without their
+/// window, then resolved), which 2 cores do not win back (0.6–1.0× measured), and 4 project
+/// 1.3–1.9× (same section).
+pub const PARALLEL_MIN_CORES: usize = 4;
+
+/// The cores this process may run on: its CPU affinity and its cgroup's CPU quota, as
+/// [`std::thread::available_parallelism`] reads them on Linux.
+pub fn available_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The rule: whether a deflated entry of `size` bytes is inflated on several cores, with `cores`
+/// available (see [`available_cores`]), under `mode`.
+///
+/// ```
+/// use asset_extract::{ParallelInflate, inflate_in_parallel};
+///
+/// assert!(!inflate_in_parallel(ParallelInflate::Auto, 256 << 20, 2)); // two cores: serial
+/// assert!(inflate_in_parallel(ParallelInflate::Auto, 256 << 20, 8));
+/// assert!(!inflate_in_parallel(ParallelInflate::Auto, 1 << 20, 8)); // too small to cut
+/// assert!(inflate_in_parallel(ParallelInflate::Always, 256 << 20, 2));
+/// assert!(!inflate_in_parallel(ParallelInflate::Never, 256 << 20, 64));
+/// ```
+pub fn inflate_in_parallel(mode: ParallelInflate, size: u64, cores: usize) -> bool {
+    match mode {
+        ParallelInflate::Auto => cores >= PARALLEL_MIN_CORES && size >= PARALLEL_MIN_ENTRY,
+        ParallelInflate::Always => true,
+        ParallelInflate::Never => false,
+    }
+}
+
+/// The cores available to inflate `entries` under `mode`, counted once (counting reads the
+/// process's affinity and cgroup files); 1, uncounted, when no deflated entry could be taken by
+/// the rule whatever the cores.
+pub(crate) fn cores_for<'e>(mode: ParallelInflate, mut entries: impl Iterator<Item = &'e Entry>) -> usize {
+    let candidate = |e: &Entry| {
+        e.method == Method::Deflate
+            && match mode {
+                ParallelInflate::Never => false,
+                ParallelInflate::Auto => e.size >= PARALLEL_MIN_ENTRY,
+                ParallelInflate::Always => true,
+            }
+    };
+    if entries.any(candidate) { available_cores() } else { 1 }
+}
+
+/// Output a chunk of an entry inflated in parallel aims at.
+const PARALLEL_CHUNK_OUT: u64 = 4 << 20;
+
+/// Inflates deflated entry `e` (its compressed bytes `input`) on `threads` threads with `cores`
+/// available, handing its bytes in order to `sink`, and checks it as [`EntryDecoder`] does: its
+/// size, its CRC-32, and what follows its stream (`trailing`). The bytes and every error are
+/// serial decoding's.
+pub(crate) fn inflate_parallel_to(
+    input: Input<'_>,
+    e: &Entry,
+    threads: usize,
+    cores: usize,
+    trailing: Trailing,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>,
+) -> Result<(), Error> {
+    use strided_inflate::SeekError;
+    let path = &e.path;
+    let source = |offset: u64, buf: &mut [u8]| -> Result<usize, Error> {
+        let n = (input.len().saturating_sub(offset)).min(buf.len() as u64) as usize;
+        match input {
+            Input::Slice(bytes) => {
+                buf[..n].copy_from_slice(&bytes[offset as usize..offset as usize + n]);
+                Ok(n)
+            }
+            Input::Range { source, offset: at, .. } if n > 0 => {
+                crate::source::read_some(source, at + offset, &mut buf[..n], path)
+            }
+            Input::Range { .. } => Ok(0),
+        }
+    };
+    let (mut crc, mut produced) = (strided_inflate::Crc32::new(), 0u64);
+    let mut checked = |bytes: &[u8]| -> Result<(), Error> {
+        produced += bytes.len() as u64;
+        if produced > e.size {
+            return Err(size_mismatch(e, None));
+        }
+        crc.update(bytes);
+        sink(bytes)
+    };
+    // Where markers persist through whole chunks, speculating costs about twice serial decoding:
+    // worth it from PARALLEL_MIN_CORES on (the model), not below.
+    let how = strided_inflate::Parallel {
+        threads: threads.max(1),
+        chunk_out: PARALLEL_CHUNK_OUT,
+        patient: false,
+        keep_speculating: cores.min(threads) >= PARALLEL_MIN_CORES,
+    };
+    let consumed = match strided_inflate::inflate_parallel(input.len(), Some(e.size), how, &source, &mut checked) {
+        Ok(report) => report.consumed,
+        // Bytes after the stream, inside the entry: read past or refused below, by the one rule.
+        Err(SeekError::Trailing { consumed, .. }) => consumed,
+        Err(SeekError::Source(err)) => return Err(err),
+        Err(SeekError::Stream(source)) => return Err(Error::Data { entry: path.clone(), source }),
+        Err(other) => return Err(Error::malformed_entry(other.to_string(), path)),
+    };
+    if produced != e.size {
+        return Err(size_mismatch(e, Some(produced)));
+    }
+    if crc.finalize() != e.crc32 {
+        return Err(Error::Crc { entry: path.clone() });
+    }
+    check_stream_end(e, consumed, trailing)
 }

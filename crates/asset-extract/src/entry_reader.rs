@@ -87,6 +87,11 @@ impl<'a> EntryReader<'a> {
         self.decoder.entry()
     }
 
+    /// The error a read failed with, if one did: every later read fails with it too.
+    pub fn failure(&self) -> Option<Error> {
+        self.failed.as_ref().map(Error::again)
+    }
+
     /// Copies the entry's next bytes into `buf` and returns how many; `Ok(0)` at the end, once
     /// the checks have passed. The same as [`io::Read::read`], with the error as an [`Error`].
     pub fn read_checked(&mut self, buf: &mut [u8]) -> Result<usize, Error> {

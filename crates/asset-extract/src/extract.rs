@@ -47,8 +47,14 @@ pub struct Options<'a> {
     /// admit two readings of is refused either way ([`Error::Ambiguous`]).
     pub strict: bool,
     /// Worker threads; 0 means one per core. At most [`MAX_THREADS`] are started, and no more
-    /// than there are files to write (or, replacing a tree, directories to remove).
+    /// than there are files to write (or, replacing a tree, directories to remove). An entry
+    /// inflated on several cores ([`parallel_inflate`](Self::parallel_inflate)) uses this many
+    /// decoding threads.
     pub threads: usize,
+    /// Whether a large deflated entry is inflated on several cores: by the rule of
+    /// [`inflate_in_parallel`](crate::inflate_in_parallel) (the default), always, or never. The
+    /// bytes written, and every error, are the same either way.
+    pub parallel_inflate: crate::ParallelInflate,
     /// Extract only entries matching one of these patterns (`*` any run of characters, `?` one
     /// character, a pattern ending in `/` matches everything under it); empty means all.
     pub only: Vec<String>,
@@ -491,6 +497,7 @@ fn write_all(
     let config = PoolConfig { max_retained_bytes: 8 << 20, thread_cache_buffers: 0, ..PoolConfig::default() };
     let pool = BufferPool::new(config).expect("valid config");
     let batches = batches(&files, threads);
+    let cores = crate::entry_data::cores_for(options.parallel_inflate, files.iter().copied());
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -556,6 +563,9 @@ fn write_all(
                                 durable,
                                 restore_mtime,
                                 trailing: crate::entry_data::Trailing::strict(options.strict),
+                                parallel: options.parallel_inflate,
+                                decode_threads: worker_threads(options.threads),
+                                cores,
                             };
                             write_file(files[i], &job, &mut inflaters)
                         }
@@ -704,21 +714,31 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         select(read_archive(data)?, None, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
     let mut out = Vec::with_capacity(entries.len());
+    let cores = crate::entry_data::cores_for(options.parallel_inflate, entries.iter());
     for (done, e) in entries.iter().enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
-        let mut bytes = vec![0u8; e.size as usize];
         let trailing = crate::entry_data::Trailing::strict(options.strict);
-        crate::entry_data::read_whole_into(
-            crate::entry_data::Input::stored(data, e),
-            e,
-            &mut decoder,
-            &mut Vec::new(),
-            &mut bytes,
-            true,
-            trailing,
-        )?;
+        let input = crate::entry_data::Input::stored(data, e);
+        let bytes = if e.method == crate::Method::Deflate
+            && crate::inflate_in_parallel(options.parallel_inflate, e.size, cores)
+        {
+            let mut bytes = Vec::new();
+            bytes
+                .try_reserve_exact(e.size as usize)
+                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+            let threads = worker_threads(options.threads);
+            crate::entry_data::inflate_parallel_to(input, e, threads, cores, trailing, &mut |piece| {
+                bytes.extend_from_slice(piece);
+                Ok(())
+            })?;
+            bytes
+        } else {
+            let mut bytes = vec![0u8; e.size as usize];
+            crate::entry_data::read_whole_into(input, e, &mut decoder, &mut Vec::new(), &mut bytes, true, trailing)?;
+            bytes
+        };
         if let Some(progress) = options.progress {
             progress(Progress {
                 entries_done: done as u64 + 1,

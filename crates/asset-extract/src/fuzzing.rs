@@ -19,6 +19,7 @@ pub fn parse(data: &[u8]) {
         assert!(e.path.split('/').all(|c| !c.is_empty() && c != "." && c != ".."), "unsafe path {:?}", e.path);
     }
     deferred_checks_agree(data);
+    parallel_agrees(data);
     if let Ok(files) = extract_to_memory(data, &Options::default()) {
         let expected: Vec<_> = layout.entries.iter().filter(|e| e.kind == Kind::File).collect();
         assert_eq!(files.len(), expected.len());
@@ -26,6 +27,48 @@ pub fn parse(data: &[u8]) {
             assert_eq!((path, bytes.len() as u64), (&e.path, e.size));
             assert_eq!(crc32fast::hash(bytes), e.crc32);
         }
+    }
+}
+
+/// Inflating on several cores changes nothing but the time: extraction to memory and every whole
+/// read of an archive opened in place give the same bytes, or fail with the same error (the same
+/// variant, so the same status through the C ABI), with [`ParallelInflate::Always`] as with
+/// [`ParallelInflate::Never`].
+pub fn parallel_agrees(data: &[u8]) {
+    use crate::ParallelInflate::{Always, Never};
+    let same = |a: &Result<Vec<u8>, Error>, b: &Result<Vec<u8>, Error>, what: &str| match (a, b) {
+        (Ok(a), Ok(b)) => assert!(a == b, "{what}: the bytes differ on several cores"),
+        (Err(a), Err(b)) => {
+            assert_eq!(std::mem::discriminant(a), std::mem::discriminant(b), "{what}: {a} on several cores, {b} on one")
+        }
+        (a, b) => {
+            panic!("{what}: {:?} on several cores, {:?} on one", a.as_ref().map(Vec::len), b.as_ref().map(Vec::len))
+        }
+    };
+    let extracted = |mode| {
+        let options = Options { parallel_inflate: mode, threads: 2, ..Options::default() };
+        extract_to_memory(data, &options)
+            .map(|files| files.into_iter().flat_map(|(name, bytes)| [name.into_bytes(), bytes]).flatten().collect())
+    };
+    same(&extracted(Always), &extracted(Never), "extraction to memory");
+    let Ok(archive) = crate::AssetArchive::from_bytes(data.to_vec()) else { return };
+    for index in 0..archive.len() {
+        if archive.entries()[index].kind != Kind::File {
+            continue;
+        }
+        archive.set_parallel_inflate(Always);
+        let on_cores = archive.read(index);
+        let mut copied = Vec::new();
+        let copied = archive
+            .copy_to(index, &mut |bytes| {
+                copied.extend_from_slice(bytes);
+                Ok(())
+            })
+            .map(|()| copied);
+        archive.set_parallel_inflate(Never);
+        let on_one = archive.read(index);
+        same(&on_cores, &on_one, "a whole read");
+        same(&copied, &on_one, "a copy");
     }
 }
 

@@ -4,19 +4,21 @@
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
-use crate::Error;
 use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central, read_checked};
 use crate::entry_data::{Input, Trailing, read_whole};
 use crate::entry_reader::EntryReader;
 use crate::name_index::NameIndex;
 use crate::names::Kind;
 use crate::opened::Opened;
+use crate::parallel_reader::ParallelReader;
 use crate::source::{FileSource, Source};
+use crate::{Error, ParallelInflate};
 
 /// How an [`AssetArchive`] holds the archive's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,6 +94,8 @@ pub struct AssetArchive {
     checkpoints: crate::random_access::CheckpointStore,
     /// Symlink entries' names, as stored: checked like the others, never read.
     symlinks: Vec<String>,
+    /// When large deflated entries are inflated on several cores ([`ParallelInflate`] as a u8).
+    parallel: AtomicU8,
 }
 
 /// The archive's bytes: in memory (handed over, mapped, or a caller's source that lies in memory),
@@ -240,6 +244,7 @@ impl AssetArchive {
             data_offsets,
             checkpoints: crate::random_access::CheckpointStore::new(),
             symlinks: layout.symlinks,
+            parallel: AtomicU8::new(0),
         }
     }
 
@@ -300,6 +305,11 @@ impl AssetArchive {
             ));
         }
         let input = self.input(index, e)?;
+        if let Some(cores) = self.on_cores(e) {
+            let out = inflate_parallel_into(input, e, cores, out)?;
+            self.crc_checked[index].store(true, Ordering::Release);
+            return Ok(out);
+        }
         // Read from a source not in memory, the CRC-32 is checked every time: the source may
         // have changed since. In memory, the first time.
         let check = self.data.all().is_none() || !self.crc_checked[index].load(Ordering::Acquire);
@@ -324,6 +334,68 @@ impl AssetArchive {
             self.crc_checked[index].store(true, Ordering::Release);
         }
         Ok(out)
+    }
+
+    /// Sets when a large deflated entry is inflated on several cores by the whole reads
+    /// ([`read`](Self::read), [`read_into`](Self::read_into) and the like), [`copy_to`](Self::copy_to)
+    /// and [`parallel_reader`](Self::parallel_reader): by the rule of
+    /// [`inflate_in_parallel`](crate::inflate_in_parallel) (the default), always, or never. The
+    /// bytes and every check are the same.
+    pub fn set_parallel_inflate(&self, mode: ParallelInflate) {
+        let code = match mode {
+            ParallelInflate::Auto => 0,
+            ParallelInflate::Always => 1,
+            ParallelInflate::Never => 2,
+        };
+        self.parallel.store(code, Ordering::Relaxed);
+    }
+
+    /// How [`set_parallel_inflate`](Self::set_parallel_inflate) left it.
+    pub fn parallel_inflate(&self) -> ParallelInflate {
+        match self.parallel.load(Ordering::Relaxed) {
+            1 => ParallelInflate::Always,
+            2 => ParallelInflate::Never,
+            _ => ParallelInflate::Auto,
+        }
+    }
+
+    /// Whether entry `e` is inflated on several cores, and with how many available.
+    fn on_cores(&self, e: &Entry) -> Option<usize> {
+        let mode = self.parallel_inflate();
+        let cores = crate::entry_data::cores_for(mode, std::iter::once(e));
+        (e.method == Method::Deflate && crate::inflate_in_parallel(mode, e.size, cores)).then_some(cores)
+    }
+
+    /// Hands entry `index` to `sink` in order as it inflates, checked at its end (its size,
+    /// CRC-32 and stream end, before this returns): on several cores when
+    /// [`set_parallel_inflate`](Self::set_parallel_inflate)'s rule says so, else through a
+    /// [`reader`](Self::reader). Memory stays bounded whatever the entry's size. An error from
+    /// `sink` stops it and is returned.
+    pub fn copy_to(&self, index: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
+        let e = self.file_entry(index)?;
+        if let Some(cores) = self.on_cores(e) {
+            crate::entry_data::inflate_parallel_to(self.input(index, e)?, e, cores, cores, Trailing::Read, sink)?;
+            self.crc_checked[index].store(true, Ordering::Release);
+            return Ok(());
+        }
+        let mut reader = self.reader(index)?;
+        let mut buf = vec![0u8; (e.size as usize).clamp(1, 256 << 10)];
+        loop {
+            match reader.read_checked(&mut buf)? {
+                0 => return Ok(()),
+                n => sink(&buf[..n])?,
+            }
+        }
+    }
+
+    /// Entry `index` as a stream inflated on several cores by a thread of its own, when
+    /// [`set_parallel_inflate`](Self::set_parallel_inflate)'s rule says so for it (`None`: read it
+    /// with [`reader`](Self::reader)). It holds the archive while it runs; memory stays bounded
+    /// (two pieces of output ahead of the reader, and the decoder's own bound). A read may wait
+    /// for the next piece to be decoded.
+    pub fn parallel_reader(self: &Arc<Self>, index: usize) -> Result<Option<ParallelReader>, Error> {
+        let e = self.file_entry(index)?;
+        Ok(self.on_cores(e).map(|cores| ParallelReader::start(Arc::clone(self), index, cores)))
     }
 
     /// The whole entry at `index` in a new vector.
@@ -582,6 +654,31 @@ impl AssetArchive {
         }
         Ok(e)
     }
+}
+
+/// Inflates deflated entry `e` on `cores` cores into `out` (its size, checked by the caller),
+/// returning it initialised.
+fn inflate_parallel_into<'o>(
+    input: Input<'_>,
+    e: &Entry,
+    cores: usize,
+    out: &'o mut [MaybeUninit<u8>],
+) -> Result<&'o mut [u8], Error> {
+    let mut at = 0;
+    crate::entry_data::inflate_parallel_to(input, e, cores, cores, Trailing::Read, &mut |bytes| {
+        // Never past the end: the decoder is refused before it hands over more than the entry's
+        // size, which is out's length.
+        let to = &mut out[at..at + bytes.len()];
+        // SAFETY: `to` and `bytes` have the same length, and cannot overlap (one is the caller's
+        // buffer, the other the decoder's); u8 and MaybeUninit<u8> have the same layout.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        at += bytes.len();
+        Ok(())
+    })?;
+    // inflate_parallel_to returns Ok only when exactly the entry's size came out.
+    assert_eq!(at, out.len(), "the size was checked");
+    // SAFETY: all `at` = out.len() bytes were written above.
+    Ok(unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) })
 }
 
 #[cfg(test)]

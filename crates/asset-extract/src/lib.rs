@@ -50,6 +50,7 @@ mod methods;
 mod name_index;
 mod names;
 mod opened;
+mod parallel_reader;
 mod random_access;
 mod remove;
 mod source;
@@ -63,6 +64,7 @@ pub use archive::{
     Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, Mtime, method_name, read_archive, read_entries,
 };
 pub use destination::Mode;
+pub use entry_data::{PARALLEL_MIN_CORES, PARALLEL_MIN_ENTRY, ParallelInflate, available_cores, inflate_in_parallel};
 pub use entry_reader::EntryReader;
 pub use error::Error;
 pub use extract::{
@@ -71,6 +73,7 @@ pub use extract::{
 };
 pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
+pub use parallel_reader::ParallelReader;
 pub use source::{FileSource, Source};
 pub use verify::Verification;
 

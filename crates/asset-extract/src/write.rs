@@ -104,6 +104,11 @@ pub(crate) struct Job<'j, 'a> {
     pub(crate) restore_mtime: bool,
     /// What bytes after an entry's stream make of it.
     pub(crate) trailing: crate::entry_data::Trailing,
+    /// When a large deflated entry is inflated on several cores, and on how many threads of the
+    /// cores available.
+    pub(crate) parallel: crate::ParallelInflate,
+    pub(crate) decode_threads: usize,
+    pub(crate) cores: usize,
 }
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
@@ -196,6 +201,25 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
                 return Err(Error::Crc { entry: e.path.clone() });
             }
             write(&mut file, src)?;
+        }
+        _ if e.method == Method::Deflate && crate::inflate_in_parallel(job.parallel, e.size, job.cores) => {
+            // On several cores (the rule, or the caller's choice): the chunks come out in order,
+            // written as they do.
+            let path = tree.full_path(&e.path);
+            let halt = job.halt;
+            crate::entry_data::inflate_parallel_to(
+                input,
+                e,
+                job.decode_threads,
+                job.cores,
+                job.trailing,
+                &mut |bytes: &[u8]| {
+                    if halt.is_set() {
+                        return Err(Error::Cancelled);
+                    }
+                    file.write_all(bytes).map_err(|err| Error::io("writing", &path, err))
+                },
+            )?;
         }
         _ if crate::entry_data::whole_buffer(e) && e.size <= WHOLE_ENTRY_MAX => {
             let out = inflaters.output.take(e.size as usize, &e.path)?;

@@ -194,6 +194,7 @@ fn unreadable(name: &str, zip: &[u8], file: &str) {
 
 #[test]
 fn corrupt_data_in_every_method_is_an_error_with_nothing_written() {
+    use strided_inflate::Error::SizeMismatch;
     let data = sample(200_000, 3);
     for (name, method, encode, flags) in encoders() {
         let mut body = encode(&data);
@@ -203,18 +204,21 @@ fn corrupt_data_in_every_method_is_an_error_with_nothing_written() {
         let spec = Spec { flags, ..Spec::packed("data.bin", &data, method, body) };
         let zip = build(&[spec], b"").0;
         refused(&format!("{name}-flipped"), &zip, Options::default(), |e| {
-            matches!(e, Error::Crc { .. } | Error::Malformed { .. })
+            matches!(e, Error::Crc { .. } | Error::Malformed { .. } | Error::Data { .. })
         });
         unreadable(&format!("{name}-flipped"), &zip, "data.bin");
         let cut = encode(&data)[..middle].to_vec();
         let zip = build(&[Spec { flags, ..Spec::packed("data.bin", &data, method, cut) }], b"").0;
-        refused(&format!("{name}-cut"), &zip, Options::default(), |e| matches!(e, Error::Malformed { .. }));
+        refused(&format!("{name}-cut"), &zip, Options::default(), |e| {
+            matches!(e, Error::Malformed { .. } | Error::Data { source: SizeMismatch { actual: Some(_), .. }, .. })
+        });
         unreadable(&format!("{name}-cut"), &zip, "data.bin");
     }
 }
 
 #[test]
 fn a_bomb_in_every_method_stops_at_its_declared_size_or_at_the_limits() {
+    use strided_inflate::Error::SizeMismatch;
     // 16 MiB of zeros: well past deflate's 1,032:1 in every method.
     let zeros = vec![0u8; 16 << 20];
     for (name, method, encode, flags) in encoders() {
@@ -224,8 +228,8 @@ fn a_bomb_in_every_method_stops_at_its_declared_size_or_at_the_limits() {
         let mut zip = build(&[Spec { flags, ..Spec::packed("bomb.bin", &zeros[..1000], method, body.clone()) }], b"").0;
         // (liblzma is told the declared size, so it stops there and calls what follows corrupt.)
         refused(&format!("{name}-lying"), &zip, Options::default(), |e| {
-            matches!(e, Error::Malformed { reason, .. }
-                if reason.contains("past its size") || (name == "lzma" && reason.contains("corrupt lzma data")))
+            matches!(e, Error::Data { source: SizeMismatch { expected: 1000, actual: None, .. }, .. })
+                || matches!(e, Error::Malformed { reason, .. } if name == "lzma" && reason.contains("corrupt lzma data"))
         });
         // Declared honestly: the ratio limit and the quota refuse it before anything is written.
         zip = build(&[Spec { flags, ..Spec::packed("bomb.bin", &zeros, method, body) }], b"").0;

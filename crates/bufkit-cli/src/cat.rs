@@ -14,14 +14,15 @@
 use std::io::Write;
 use std::path::Path;
 
-use asset_extract::{AssetArchive, Holding, Kind};
+use asset_extract::{AssetArchive, Holding, Kind, ParallelInflate};
 
 /// Selected bytes up to this are held in memory between checking and writing.
 const HELD_MAX: u64 = 64 << 20;
 
-pub fn run(archive: &Path, names: Vec<String>) -> Result<(), String> {
+pub fn run(archive: &Path, names: Vec<String>, parallel: ParallelInflate) -> Result<(), String> {
     let fail = |e: asset_extract::Error| format!("{}: {e}", archive.display());
     let opened = AssetArchive::open(archive, Holding::Read).map_err(fail)?;
+    opened.set_parallel_inflate(parallel);
     let selected = select(&opened, &names);
     if selected.is_empty() && !names.is_empty() {
         return Err(fail(asset_extract::Error::NothingSelected { patterns: names }));
@@ -32,18 +33,22 @@ pub fn run(archive: &Path, names: Vec<String>) -> Result<(), String> {
         let files = selected.iter().map(|&i| opened.read(i)).collect::<Result<Vec<_>, _>>().map_err(fail)?;
         files.iter().try_for_each(|bytes| out.write_all(bytes))
     } else {
-        // Too much to hold: each entry written as it inflates, its checks at its end.
-        let mut buf = vec![0u8; 256 << 10];
+        // Too much to hold: each entry written as it inflates (on several cores when the rule
+        // says so), its checks at its end.
         let mut written = Ok(());
         for &i in &selected {
-            match copy_entry(&opened, i, &mut buf, &mut out) {
-                Ok(()) => {}
-                Err(Failure::Archive(e)) => return Err(fail(e)),
-                Err(Failure::Write(e)) => {
-                    written = Err(e);
-                    break;
-                }
+            let mut write_error = None;
+            let copied = opened.copy_to(i, &mut |bytes| {
+                out.write_all(bytes).map_err(|e| {
+                    write_error = Some(e);
+                    asset_extract::Error::Cancelled
+                })
+            });
+            if let Some(e) = write_error {
+                written = Err(e);
+                break;
             }
+            copied.map_err(fail)?;
         }
         written
     };
@@ -67,22 +72,4 @@ fn select(archive: &AssetArchive, names: &[String]) -> Vec<usize> {
     selected.sort_unstable();
     selected.dedup();
     selected
-}
-
-/// Why copying an entry stopped: the archive's error, or writing's.
-enum Failure {
-    Archive(asset_extract::Error),
-    Write(std::io::Error),
-}
-
-/// Writes entry `index` to `out` as it inflates, through `buf`; the entry's checks (size, CRC-32)
-/// run at its end, before the call returns.
-fn copy_entry(archive: &AssetArchive, index: usize, buf: &mut [u8], out: &mut impl Write) -> Result<(), Failure> {
-    let mut reader = archive.reader(index).map_err(Failure::Archive)?;
-    loop {
-        match reader.read_checked(buf).map_err(Failure::Archive)? {
-            0 => return Ok(()),
-            n => out.write_all(&buf[..n]).map_err(Failure::Write)?,
-        }
-    }
 }

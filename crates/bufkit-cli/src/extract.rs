@@ -43,9 +43,13 @@ pub struct Args {
     /// or bufkit dies of SIGBUS).
     #[arg(long)]
     pub map_archive: bool,
-    /// Worker threads (default: one per core).
+    /// Worker threads (default: one per core); an entry inflated on several cores uses as many.
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
+    /// Inflate a large deflated entry on several cores: `auto` (an entry of 20 MiB or more, with
+    /// 4 cores or more), `always` or `never`. The bytes and every check are the same.
+    #[arg(long, value_enum, default_value_t = ParallelArg::Auto)]
+    pub parallel_inflate: ParallelArg,
     /// Extract only entries matching this pattern (`*`, `?`, or `dir/`); repeatable.
     #[arg(long = "only")]
     pub only: Vec<String>,
@@ -66,6 +70,24 @@ pub struct Args {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `--parallel-inflate`'s values.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum ParallelArg {
+    Auto,
+    Always,
+    Never,
+}
+
+impl From<ParallelArg> for asset_extract::ParallelInflate {
+    fn from(arg: ParallelArg) -> Self {
+        match arg {
+            ParallelArg::Auto => Self::Auto,
+            ParallelArg::Always => Self::Always,
+            ParallelArg::Never => Self::Never,
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -135,6 +157,7 @@ pub fn run(args: Args) -> Result<(), String> {
         skip_symlinks: args.skip_symlinks,
         cancel: Some(&INTERRUPTED),
         threads: args.threads,
+        parallel_inflate: args.parallel_inflate.into(),
         only: args.only.clone(),
         quota: args.quota,
         durable: args.durable,

@@ -52,6 +52,10 @@ enum Command {
         archive: std::path::PathBuf,
         /// Entries to write (default: all).
         names: Vec<String>,
+        /// Inflate a large deflated entry on several cores: `auto` (an entry of 20 MiB or more,
+        /// with 4 cores or more), `always` or `never`. The bytes and every check are the same.
+        #[arg(long, value_enum, default_value_t = extract::ParallelArg::Auto)]
+        parallel_inflate: extract::ParallelArg,
     },
     /// List the entries of a zip/APK/JAR (size, compressed size, method, CRC-32, name), after
     /// validating the whole archive as extraction does: all of them, or those matching PATTERNs
@@ -137,7 +141,7 @@ fn run_command() -> Result<(), String> {
     match cli.command {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
         Command::Extract(args) => extract::run(args),
-        Command::Cat { archive, names } => cat::run(&archive, names),
+        Command::Cat { archive, names, parallel_inflate } => cat::run(&archive, names, parallel_inflate.into()),
         Command::Ls { archive, patterns, json } => ls::run(&archive, &patterns, json),
         Command::Test { archive, json, threads } => test::run(&archive, json, threads),
         Command::InflatePack { pack, idx, json, threads } => inflate_pack::run(&pack, idx.as_deref(), json, threads),

@@ -62,8 +62,9 @@ struct Options {
 
 impl Parse for Options {
     /// `short`, `on_panic = EXPR`, or both, separated by a comma. `short` only describes the
-    /// function for the bindings' generator (`cargo xtask bindings`): it neither blocks nor
-    /// calls back, so a binding may pin the caller's arrays for it.
+    /// function for the bindings' generator (`cargo xtask bindings`): it neither blocks (or only
+    /// where a plain call made first, as `bk_archive_reader_wait`, says it will not) nor calls
+    /// back, so a binding may pin the caller's arrays for it.
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut options = Options { on_panic: None };
         while !input.is_empty() {

@@ -6,9 +6,9 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 use std::sync::Arc;
 
-use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders};
+use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, ParallelReader};
 
-use crate::extract::status_of;
+use crate::extract::{bk_parallel_inflate, status_of};
 use crate::macros::{checked_bytes, handle_free, handle_new};
 use crate::pool::{bk_lease, bk_pool};
 use crate::status::bk_status;
@@ -514,12 +514,21 @@ pub unsafe extern "C" fn bk_archive_view(
 /// bzip2 up to about 3.6 MiB (the block size the archive was written with: 900 kB at level 9);
 /// LZMA and XZ up to their dictionary size and Zstandard up to its window size (each at most
 /// 128 MiB: larger ones are refused at open), of which a reader touches no more than it has
-/// decoded. It keeps what it reads alive: its archive may be freed first. Not
-/// thread-safe: one thread at a time. Freed by `bk_archive_reader_free`.
+/// decoded. A deflated entry inflated on several cores (`bk_archive_set_parallel_inflate`) is
+/// decoded by threads of the reader's own, at most a few chunks of 4 MiB per core ahead of the
+/// reads. It keeps what it reads alive: its archive may be freed first. Not thread-safe: one
+/// thread at a time. Freed by `bk_archive_reader_free`.
 ///
 /// Methods: (listed in include/bufkit.h)
 pub struct bk_archive_reader {
-    cell: ReaderCell,
+    decoding: Decoding,
+}
+
+/// Where a reader's bytes are inflated: by its reads, on the caller's thread, or ahead of them
+/// on several cores.
+enum Decoding {
+    OneCore(ReaderCell),
+    Cores(ParallelReader),
 }
 
 self_cell::self_cell!(
@@ -532,8 +541,25 @@ self_cell::self_cell!(
     }
 );
 
+/// Sets when `archive` inflates a large deflated entry on several cores, for its readers and
+/// whole reads: `mode` is a `bk_parallel_inflate` (the default `BK_PARALLEL_INFLATE_AUTO`, by the
+/// rule: an entry of 20 MiB or more with 4 cores or more), another value
+/// `BK_STATUS_INVALID_ARGUMENT`. The bytes and every check are the same either way. Readers
+/// already open keep how they were opened.
+///
+/// # Safety
+/// `archive` is live.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_set_parallel_inflate(#[live] archive: *const bk_archive, mode: u32) -> bk_status {
+    let mode = bk_parallel_inflate::from_code(u64::from(mode)).ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+    archive.inner.set_parallel_inflate(mode);
+    Ok(())
+}
+
 /// Opens entry `index` (a file) for reading in pieces with `bk_archive_reader_read`, and stores
-/// the reader in `*reader_out` (NULL on failure).
+/// the reader in `*reader_out` (NULL on failure). A deflated entry is inflated on several cores
+/// when `bk_archive_set_parallel_inflate`'s rule says so (`bk_archive_reader_cores` tells).
 ///
 /// # Safety
 /// `archive` is live; `reader_out` is valid for one write.
@@ -545,18 +571,62 @@ pub unsafe extern "C" fn bk_archive_reader_open(
     #[out = std::ptr::null_mut()] reader_out: *mut *mut bk_archive_reader,
 ) -> bk_status {
     file_size(&archive.inner, index)?;
-    let cell =
-        ReaderCell::try_new(Arc::clone(&archive.inner), |archive| archive.reader(index)).map_err(|e| status_of(&e))?;
-    handle_new(reader_out, bk_archive_reader { cell })
+    let decoding = match archive.inner.parallel_reader(index).map_err(|e| status_of(&e))? {
+        Some(parallel) => Decoding::Cores(parallel),
+        None => Decoding::OneCore(
+            ReaderCell::try_new(Arc::clone(&archive.inner), |archive| archive.reader(index))
+                .map_err(|e| status_of(&e))?,
+        ),
+    };
+    handle_new(reader_out, bk_archive_reader { decoding })
+}
+
+/// Stores in `*cores_out` how many cores the reader's entry is inflated on: 1 when its reads
+/// inflate it, more when threads of the reader's own do, ahead of the reads.
+///
+/// # Safety
+/// `reader` is live; `cores_out` is valid for one write.
+#[export(short)]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_reader_cores(
+    #[live] reader: *const bk_archive_reader,
+    #[out = 0] cores_out: *mut usize,
+) -> bk_status {
+    *cores_out = match &reader.decoding {
+        Decoding::OneCore(_) => 1,
+        Decoding::Cores(parallel) => parallel.cores(),
+    };
+    Ok(())
+}
+
+/// Waits until the next `bk_archive_reader_read` can return without waiting for other threads:
+/// at once for a reader on one core (its reads inflate as they go), until the next decoded
+/// bytes, the entry's end or its failure for a reader on several cores. Returns the status of a
+/// failure the reader has met, as its next read would. `bk_archive_reader_read` waits by itself; a caller that reads where waiting
+/// is costly (a JVM critical region, an Erlang scheduler) waits here first, outside it.
+///
+/// # Safety
+/// `reader` is live.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_reader_wait(#[live] reader: *mut bk_archive_reader) -> bk_status {
+    match &mut reader.decoding {
+        Decoding::OneCore(cell) => {
+            cell.with_dependent(|_, entry| entry.failure()).map_or(Ok(()), |e| Err(status_of(&e)))
+        }
+        Decoding::Cores(parallel) => parallel.wait().map_err(|e| status_of(&e)),
+    }
 }
 
 /// Copies the entry's next bytes into `dst` and stores how many in `*read_out`: at most
 /// `dst_len`, and 0 only at the end, once the whole entry has been checked (its stream ends at
 /// its compressed size, its size and CRC-32 match). A `dst_len` of 0 is
-/// `BK_STATUS_INVALID_ARGUMENT` (and reads nothing), so that 0 bytes read always means the end. Bytes come out before those checks can run;
-/// when one fails, the call that would have returned 0 returns its status instead
-/// (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_CORRUPT`...), and so does
-/// every later call. A caller that must not act on unchecked bytes reads the entry whole.
+/// `BK_STATUS_INVALID_ARGUMENT` (and reads nothing), so that 0 bytes read always means the end.
+/// Bytes come out before those checks can run; when one fails, the call that would have
+/// returned 0 returns its status instead (`BK_STATUS_CRC_MISMATCH`, `BK_STATUS_ARCHIVE_MALFORMED`,
+/// `BK_STATUS_CORRUPT`...), and so does every later call. A caller that must not act on unchecked
+/// bytes reads the entry whole. On a reader on several cores, a read with no decoded bytes at
+/// hand waits for them (after `bk_archive_reader_wait` it does not).
 ///
 /// # Safety
 /// `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is
@@ -576,7 +646,11 @@ pub unsafe extern "C" fn bk_archive_reader_read(
     dst.fill(std::mem::MaybeUninit::new(0));
     // SAFETY: every byte was just initialised.
     let dst = unsafe { &mut *(std::ptr::from_mut(dst) as *mut [u8]) };
-    *read_out = reader.cell.with_dependent_mut(|_, entry| entry.read_checked(dst)).map_err(|e| status_of(&e))?;
+    *read_out = match &mut reader.decoding {
+        Decoding::OneCore(cell) => cell.with_dependent_mut(|_, entry| entry.read_checked(dst)),
+        Decoding::Cores(parallel) => parallel.read_checked(dst),
+    }
+    .map_err(|e| status_of(&e))?;
     Ok(())
 }
 

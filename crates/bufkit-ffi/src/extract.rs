@@ -22,7 +22,8 @@ pub type bk_progress_fn = Option<
     ),
 >;
 
-/// What may happen to an existing destination, as values of `bk_extract_options.mode`.
+/// What may happen to an existing destination, as values of `bk_extract_options.mode`. A
+/// refusal is `BK_STATUS_DESTINATION_REFUSED`, with nothing touched.
 ///
 /// | mode | absent | empty directory | non-empty directory | anything else |
 /// |---|---|---|---|---|
@@ -31,8 +32,7 @@ pub type bk_progress_fn = Option<
 /// | MERGE | created | filled | files added, same-named files replaced | refused |
 ///
 /// "Anything else" includes a symlink, never followed. REPLACE also refuses `/`, a mount point,
-/// `.`/`..` in any spelling, and the current or home directory or any directory holding them. A
-/// refusal is `BK_STATUS_DESTINATION_REFUSED`, with nothing touched.
+/// `.`/`..` in any spelling, and the current or home directory or any directory holding them.
 #[repr(u32)]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum bk_extract_mode {
@@ -46,6 +46,33 @@ pub enum bk_extract_mode {
     /// moves; an I/O error after that leaves the files already moved (complete and verified) in
     /// place and says how many in the detail text.
     BK_EXTRACT_MERGE = 2,
+}
+
+/// When a large deflated entry is inflated on several cores, as values of
+/// `bk_extract_options.parallel_inflate` and `bk_archive_set_parallel_inflate`'s `mode`. The bytes
+/// and every check are the same either way; only the time and the cores used differ.
+#[repr(u32)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum bk_parallel_inflate {
+    /// By the rule (the default): an entry inflating to 20 MiB or more, when the process may run
+    /// on 4 cores or more (its CPU affinity and cgroup quota). Below either, the work of cutting
+    /// the stream into chunks decoded without their window costs more than it wins back.
+    BK_PARALLEL_INFLATE_AUTO = 0,
+    /// Every deflated entry, whatever its size and the cores (an entry of one 4 MiB chunk or less
+    /// is decoded by one thread).
+    BK_PARALLEL_INFLATE_ALWAYS = 1,
+    /// Never: each entry on one core.
+    BK_PARALLEL_INFLATE_NEVER = 2,
+}
+
+impl bk_parallel_inflate {
+    /// The mode for a C value, `None` for an unknown one.
+    pub(crate) fn from_code(code: u64) -> Option<asset_extract::ParallelInflate> {
+        use asset_extract::ParallelInflate;
+        [ParallelInflate::Auto, ParallelInflate::Always, ParallelInflate::Never]
+            .get(usize::try_from(code).ok()?)
+            .copied()
+    }
 }
 
 /// Extraction options, size-first so that the struct can grow: declare it as
@@ -75,7 +102,7 @@ pub struct bk_extract_options {
     pub size: u64,
     /// What may happen to an existing destination: a `bk_extract_mode` (default
     /// `BK_EXTRACT_CREATE`); another value is `BK_STATUS_INVALID_ARGUMENT`.
-    #[binding(enumeration(java = "ExtractMode", atoms = "create replace merge"))]
+    #[binding(enumeration(c = "bk_extract_mode", java = "ExtractMode"))]
     pub mode: u32,
     /// Worker threads; 0 (the default) means one per core. At most 256 are started, and no more
     /// than there are files to write (or, replacing a tree, directories to remove).
@@ -160,6 +187,11 @@ pub struct bk_extract_options {
         why = "an Erlang caller cancels by dying: the NIF watches it (killing_the_caller_cancels_the_extraction)"
     ))]
     pub cancel: *const bk_cancel,
+    /// When a large deflated entry is inflated on several cores (using `threads` decoding
+    /// threads): a `bk_parallel_inflate` (default `BK_PARALLEL_INFLATE_AUTO`); another value is
+    /// `BK_STATUS_INVALID_ARGUMENT`. The files written, and every error, are the same either way.
+    #[binding(enumeration(c = "bk_parallel_inflate", java = "ParallelInflate"))]
+    pub parallel_inflate: u64,
 }
 
 /// The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
@@ -516,6 +548,11 @@ impl OptionsIn {
         }
     }
 
+    /// The parallel inflation mode, or `BK_STATUS_INVALID_ARGUMENT` for an unknown one.
+    fn parallel_inflate(&self) -> Result<asset_extract::ParallelInflate, bk_status> {
+        bk_parallel_inflate::from_code(self.fields.parallel_inflate).ok_or(bk_status::BK_STATUS_INVALID_ARGUMENT)
+    }
+
     /// The ratio limit, or `BK_STATUS_INVALID_ARGUMENT` if negative or not finite.
     fn max_ratio(&self) -> Result<Option<f64>, bk_status> {
         match self.fields.max_ratio {
@@ -556,6 +593,7 @@ fn run_extract(
         skip_symlinks: o.skip_symlinks != 0,
         map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host
         threads: o.threads as usize,
+        parallel_inflate: opts.parallel_inflate()?,
         only: opts.only.clone(),
         quota: (o.quota > 0).then_some(o.quota),
         max_ratio: opts.max_ratio()?,

@@ -319,7 +319,7 @@ pub fn seek(data: &[u8]) {
         out.extend_from_slice(bytes);
         Ok(())
     };
-    let how = Parallel { threads, chunk_out, patient: true };
+    let how = Parallel { threads, chunk_out, patient: true, keep_speculating: false };
     let parallel = inflate_parallel(input.len() as u64, Some(serial.len() as u64), how, &source, &mut sink);
     match (&verdict, &parallel) {
         (Ok(consumed), Ok(report)) => {

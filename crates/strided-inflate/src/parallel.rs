@@ -9,29 +9,35 @@
 //! go by without a marker, no later byte can need the window, and the worker goes on with the
 //! byte decoder ([`ChunkedInflater`]) to the first block boundary past the next chunk's first bit.
 //!
-//! Then, in order, each chunk is checked against the exact decoding before it: it is used only if
-//! it started exactly where the previous one stopped, at a block boundary. Its markers are then
-//! replaced from the previous output. Anything that does not line up (a false start, a chunk
-//! whose blocks are all fixed-code ones, which give nothing to find, a worker that failed) is
-//! decoded serially from the last exact place: the output is always the serial decoder's, and a
-//! corrupt stream fails exactly as it fails serially, wherever a worker first met the damage.
+//! Then, in order, the writer checks each chunk against the exact decoding before it: it is used
+//! only if it started exactly where the previous one stopped, at a block boundary. The writer
+//! then computes the 32 KiB window after it (from its last symbols: the one sequential step of
+//! using a chunk), and a worker replaces the chunk's markers from the window before it, while the
+//! writer goes on to the next; resolved chunks are handed to the sink in order. Anything that does
+//! not line up (a false start, a chunk whose blocks are all fixed-code ones, which give nothing to
+//! find, a worker that failed) is decoded serially from the last exact place: the output is
+//! always the serial decoder's, and a corrupt stream fails exactly as it fails serially, wherever
+//! a worker first met the damage.
 //!
 //! When to wait: the writer waits for a chunk whose worker has decoded a megabyte from a block
 //! start it found, and decodes on serially past one whose worker has not. When to stop: where the
 //! markers never die out (log lines, each copying its prefix from the line before, carry a marker
-//! from the chunk's start to its end), every byte must be decoded marked and then resolved, which
-//! costs more than a second core wins back; after two such chunks in a row, the rest is decoded
-//! serially ([`ParallelReport::stopped_speculating`]). Both rules and their measurements:
-//! `bench-reports/strided-inflate.md`, "One stream on two cores".
+//! from the chunk's start to its end), every byte must be decoded marked and then resolved, about
+//! twice the work of serial decoding; unless [`Parallel::keep_speculating`] (worth it from about 4
+//! cores), after two such chunks in a row the rest is decoded serially
+//! ([`ParallelReport::stopped_speculating`]). The rules and their measurements:
+//! `bench-reports/strided-inflate.md`, "One stream on many cores".
 //!
 //! Memory: at most `threads + 1` chunks are decoded ahead of the writer, each about
-//! [`Parallel::chunk_out`] symbols of two bytes (4 Mi symbols unless set) plus its compressed bytes
-//! and 1 MiB; their buffers are reused from chunk to chunk. A chunk that would decode to more than
-//! twice `chunk_out` (a stretch that compresses far better than the rest of the stream) is left to
+//! [`Parallel::chunk_out`] symbols of two bytes (4 Mi symbols unless set) and, once resolved, as
+//! many bytes, plus its compressed bytes and 1 MiB; their buffers are reused from chunk to chunk
+//! (about 16 MiB a thread with the default chunk). A chunk that would decode to more than twice
+//! `chunk_out` (a stretch that compresses far better than the rest of the stream) is left to
 //! serial decoding, so the bound holds whatever the stream (`tests/parallel_memory.rs`).
 
 #![forbid(unsafe_code)]
 
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
@@ -61,6 +67,55 @@ pub struct Parallel {
     /// not done yet. Off by default, so that the worst case is serial decoding; on for tests that
     /// must exercise the speculative path.
     pub patient: bool,
+    /// Go on speculating where markers persist through whole chunks (log lines, each copying its
+    /// prefix from the line before): every byte is then decoded marked and resolved, more work
+    /// in all than serial decoding, which pays from enough cores. Off by default: after two such
+    /// chunks in a row the rest is decoded serially.
+    pub keep_speculating: bool,
+}
+
+/// The parts of a parallel inflate, told to an [`Observer`] as each begins and ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Task {
+    /// A worker decoding chunk `k` without the output before it: finding where a block starts,
+    /// decoding marked symbols until the markers die out, then bytes to the chunk's end.
+    Speculate(usize),
+    /// The writer decoding exactly, serially, from within chunk `k` to a block boundary in the
+    /// next (chunk 0, and whatever did not line up), handing the bytes to the sink as it goes.
+    Serial(usize),
+    /// The writer finding the 32 KiB of output after chunk `k` (the next chunk's window) from
+    /// the chunk's last symbols: all that is sequential in using a chunk.
+    Window(usize),
+    /// A worker replacing chunk `k`'s markers with the bytes of the output before it.
+    Resolve(usize),
+    /// The writer handing chunk `k`'s bytes to the sink.
+    Emit(usize),
+}
+
+/// Told when each [`Task`] of a parallel inflate begins and ends, on the thread that runs it (so
+/// it can read that thread's CPU clock): how a benchmark sees where the time goes, and the
+/// dependency graph it goes along. The library itself measures nothing.
+pub trait Observer: Sync {
+    /// `task` begins on this thread.
+    fn began(&self, task: Task);
+    /// `task` ends on this thread.
+    fn ended(&self, task: Task);
+}
+
+/// The observer that observes nothing.
+struct Unobserved;
+
+impl Observer for Unobserved {
+    fn began(&self, _: Task) {}
+    fn ended(&self, _: Task) {}
+}
+
+/// Runs `f` as `task`, telling `observer`.
+fn observed<T>(observer: &dyn Observer, task: Task, f: impl FnOnce() -> T) -> T {
+    observer.began(task);
+    let out = f();
+    observer.ended(task);
+    out
 }
 
 impl Default for Parallel {
@@ -69,6 +124,7 @@ impl Default for Parallel {
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
             chunk_out: 4 << 20,
             patient: false,
+            keep_speculating: false,
         }
     }
 }
@@ -113,6 +169,18 @@ pub fn inflate_parallel<E: Send>(
     source: &Source<'_, E>,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
 ) -> Result<ParallelReport, SeekError<E>> {
+    inflate_parallel_observed(compressed_len, expected_len, how, source, sink, &Unobserved)
+}
+
+/// [`inflate_parallel`], telling `observer` when each task begins and ends.
+pub fn inflate_parallel_observed<E: Send>(
+    compressed_len: u64,
+    expected_len: Option<u64>,
+    how: Parallel,
+    source: &Source<'_, E>,
+    sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+    observer: &dyn Observer,
+) -> Result<ParallelReport, SeekError<E>> {
     let ratio = expected_len.map_or(4.0, |n| (n as f64 / compressed_len.max(1) as f64).clamp(1.0, 64.0));
     let chunk_in = ((how.chunk_out as f64 / ratio) as u64).clamp(16 << 10, 64 << 20);
     let chunks = compressed_len.div_ceil(chunk_in).max(1) as usize;
@@ -124,18 +192,28 @@ pub fn inflate_parallel<E: Send>(
     let mut report = ParallelReport { chunks, ..ParallelReport::default() };
     if threads == 1 || chunks == 1 {
         let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
-        return serial_from(compressed_len, 0, &[], 0, u64::MAX, &mut inflater, source, sink, &mut report)
-            .map(|_| report);
+        return observed(observer, Task::Serial(0), || {
+            serial_from(compressed_len, 0, &[], 0, u64::MAX, &mut inflater, source, sink, &mut report)
+        })
+        .map(|_| report);
     }
     // Chunk k covers compressed bits [k * chunk_in * 8, (k + 1) * chunk_in * 8); chunk 0 is
     // decoded by the writer itself, exactly, so workers take chunks 1 and up.
     let ahead = threads + 1;
     let shared = Shared {
-        state: Mutex::new(Queue { next: 1, written: 1, done: Vec::new() }),
+        state: Mutex::new(Queue {
+            next: 1,
+            written: 1,
+            done: Vec::new(),
+            resolve: VecDeque::new(),
+            resolved: Vec::new(),
+            closing: false,
+        }),
         changed: Condvar::new(),
         passed: AtomicUsize::new(0),
         found: (0..chunks).map(|_| AtomicBool::new(false)).collect(),
         spare: Mutex::new(Vec::new()),
+        spare_bytes: Mutex::new(Vec::new()),
     };
     let bit = |k: usize| (k as u64 * chunk_in * 8).min(compressed_len * 8);
     std::thread::scope(|scope| {
@@ -145,40 +223,65 @@ pub fn inflate_parallel<E: Send>(
                 let mut input = Vec::new();
                 let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
                 loop {
-                    let k = {
+                    let job = {
                         let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-                        while q.next < chunks && q.next >= q.written + ahead {
+                        loop {
+                            // Resolving first: it is what the writer waits for to go on writing.
+                            if let Some(job) = q.resolve.pop_front() {
+                                break Job::Resolve(job);
+                            }
+                            if q.next < chunks && q.next < q.written + ahead {
+                                q.next += 1;
+                                break Job::Speculate(q.next - 1);
+                            }
+                            if q.closing {
+                                return;
+                            }
                             q = shared.changed.wait(q).unwrap_or_else(|e| e.into_inner());
                         }
-                        if q.next >= chunks {
-                            return;
-                        }
-                        q.next += 1;
-                        q.next - 1
                     };
-                    // Given up once the writer has gone past the chunk without it.
-                    let stale = || shared.passed.load(Ordering::Relaxed) > k;
-                    let found = || shared.found[k].store(true, Ordering::Relaxed);
-                    let spare = shared.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
-                    let mut marked = spare.unwrap_or_else(|| Marked::new(expected_out, out_limit));
-                    let mut reuse = Reuse { marked: &mut marked, inflater: &mut inflater };
-                    let (from, to) = (bit(k), bit(k + 1));
-                    let out = speculate(compressed_len, from, to, &mut input, &mut reuse, source, &stale, &found);
-                    let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
-                    q.done.push((k, out));
-                    shared.changed.notify_all();
-                    drop(q);
-                    if !marked.symbols.is_empty() {
-                        shared.spare.lock().unwrap_or_else(|e| e.into_inner()).push(marked);
+                    match job {
+                        Job::Resolve(ResolveJob { k, chunk, window }) => {
+                            let mut resolved = shared.take_bytes();
+                            let symbols = chunk.marked.decoded();
+                            resolved.resize(symbols.len(), 0);
+                            observed(observer, Task::Resolve(k), || marked::resolve(symbols, &window, &mut resolved))
+                                .expect("a full window resolves every marker");
+                            let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                            q.resolved.push((k, chunk, resolved));
+                            shared.changed.notify_all();
+                        }
+                        Job::Speculate(k) => {
+                            // Given up once the writer has gone past the chunk without it.
+                            let stale = || shared.passed.load(Ordering::Relaxed) > k;
+                            let found = || shared.found[k].store(true, Ordering::Relaxed);
+                            let spare = shared.spare.lock().unwrap_or_else(|e| e.into_inner()).pop();
+                            let mut marked = spare.unwrap_or_else(|| Marked::new(expected_out, out_limit));
+                            let mut bytes = shared.take_bytes();
+                            let mut reuse = Reuse { marked: &mut marked, bytes: &mut bytes, inflater: &mut inflater };
+                            let (from, to) = (bit(k), bit(k + 1));
+                            let out = observed(observer, Task::Speculate(k), || {
+                                speculate(compressed_len, from, to, &mut input, &mut reuse, source, &stale, &found)
+                            });
+                            let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                            q.done.push((k, out));
+                            shared.changed.notify_all();
+                            drop(q);
+                            if !marked.symbols.is_empty() {
+                                shared.spare.lock().unwrap_or_else(|e| e.into_inner()).push(marked);
+                            }
+                            shared.give_bytes(bytes);
+                        }
                     }
                 }
             });
         }
-        let result = write_in_order(compressed_len, chunks, how.patient, &bit, &shared, source, sink, &mut report);
-        // Let the workers finish (they stop once every chunk is taken).
+        let result = write_in_order(compressed_len, chunks, how, &bit, &shared, source, sink, &mut report, observer);
+        // Let the workers finish (they stop once nothing is left to resolve).
         let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
         q.written = chunks;
         q.next = chunks;
+        q.closing = true;
         shared.changed.notify_all();
         drop(q);
         result
@@ -186,12 +289,34 @@ pub fn inflate_parallel<E: Send>(
     Ok(report)
 }
 
+/// What a worker does next.
+enum Job {
+    /// Decode chunk `k` without its window.
+    Speculate(usize),
+    /// Replace a lined-up chunk's markers, its window now known.
+    Resolve(ResolveJob),
+}
+
+/// A chunk that lines up, and the 32 KiB of output before it.
+struct ResolveJob {
+    k: usize,
+    chunk: ChunkOut,
+    window: Vec<u8>,
+}
+
 struct Queue {
     /// The next chunk a worker takes.
     next: usize,
     /// Chunks before this one are written (or passed over).
     written: usize,
+    /// Speculations done, taken by the writer in order.
     done: Vec<(usize, Option<ChunkOut>)>,
+    /// Chunks the writer has lined up, to resolve, in order.
+    resolve: VecDeque<ResolveJob>,
+    /// Chunks resolved: the chunk, and its marked symbols as bytes.
+    resolved: Vec<(usize, ChunkOut, Vec<u8>)>,
+    /// The writer is done: workers stop once nothing is left to resolve.
+    closing: bool,
 }
 
 struct Shared {
@@ -205,92 +330,204 @@ struct Shared {
     /// Marked outputs the writer is done with, for workers to decode into again (their pages
     /// stay mapped: a fresh 32 MiB output costs thousands of page faults).
     spare: Mutex<Vec<Marked>>,
+    /// Byte outputs the writer is done with, likewise.
+    spare_bytes: Mutex<Vec<Vec<u8>>>,
+}
+
+impl Shared {
+    /// A byte buffer from the spares, or a new one.
+    fn take_bytes(&self) -> Vec<u8> {
+        self.spare_bytes.lock().unwrap_or_else(|e| e.into_inner()).pop().unwrap_or_default()
+    }
+
+    /// Gives a byte buffer back to the spares (emptied).
+    fn give_bytes(&self, mut bytes: Vec<u8>) {
+        if bytes.capacity() > 0 {
+            bytes.clear();
+            self.spare_bytes.lock().unwrap_or_else(|e| e.into_inner()).push(bytes);
+        }
+    }
+
+    /// Gives a chunk's buffers back to the spares.
+    fn recycle(&self, chunk: ChunkOut) {
+        let mut marked = chunk.marked;
+        if !marked.symbols.is_empty() {
+            marked.restart();
+            self.spare.lock().unwrap_or_else(|e| e.into_inner()).push(marked);
+        }
+        self.give_bytes(chunk.bytes);
+    }
+}
+
+/// The chunks the writer has lined up and handed to be resolved, written in order as they are.
+struct Pending {
+    chunks: VecDeque<usize>,
+}
+
+impl Pending {
+    /// Writes the chunks whose resolving is done, in order; with `wait`, waits for the first.
+    /// Returns whether any was written.
+    fn write_ready<E>(
+        &mut self,
+        shared: &Shared,
+        wait: bool,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+        observer: &dyn Observer,
+    ) -> Result<bool, SeekError<E>> {
+        let mut wrote = false;
+        while let Some(&k) = self.chunks.front() {
+            let (chunk, resolved) = {
+                let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+                loop {
+                    if let Some(i) = q.resolved.iter().position(|(j, _, _)| *j == k) {
+                        let (_, chunk, resolved) = q.resolved.swap_remove(i);
+                        break (chunk, resolved);
+                    }
+                    if !wait || wrote {
+                        return Ok(wrote);
+                    }
+                    q = shared.changed.wait(q).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            observed(observer, Task::Emit(k), || {
+                sink(&resolved)?;
+                sink(&chunk.bytes)
+            })
+            .map_err(SeekError::Source)?;
+            self.chunks.pop_front();
+            wrote = true;
+            shared.give_bytes(resolved);
+            shared.recycle(chunk);
+            let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            q.written = self.chunks.front().copied().unwrap_or(k + 1);
+            shared.changed.notify_all();
+        }
+        Ok(wrote)
+    }
+
+    /// Writes every chunk still pending, waiting for each.
+    fn drain<E>(
+        &mut self,
+        shared: &Shared,
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
+        observer: &dyn Observer,
+    ) -> Result<(), SeekError<E>> {
+        while !self.chunks.is_empty() {
+            self.write_ready(shared, true, sink, observer)?;
+        }
+        Ok(())
+    }
 }
 
 /// The writer: chunk 0 serially, then each chunk's speculation used where it lines up, and the
-/// rest serially.
+/// rest serially. A chunk that lines up is resolved by a worker: the writer only finds the 32 KiB
+/// after it (the next chunk's window) and writes the chunks in order as their resolving ends, so
+/// that the one sequential chain is short.
 #[allow(clippy::too_many_arguments)]
 fn write_in_order<E>(
     compressed_len: u64,
     chunks: usize,
-    patient: bool,
+    how: Parallel,
     bit: &dyn Fn(usize) -> u64,
     shared: &Shared,
     source: &Source<'_, E>,
     sink: &mut dyn FnMut(&[u8]) -> Result<(), E>,
     report: &mut ParallelReport,
+    observer: &dyn Observer,
 ) -> Result<(), SeekError<E>> {
+    let patient = how.patient;
+    let ahead = how.threads.clamp(1, 64) + 1;
+    // The 32 KiB of output before the exact place decoding has reached (written or pending).
     let mut window: Vec<u8> = Vec::with_capacity(HISTORY);
-    // A chunk's resolved bytes, kept from chunk to chunk.
-    let mut resolved = Vec::new();
-    // Exact decoding has reached `at` (a block boundary), with `window` the output before it.
+    let mut pending = Pending { chunks: VecDeque::new() };
     // The writer's decoder, kept from chunk to chunk (a fresh one is a megabyte of fresh pages).
     let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, SERIAL_CHUNK);
     let inflater = &mut inflater;
-    let mut at = serial_after(compressed_len, 0, bit(1), &mut window, inflater, source, sink, report)?;
+    // Exact decoding has reached `at` (a block boundary), with `window` the output before it.
+    let mut at = observed(observer, Task::Serial(0), || {
+        serial_after(compressed_len, 0, bit(1), &mut window, inflater, source, sink, report)
+    })?;
     let mut persisting = 0;
     for k in 1..chunks {
         let Some(exact) = at else { break }; // the stream ended
-        if persisting >= GIVE_UP_AFTER && !patient {
+        if persisting >= GIVE_UP_AFTER && !patient && !how.keep_speculating {
             report.stopped_speculating = true;
             shared.passed.store(chunks, Ordering::Relaxed);
             break;
         }
+        // Room for this chunk's speculation within the bound ahead of what is written.
+        while pending.chunks.len() + 1 >= ahead {
+            pending.write_ready(shared, true, sink, observer)?;
+        }
+        pending.write_ready(shared, false, sink, observer)?;
         // The chunk's speculation if it is done, or being decoded from a block start its worker
         // found; if not, the writer decodes this chunk itself.
         let out = {
             let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+            // Chunks before the first pending one (or this one) are written: workers may
+            // speculate up to `ahead` past it.
+            q.written = pending.chunks.front().copied().unwrap_or(k);
+            shared.changed.notify_all();
             while (patient || shared.found[k].load(Ordering::Relaxed)) && !q.done.iter().any(|(j, _)| *j == k) {
                 q = shared.changed.wait(q).unwrap_or_else(|e| e.into_inner());
             }
             let out = q.done.iter().position(|(j, _)| *j == k).and_then(|i| q.done.swap_remove(i).1);
-            q.written = k + 1;
             shared.passed.store(k + 1, Ordering::Relaxed);
             shared.changed.notify_all();
             out
         };
-        let Some(chunk) = out.filter(|c| c.start_bit >= exact) else {
-            // Nothing found (yet), or a false start behind the exact place: serially through this
-            // chunk, to the first block boundary in the next one.
-            if exact < bit(k + 1) {
-                at = serial_after(compressed_len, exact, bit(k + 1), &mut window, inflater, source, sink, report)?;
+        let chunk = match out {
+            Some(c) if c.start_bit >= exact => c,
+            other => {
+                if let Some(c) = other {
+                    shared.recycle(c);
+                }
+                // Nothing found (yet), or a false start behind the exact place: serially through
+                // this chunk, to the first block boundary in the next one.
+                if exact < bit(k + 1) {
+                    pending.drain(shared, sink, observer)?;
+                    at = observed(observer, Task::Serial(k), || {
+                        serial_after(compressed_len, exact, bit(k + 1), &mut window, inflater, source, sink, report)
+                    })?;
+                }
+                continue;
             }
-            continue;
         };
         // Serially up to the chunk's start: it must be a block boundary the exact decoding meets.
         let reached = if chunk.start_bit == exact {
             Some(exact)
         } else {
-            serial_after(compressed_len, exact, chunk.start_bit, &mut window, inflater, source, sink, report)?
+            pending.drain(shared, sink, observer)?;
+            observed(observer, Task::Serial(k), || {
+                serial_after(compressed_len, exact, chunk.start_bit, &mut window, inflater, source, sink, report)
+            })?
         };
         if reached != Some(chunk.start_bit) {
             at = reached;
+            shared.recycle(chunk);
             continue;
         }
-        // The chunk lines up: resolve its markers from the window, then its bytes.
+        // The chunk lines up: the 32 KiB after it, from its last symbols resolved with the window.
         let symbols = chunk.marked.decoded();
-        if resolved.len() < symbols.len() {
-            // Room for a chunk larger than this one too: a fresh buffer costs its page faults.
-            resolved = vec![0; symbols.len() + symbols.len() / 4];
-        }
-        let resolved = &mut resolved[..symbols.len()];
-        if marked::resolve(symbols, &window, resolved).is_none() {
+        let next_window = observed(observer, Task::Window(k), || next_window(&window, symbols, &chunk.bytes));
+        let Some(next_window) = next_window else {
             // A reference before the stream's start: a real error, which serial decoding reports.
             at = Some(exact);
+            shared.recycle(chunk);
+            continue;
+        };
+        if window.len() < HISTORY && marked::resolve(symbols, &window, &mut vec![0; symbols.len()]).is_none() {
+            // Near the stream's start a marker may name a byte before it: the same error.
+            at = Some(exact);
+            shared.recycle(chunk);
             continue;
         }
-        let mut emit = sink_window(sink, &mut window);
-        emit(resolved).map_err(SeekError::Source)?;
-        emit(&chunk.bytes).map_err(SeekError::Source)?;
         // Markers that never die out (each line of a log copying its prefix from the line before)
         // leave the whole chunk to decode marked and resolve: more work in all than two cores
         // win back. Two such chunks in a row, and the rest is decoded serially.
         let persisted = symbols.len() > chunk.bytes.len();
         persisting = if persisted { persisting + 1 } else { 0 };
-        let mut marked = chunk.marked;
-        marked.restart();
-        shared.spare.lock().unwrap_or_else(|e| e.into_inner()).push(marked);
-        report.total_out += (resolved.len() + chunk.bytes.len()) as u64;
+        report.total_out += (symbols.len() + chunk.bytes.len()) as u64;
         report.chunks_used += 1;
         at = if chunk.ended {
             report.consumed = chunk.end_bit / 8;
@@ -298,11 +535,38 @@ fn write_in_order<E>(
         } else {
             Some(chunk.end_bit)
         };
+        let job = ResolveJob { k, chunk, window: std::mem::replace(&mut window, next_window) };
+        let mut q = shared.state.lock().unwrap_or_else(|e| e.into_inner());
+        q.resolve.push_back(job);
+        shared.changed.notify_all();
+        drop(q);
+        pending.chunks.push_back(k);
     }
+    pending.drain(shared, sink, observer)?;
     if let Some(exact) = at {
-        serial_after(compressed_len, exact, u64::MAX, &mut window, inflater, source, sink, report)?;
+        observed(observer, Task::Serial(chunks), || {
+            serial_after(compressed_len, exact, u64::MAX, &mut window, inflater, source, sink, report)
+        })?;
     }
     Ok(())
+}
+
+/// The 32 KiB of output after a chunk of marked `symbols` then plain `bytes`, whose window (the
+/// output before it) is `window`: only the chunk's last symbols are resolved. `None` if one
+/// names a byte before the stream's start.
+fn next_window(window: &[u8], symbols: &[u16], bytes: &[u8]) -> Option<Vec<u8>> {
+    if bytes.len() >= HISTORY {
+        return Some(bytes[bytes.len() - HISTORY..].to_vec());
+    }
+    let from_symbols = (HISTORY - bytes.len()).min(symbols.len());
+    let mut tail = vec![0u8; from_symbols];
+    marked::resolve(&symbols[symbols.len() - from_symbols..], window, &mut tail)?;
+    let from_window = (HISTORY - bytes.len() - from_symbols).min(window.len());
+    let mut out = Vec::with_capacity(HISTORY);
+    out.extend_from_slice(&window[window.len() - from_window..]);
+    out.extend_from_slice(&tail);
+    out.extend_from_slice(bytes);
+    Some(out)
 }
 
 /// [`serial_from`] at `start_bit` of the output so far, whose last 32 KiB are `window`, to the
@@ -493,16 +757,24 @@ const BELIEVE_OUT: usize = 8 << 10;
 /// The byte decoder's chunk (its window is this plus 32 KiB).
 const SERIAL_CHUNK: usize = 1 << 20;
 
-/// A worker's output and decoder, kept from chunk to chunk.
+/// A worker's outputs and decoder, kept from chunk to chunk.
 struct Reuse<'r, 'i> {
     marked: &'r mut Marked,
+    /// For the bytes decoded after the markers die out (handed to the writer in the chunk, and
+    /// back through `Shared::spare_bytes`: fresh megabytes cost their page faults).
+    bytes: &'r mut Vec<u8>,
     inflater: &'r mut ChunkedInflater<'i>,
 }
 
 /// Chunks in a row decoded mostly marked, after which the writer stops speculating.
 const GIVE_UP_AFTER: usize = 2;
-/// Output between checks for 32 KiB without a marker (then the fast byte decoder goes on).
-const CLEAN_EVERY: usize = 1 << 20;
+/// Output between checks for 32 KiB without a marker (then the fast byte decoder goes on): each
+/// check reads 32 Ki symbols, and where markers die out soon after a chunk's start (most data
+/// but log lines) every marked symbol decoded past that point costs a resolve for nothing.
+const CLEAN_EVERY: usize = 64 << 10;
+/// Output decoded from a block start before the worker tells the writer it found one (the
+/// writer then waits for this chunk rather than decode it itself).
+const FOUND_AFTER: usize = 1 << 20;
 
 /// A worker's decoder for a chunk: block headers read a bit at a time (a few per chunk), the
 /// codes between them by [`marked::decode_codes`], into 16-bit symbols that can name bytes of
@@ -633,7 +905,7 @@ impl MarkerDecoder {
         let mut bits = Bits { input, pos: offset };
         let out = &mut *reuse.marked;
         out.restart();
-        let mut checked_at = 0;
+        let (mut checked_at, mut told) = (0, false);
         loop {
             // At a block boundary.
             let here = first_byte * 8 + bits.pos;
@@ -646,15 +918,26 @@ impl MarkerDecoder {
                     ended: false,
                 });
             }
+            if !told && out.pos >= HISTORY + FOUND_AFTER {
+                // A megabyte decoded from here: this is where a block starts.
+                found();
+                told = true;
+            }
             if out.pos >= checked_at + CLEAN_EVERY {
-                if checked_at == 0 {
-                    // A megabyte decoded from here: this is where a block starts.
-                    found();
-                }
                 checked_at = out.pos;
                 if out.clean() {
-                    let marked = out.take();
-                    return self.go_fast(start_bit, marked, here, to_bit, compressed_len, reuse.inflater, source);
+                    // On failure (a false start that decoded this far) the buffers stay the
+                    // worker's, for the next place it tries.
+                    return self.go_fast(
+                        start_bit,
+                        out,
+                        reuse.bytes,
+                        here,
+                        to_bit,
+                        compressed_len,
+                        reuse.inflater,
+                        source,
+                    );
                 }
                 if stale() {
                     return None;
@@ -700,7 +983,8 @@ impl MarkerDecoder {
     fn go_fast<E>(
         &self,
         start_bit: u64,
-        out: Marked,
+        out: &mut Marked,
+        bytes: &mut Vec<u8>,
         here: u64,
         to_bit: u64,
         compressed_len: u64,
@@ -712,7 +996,7 @@ impl MarkerDecoder {
             Checkpoint { bit_offset: here, out_offset: out.pos as u64, window: window.into(), inside: Inside::Nothing };
         let mut next = inflater.resume_fed(&point).ok()?;
         inflater.set_stop_at_bit(to_bit);
-        let mut bytes = Vec::new();
+        bytes.clear();
         let mut read = |offset: u64, buf: &mut [u8]| source(offset, buf);
         loop {
             feed(inflater, &mut next, compressed_len, &mut read).ok()?;
@@ -731,7 +1015,7 @@ impl MarkerDecoder {
         if ended && inflater.consumed() as u64 != compressed_len {
             return None;
         }
-        Some(ChunkOut { start_bit, marked: out, bytes, end_bit, ended })
+        Some(ChunkOut { start_bit, marked: out.take(), bytes: std::mem::take(bytes), end_bit, ended })
     }
 }
 
@@ -774,7 +1058,8 @@ mod tests {
         let is_final = |bit: u64| stream[(bit / 8) as usize] >> (bit % 8) & 1 == 1;
         // (Not the last block: a block start is looked for among non-final blocks only.)
         for start in starts.iter().filter(|c| c.out_offset > 0 && !is_final(c.bit_offset)) {
-            let mut reuse = Reuse { marked: &mut marked, inflater: &mut inflater };
+            let mut bytes = Vec::new();
+            let mut reuse = Reuse { marked: &mut marked, bytes: &mut bytes, inflater: &mut inflater };
             let (len, from) = (stream.len() as u64, start.bit_offset);
             let chunk = speculate(len, from, end_bit, &mut input, &mut reuse, &source, &|| false, &|| {})
                 .unwrap_or_else(|| panic!("nothing decoded from bit {from}"));

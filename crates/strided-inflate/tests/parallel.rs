@@ -56,7 +56,8 @@ fn parallel(
     threads: usize,
     chunk_out: u64,
 ) -> (Result<(Vec<u8>, usize), String>, usize) {
-    let (result, report) = parallel_with(stream, expected, Parallel { threads, chunk_out, patient: true });
+    let (result, report) =
+        parallel_with(stream, expected, Parallel { threads, chunk_out, patient: true, keep_speculating: false });
     (result, report.chunks_used)
 }
 
@@ -164,7 +165,7 @@ fn speculation_stops_where_markers_never_die_out() {
     // (unless told to wait for every speculation, as the other tests do).
     let data = sample(24 << 20, 5, 0);
     let stream = deflate(&data, 6);
-    let how = Parallel { threads: 2, chunk_out: 2 << 20, patient: false };
+    let how = Parallel { threads: 2, chunk_out: 2 << 20, patient: false, keep_speculating: false };
     let (result, report) = parallel_with(&stream, Some(data.len() as u64), how);
     let (out, _) = result.unwrap();
     assert!(out == data, "output differs");

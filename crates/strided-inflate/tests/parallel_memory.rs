@@ -104,7 +104,7 @@ fn a_stretch_that_compresses_far_better_than_the_rest_is_not_held_whole() {
     };
     let before = LIVE.load(Ordering::Relaxed);
     PEAK.store(before, Ordering::Relaxed);
-    let how = Parallel { threads: 2, chunk_out: 1 << 20, patient: true };
+    let how = Parallel { threads: 2, chunk_out: 1 << 20, patient: true, keep_speculating: false };
     let report = inflate_parallel(stream.len() as u64, Some(total as u64), how, &source, &mut sink).unwrap();
     let peak = PEAK.load(Ordering::Relaxed) - before;
     assert_eq!((at, report.total_out), (total, total as u64));

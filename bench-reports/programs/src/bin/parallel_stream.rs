@@ -128,6 +128,7 @@ fn main() {
                             .ok()
                             .and_then(|m| m.parse::<u64>().ok())
                             .map_or(Parallel::default().chunk_out, |m| m << 20),
+                        keep_speculating: std::env::var_os("KEEP_SPECULATING").is_some(),
                     },
                     &source,
                     &mut sink,

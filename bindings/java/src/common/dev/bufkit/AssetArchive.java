@@ -133,6 +133,15 @@ public abstract class AssetArchive implements AutoCloseable {
     /** {@code bk_archive_reader_free}. */
     protected abstract void nativeReaderFree(long reader);
 
+    /** {@code bk_archive_reader_cores}: how many cores the reader inflates on. */
+    protected abstract long nativeReaderCores(long reader);
+
+    /** {@code bk_archive_reader_wait}: its status. */
+    protected abstract int nativeReaderWait(long reader);
+
+    /** {@code bk_archive_set_parallel_inflate}: its status. */
+    protected abstract int nativeSetParallelInflate(int mode);
+
     /** {@code bk_status_message}. */
     protected abstract String statusMessage(int code);
 
@@ -449,6 +458,22 @@ public abstract class AssetArchive implements AutoCloseable {
     }
 
     /**
+     * Sets when a large deflated entry is inflated on several cores by {@link #open} and the whole
+     * reads: by the rule (the default, {@link ParallelInflate#AUTO}: an entry of 20 MiB or more, with 4
+     * cores or more), always, or never. The bytes and every check are the same; streams already open
+     * keep how they were opened.
+     */
+    public final void setParallelInflate(ParallelInflate mode) {
+        Objects.requireNonNull(mode, "mode");
+        gate.enter();
+        try {
+            check("bk_archive_set_parallel_inflate", nativeSetParallelInflate(mode.code()));
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /**
      * Deflated entry {@code index}'s checkpoints as bytes to keep beside the archive (an app's first start
      * computes them once), for {@link #importCheckpoints} in a later run; built now if not held (one full
      * pass, checking the CRC-32).
@@ -639,10 +664,13 @@ public abstract class AssetArchive implements AutoCloseable {
         private final Cleaner.Cleanable cleanable;
         private long reader;
         private final byte[] one = new byte[1];
+        /** Inflated ahead by threads of the reader's own: wait for them outside the read. */
+        private final boolean decodedAhead;
 
         EntryStream(AssetArchive archive, long reader) {
             this.archive = archive;
             this.reader = reader;
+            this.decodedAhead = archive.nativeReaderCores(reader) > 1;
             long address = reader;
             this.cleanable = CLEANER.register(this, () -> archive.nativeReaderFree(address));
         }
@@ -657,7 +685,9 @@ public abstract class AssetArchive implements AutoCloseable {
             Objects.checkFromIndexSize(off, len, b.length);
             if (reader == 0) throw new IOException("stream closed");
             if (len == 0) return 0;
-            long n = archive.nativeReaderRead(reader, b, off, len);
+            // The read pins b (a critical region, where the JVM cannot collect): it must not wait.
+            int waited = decodedAhead ? archive.nativeReaderWait(reader) : Status.OK.code;
+            long n = waited == Status.OK.code ? archive.nativeReaderRead(reader, b, off, len) : -(long) waited;
             if (n < 0) {
                 int code = (int) -n;
                 throw new IOException(new BufkitException("bk_archive_reader_read", code, archive.statusMessage(code)));

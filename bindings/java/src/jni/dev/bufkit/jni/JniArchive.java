@@ -76,6 +76,21 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
+    protected long nativeReaderCores(long reader) {
+        return JniNative.archiveReaderCores(reader);
+    }
+
+    @Override
+    protected int nativeReaderWait(long reader) {
+        return JniNative.archiveReaderWait(reader);
+    }
+
+    @Override
+    protected int nativeSetParallelInflate(int mode) {
+        return JniNative.archiveSetParallelInflate(handle, mode);
+    }
+
+    @Override
     protected String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }

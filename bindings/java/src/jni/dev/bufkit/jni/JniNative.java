@@ -76,6 +76,9 @@ final class JniNative {
     /** bk_archive_set_checkpoint_limits. */
     static native int archiveSetCheckpointLimits(long handle, long span, long budget);
 
+    /** bk_archive_set_parallel_inflate. */
+    static native int archiveSetParallelInflate(long handle, int mode);
+
     /** bk_archive_checkpoints_export as a new byte[], or null with the status in status_out[0]. */
     static native byte[] archiveCheckpointsExport(long handle, int index, int[] statusOut);
 
@@ -87,6 +90,12 @@ final class JniNative {
 
     /** The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status. */
     static native long archiveReaderRead(long reader, byte[] out, int offset, int len);
+
+    /** bk_archive_reader_cores: how many cores the reader inflates on (1 on a failure). */
+    static native long archiveReaderCores(long reader);
+
+    /** bk_archive_reader_wait, outside any critical region: its status. */
+    static native int archiveReaderWait(long reader);
 
     /** bk_archive_reader_free. */
     static native void archiveReaderFree(long reader);

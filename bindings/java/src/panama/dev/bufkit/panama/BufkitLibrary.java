@@ -15,8 +15,8 @@ import java.lang.invoke.MethodHandle;
 
 /**
  * The downcalls of include/bufkit.h, one handle per function, named as in C without {@code bk_}.
- * A function marked short in its description ({@code #[export(short)]}: it neither blocks nor
- * calls back) is linked {@code critical(true)}, so heap arrays pass without a copy; the others are
+ * A function marked short in its description ({@code #[export(short)]}: it neither blocks, or
+ * only where a plain call made first says it will not, nor calls back) is linked {@code critical(true)}, so heap arrays pass without a copy; the others are
  * plain downcalls, during which the JVM may reach a safepoint.
  */
 final class BufkitLibrary {
@@ -157,11 +157,35 @@ final class BufkitLibrary {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS));
 
     /**
+     * bk_archive_set_parallel_inflate: Sets when {@code archive} inflates a large deflated entry on several
+     * cores, for its readers and whole reads: {@code mode} is a {@code bk_parallel_inflate} (the default
+     * {@code BK_PARALLEL_INFLATE_AUTO}, by the rule: an entry of 20 MiB or more with 4 cores or more),
+     * another value {@code BK_STATUS_INVALID_ARGUMENT}.
+     */
+    static final MethodHandle ARCHIVE_SET_PARALLEL_INFLATE = fn("bk_archive_set_parallel_inflate",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
+
+    /**
      * bk_archive_reader_open: Opens entry {@code index} (a file) for reading in pieces with {@code
      * bk_archive_reader_read}, and stores the reader in {@code *reader_out} (NULL on failure).
      */
     static final MethodHandle ARCHIVE_READER_OPEN = fn("bk_archive_reader_open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+
+    /**
+     * bk_archive_reader_cores: Stores in {@code *cores_out} how many cores the reader's entry is inflated on:
+     * 1 when its reads inflate it, more when threads of the reader's own do, ahead of the reads.
+     */
+    static final MethodHandle ARCHIVE_READER_CORES = critical("bk_archive_reader_cores",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+
+    /**
+     * bk_archive_reader_wait: Waits until the next {@code bk_archive_reader_read} can return without waiting
+     * for other threads: at once for a reader on one core (its reads inflate as they go), until the next
+     * decoded bytes, the entry's end or its failure for a reader on several cores.
+     */
+    static final MethodHandle ARCHIVE_READER_WAIT = fn("bk_archive_reader_wait",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS));
 
     /**
      * bk_archive_reader_read: Copies the entry's next bytes into {@code dst} and stores how many in {@code

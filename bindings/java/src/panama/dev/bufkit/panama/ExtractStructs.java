@@ -50,6 +50,7 @@ final class ExtractStructs {
         s.set(JAVA_INT, 48, o.noMtime() ? 1 : 0); // no_mtime
         s.set(JAVA_INT, 52, o.incremental() ? 1 : 0); // incremental
         s.set(JAVA_INT, 56, o.progressIntervalMs()); // progress_interval_ms
+        s.set(JAVA_LONG, 104, (long) o.parallelInflate().code()); // parallel_inflate
         return s;
     }
 

@@ -74,7 +74,8 @@ public final class Layouts {
         JAVA_LONG.withName("only_len"),
         ADDRESS.withName("progress"),
         ADDRESS.withName("progress_user_data"),
-        ADDRESS.withName("cancel")).withName("bk_extract_options");
+        ADDRESS.withName("cancel"),
+        JAVA_LONG.withName("parallel_inflate")).withName("bk_extract_options");
 
     /** bk_extract_report: What an extraction did, filled by {@code bk_extract}. */
     public static final StructLayout EXTRACT_REPORT = MemoryLayout.structLayout(

@@ -196,6 +196,36 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
+    protected long nativeReaderCores(long reader) {
+        long[] cores = new long[1];
+        try {
+            int status = (int) BufkitLibrary.ARCHIVE_READER_CORES.invokeExact(MemorySegment.ofAddress(reader),
+                    MemorySegment.ofArray(cores));
+            return status == 0 ? cores[0] : 1;
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeReaderWait(long reader) {
+        try {
+            return (int) BufkitLibrary.ARCHIVE_READER_WAIT.invokeExact(MemorySegment.ofAddress(reader));
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
+    protected int nativeSetParallelInflate(int mode) {
+        try {
+            return (int) BufkitLibrary.ARCHIVE_SET_PARALLEL_INFLATE.invokeExact(handle, mode);
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
     protected String statusMessage(int code) {
         return Failures.message(code);
     }

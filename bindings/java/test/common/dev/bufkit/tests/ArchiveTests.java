@@ -461,4 +461,70 @@ final class ArchiveTests {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
+    /** Log lines: about 6 MiB, several chunks for the parallel decoder. */
+    private static byte[] logLines(int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) b.append(String.format("%08d GET /item/%d %d%n", i, i * 7919 % 5003, i % 7));
+        return b.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Inflating on several cores changes nothing but the time: with {@code ParallelInflate.ALWAYS} a
+     * stream, a whole read and an extraction give what they give with {@code NEVER}, and a corrupt
+     * entry fails the same way.
+     */
+    @Test
+    @DisplayName("archive: inflated on several cores, the same bytes and errors")
+    void parallelInflate() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-parallel");
+        byte[] log = logLines(260_000);
+        check(log.length > 6 << 20, "several chunks: " + log.length);
+        java.nio.file.Path apk = zip(dir, "logs.zip", new String[] {"log.txt"}, new byte[][] {log});
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(apk, false)) {
+            expect(NullPointerException.class, () -> a.setParallelInflate(null));
+            for (dev.bufkit.ParallelInflate mode : dev.bufkit.ParallelInflate.values()) {
+                a.setParallelInflate(mode);
+                check(Arrays.equals(a.read(0), log), "a whole read, " + mode);
+                try (java.io.InputStream in = a.open(0)) {
+                    check(Arrays.equals(in.readAllBytes(), log), "a stream, " + mode);
+                }
+                java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+                try (java.io.InputStream in = a.open(0)) {
+                    in.transferTo(out);
+                }
+                check(Arrays.equals(out.toByteArray(), log), "a transfer, " + mode);
+            }
+        }
+        for (dev.bufkit.ParallelInflate mode : dev.bufkit.ParallelInflate.values()) {
+            java.nio.file.Path dest = dir.resolve("out-" + mode);
+            ExtractReport r = bufkit.extract(apk, dest, ExtractOptions.defaults().withParallelInflate(mode).withThreads(4));
+            check(r.files() == 1 && Arrays.equals(java.nio.file.Files.readAllBytes(dest.resolve("log.txt")), log), "extracted, " + mode);
+        }
+        // A byte flipped in the middle of the compressed data: the same status either way, nothing written.
+        byte[] zip = java.nio.file.Files.readAllBytes(apk);
+        zip[zip.length / 2] ^= 0x5a;
+        java.nio.file.Path bad = dir.resolve("bad.zip");
+        java.nio.file.Files.write(bad, zip);
+        Status[] seen = new Status[2];
+        int i = 0;
+        for (dev.bufkit.ParallelInflate mode : new dev.bufkit.ParallelInflate[] {dev.bufkit.ParallelInflate.ALWAYS, dev.bufkit.ParallelInflate.NEVER}) {
+            java.nio.file.Path dest = dir.resolve("bad-" + mode);
+            ExtractException e = expect(ExtractException.class,
+                    () -> bufkit.extract(bad, dest, ExtractOptions.defaults().withParallelInflate(mode)));
+            check(!java.nio.file.Files.exists(dest), "nothing left, " + mode);
+            seen[i++] = e.status();
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(bad, false)) {
+                a.setParallelInflate(mode);
+                BufkitException read = expect(BufkitException.class, () -> a.read(0));
+                check(read.status() == e.status(), "a whole read fails as extraction does: " + read.status() + ", " + mode);
+                java.io.IOException streamed = expect(java.io.IOException.class, () -> {
+                    try (java.io.InputStream in = a.open(0)) {
+                        in.readAllBytes();
+                    }
+                });
+                check(((BufkitException) streamed.getCause()).status() == e.status(), "a stream fails the same, " + mode);
+            }
+        }
+        check(seen[0] == seen[1], "the same status on several cores: " + Arrays.toString(seen));
+    }
 }
