@@ -456,7 +456,10 @@ fn write_in_order<E>(
             break;
         }
         // Room for this chunk's speculation within the bound ahead of what is written.
-        while pending.chunks.len() + 1 >= ahead {
+        // Workers speculate no further than `ahead` past the first chunk pending: one that ran far
+        // past its own end (a block spanning chunks) can leave this chunk beyond that bound, and
+        // the writer waiting on a speculation no worker may start.
+        while pending.chunks.len() + 1 >= ahead || pending.chunks.front().is_some_and(|&f| f + ahead <= k) {
             pending.write_ready(shared, true, sink, observer)?;
         }
         pending.write_ready(shared, false, sink, observer)?;
@@ -476,6 +479,14 @@ fn write_in_order<E>(
             shared.changed.notify_all();
             out
         };
+        // A stored block's header may be read a bit or two early or late (its three bits, all
+        // zero, then padding to the same byte): the same block, decoded the same.
+        let out = out.map(|mut c| {
+            if c.start_bit != exact && stored_twins(source, exact, c.start_bit) {
+                c.start_bit = exact;
+            }
+            c
+        });
         let chunk = match out {
             Some(c) if c.start_bit >= exact => c,
             other => {
@@ -549,6 +560,26 @@ fn write_in_order<E>(
         })?;
     }
     Ok(())
+}
+
+/// Whether a non-final stored block's header at stream bit `a` and one at `b` are the same
+/// block: three zero bits at each, and the same byte after their padding (so the same length
+/// and bytes follow).
+fn stored_twins<E>(source: &Source<'_, E>, a: u64, b: u64) -> bool {
+    let (from, to) = (a.min(b), a.max(b));
+    if (a + 3).div_ceil(8) != (b + 3).div_ceil(8) {
+        return false;
+    }
+    let mut bytes = [0u8; 2];
+    let first = from / 8;
+    let Ok(n) = source(first, &mut bytes) else { return false };
+    let word = u16::from_le_bytes(bytes);
+    // Every bit from `from` to `to + 3` is zero (within the two bytes: `to + 3` <= the padded
+    // byte boundary, at most 16 bits past `first`).
+    (from..to + 3).all(|bit| {
+        let at = bit - first * 8;
+        (at as usize) < n * 8 && word >> at & 1 == 0
+    })
 }
 
 /// The 32 KiB of output after a chunk of marked `symbols` then plain `bytes`, whose window (the
@@ -709,10 +740,17 @@ fn speculate<E>(
         if !decoder.plausible(input, offset) {
             continue;
         }
+        decoder.too_large.set(false);
         if let Some(out) =
             decoder.try_from(input, offset, first_byte, to_bit, compressed_len, reuse, source, stale, found)
         {
             return Some(out);
+        }
+        if decoder.too_large.get() {
+            // A block start whose chunk decodes past the bound (a stretch that compresses far
+            // better than the stream's ratio said): the next one would too, each after decoding
+            // as much again. The chunk is the writer's to decode.
+            return None;
         }
     }
     None
@@ -784,6 +822,8 @@ struct MarkerDecoder {
     dist: Box<[u32; DIST_TABLE]>,
     fixed_litlen: Box<[u32; LITLEN_TABLE]>,
     fixed_dist: Box<[u32; DIST_TABLE]>,
+    /// The last try reached the output's limit: the chunk decodes to more than a worker may hold.
+    too_large: std::cell::Cell<bool>,
 }
 
 /// Where the marker decoder is in its current block.
@@ -795,7 +835,13 @@ enum Block {
 impl MarkerDecoder {
     fn new() -> MarkerDecoder {
         let (fixed_litlen, fixed_dist) = fixed_tables();
-        MarkerDecoder { litlen: table(), dist: table(), fixed_litlen, fixed_dist }
+        MarkerDecoder {
+            litlen: table(),
+            dist: table(),
+            fixed_litlen,
+            fixed_dist,
+            too_large: std::cell::Cell::new(false),
+        }
     }
 
     /// Whether a non-final dynamic or stored block could start at `offset` (a cheap first test).
@@ -909,7 +955,11 @@ impl MarkerDecoder {
         loop {
             // At a block boundary.
             let here = first_byte * 8 + bits.pos;
-            if here >= to_bit && out.decoded().len() >= BELIEVE_OUT {
+            // At the chunk's end; or, where the chunk decodes to far more than the stream's ratio
+            // said, a quarter of the limit before it (a block is rarely larger): the writer
+            // decodes the rest up to the next chunk, instead of the whole chunk.
+            let full = out.decoded().len() >= out.limit() / 4 * 3;
+            if (here >= to_bit || full) && out.decoded().len() >= BELIEVE_OUT {
                 return Some(ChunkOut {
                     start_bit,
                     marked: out.take(),
@@ -948,6 +998,7 @@ impl MarkerDecoder {
                 Block::Stored { left } => {
                     let byte = (bits.pos / 8) as usize;
                     if !out.push_bytes(input.get(byte..byte + left)?) {
+                        self.too_large.set(true);
                         return None;
                     }
                     bits.pos += left as u64 * 8;
@@ -955,7 +1006,14 @@ impl MarkerDecoder {
                 Block::Codes { fixed } => {
                     let (litlen, dist) =
                         if fixed { (&self.fixed_litlen, &self.fixed_dist) } else { (&self.litlen, &self.dist) };
-                    marked::decode_codes(litlen, dist, input, &mut bits.pos, out).ok()?;
+                    match marked::decode_codes(litlen, dist, input, &mut bits.pos, out) {
+                        Ok(()) => {}
+                        Err(marked::Refused::TooLong) => {
+                            self.too_large.set(true);
+                            return None;
+                        }
+                        Err(_) => return None,
+                    }
                 }
             }
             if last {
@@ -1003,8 +1061,18 @@ impl MarkerDecoder {
             match inflater.next_chunk().ok()? {
                 Some(chunk) if out.decoded().len() + bytes.len() + chunk.len() <= out.limit() => {
                     bytes.extend_from_slice(chunk);
+                    let total = out.decoded().len() + bytes.len();
+                    if total >= out.limit() / 4 * 3 || total + SERIAL_CHUNK > out.limit() {
+                        // Far more than the stream's ratio said: end at the next block boundary
+                        // (as the marked loop does), the writer decoding on from there.
+                        inflater.set_stop_at_bit(inflater.bit_position().min(to_bit));
+                    }
                 }
-                Some(_) => return None, // past the limit: left to serial decoding
+                Some(_) => {
+                    // Past the limit: left to serial decoding.
+                    self.too_large.set(true);
+                    return None;
+                }
                 None => break,
             }
         }

@@ -173,3 +173,50 @@ fn speculation_stops_where_markers_never_die_out() {
     assert!(report.chunks_used <= 2, "{report:?}");
     assert_eq!(report.stopped_speculating, report.chunks_used == 2, "{report:?}");
 }
+
+#[test]
+fn a_stretch_far_denser_than_the_stream_is_cut_short_and_decoded_the_same() {
+    // Random bytes around 3 MiB of log lines: the stream's ratio (about 2:1) makes chunks that,
+    // in the lines (about 8:1), decode to several times what a worker may hold. Their speculation
+    // ends early, at a block boundary, and the writer decodes on from there. The random bytes are
+    // stored blocks, whose headers a worker may find a bit early: the same block.
+    let mut data = sample(1 << 20, 11, 1);
+    data.extend_from_slice(&sample(3 << 20, 12, 0));
+    data.extend_from_slice(&sample(1 << 20, 13, 1));
+    let stream = deflate(&data, 6);
+    let expected = serial(&stream).unwrap();
+    for threads in [2, 3] {
+        let how = Parallel { threads, chunk_out: 1 << 20, patient: true, keep_speculating: true };
+        let (got, report) = parallel_with(&stream, Some(data.len() as u64), how);
+        let got = got.unwrap();
+        assert!(got.0 == expected.0, "{threads} threads: output differs");
+        assert_eq!(got.1, expected.1);
+        // Of 6 chunks: the first (always serial), and the dense one up to where it was cut short,
+        // are decoded serially; the others line up, behind stored blocks too.
+        assert!(report.chunks_used >= 4, "{threads} threads: {} chunks used", report.chunks_used);
+    }
+}
+
+#[test]
+fn blocks_spanning_many_chunks_never_stall_the_writer() {
+    // Chunks of 8 KiB of output, blocks of hundreds: a chunk lined up at one block runs on past
+    // the next several chunks. The writer, reaching a chunk beyond the bound workers speculate
+    // within, writes what is pending first instead of waiting on a speculation no worker may
+    // start. Run many times: the stall depended on which thread finished first.
+    let mut data = sample(1 << 20, 21, 0);
+    data.extend_from_slice(&sample(256 << 10, 22, 3));
+    data.extend_from_slice(&sample(1 << 20, 23, 0));
+    let stream = deflate(&data, 9);
+    let expected = serial(&stream).unwrap();
+    let (done, finished) = std::sync::mpsc::channel();
+    let worker = std::thread::spawn(move || {
+        for _ in 0..40 {
+            let (got, _) = parallel(&stream, Some(data.len() as u64), 4, 8 << 10);
+            assert!(got.unwrap() == expected, "output differs");
+        }
+        done.send(()).unwrap();
+    });
+    let stalled = finished.recv_timeout(std::time::Duration::from_secs(60)).is_err();
+    assert!(!stalled, "parallel decoding stalled");
+    worker.join().unwrap();
+}
