@@ -567,19 +567,44 @@ pub fn inflate_in_parallel(mode: ParallelInflate, size: u64, cores: usize) -> bo
     }
 }
 
-/// The cores available to inflate `entries` under `mode`, counted once (counting reads the
-/// process's affinity and cgroup files); 1, uncounted, when no deflated entry could be taken by
-/// the rule whatever the cores.
-pub(crate) fn cores_for<'e>(mode: ParallelInflate, mut entries: impl Iterator<Item = &'e Entry>) -> usize {
-    let candidate = |e: &Entry| {
-        e.method == Method::Deflate
-            && match mode {
-                ParallelInflate::Never => false,
-                ParallelInflate::Auto => e.size >= PARALLEL_MIN_ENTRY,
-                ParallelInflate::Always => true,
-            }
-    };
-    if entries.any(candidate) { available_cores() } else { 1 }
+/// Whether entry `e` could be inflated on several cores under `mode`, whatever the cores.
+fn could_go_parallel(mode: ParallelInflate, e: &Entry) -> bool {
+    e.method == Method::Deflate
+        && match mode {
+            ParallelInflate::Never => false,
+            ParallelInflate::Auto => e.size >= PARALLEL_MIN_ENTRY,
+            ParallelInflate::Always => true,
+        }
+}
+
+/// The cores available to inflate entry `e` under `mode`: counted (it reads the process's
+/// affinity and cgroup files) only when the rule could take the entry; 1 when it could not.
+pub(crate) fn cores_for(mode: ParallelInflate, e: &Entry) -> usize {
+    if could_go_parallel(mode, e) { available_cores() } else { 1 }
+}
+
+/// How entries written at once share the machine when they are inflated on several cores.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Share {
+    /// The cores each entry has: the cores available over the entries the rule could take that
+    /// are inflated at once (at most one per worker). The rule is applied with these.
+    pub(crate) cores: usize,
+    /// The decoding threads each entry has: the threads asked for, shared likewise (two at
+    /// least, to be parallel at all).
+    pub(crate) decode_threads: usize,
+}
+
+/// The [`Share`] of each of `files`, written by `workers` workers, with `threads` asked for.
+/// Three large entries on 16 cores get 5 cores and 5 threads each; on 8 cores, 2 each: under
+/// the rule each then stays serial, and the entries are inflated side by side, one core each, as
+/// they were before (cutting each into chunks would cost more CPU than it wins back).
+pub(crate) fn share(mode: ParallelInflate, files: &[&Entry], workers: usize, threads: usize) -> Share {
+    let candidates = files.iter().filter(|e| could_go_parallel(mode, e)).count();
+    if candidates == 0 {
+        return Share { cores: 1, decode_threads: 1 };
+    }
+    let at_once = candidates.clamp(1, workers.max(1));
+    Share { cores: (available_cores() / at_once).max(1), decode_threads: (threads / at_once).max(2) }
 }
 
 /// Output a chunk of an entry inflated in parallel aims at.
@@ -644,4 +669,45 @@ pub(crate) fn inflate_parallel_to(
         return Err(Error::Crc { entry: path.clone() });
     }
     check_stream_end(e, consumed, trailing)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Kind, Mtime};
+
+    fn deflated(size: u64) -> Entry {
+        Entry {
+            path: "e".into(),
+            kind: Kind::File,
+            mode: 0o644,
+            method: Method::Deflate,
+            crc32: 0,
+            compressed_size: size / 4,
+            size,
+            data_offset: 0,
+            mtime: Mtime::Dos(0),
+        }
+    }
+
+    #[test]
+    fn entries_inflated_at_once_share_the_cores_and_threads() {
+        let big = deflated(PARALLEL_MIN_ENTRY);
+        let small = deflated(PARALLEL_MIN_ENTRY - 1);
+        let cores = available_cores();
+        // Nothing the rule could take: one core, one thread, and no counting.
+        let none = share(ParallelInflate::Auto, &[&small, &small], 8, 8);
+        assert_eq!((none.cores, none.decode_threads), (1, 1));
+        let never = share(ParallelInflate::Never, &[&big], 8, 8);
+        assert_eq!((never.cores, never.decode_threads), (1, 1));
+        // One large entry among small ones has the machine.
+        let one = share(ParallelInflate::Auto, &[&small, &big, &small], 8, 8);
+        assert_eq!((one.cores, one.decode_threads), (cores, 8));
+        // Three, written by two workers: two at once.
+        let three = share(ParallelInflate::Auto, &[&big, &big, &big], 2, 8);
+        assert_eq!((three.cores, three.decode_threads), ((cores / 2).max(1), 4));
+        // Always counts every deflated entry, and keeps two threads each at least.
+        let all = share(ParallelInflate::Always, &[&small, &small, &small], 3, 4);
+        assert_eq!((all.cores, all.decode_threads), ((cores / 3).max(1), 2));
+    }
 }

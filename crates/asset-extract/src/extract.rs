@@ -497,7 +497,7 @@ fn write_all(
     let config = PoolConfig { max_retained_bytes: 8 << 20, thread_cache_buffers: 0, ..PoolConfig::default() };
     let pool = BufferPool::new(config).expect("valid config");
     let batches = batches(&files, threads);
-    let cores = crate::entry_data::cores_for(options.parallel_inflate, files.iter().copied());
+    let share = crate::entry_data::share(options.parallel_inflate, &files, threads, worker_threads(options.threads));
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -564,8 +564,7 @@ fn write_all(
                                 restore_mtime,
                                 trailing: crate::entry_data::Trailing::strict(options.strict),
                                 parallel: options.parallel_inflate,
-                                decode_threads: worker_threads(options.threads),
-                                cores,
+                                share,
                             };
                             write_file(files[i], &job, &mut inflaters)
                         }
@@ -714,13 +713,13 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         select(read_archive(data)?, None, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
     let mut out = Vec::with_capacity(entries.len());
-    let cores = crate::entry_data::cores_for(options.parallel_inflate, entries.iter());
     for (done, e) in entries.iter().enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
         let trailing = crate::entry_data::Trailing::strict(options.strict);
         let input = crate::entry_data::Input::stored(data, e);
+        let cores = crate::entry_data::cores_for(options.parallel_inflate, e);
         let bytes = if e.method == crate::Method::Deflate
             && crate::inflate_in_parallel(options.parallel_inflate, e.size, cores)
         {

@@ -362,7 +362,7 @@ impl AssetArchive {
     /// Whether entry `e` is inflated on several cores, and with how many available.
     fn on_cores(&self, e: &Entry) -> Option<usize> {
         let mode = self.parallel_inflate();
-        let cores = crate::entry_data::cores_for(mode, std::iter::once(e));
+        let cores = crate::entry_data::cores_for(mode, e);
         (e.method == Method::Deflate && crate::inflate_in_parallel(mode, e.size, cores)).then_some(cores)
     }
 

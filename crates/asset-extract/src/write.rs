@@ -104,11 +104,10 @@ pub(crate) struct Job<'j, 'a> {
     pub(crate) restore_mtime: bool,
     /// What bytes after an entry's stream make of it.
     pub(crate) trailing: crate::entry_data::Trailing,
-    /// When a large deflated entry is inflated on several cores, and on how many threads of the
-    /// cores available.
+    /// When a large deflated entry is inflated on several cores, and its share of the cores and
+    /// threads.
     pub(crate) parallel: crate::ParallelInflate,
-    pub(crate) decode_threads: usize,
-    pub(crate) cores: usize,
+    pub(crate) share: crate::entry_data::Share,
 }
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
@@ -202,7 +201,7 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
             }
             write(&mut file, src)?;
         }
-        _ if e.method == Method::Deflate && crate::inflate_in_parallel(job.parallel, e.size, job.cores) => {
+        _ if e.method == Method::Deflate && crate::inflate_in_parallel(job.parallel, e.size, job.share.cores) => {
             // On several cores (the rule, or the caller's choice): the chunks come out in order,
             // written as they do.
             let path = tree.full_path(&e.path);
@@ -210,8 +209,8 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
             crate::entry_data::inflate_parallel_to(
                 input,
                 e,
-                job.decode_threads,
-                job.cores,
+                job.share.decode_threads,
+                job.share.cores,
                 job.trailing,
                 &mut |bytes: &[u8]| {
                     if halt.is_set() {
