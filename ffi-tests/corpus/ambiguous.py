@@ -157,6 +157,10 @@ def bufkit_reads(bufkit, path):
     out = []
     for name in names:
         data = subprocess.run([bufkit, "cat", path, name], capture_output=True)
+        on_cores = subprocess.run([bufkit, "cat", "--parallel-inflate", "always", path, name], capture_output=True)
+        if (on_cores.returncode, on_cores.stdout) != (data.returncode, data.stdout):
+            # Not a refusal but another reading: the whole run fails.
+            raise RuntimeError(f"{path} {name}: other bytes or status with --parallel-inflate always")
         if data.returncode != 0:
             return None, data.stderr.decode("utf-8", "replace").strip()
         out.append((name, data.stdout))

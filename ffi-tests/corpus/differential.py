@@ -139,10 +139,14 @@ def bufkit_reads(bufkit, path):
             return None, None
         rows = [r for r in json.loads(listing.stdout) if r["kind"] == "file"]
         whole = subprocess.run([bufkit, "cat", path], capture_output=True, timeout=20)
+        # Every deflated entry cut into chunks on several cores: the same bytes or refusal.
+        on_cores = subprocess.run([bufkit, "cat", "--parallel-inflate", "always", path], capture_output=True, timeout=20)
     except subprocess.TimeoutExpired:
         return None, "hung (20 s)"
     if whole.returncode not in (0, 1):
         return None, f"cat exited {whole.returncode}: {whole.stderr[-300:]!r}"
+    if (on_cores.returncode, on_cores.stdout) != (whole.returncode, whole.stdout):
+        return None, f"cat --parallel-inflate always exited {on_cores.returncode} (not {whole.returncode}) or read other bytes"
     if whole.returncode:  # the structure read, the data refused (a CRC, a stream): a refusal
         return None, None
     files, at = [], 0

@@ -53,7 +53,8 @@ fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
 
 /// Extraction from a file checks each selected file's local header in the worker that reads its
 /// data, from the same read; from memory, every header is checked at parse. Over every archive of
-/// the corpus, both accept the same archives and write the same trees.
+/// the corpus, both accept the same archives and write the same trees, and so does extraction from
+/// the file with every deflated entry inflated on several cores (refusing with the same error).
 #[test]
 fn extraction_from_a_file_agrees_with_extraction_from_memory() {
     let dir = std::env::temp_dir().join(format!("asset-extract-corpus-file-{}", std::process::id()));
@@ -70,19 +71,30 @@ fn extraction_from_a_file_agrees_with_extraction_from_memory() {
         let (memory, file) = (dir.join("memory"), dir.join("file"));
         let from_memory = asset_extract::extract_bytes(&data, &memory, &options);
         let from_file = asset_extract::extract(&zip, &file, &options);
-        match (&from_memory, &from_file) {
-            (Ok(a), Ok(b)) => {
+        // And every deflated entry cut into chunks on several cores, whatever its size.
+        let on_cores = dir.join("on-cores");
+        let always = asset_extract::Options { parallel_inflate: asset_extract::ParallelInflate::Always, ..options };
+        let from_file_on_cores = asset_extract::extract(&zip, &on_cores, &always);
+        match (&from_memory, &from_file, &from_file_on_cores) {
+            (Ok(a), Ok(b), Ok(c)) => {
                 assert_eq!((a.files, a.bytes), (b.files, b.bytes), "{}", input.display());
+                assert_eq!((b.files, b.bytes), (c.files, c.bytes), "{}", input.display());
                 assert!(tree(&memory) == tree(&file), "{}: other trees", input.display());
+                assert!(tree(&file) == tree(&on_cores), "{}: another tree on several cores", input.display());
                 accepted += 1;
             }
-            (Err(_), Err(_)) => {
-                assert!(!memory.exists() && !file.exists(), "{}: something left", input.display());
+            (Err(_), Err(b), Err(c)) => {
+                assert_eq!(std::mem::discriminant(b), std::mem::discriminant(c), "{}: {b} / {c}", input.display());
+                let left = [&memory, &file, &on_cores].into_iter().any(|d| d.exists());
+                assert!(!left, "{}: something left", input.display());
                 refused += 1;
             }
-            _ => panic!("{}: from memory {from_memory:?}, from a file {from_file:?}", input.display()),
+            _ => panic!(
+                "{}: from memory {from_memory:?}, from a file {from_file:?}, on several cores {from_file_on_cores:?}",
+                input.display()
+            ),
         }
-        for out in [&memory, &file] {
+        for out in [&memory, &file, &on_cores] {
             let _ = std::fs::remove_dir_all(out);
         }
     }
