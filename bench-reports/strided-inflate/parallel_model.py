@@ -4,8 +4,8 @@ cores we have (bufkit-bench's parallel_tasks: each task's CPU seconds by its thr
 by simulating the real dependency graph of `inflate_parallel` on P cores:
 
 - P workers take, first, chunks lined up and waiting to be resolved; else the next chunk to
-  speculate (find a block start, decode marked, then bytes), in order, never more than P + 1
-  chunks ahead of the last one written (the memory bound);
+  speculate (find a block start, decode marked, then bytes), in order, never more than
+  P + P / 2 + 1 chunks ahead of the last one written (the memory bound);
 - the writer decodes chunk 0 exactly; then for each chunk in order waits for its speculation,
   finds the 32 KiB after it (the next chunk's window) and hands it to be resolved, or, where it
   did not line up, writes what is pending and decodes the chunk exactly itself; it writes the
@@ -76,7 +76,7 @@ class Stream:
 
     def __init__(self, trace, workers):
         self.chunks, self.cost, used = costs(trace)
-        self.workers, self.ahead = workers, workers + 1
+        self.workers, self.ahead = workers, workers + workers // 2 + 1
         self.state = {"written": 1, "spec_done": set(), "resolved": set(), "resolve_queue": []}
         self.program = writer_program(self.chunks, used, self.ahead, [], self.state)
         self.next_spec = 1

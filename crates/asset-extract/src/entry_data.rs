@@ -524,6 +524,10 @@ pub enum ParallelInflate {
     Auto,
     /// Every deflated entry, whatever its size and the cores (an entry of one chunk, 4 MiB of
     /// output or less, is decoded by one thread of the parallel decoder).
+    ///
+    /// An entry inflated on several cores holds about 16 MiB for each chunk decoded ahead of
+    /// what is written, `threads + threads / 2 + 1` chunks for `threads` decoding threads,
+    /// whatever its size.
     Always,
     /// Never: each entry on one core.
     Never,
