@@ -536,13 +536,14 @@ pub enum ParallelInflate {
 /// Deflated entries inflating to fewer bytes than this stay on one core under
 /// [`ParallelInflate::Auto`]: from here the model of the parallel decoder, fed with each task's
 /// CPU time measured on log lines, source code and mixed data, projects at least 1.2× serial
-/// decoding on 4 cores (`bench-reports/strided-inflate.md`, "One stream on many cores").
+/// decoding on 4 cores for log lines and mixed data; source code needs 31 MiB, and between the two
+/// stays near serial speed (`bench-reports/strided-inflate.md`, "One stream on many cores").
 pub const PARALLEL_MIN_ENTRY: u64 = 20 << 20;
 
 /// Fewer cores than this keep every entry on one core under [`ParallelInflate::Auto`]: the
-/// parallel decoder's work is 1.7–3.3× serial decoding's in all (the chunks decoded without their
-/// window, then resolved), which 2 cores do not win back (0.44–1.01× measured), and 4 project
-/// 1.23–2.19× (same section).
+/// parallel decoder's work is 1.8–3.7× serial decoding's in all (the chunks decoded without their
+/// window, then resolved), which 2 cores do not win back (0.52–0.95× measured), and 4 project
+/// 1.22–2.11× (same section).
 pub const PARALLEL_MIN_CORES: usize = 4;
 
 /// The cores this process may run on: its CPU affinity and its cgroup's CPU quota, as
@@ -602,8 +603,8 @@ pub(crate) struct Share {
 
 /// The [`Share`] of each of `files`, written by `workers` workers, with `threads` asked for.
 /// Three large entries on 4 cores see 0 cores each and are inflated side by side, one core each
-/// (2.91× one core, against 2.32× cut into chunks, by the model); on 8 cores they see 4 and are
-/// cut into chunks, 3 threads each (3.53× against 2.91×); on 16, 12 (7.04×).
+/// (2.93× one core, against 2.15× cut into chunks, by the model); on 8 cores they see 4 and are
+/// cut into chunks, 3 threads each (4.06× against 2.93×); on 16, 12 (7.19×).
 pub(crate) fn share(mode: ParallelInflate, files: &[&Entry], workers: usize, threads: usize) -> Share {
     let candidates = files.iter().filter(|e| could_go_parallel(mode, e)).count();
     if candidates == 0 {
