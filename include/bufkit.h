@@ -495,6 +495,50 @@ typedef struct bk_archive_options {
 } bk_archive_options;
 
 /*
+ Reads up to `len` bytes of the caller's archive at `offset` into `buf`, as `pread` does:
+ returns how many (fewer than `len` only at the archive's end, 0 at or past it), or a negative
+ value on failure: `-errno` (`-EIO`...) to pass an error number on, any other negative value for
+ a failure without one. bufkit calls it from any of its threads, several at once, for as long as
+ the source is in use (see `bk_source.release`). A short count is read on from where it
+ stopped. An error, a count larger than asked, an end before `bk_source.length`, or bytes that
+ differ from one call to the next give a status (`BK_STATUS_IO_ERROR` for the first three,
+ `BK_STATUS_ARCHIVE_MALFORMED` or `BK_STATUS_CRC_MISMATCH` for the last), never a crash or
+ another reading.
+ */
+typedef int64_t (*bk_read_at_fn)(void *ctx, uint64_t offset, uint8_t *buf, size_t len);
+
+/*
+ Called once, when bufkit no longer reads a source: see `bk_source.release`.
+ */
+typedef void (*bk_release_fn)(void *ctx);
+
+/*
+ An archive's bytes, served by the caller: for `bk_archive_open_source` and
+ `bk_extract_source`. bufkit reads only what a request needs, through `read_at`.
+ */
+typedef struct bk_source {
+  /*
+   The archive's length in bytes: the end records are looked for at the end this says. A
+   length that lies gives a status (`BK_STATUS_IO_ERROR` when `read_at` ends before it).
+   */
+  uint64_t length;
+  /*
+   Reads the archive's bytes (required: NULL is `BK_STATUS_INVALID_ARGUMENT`).
+   */
+  bk_read_at_fn read_at;
+  /*
+   Called exactly once with `ctx` when bufkit is done with the source: when the archive and
+   every reader opened from it are freed (`bk_archive_open_source`), or before the call
+   returns (`bk_extract_source`, and `bk_archive_open_source` when it fails). NULL for none.
+   */
+  bk_release_fn release;
+  /*
+   Passed to `read_at` and `release`.
+   */
+  void *ctx;
+} bk_source;
+
+/*
  One entry's metadata, filled by `bk_archive_entry_info`.
  */
 typedef struct bk_archive_entry {
@@ -976,6 +1020,23 @@ bk_status bk_archive_options_default(struct bk_archive_options *options_out);
 bk_status bk_archive_open(const char *path,
                           const struct bk_archive_options *options,
                           struct bk_archive **archive_out);
+
+/*
+ Opens the archive whose bytes the caller serves through `source` (see `bk_source`), as
+ `bk_archive_open` opens a file: the same checks and refusals, the same statuses, and only what
+ a request needs is read, through `source->read_at`, from any thread. `options` may be NULL for
+ the defaults; its `holding` must be `BK_ARCHIVE_READ` (nothing is mapped). `source->release`
+ is called once the archive and every reader from it are freed, or before this returns if it
+ fails. A source that fails, answers short, or changes its answers makes the reads concerned
+ fail with a status.
+
+ # Safety
+ `source` is readable and its `read_at` and `release` are as `bk_source` says; `options` is NULL
+ or readable; `archive_out` is valid for one write.
+ */
+bk_status bk_archive_open_source(const struct bk_source *source,
+                                 const struct bk_archive_options *options,
+                                 struct bk_archive **archive_out);
 
 /*
  Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.
@@ -1514,6 +1575,26 @@ bk_status bk_extract_detailed(const char *archive_path,
                               const struct bk_extract_options *options,
                               struct bk_extract_report *report_out,
                               struct bk_extract_failure *failure_out);
+
+/*
+ Like `bk_extract_detailed`, the archive's bytes served by the caller through `source` (see
+ `bk_source`): the same checks, refusals and statuses as for a file, only what is selected read,
+ through `source->read_at` from the extraction's threads. Before anything is put in place, the
+ entries written must have verified; a source that fails, answers short or changes its answers
+ gives a status and leaves nothing at `dest_path`. `source->release` is called before this
+ returns, whatever the status (unless `source` is NULL).
+
+ # Safety
+ `source` is NULL or readable, its `read_at` and `release` as `bk_source` says; `dest_path` is a
+ NUL-terminated string; `options` is NULL, or its `size` is set and `size` bytes from it are
+ readable, and its pointers are as its fields' docs say; `report_out` is NULL, or its `size` is
+ set and `size` bytes from it are writable; `failure_out` is NULL or valid for one write.
+ */
+bk_status bk_extract_source(const struct bk_source *source,
+                            const char *dest_path,
+                            const struct bk_extract_options *options,
+                            struct bk_extract_report *report_out,
+                            struct bk_extract_failure *failure_out);
 
 /*
  Creates a decoder for `format` (a `bk_format`) in `*inflater_out` (NULL on failure).

@@ -11,6 +11,7 @@ use asset_extract::{AssetArchive, EntryReader, Holding, Kind, LocalHeaders, Para
 use crate::extract::{bk_parallel_inflate, status_of};
 use crate::macros::{checked_bytes, handle_free, handle_new};
 use crate::pool::{bk_lease, bk_pool};
+use crate::source::{CallbackSource, bk_source};
 use crate::status::bk_status;
 
 /// An archive (zip, APK, JAR) opened with `bk_archive_open`: validated once, with an index from
@@ -124,13 +125,46 @@ pub unsafe extern "C" fn bk_archive_open(
         h if h == bk_archive_holding::BK_ARCHIVE_MAP as u32 => Holding::Map,
         _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
     };
-    let local_headers = match local_headers {
-        l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32 => LocalHeaders::AtOpen,
-        l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_ON_FIRST_READ as u32 => LocalHeaders::OnFirstRead,
-        _ => return Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
-    };
+    let local_headers = local_headers_of(local_headers)?;
     let inner = AssetArchive::open_with(Path::new(path), holding, local_headers).map_err(|e| status_of(&e))?;
     handle_new(archive_out, bk_archive { inner: Arc::new(inner) })
+}
+
+/// Opens the archive whose bytes the caller serves through `source` (see `bk_source`), as
+/// `bk_archive_open` opens a file: the same checks and refusals, the same statuses, and only what
+/// a request needs is read, through `source->read_at`, from any thread. `options` may be NULL for
+/// the defaults; its `holding` must be `BK_ARCHIVE_READ` (nothing is mapped). `source->release`
+/// is called once the archive and every reader from it are freed, or before this returns if it
+/// fails. A source that fails, answers short, or changes its answers makes the reads concerned
+/// fail with a status.
+///
+/// # Safety
+/// `source` is readable and its `read_at` and `release` are as `bk_source` says; `options` is NULL
+/// or readable; `archive_out` is valid for one write.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_archive_open_source(
+    #[live] source: *const bk_source,
+    #[nullable] options: *const bk_archive_options,
+    #[out = std::ptr::null_mut()] archive_out: *mut *mut bk_archive,
+) -> bk_status {
+    let source = CallbackSource::new(source)?;
+    let (holding, local_headers) = options.map_or((0, 0), |o| (o.holding, o.local_headers));
+    if holding != bk_archive_holding::BK_ARCHIVE_READ as u32 {
+        return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
+    }
+    let local_headers = local_headers_of(local_headers)?;
+    let inner = AssetArchive::open_source_with(source, local_headers).map_err(|e| status_of(&e))?;
+    handle_new(archive_out, bk_archive { inner: Arc::new(inner) })
+}
+
+/// A `bk_archive_local_headers` value, checked.
+fn local_headers_of(value: u32) -> Result<LocalHeaders, bk_status> {
+    match value {
+        l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_AT_OPEN as u32 => Ok(LocalHeaders::AtOpen),
+        l if l == bk_archive_local_headers::BK_LOCAL_HEADERS_ON_FIRST_READ as u32 => Ok(LocalHeaders::OnFirstRead),
+        _ => Err(bk_status::BK_STATUS_INVALID_ARGUMENT),
+    }
 }
 
 /// Frees an archive. NULL does nothing. Names from `bk_archive_entry_name` die with it.

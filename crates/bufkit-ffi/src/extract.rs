@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use asset_extract::{Error, Mode, Options, Progress};
 
 use crate::macros::{checked_c_str, handle_free, handle_new, set_c_string};
+use crate::source::{CallbackSource, bk_source};
 use crate::status::bk_status;
 
 /// Called with progress from the worker thread that finished an entry: possibly several threads
@@ -406,7 +407,7 @@ pub unsafe extern "C" fn bk_extract(
     let report_out = unsafe { ReportOut::new(report_out) }?;
     // SAFETY: NULL or options whose `size` is set and readable for `size` bytes, per the section.
     let options = unsafe { OptionsIn::read(options) }?;
-    if let Some((status, e)) = run_extract(archive_path, dest_path, &options, report_out)? {
+    if let Some((status, e)) = run_extract(Archive::Path(archive_path), dest_path, &options, report_out)? {
         entry_buf.set(e.entry().unwrap_or(""));
         detail_buf.set(&e.to_string());
         return Err(status);
@@ -432,7 +433,6 @@ pub unsafe extern "C" fn bk_extract_detailed(
     #[raw] report_out: *mut bk_extract_report,
     #[raw] failure_out: *mut bk_extract_failure,
 ) -> bk_status {
-    let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
     // SAFETY: the paths are NULL or NUL-terminated and report_out is NULL or a report whose
     // `size` is set, per the `# Safety` section; NULL is refused here, as `#[c_str]` would. They
     // are checked in the body so that `*failure_out` is written whatever fails.
@@ -440,10 +440,61 @@ pub unsafe extern "C" fn bk_extract_detailed(
         (checked_c_str(archive_path), checked_c_str(dest_path), ReportOut::new(report_out), OptionsIn::read(options))
     };
     let failed = match checked {
-        (Ok(archive), Ok(dest), Ok(report), Ok(options)) => run_extract(archive, dest, &options, report),
+        (Ok(archive), Ok(dest), Ok(report), Ok(options)) => run_extract(Archive::Path(archive), dest, &options, report),
         (_, _, Err(status), _) | (_, _, _, Err(status)) => Err(status),
         _ => Err(bk_status::BK_STATUS_NULL_POINTER),
     };
+    // SAFETY: NULL or valid for one write, per the `# Safety` section.
+    unsafe { described(failed, failure_out) }
+}
+
+/// Like `bk_extract_detailed`, the archive's bytes served by the caller through `source` (see
+/// `bk_source`): the same checks, refusals and statuses as for a file, only what is selected read,
+/// through `source->read_at` from the extraction's threads. Before anything is put in place, the
+/// entries written must have verified; a source that fails, answers short or changes its answers
+/// gives a status and leaves nothing at `dest_path`. `source->release` is called before this
+/// returns, whatever the status (unless `source` is NULL).
+///
+/// # Safety
+/// `source` is NULL or readable, its `read_at` and `release` as `bk_source` says; `dest_path` is a
+/// NUL-terminated string; `options` is NULL, or its `size` is set and `size` bytes from it are
+/// readable, and its pointers are as its fields' docs say; `report_out` is NULL, or its `size` is
+/// set and `size` bytes from it are writable; `failure_out` is NULL or valid for one write.
+#[export]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn bk_extract_source(
+    #[raw] source: *const bk_source,
+    #[raw] dest_path: *const c_char,
+    #[raw] options: *const bk_extract_options,
+    #[raw] report_out: *mut bk_extract_report,
+    #[raw] failure_out: *mut bk_extract_failure,
+) -> bk_status {
+    // SAFETY: NULL or readable, per the `# Safety` section; taken over (released on drop) first,
+    // so that it is released whatever fails next.
+    let source = unsafe { source.as_ref() }.map(CallbackSource::new);
+    // SAFETY: dest_path is NULL or NUL-terminated, report_out NULL or a report whose `size` is set,
+    // options NULL or options whose `size` is set, per the `# Safety` section.
+    let checked = unsafe { (checked_c_str(dest_path), ReportOut::new(report_out), OptionsIn::read(options)) };
+    let failed = match (source, checked) {
+        (Some(Ok(source)), (Ok(dest), Ok(report), Ok(options))) => {
+            run_extract(Archive::Source(&source), dest, &options, report)
+        }
+        (Some(Err(status)), _) | (_, (_, Err(status), _)) | (_, (_, _, Err(status))) => Err(status),
+        _ => Err(bk_status::BK_STATUS_NULL_POINTER),
+    };
+    // SAFETY: NULL or valid for one write, per the `# Safety` section.
+    unsafe { described(failed, failure_out) }
+}
+
+/// The status of an extraction, its failure described in `*failure_out` (zeroed on success).
+///
+/// # Safety
+/// `failure_out` is NULL or valid for one write.
+unsafe fn described(
+    failed: Result<Option<(bk_status, Error)>, bk_status>,
+    failure_out: *mut bk_extract_failure,
+) -> Result<(), bk_status> {
+    let mut failure = bk_extract_failure { os_error: 0, path: [0; 4096], detail: [0; 1024] };
     let outcome = match failed {
         Ok(None) => Ok(()),
         Ok(Some((status, e))) => {
@@ -455,7 +506,7 @@ pub unsafe extern "C" fn bk_extract_detailed(
         Err(status) => Err(status),
     };
     if !failure_out.is_null() {
-        // SAFETY: non-null, so valid for one write per the `# Safety` section.
+        // SAFETY: non-null, so valid for one write per this function's contract.
         unsafe { failure_out.write(failure) };
     }
     outcome
@@ -564,13 +615,20 @@ impl OptionsIn {
 
 /// The extraction both exports run: `Ok(None)` on success (the report written), `Ok(Some(..))`
 /// for a failed extraction, `Err` for bad arguments.
+/// Where `run_extract` reads the archive.
+enum Archive<'a> {
+    /// A file, by its path.
+    Path(&'a CStr),
+    /// Bytes the caller serves.
+    Source(&'a CallbackSource),
+}
+
 fn run_extract(
-    archive: &CStr,
+    archive: Archive<'_>,
     dest: &CStr,
     opts: &OptionsIn,
     mut report_out: ReportOut,
 ) -> Result<Option<(bk_status, Error)>, bk_status> {
-    let archive = archive.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     let dest = dest.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
     let o = &opts.fields;
     let callback = o.progress;
@@ -603,7 +661,14 @@ fn run_extract(
         progress: callback.is_some().then_some(&progress as &(dyn Fn(Progress) + Sync)),
         cancel,
     };
-    match asset_extract::extract(Path::new(archive), Path::new(dest), &options) {
+    let extracted = match archive {
+        Archive::Path(path) => {
+            let path = path.to_str().map_err(|_| bk_status::BK_STATUS_INVALID_ARGUMENT)?;
+            asset_extract::extract(Path::new(path), Path::new(dest), &options)
+        }
+        Archive::Source(source) => asset_extract::extract_source(source, Path::new(dest), &options),
+    };
+    match extracted {
         Ok(r) => {
             let report = bk_extract_report {
                 size: BK_EXTRACT_REPORT_MIN_SIZE,

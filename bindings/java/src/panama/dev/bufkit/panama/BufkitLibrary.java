@@ -37,6 +37,14 @@ final class BufkitLibrary {
     static final MethodHandle ARCHIVE_OPEN = fn("bk_archive_open",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
+    /**
+     * bk_archive_open_source: Opens the archive whose bytes the caller serves through {@code source} (see
+     * {@code bk_source}), as {@code bk_archive_open} opens a file: the same checks and refusals, the same
+     * statuses, and only what a request needs is read, through {@code source->read_at}, from any thread.
+     */
+    static final MethodHandle ARCHIVE_OPEN_SOURCE = fn("bk_archive_open_source",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+
     /** bk_archive_free: Frees an archive. */
     static final MethodHandle ARCHIVE_FREE = fn("bk_archive_free", FunctionDescriptor.ofVoid(ADDRESS));
 
@@ -309,6 +317,14 @@ final class BufkitLibrary {
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
 
     /**
+     * bk_extract_source: Like {@code bk_extract_detailed}, the archive's bytes served by the caller through
+     * {@code source} (see {@code bk_source}): the same checks, refusals and statuses as for a file, only what
+     * is selected read, through {@code source->read_at} from the extraction's threads.
+     */
+    static final MethodHandle EXTRACT_SOURCE = fn("bk_extract_source",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
+    /**
      * bk_inflater_new: Creates a decoder for {@code format} (a {@code bk_format}) in {@code *inflater_out}
      * (NULL on failure).
      */
@@ -439,6 +455,12 @@ final class BufkitLibrary {
 
     /** The signature of {@code bk_progress_fn}, for upcall stubs. */
     static final FunctionDescriptor PROGRESS_FN = FunctionDescriptor.ofVoid(ADDRESS, JAVA_LONG, JAVA_LONG, JAVA_LONG, JAVA_LONG);
+
+    /** The signature of {@code bk_read_at_fn}, for upcall stubs. */
+    static final FunctionDescriptor READ_AT_FN = FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG);
+
+    /** The signature of {@code bk_release_fn}, for upcall stubs. */
+    static final FunctionDescriptor RELEASE_FN = FunctionDescriptor.ofVoid(ADDRESS);
 
     /** The jar's own copy of the library, or the one -Ddev.bufkit.library names: see dev.bufkit.NativeLibrary. */
     private static SymbolLookup lookup() {

@@ -145,10 +145,20 @@ public final class Layouts {
         JAVA_LONG.withName("drops_over_cap"),
         JAVA_LONG.withName("idle_shared")).withName("bk_pool_class_stats");
 
+    /**
+     * bk_source: An archive's bytes, served by the caller: for {@code bk_archive_open_source} and {@code
+     * bk_extract_source}.
+     */
+    public static final StructLayout SOURCE = MemoryLayout.structLayout(
+        JAVA_LONG.withName("length"),
+        ADDRESS.withName("read_at"),
+        ADDRESS.withName("release"),
+        ADDRESS.withName("ctx")).withName("bk_source");
+
     /** All of them, for the conformance check. */
     public static final List<StructLayout> ALL = List.of( ARCHIVE_OPTIONS, ARCHIVE_ENTRY, BUFFER_CONFIG,
             BUFFER_STATS, EXTRACT_OPTIONS, EXTRACT_REPORT, EXTRACT_FAILURE, INFLATE_REQUEST, INFLATE_RESULT,
-            LEASE, POOL_CONFIG, POOL_STATS, POOL_CLASS_STATS);
+            LEASE, POOL_CONFIG, POOL_STATS, POOL_CLASS_STATS, SOURCE);
 
     /** The byte offset of {@code field} in {@code layout}. */
     static long offset(StructLayout layout, String field) {
