@@ -226,19 +226,12 @@ final class BufkitLibrary {
         s.push('\n');
         s.push_str(&javadoc_block(&format!("{}: {}", e.name, javadoc(&first_sentence(&e.doc))), "    "));
         let link = if e.short { "critical" } else { "fn" };
-        let line =
-            format!("    static final MethodHandle {} = {link}(\"{}\", {descriptor});", constant(&e.name), e.name);
-        if line.len() <= 120 {
-            s.push_str(&line);
-            s.push('\n');
-        } else {
-            writeln!(
-                s,
-                "    static final MethodHandle {} = {link}(\"{}\",\n            {descriptor});",
-                constant(&e.name),
-                e.name
-            )
-            .unwrap();
+        downcall(&mut s, &constant(&e.name), link, &e.name, &descriptor);
+        if e.calls_back {
+            // The same function, plain: for handles reading a caller's source, where it calls back.
+            let doc = format!("{}, called plain: on a handle reading a caller's source it calls back.", e.name);
+            s.push_str(&javadoc_block(&doc, "    "));
+            downcall(&mut s, &format!("{}_CALLING_BACK", constant(&e.name)), "fn", &e.name, &descriptor);
         }
     }
     for c in &d.callbacks {
@@ -627,4 +620,16 @@ pub fn jni_extract_structs(options: &CStruct, report: &CStruct) -> String {
     ));
     s.push_str("}\n");
     s
+}
+
+/// One `static final MethodHandle NAME = link("symbol", descriptor);` line, wrapped past 120.
+fn downcall(s: &mut String, constant: &str, link: &str, symbol: &str, descriptor: &str) {
+    let line = format!("    static final MethodHandle {constant} = {link}(\"{symbol}\", {descriptor});");
+    if line.len() <= 120 {
+        s.push_str(&line);
+        s.push('\n');
+    } else {
+        writeln!(s, "    static final MethodHandle {constant} = {link}(\"{symbol}\",\n            {descriptor});")
+            .unwrap();
+    }
 }

@@ -145,6 +145,9 @@ pub struct Export {
     /// not, as `bk_archive_reader_wait` for `bk_archive_reader_read`) nor calls back, and takes only what the caller lends
     /// for the call: bindings may pin the caller's arrays for it (Panama `critical`).
     pub short: bool,
+    /// `#[export(short, calls_back)]`: short, except on a handle reading a caller's source
+    /// (`bk_source`), where it calls back: bindings get a plain twin for those handles.
+    pub calls_back: bool,
 }
 
 /// A callback type (`pub type bk_x_fn = Option<unsafe extern "C" fn(..)>`).
@@ -258,10 +261,11 @@ impl Description {
             }
             Item::Fn(f) => {
                 let Some(export) = f.attrs.iter().find(|a| a.path().is_ident("export")) else { return Ok(()) };
-                let short = match &export.meta {
-                    Meta::List(list) => list.tokens.to_string().split(',').any(|t| t.trim() == "short"),
+                let option = |name: &str| match &export.meta {
+                    Meta::List(list) => list.tokens.to_string().split(',').any(|t| t.trim() == name),
                     _ => false,
                 };
+                let (short, calls_back) = (option("short"), option("calls_back"));
                 let name = f.sig.ident.to_string();
                 let mut params = Vec::new();
                 for input in &f.sig.inputs {
@@ -276,7 +280,7 @@ impl Description {
                     ReturnType::Default => None,
                     ReturnType::Type(_, ty) => Some(ctype(ty).map_err(|e| format!("{name} returns {e}"))?),
                 };
-                self.exports.push(Export { name, doc: doc(&f.attrs), params, ret, short });
+                self.exports.push(Export { name, doc: doc(&f.attrs), params, ret, short, calls_back });
             }
             _ => {}
         }

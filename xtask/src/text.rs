@@ -51,7 +51,7 @@ pub fn wrap(prefix: &str, text: &str, indent: &str) -> String {
             out.push('\n');
             line = indent.to_string();
         }
-        if !line.ends_with(' ') {
+        if !line.ends_with(' ') && !line.ends_with('(') {
             line.push(' ');
         }
         line.push_str(word);

@@ -154,8 +154,10 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *e
 }
 
 /* The entry is inflated straight into the pinned array, at out[offset..offset+len): no copy.
-   Returns the bytes written (the entry's size), or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index, jbyteArray out, jint offset, jint len) {
+   An archive read from a channel (`calls_back`) calls into Java during the read, which a pinned
+   array forbids: it is read into native memory, then copied. Returns the bytes written (the
+   entry's size), or -status. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index, jbyteArray out, jint offset, jint len, jboolean calls_back) {
   size_t written = 0;
   jbyte *dst;
   bk_status status;
@@ -163,6 +165,13 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, j
   if (index < 0) return -(jlong)BK_STATUS_OUT_OF_RANGE;
   if (!out) return -(jlong)BK_STATUS_NULL_POINTER;
   if (offset < 0 || len < 0 || offset > (*env)->GetArrayLength(env, out) - len) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (calls_back) {
+    if (!(dst = malloc(len > 0 ? (size_t)len : 1))) return -(jlong)BK_STATUS_ALLOC_FAILED;
+    status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst, (size_t)len, &written);
+    if (status == BK_STATUS_OK) (*env)->SetByteArrayRegion(env, out, offset, (jsize)written, dst);
+    free(dst);
+    return status == BK_STATUS_OK ? (jlong)written : -(jlong)status;
+  }
   dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
   if (!dst) return -(jlong)BK_STATUS_ALLOC_FAILED;
   status = bk_archive_read(ARCHIVE(handle), (size_t)index, (uint8_t *)dst + offset, (size_t)len, &written);
@@ -282,14 +291,22 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *
   return status == BK_STATUS_OK ? (jlong)(intptr_t)reader : -(jlong)status;
 }
 
-/* The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader, jbyteArray out, jint offset, jint len) {
+/* The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status.
+   Through native memory when the archive is read from a channel (`calls_back`), as archiveRead. */
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader, jbyteArray out, jint offset, jint len, jboolean calls_back) {
   size_t n = 0;
   jbyte *dst;
   bk_status status;
   (void)cls;
   if (!out) return -(jlong)BK_STATUS_NULL_POINTER;
   if (offset < 0 || len < 0 || offset > (*env)->GetArrayLength(env, out) - len) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (calls_back) {
+    if (!(dst = malloc(len > 0 ? (size_t)len : 1))) return -(jlong)BK_STATUS_ALLOC_FAILED;
+    status = bk_archive_reader_read((bk_archive_reader *)(intptr_t)reader, (uint8_t *)dst, (size_t)len, &n);
+    if (status == BK_STATUS_OK) (*env)->SetByteArrayRegion(env, out, offset, (jsize)n, dst);
+    free(dst);
+    return status == BK_STATUS_OK ? (jlong)n : -(jlong)status;
+  }
   dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
   if (!dst) return -(jlong)BK_STATUS_ALLOC_FAILED;
   status = bk_archive_reader_read((bk_archive_reader *)(intptr_t)reader, (uint8_t *)dst + offset, (size_t)len, &n);

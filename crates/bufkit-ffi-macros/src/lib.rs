@@ -61,10 +61,12 @@ struct Options {
 }
 
 impl Parse for Options {
-    /// `short`, `on_panic = EXPR`, or both, separated by a comma. `short` only describes the
-    /// function for the bindings' generator (`cargo xtask bindings`): it neither blocks (or only
-    /// where a plain call made first, as `bk_archive_reader_wait`, says it will not) nor calls
-    /// back, so a binding may pin the caller's arrays for it.
+    /// `short`, `calls_back`, `on_panic = EXPR`, separated by commas. `short` and `calls_back`
+    /// only describe the function for the bindings' generator (`cargo xtask bindings`): `short`,
+    /// it neither blocks (or only where a plain call made first, as `bk_archive_reader_wait`,
+    /// says it will not) nor calls back, so a binding may pin the caller's arrays for it;
+    /// `calls_back` with it, except on a handle reading a caller's source (`bk_source`), where it
+    /// calls `read_at`: bindings then call it plain, with nothing pinned.
     fn parse(input: ParseStream) -> syn::Result<Self> {
         let mut options = Options { on_panic: None };
         while !input.is_empty() {
@@ -72,8 +74,8 @@ impl Parse for Options {
             if key == "on_panic" {
                 input.parse::<Token![=]>()?;
                 options.on_panic = Some(input.parse()?);
-            } else if key != "short" {
-                return Err(syn::Error::new(key.span(), "the options are `short` and `on_panic = EXPR`"));
+            } else if key != "short" && key != "calls_back" {
+                return Err(syn::Error::new(key.span(), "the options are `short`, `calls_back` and `on_panic = EXPR`"));
             }
             if !input.is_empty() {
                 input.parse::<Token![,]>()?;

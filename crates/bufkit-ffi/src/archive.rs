@@ -344,7 +344,7 @@ pub unsafe extern "C" fn bk_archive_entry_size(
 /// # Safety
 /// `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is
 /// valid for one write.
-#[export(short)]
+#[export(short, calls_back)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_read(
     #[live] archive: *const bk_archive,
@@ -665,7 +665,7 @@ pub unsafe extern "C" fn bk_archive_reader_wait(#[live] reader: *mut bk_archive_
 /// # Safety
 /// `reader` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `read_out` is
 /// valid for one write.
-#[export(short)]
+#[export(short, calls_back)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn bk_archive_reader_read(
     #[live] reader: *mut bk_archive_reader,

@@ -11,12 +11,12 @@ package dev.bufkit;
  * @param bytesCopied Bytes copied by the CPU to relocate or flatten the data (pages moved by mremap do not
  *     count).
  */
-public record BufferStats( long len, long capacity, long grows, long moves, long bytesCopied) {
+public record BufferStats(long len, long capacity, long grows, long moves, long bytesCopied) {
     /** The number of fields, the length of the packed {@code long[]} the fronts fill. */
     static final int FIELDS = 5;
 
     /** The record of {@code packed}, the struct's fields in order. */
     static BufferStats of(long[] packed) {
-        return new BufferStats( packed[0], packed[1], packed[2], packed[3], packed[4]);
+        return new BufferStats(packed[0], packed[1], packed[2], packed[3], packed[4]);
     }
 }

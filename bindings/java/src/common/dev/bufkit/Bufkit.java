@@ -66,6 +66,23 @@ public interface Bufkit {
     /** Opens the zip/APK/JAR at {@code path} to read entries in place, held and checked as {@code options} say. */
     AssetArchive openArchive(java.nio.file.Path path, ArchiveOptions options);
 
+    /**
+     * Opens the zip/APK/JAR whose bytes {@code channel} serves (a {@link java.nio.channels.FileChannel},
+     * or any channel of the caller's: an encrypted store, a cache), checked as {@code options} say,
+     * exactly as a file is: only what a request needs is read, at offsets, from the library's
+     * threads too. The channel stays the caller's: keep it open until the archive and every stream
+     * from it are closed. A channel that fails, ends early or changes its bytes makes the reads
+     * concerned fail with a {@link BufkitException}. {@code options} must not ask for mapping.
+     *
+     * <pre>{@code
+     * try (FileChannel ch = FileChannel.open(Path.of("app.apk"));
+     *      AssetArchive apk = Bufkit.load().openArchive(ch, ArchiveOptions.defaults())) {
+     *     byte[] js = apk.read(apk.find("assets/app.js").orElseThrow());
+     * }
+     * }</pre>
+     */
+    AssetArchive openArchive(java.nio.channels.SeekableByteChannel channel, ArchiveOptions options) throws java.io.IOException;
+
     /** Asks the library to panic inside Rust on purpose; returns the status it came back as. */
     Status testPanic();
 

@@ -14,14 +14,14 @@ package dev.bufkit;
  * @param outstandingLeases Leases lent and not yet released.
  * @param classCount Number of size classes (for {@code bk_pool_get_class_stats}).
  */
-public record PoolStats( long hits, long misses, long returns, long dropsOverCap, long
-        oversizeAllocations, long decayed, long retainedBytes, long outstandingLeases, long classCount) {
+public record PoolStats(long hits, long misses, long returns, long dropsOverCap, long oversizeAllocations,
+        long decayed, long retainedBytes, long outstandingLeases, long classCount) {
     /** The number of fields, the length of the packed {@code long[]} the fronts fill. */
     static final int FIELDS = 9;
 
     /** The record of {@code packed}, the struct's fields in order. */
     static PoolStats of(long[] packed) {
-        return new PoolStats( packed[0], packed[1], packed[2], packed[3], packed[4], packed[5], packed[6],
+        return new PoolStats(packed[0], packed[1], packed[2], packed[3], packed[4], packed[5], packed[6],
                 packed[7], packed[8]);
     }
 }

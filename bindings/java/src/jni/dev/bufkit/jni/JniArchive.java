@@ -3,13 +3,19 @@ package dev.bufkit.jni;
 import dev.bufkit.AssetArchive;
 import java.nio.ByteBuffer;
 
-/** The JNI front's {@link AssetArchive}: each call is one native method over bufkit.h. */
+/**
+ * The JNI front's {@link AssetArchive}: each call is one native method over bufkit.h. An archive
+ * read from a channel calls back into Java during its reads, so they pin nothing.
+ */
 final class JniArchive extends AssetArchive {
     private final long handle;
+    /** Read from a channel: reads call back. */
+    private final boolean callsBack;
 
-    JniArchive(long handle) {
+    JniArchive(long handle, boolean callsBack) {
         super(() -> JniNative.archiveFree(handle)); // captures the address only, never this
         this.handle = handle;
+        this.callsBack = callsBack;
     }
 
     @Override
@@ -39,7 +45,7 @@ final class JniArchive extends AssetArchive {
 
     @Override
     protected long nativeRead(int index, byte[] out, int offset, int len) {
-        return JniNative.archiveRead(handle, index, out, offset, len);
+        return JniNative.archiveRead(handle, index, out, offset, len, callsBack);
     }
 
     @Override
@@ -49,6 +55,7 @@ final class JniArchive extends AssetArchive {
 
     @Override
     protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+        if (callsBack) return super.nativeReadAll(utf8Name, status); // find, size, then a read that pins nothing
         return JniNative.archiveReadAll(handle, utf8Name, status);
     }
 
@@ -67,7 +74,7 @@ final class JniArchive extends AssetArchive {
 
     @Override
     protected long nativeReaderRead(long reader, byte[] out, int offset, int len) {
-        return JniNative.archiveReaderRead(reader, out, offset, len);
+        return JniNative.archiveReaderRead(reader, out, offset, len, callsBack);
     }
 
     @Override

@@ -88,7 +88,18 @@ public final class JniBufkit implements Bufkit {
         long[] handle = new long[1];
         int status = JniNative.archiveOpen(path.toString(), options.mapped() ? 1 : 0, options.localHeadersOnFirstRead() ? 1 : 0, handle);
         if (status != 0) throw new BufkitException("bk_archive_open", status, JniNative.statusMessage(status) + ": " + path);
-        return new JniArchive(handle[0]);
+        return new JniArchive(handle[0], false);
+    }
+
+    @Override
+    public dev.bufkit.AssetArchive openArchive(java.nio.channels.SeekableByteChannel channel, dev.bufkit.ArchiveOptions options)
+            throws java.io.IOException {
+        if (options.mapped()) throw new IllegalArgumentException("an archive read from a channel cannot be mapped");
+        dev.bufkit.ChannelSource served = new dev.bufkit.ChannelSource(channel);
+        long[] handle = new long[1];
+        int status = JniNative.archiveOpenSource(served, served.length(), options.localHeadersOnFirstRead() ? 1 : 0, handle);
+        if (status != 0) throw new BufkitException("bk_archive_open_source", status, JniNative.statusMessage(status) + ": " + channel);
+        return new JniArchive(handle[0], true);
     }
 
     @Override

@@ -54,10 +54,11 @@ final class JniNative {
     static native byte[] archiveName(long handle, int index);
 
     /**
-     * The entry is inflated straight into the pinned array, at out[offset..offset+len): no copy. Returns the
-     * bytes written (the entry's size), or -status.
+     * The entry is inflated straight into the pinned array, at out[offset..offset+len): no copy. An archive
+     * read from a channel ({@code calls_back}) calls into Java during the read, which a pinned array forbids:
+     * it is read into native memory, then copied. Returns the bytes written (the entry's size), or -status.
      */
-    static native long archiveRead(long handle, int index, byte[] out, int offset, int len);
+    static native long archiveRead(long handle, int index, byte[] out, int offset, int len, boolean callsBack);
 
     /** Into a direct buffer's memory at [position, position+len). Returns written, or -status. */
     static native long archiveReadDirect(long handle, int index, java.nio.ByteBuffer buffer, int position, int len);
@@ -70,7 +71,7 @@ final class JniNative {
     static native long archiveReadAt(long handle, int index, long at, byte[] out, int offset, int len);
 
     /** bk_archive_read_at into a direct buffer's memory at [position, position+len). */
-    static native long archiveReadAtDirect( long handle, int index, long at, java.nio.ByteBuffer buffer, int
+    static native long archiveReadAtDirect(long handle, int index, long at, java.nio.ByteBuffer buffer, int
             position, int len);
 
     /** bk_archive_set_checkpoint_limits. */
@@ -88,8 +89,11 @@ final class JniNative {
     /** Streaming readers: the reader's address, or -status. */
     static native long archiveReaderOpen(long handle, int index);
 
-    /** The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status. */
-    static native long archiveReaderRead(long reader, byte[] out, int offset, int len);
+    /**
+     * The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status. Through
+     * native memory when the archive is read from a channel ({@code calls_back}), as archiveRead.
+     */
+    static native long archiveReaderRead(long reader, byte[] out, int offset, int len, boolean callsBack);
 
     /** bk_archive_reader_cores: how many cores the reader inflates on (1 on a failure). */
     static native long archiveReaderCores(long reader);
@@ -101,7 +105,7 @@ final class JniNative {
     static native void archiveReaderFree(long reader);
 
     /** Stores the new handle in {@code handleOut[0]}. */
-    static native int bufferNew( int growth, double factor, long step, long chunkSize, long maxCapacity, long
+    static native int bufferNew(int growth, double factor, long step, long chunkSize, long maxCapacity, long
             initialCapacity, long[] handleOut);
 
     static native void bufferFree(long handle);
@@ -144,7 +148,7 @@ final class JniNative {
      * patterns and listener: the report into {@code reportOut[0]}; on failure the path or entry and the
      * detail into {@code errorOut[2]}, the errno into {@code osErrorOut[0]}.
      */
-    static native int extract( String archive, String dest, dev.bufkit.ExtractOptions options, long cancel,
+    static native int extract(String archive, String dest, dev.bufkit.ExtractOptions options, long cancel,
             String[] only, Object listener, dev.bufkit.ExtractReport[] reportOut, String[] errorOut, int[]
             osErrorOut);
 
@@ -165,16 +169,16 @@ final class JniNative {
      * input[offset..offset+length) into all of out, both pinned for the call: the bytes used, or -status; the
      * stream's total into consumed_out[0] once it has ended.
      */
-    static native long inflateStreamFeed( long handle, byte[] input, int offset, int length, byte[] out,
-            long[] consumedOut);
+    static native long inflateStreamFeed(long handle, byte[] input, int offset, int length, byte[] out, long[]
+            consumedOut);
 
     static native long inflateAt(long handle, byte[] input, long offset, byte[] out, int outOffset, int length);
 
-    static native long inflateAtDirect( long handle, java.nio.ByteBuffer input, long offset,
+    static native long inflateAtDirect(long handle, java.nio.ByteBuffer input, long offset,
             java.nio.ByteBuffer out, int outOffset, int length);
 
     /** Returns successes, or -status if the call itself failed. */
-    static native int inflateBatch( long handle, byte[] input, long[] offsets, int[] sizes, int count, byte[]
+    static native int inflateBatch(long handle, byte[] input, long[] offsets, int[] sizes, int count, byte[]
             out, long[] consumedOut, int[] statusOut);
 
     static native String version();
@@ -186,8 +190,8 @@ final class JniNative {
     static native String statusMessage(int code);
 
     /** Stores the new pool in {@code handleOut[0]}. */
-    static native int poolNew( long minClass, long maxClass, long maxRetained, long perClass, long
-            threadCache, boolean zero, long decayMs, long[] handleOut);
+    static native int poolNew(long minClass, long maxClass, long maxRetained, long perClass, long threadCache,
+            boolean zero, long decayMs, long[] handleOut);
 
     static native int poolFree(long pool);
 
@@ -202,4 +206,11 @@ final class JniNative {
 
     /** A direct ByteBuffer over native memory (no copy). */
     static native java.nio.ByteBuffer directBuffer(long address, long length);
+
+    /**
+     * bk_archive_open_source over {@code channel} (a dev.bufkit.ChannelSource), {@code length} bytes long;
+     * local headers 0 at open, 1 on first read: the handle into {@code handleOut[0]}.
+     */
+    static native int archiveOpenSource(dev.bufkit.ChannelSource channel, long length, int localHeaders,
+            long[] handleOut);
 }

@@ -105,6 +105,9 @@ final class BufkitLibrary {
      */
     static final MethodHandle ARCHIVE_READ = critical("bk_archive_read",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
+    /** bk_archive_read, called plain: on a handle reading a caller's source it calls back. */
+    static final MethodHandle ARCHIVE_READ_CALLING_BACK = fn("bk_archive_read",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS));
 
     /**
      * bk_archive_read_at: Reads up to {@code dst_len} bytes of entry {@code index}'s uncompressed data
@@ -201,6 +204,9 @@ final class BufkitLibrary {
      * stream ends at its compressed size, its size and CRC-32 match).
      */
     static final MethodHandle ARCHIVE_READER_READ = critical("bk_archive_reader_read",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
+    /** bk_archive_reader_read, called plain: on a handle reading a caller's source it calls back. */
+    static final MethodHandle ARCHIVE_READER_READ_CALLING_BACK = fn("bk_archive_reader_read",
             FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS));
 
     /** bk_archive_reader_free: Frees a reader. */

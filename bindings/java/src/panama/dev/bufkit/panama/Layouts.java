@@ -156,7 +156,7 @@ public final class Layouts {
         ADDRESS.withName("ctx")).withName("bk_source");
 
     /** All of them, for the conformance check. */
-    public static final List<StructLayout> ALL = List.of( ARCHIVE_OPTIONS, ARCHIVE_ENTRY, BUFFER_CONFIG,
+    public static final List<StructLayout> ALL = List.of(ARCHIVE_OPTIONS, ARCHIVE_ENTRY, BUFFER_CONFIG,
             BUFFER_STATS, EXTRACT_OPTIONS, EXTRACT_REPORT, EXTRACT_FAILURE, INFLATE_REQUEST, INFLATE_RESULT,
             LEASE, POOL_CONFIG, POOL_STATS, POOL_CLASS_STATS, SOURCE);
 

@@ -7,13 +7,20 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
 
-/** The Panama front's {@link AssetArchive}: downcalls straight into bufkit.h; reads go into the heap array, pinned. */
+/**
+ * The Panama front's {@link AssetArchive}: downcalls straight into bufkit.h; reads go into the heap
+ * array, pinned, except for an archive read from a channel, whose reads call back into Java: they
+ * go through native memory, with plain downcalls.
+ */
 final class PanamaArchive extends AssetArchive {
     private final MemorySegment handle;
+    /** Read from a channel: reads call back (no critical downcalls, nothing pinned). */
+    private final boolean callsBack;
 
-    PanamaArchive(MemorySegment handle) {
+    PanamaArchive(MemorySegment handle, boolean callsBack) {
         super(() -> free(handle)); // captures the address only, never this
         this.handle = handle;
+        this.callsBack = callsBack;
     }
 
     private static void free(MemorySegment handle) {
@@ -85,6 +92,7 @@ final class PanamaArchive extends AssetArchive {
     /** Find, size and read: three downcalls, no native memory allocated. */
     @Override
     protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+        if (callsBack) return super.nativeReadAll(utf8Name, status);
         long[] word = new long[1];
         try {
             int code = (int) BufkitLibrary.ARCHIVE_FIND.invokeExact(handle, MemorySegment.ofArray(utf8Name), (long) utf8Name.length,
@@ -145,6 +153,14 @@ final class PanamaArchive extends AssetArchive {
 
     @Override
     protected long nativeRead(int index, byte[] out, int offset, int len) {
+        if (callsBack) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment tmp = arena.allocate(Math.max(len, 1)).asSlice(0, len);
+                long read = read(index, tmp);
+                if (read > 0) MemorySegment.copy(tmp, ValueLayout.JAVA_BYTE, 0, out, offset, (int) read);
+                return read;
+            }
+        }
         return read(index, MemorySegment.ofArray(out).asSlice(offset, len));
     }
 
@@ -153,9 +169,15 @@ final class PanamaArchive extends AssetArchive {
         return read(index, MemorySegment.ofBuffer(direct.duplicate().position(position)).asSlice(0, len));
     }
 
+    /** {@code bk_archive_read} into {@code dst}: native memory when the archive calls back. */
     private long read(int index, MemorySegment dst) {
-        long[] written = new long[1];
-        try {
+        try (Arena arena = Arena.ofConfined()) {
+            if (callsBack) {
+                MemorySegment written = arena.allocate(ValueLayout.JAVA_LONG);
+                int status = (int) BufkitLibrary.ARCHIVE_READ_CALLING_BACK.invokeExact(handle, (long) index, dst, dst.byteSize(), written);
+                return status == 0 ? written.get(ValueLayout.JAVA_LONG, 0) : -(long) status;
+            }
+            long[] written = new long[1];
             int status = (int) BufkitLibrary.ARCHIVE_READ.invokeExact(handle, (long) index, dst, dst.byteSize(), MemorySegment.ofArray(written));
             return status == 0 ? written[0] : -(long) status;
         } catch (Throwable t) {
@@ -176,6 +198,20 @@ final class PanamaArchive extends AssetArchive {
 
     @Override
     protected long nativeReaderRead(long reader, byte[] out, int offset, int len) {
+        if (callsBack) {
+            try (Arena arena = Arena.ofConfined()) {
+                MemorySegment tmp = arena.allocate(Math.max(len, 1));
+                MemorySegment n = arena.allocate(ValueLayout.JAVA_LONG);
+                int status = (int) BufkitLibrary.ARCHIVE_READER_READ_CALLING_BACK.invokeExact(MemorySegment.ofAddress(reader),
+                        tmp, (long) len, n);
+                if (status != 0) return -(long) status;
+                long read = n.get(ValueLayout.JAVA_LONG, 0);
+                MemorySegment.copy(tmp, ValueLayout.JAVA_BYTE, 0, out, offset, (int) read);
+                return read;
+            } catch (Throwable t) {
+                throw Failures.rethrow(t);
+            }
+        }
         long[] n = new long[1];
         try {
             int status = (int) BufkitLibrary.ARCHIVE_READER_READ.invokeExact(MemorySegment.ofAddress(reader),

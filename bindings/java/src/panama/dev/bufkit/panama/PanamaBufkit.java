@@ -169,7 +169,32 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             if (status == 0) status = (int) BufkitLibrary.ARCHIVE_OPEN.invokeExact(arena.allocateFrom(path.toString()), options, out);
             if (status != 0) throw new BufkitException("bk_archive_open", status, Failures.message(status) + ": " + path);
-            return new PanamaArchive(out.get(ValueLayout.ADDRESS, 0));
+            return new PanamaArchive(out.get(ValueLayout.ADDRESS, 0), false);
+        } catch (BufkitException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
+    @Override
+    public dev.bufkit.AssetArchive openArchive(java.nio.channels.SeekableByteChannel channel, dev.bufkit.ArchiveOptions archiveOptions)
+            throws java.io.IOException {
+        if (archiveOptions.mapped()) throw new IllegalArgumentException("an archive read from a channel cannot be mapped");
+        dev.bufkit.ChannelSource served = new dev.bufkit.ChannelSource(channel);
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment options = arena.allocate(Layouts.ARCHIVE_OPTIONS);
+            int status = (int) BufkitLibrary.ARCHIVE_OPTIONS_DEFAULT.invokeExact(options);
+            options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "local_headers"),
+                    archiveOptions.localHeadersOnFirstRead() ? 1 : 0);
+            MemorySegment source = arena.allocate(Layouts.SOURCE);
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            if (status == 0) {
+                PanamaSources.fill(source, served);
+                status = (int) BufkitLibrary.ARCHIVE_OPEN_SOURCE.invokeExact(source, options, out);
+            }
+            if (status != 0) throw new BufkitException("bk_archive_open_source", status, Failures.message(status) + ": " + channel);
+            return new PanamaArchive(out.get(ValueLayout.ADDRESS, 0), true);
         } catch (BufkitException e) {
             throw e;
         } catch (Throwable t) {

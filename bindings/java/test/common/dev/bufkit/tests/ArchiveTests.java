@@ -527,4 +527,111 @@ final class ArchiveTests {
         }
         check(seen[0] == seen[1], "the same status on several cores: " + Arrays.toString(seen));
     }
+
+    /** A channel over bytes in memory that can fail, throw, or change its bytes once opened: a host's own storage. */
+    private static final class MemoryChannel implements java.nio.channels.SeekableByteChannel {
+        private final byte[] bytes;
+        private long position;
+        volatile String misbehaving = "";
+
+        MemoryChannel(byte[] bytes) {
+            this.bytes = bytes;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws java.io.IOException {
+            switch (misbehaving) {
+                case "fail" -> throw new java.io.IOException("the store is gone");
+                case "throw" -> throw new IllegalStateException("a bug in the host's channel");
+                default -> {}
+            }
+            if (position >= bytes.length) return -1;
+            int n = (int) Math.min(dst.remaining(), bytes.length - position);
+            int at = dst.position();
+            dst.put(bytes, (int) position, n);
+            if (misbehaving.equals("change")) {
+                for (int i = 0; i < n; i++) dst.put(at + i, (byte) (dst.get(at + i) ^ 0x5a));
+            }
+            position += n;
+            return n;
+        }
+
+        @Override
+        public int write(ByteBuffer src) {
+            throw new java.nio.channels.NonWritableChannelException();
+        }
+
+        @Override
+        public long position() {
+            return position;
+        }
+
+        @Override
+        public java.nio.channels.SeekableByteChannel position(long newPosition) {
+            position = newPosition;
+            return this;
+        }
+
+        @Override
+        public long size() {
+            return bytes.length;
+        }
+
+        @Override
+        public java.nio.channels.SeekableByteChannel truncate(long size) {
+            throw new java.nio.channels.NonWritableChannelException();
+        }
+
+        @Override
+        public boolean isOpen() {
+            return true;
+        }
+
+        @Override
+        public void close() {}
+    }
+
+    /** An archive served by a channel reads as the file does, by every path; a channel that fails, throws or changes gives a status. */
+    @Test
+    @DisplayName("archive: read from a channel")
+    void archiveFromChannel() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-channel");
+        byte[] big = pattern(6_000_000);
+        java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/big.bin", "readme.txt"}, new byte[][] {big, "hi".getBytes()});
+        byte[] bytes = java.nio.file.Files.readAllBytes(apk);
+        dev.bufkit.ArchiveOptions defaults = dev.bufkit.ArchiveOptions.defaults();
+        try (java.nio.channels.FileChannel file = java.nio.channels.FileChannel.open(apk)) {
+            for (java.nio.channels.SeekableByteChannel channel : new java.nio.channels.SeekableByteChannel[] {file, new MemoryChannel(bytes)}) {
+                try (dev.bufkit.AssetArchive a = bufkit.openArchive(channel, defaults)) {
+                    int index = a.find("assets/big.bin").orElseThrow();
+                    check(Arrays.equals(a.read(index), big), "read whole");
+                    check(Arrays.equals(a.readAllBytes("readme.txt"), "hi".getBytes()), "read by name");
+                    try (java.io.InputStream in = a.open(index)) {
+                        check(Arrays.equals(in.readAllBytes(), big), "streamed");
+                    }
+                    ByteBuffer slice = ByteBuffer.allocate(4096);
+                    check(a.readAt(index, 5_000_000, slice) == 4096, "a slice");
+                    check(Arrays.equals(slice.array(), Arrays.copyOfRange(big, 5_000_000, 5_004_096)), "the slice's bytes");
+                    ByteBuffer direct = ByteBuffer.allocateDirect(big.length);
+                    check(a.read(index, direct) == big.length, "into a direct buffer");
+                    // On several cores: the channel is read from the decoder's threads.
+                    a.setParallelInflate(dev.bufkit.ParallelInflate.ALWAYS);
+                    check(Arrays.equals(a.read(index), big), "read on several cores");
+                    check(a.verify(2).ok(), "verified");
+                }
+            }
+        }
+        expect(IllegalArgumentException.class, () -> bufkit.openArchive(new MemoryChannel(bytes), defaults.withMapped(true)));
+        for (String misbehaviour : new String[] {"fail", "throw", "change"}) {
+            Status expected = misbehaviour.equals("change") ? Status.ARCHIVE_MALFORMED : Status.IO_ERROR;
+            MemoryChannel broken = new MemoryChannel(bytes);
+            broken.misbehaving = misbehaviour;
+            expectStatus(expected, () -> bufkit.openArchive(broken, defaults));
+            MemoryChannel later = new MemoryChannel(bytes);
+            try (dev.bufkit.AssetArchive a = bufkit.openArchive(later, defaults.withLocalHeadersOnFirstRead(true))) {
+                later.misbehaving = misbehaviour;
+                expectStatus(expected, () -> a.read(a.find("readme.txt").orElseThrow()));
+            }
+        }
+    }
 }
