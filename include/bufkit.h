@@ -481,6 +481,18 @@ typedef struct bk_inflater bk_inflater;
 typedef struct bk_pool bk_pool;
 
 /*
+ An archive arriving in pieces: `bk_stream_new`, `bk_stream_feed` as each piece arrives, then
+ `bk_stream_extract` once it has all arrived. The bytes are spooled beside the destination (in
+ memory up to 8 MiB, beyond that in an unnamed file on its file system: nothing is left behind
+ whatever happens) and extracted on the same path as a file, so the same checks, refusals and
+ statuses apply: the central directory, which comes last, must agree with every entry. Not
+ thread-safe: one thread at a time. Freed by `bk_stream_free`.
+
+ Methods: `bk_stream_feed`, `bk_stream_extract`, `bk_stream_free`.
+ */
+typedef struct bk_stream bk_stream;
+
+/*
  Options for `bk_archive_open`. Fill with `bk_archive_options_default`; NULL means the defaults.
  */
 typedef struct bk_archive_options {
@@ -991,6 +1003,13 @@ typedef struct bk_pool_class_stats {
    */
   size_t idle_shared;
 } bk_pool_class_stats;
+
+/*
+ Reads the next bytes of a stream into `buf` (room for `len`): returns how many, 0 at the
+ stream's end, or a negative value on failure (`-errno`, or any other negative value). Called
+ from the thread that called `bk_extract_stream`, until it returns.
+ */
+typedef int64_t (*bk_stream_read_fn)(void *ctx, uint8_t *buf, size_t len);
 
 #ifdef __cplusplus
 extern "C" {
@@ -1841,6 +1860,68 @@ const char *bk_status_message(uint32_t code);
  that a Rust panic comes back as a status instead of aborting the host process.
  */
 bk_status bk_test_panic(void);
+
+/*
+ Starts receiving an archive to be extracted into `dest_path` (NUL-terminated UTF-8; the
+ directory it will be created in decides where the spool goes) and stores the handle in
+ `*stream_out` (NULL on failure).
+
+ # Safety
+ `dest_path` is NUL-terminated; `stream_out` is valid for one write.
+ */
+bk_status bk_stream_new(const char *dest_path, struct bk_stream **stream_out);
+
+/*
+ Appends `bytes[0..len)`, the next piece of the archive. `BK_STATUS_IO_ERROR` if the spool
+ cannot take it (its file system is full); `BK_STATUS_INVALID_ARGUMENT` after
+ `bk_stream_extract`.
+
+ # Safety
+ `stream` is live; `bytes` is readable for `len` bytes (or NULL with `len` 0).
+ */
+bk_status bk_stream_feed(struct bk_stream *stream, const uint8_t *bytes, size_t len);
+
+/*
+ Extracts the archive fed so far, which must be whole, into `dest_path`, as
+ `bk_extract_detailed` extracts a file: the same options, report, failure description and
+ statuses. The stream is spent afterwards, whatever the status (free it).
+
+ # Safety
+ `stream` is NULL or live; `dest_path` is a NUL-terminated string; `options` is NULL, or its
+ `size` is set and `size` bytes from it are readable, and its pointers are as its fields' docs
+ say; `report_out` is NULL, or its `size` is set and `size` bytes from it are writable;
+ `failure_out` is NULL or valid for one write.
+ */
+bk_status bk_stream_extract(struct bk_stream *stream,
+                            const char *dest_path,
+                            const struct bk_extract_options *options,
+                            struct bk_extract_report *report_out,
+                            struct bk_extract_failure *failure_out);
+
+/*
+ Frees a stream and its spool. NULL does nothing.
+
+ # Safety
+ `stream` is NULL or came from `bk_stream_new` and is not used again.
+ */
+void bk_stream_free(struct bk_stream *stream);
+
+/*
+ Extracts the archive `read` returns, to its end, into `dest_path`, as `bk_extract_detailed`
+ extracts a file (see `bk_stream` for how it is held meanwhile). A read that fails is
+ `BK_STATUS_IO_ERROR`; cancellation (`bk_extract_options.cancel`) is honoured while the stream
+ is read, too. Nothing is left at `dest_path` on any failure.
+
+ # Safety
+ `read` is NULL (an error) or as `bk_stream_read_fn` says, with `ctx`; `dest_path`, `options`,
+ `report_out` and `failure_out` as for `bk_stream_extract`.
+ */
+bk_status bk_extract_stream(bk_stream_read_fn read,
+                            void *ctx,
+                            const char *dest_path,
+                            const struct bk_extract_options *options,
+                            struct bk_extract_report *report_out,
+                            struct bk_extract_failure *failure_out);
 
 /*
  The library version as a static NUL-terminated string, e.g. "0.1.0". Never NULL; do not free.

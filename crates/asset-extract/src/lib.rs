@@ -55,6 +55,7 @@ mod random_access;
 mod remove;
 mod source;
 mod staging;
+mod stream;
 mod sys;
 mod tree;
 mod verify;
@@ -75,6 +76,7 @@ pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
 pub use parallel_reader::ParallelReader;
 pub use source::{FileSource, Source};
+pub use stream::{StreamedArchive, extract_stream};
 pub use verify::Verification;
 
 /// The README's example, compiled and run as a doctest.

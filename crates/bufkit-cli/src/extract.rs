@@ -13,7 +13,8 @@ use crate::report;
 /// `bufkit extract`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The archive.
+    /// The archive; `-` reads it from standard input (a pipe, a socket): it is spooled beside DEST
+    /// as it arrives and extracted once whole, with every check a file gets.
     pub archive: std::path::PathBuf,
     /// The directory to create (or replace, or merge into).
     pub dest: std::path::PathBuf,
@@ -125,6 +126,20 @@ fn cancel_on_signals() {
     }
 }
 
+/// Widens standard input's pipe to 1 MiB when it is one: the writer and this process then switch
+/// 16 times less often than with the default 64 KiB. Nothing happens otherwise, or if refused.
+fn widen_stdin_pipe() {
+    use std::os::unix::fs::FileTypeExt;
+    use std::os::unix::io::AsRawFd;
+    let stdin = std::io::stdin();
+    let Ok(meta) = std::fs::metadata("/proc/self/fd/0") else { return };
+    if meta.file_type().is_fifo() {
+        // SAFETY: F_SETPIPE_SZ on our own open descriptor takes an int and touches no memory; a
+        // refusal (EPERM above /proc/sys/fs/pipe-max-size) is harmless.
+        unsafe { libc::fcntl(stdin.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
+    }
+}
+
 #[derive(Serialize)]
 struct Failure<'a> {
     archive: String,
@@ -167,7 +182,12 @@ pub fn run(args: Args) -> Result<(), String> {
         progress: if bar.is_hidden() { None } else { Some(&progress) },
     };
     let start = Instant::now();
-    let result = asset_extract::extract(archive, dest, &options);
+    let result = if archive == Path::new("-") {
+        widen_stdin_pipe();
+        asset_extract::extract_stream(&mut std::io::stdin().lock(), dest, &options)
+    } else {
+        asset_extract::extract(archive, dest, &options)
+    };
     bar.finish_and_clear();
     let report = match result {
         Ok(report) => report,

@@ -433,19 +433,11 @@ pub unsafe extern "C" fn bk_extract_detailed(
     #[raw] report_out: *mut bk_extract_report,
     #[raw] failure_out: *mut bk_extract_failure,
 ) -> bk_status {
-    // SAFETY: the paths are NULL or NUL-terminated and report_out is NULL or a report whose
-    // `size` is set, per the `# Safety` section; NULL is refused here, as `#[c_str]` would. They
-    // are checked in the body so that `*failure_out` is written whatever fails.
-    let checked = unsafe {
-        (checked_c_str(archive_path), checked_c_str(dest_path), ReportOut::new(report_out), OptionsIn::read(options))
-    };
-    let failed = match checked {
-        (Ok(archive), Ok(dest), Ok(report), Ok(options)) => run_extract(Archive::Path(archive), dest, &options, report),
-        (_, _, Err(status), _) | (_, _, _, Err(status)) => Err(status),
-        _ => Err(bk_status::BK_STATUS_NULL_POINTER),
-    };
-    // SAFETY: NULL or valid for one write, per the `# Safety` section.
-    unsafe { described(failed, failure_out) }
+    // SAFETY: archive_path is NULL or NUL-terminated, per the `# Safety` section; NULL is refused
+    // (as `#[c_str]` would), in the body so that `*failure_out` is written whatever fails.
+    let archive = unsafe { checked_c_str(archive_path) }.map(Archive::Path);
+    // SAFETY: as the `# Safety` section says of each.
+    unsafe { extract_described(archive, dest_path, options, report_out, failure_out) }
 }
 
 /// Like `bk_extract_detailed`, the archive's bytes served by the caller through `source` (see
@@ -472,17 +464,37 @@ pub unsafe extern "C" fn bk_extract_source(
     // SAFETY: NULL or readable, per the `# Safety` section; taken over (released on drop) first,
     // so that it is released whatever fails next.
     let source = unsafe { source.as_ref() }.map(CallbackSource::new);
-    // SAFETY: dest_path is NULL or NUL-terminated, report_out NULL or a report whose `size` is set,
-    // options NULL or options whose `size` is set, per the `# Safety` section.
+    let archive = match &source {
+        Some(Ok(source)) => Ok(Archive::Source(source)),
+        Some(Err(status)) => Err(*status),
+        None => Err(bk_status::BK_STATUS_NULL_POINTER),
+    };
+    // SAFETY: as the `# Safety` section says of each.
+    unsafe { extract_described(archive, dest_path, options, report_out, failure_out) }
+}
+
+/// Extracts `archive` (or fails with its status) into `dest_path` with `options`, the report in
+/// `*report_out` and the failure described in `*failure_out`, as `bk_extract_detailed` says.
+///
+/// # Safety
+/// `dest_path` is NULL or NUL-terminated; `options` is NULL, or its `size` is set and `size` bytes
+/// from it are readable; `report_out` is NULL, or its `size` is set and `size` bytes from it are
+/// writable; `failure_out` is NULL or valid for one write.
+pub(crate) unsafe fn extract_described(
+    archive: Result<Archive<'_>, bk_status>,
+    dest_path: *const c_char,
+    options: *const bk_extract_options,
+    report_out: *mut bk_extract_report,
+    failure_out: *mut bk_extract_failure,
+) -> Result<(), bk_status> {
+    // SAFETY: per this function's contract; NULL is refused here, as `#[c_str]` would.
     let checked = unsafe { (checked_c_str(dest_path), ReportOut::new(report_out), OptionsIn::read(options)) };
-    let failed = match (source, checked) {
-        (Some(Ok(source)), (Ok(dest), Ok(report), Ok(options))) => {
-            run_extract(Archive::Source(&source), dest, &options, report)
-        }
-        (Some(Err(status)), _) | (_, (_, Err(status), _)) | (_, (_, _, Err(status))) => Err(status),
+    let failed = match (archive, checked) {
+        (Ok(archive), (Ok(dest), Ok(report), Ok(options))) => run_extract(archive, dest, &options, report),
+        (_, (_, Err(status), _)) | (_, (_, _, Err(status))) | (Err(status), _) => Err(status),
         _ => Err(bk_status::BK_STATUS_NULL_POINTER),
     };
-    // SAFETY: NULL or valid for one write, per the `# Safety` section.
+    // SAFETY: NULL or valid for one write, per this function's contract.
     unsafe { described(failed, failure_out) }
 }
 
@@ -616,11 +628,15 @@ impl OptionsIn {
 /// The extraction both exports run: `Ok(None)` on success (the report written), `Ok(Some(..))`
 /// for a failed extraction, `Err` for bad arguments.
 /// Where `run_extract` reads the archive.
-enum Archive<'a> {
+pub(crate) enum Archive<'a> {
     /// A file, by its path.
     Path(&'a CStr),
     /// Bytes the caller serves.
     Source(&'a CallbackSource),
+    /// An archive fed in pieces, spooled.
+    Stream(asset_extract::StreamedArchive),
+    /// A stream to read to its end.
+    Reader(&'a mut dyn std::io::Read),
 }
 
 fn run_extract(
@@ -667,6 +683,8 @@ fn run_extract(
             asset_extract::extract(Path::new(path), Path::new(dest), &options)
         }
         Archive::Source(source) => asset_extract::extract_source(source, Path::new(dest), &options),
+        Archive::Stream(incoming) => incoming.extract(Path::new(dest), &options),
+        Archive::Reader(reader) => asset_extract::extract_stream(reader, Path::new(dest), &options),
     };
     match extracted {
         Ok(r) => {

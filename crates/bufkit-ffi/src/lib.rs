@@ -42,6 +42,7 @@ mod pool;
 mod progress;
 mod source;
 mod status;
+mod stream;
 mod sys;
 mod version;
 
@@ -51,4 +52,5 @@ pub use inflate::*;
 pub use pool::*;
 pub use source::*;
 pub use status::*;
+pub use stream::*;
 pub use version::*;

@@ -450,6 +450,35 @@ final class BufkitLibrary {
      */
     static final MethodHandle TEST_PANIC = fn("bk_test_panic", FunctionDescriptor.of(JAVA_INT));
 
+    /**
+     * bk_stream_new: Starts receiving an archive to be extracted into {@code dest_path} (NUL-terminated
+     * UTF-8; the directory it will be created in decides where the spool goes) and stores the handle in
+     * {@code *stream_out} (NULL on failure).
+     */
+    static final MethodHandle STREAM_NEW = fn("bk_stream_new", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+
+    /** bk_stream_feed: Appends {@code bytes[0..len)}, the next piece of the archive. */
+    static final MethodHandle STREAM_FEED = fn("bk_stream_feed",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
+
+    /**
+     * bk_stream_extract: Extracts the archive fed so far, which must be whole, into {@code dest_path}, as
+     * {@code bk_extract_detailed} extracts a file: the same options, report, failure description and
+     * statuses.
+     */
+    static final MethodHandle STREAM_EXTRACT = fn("bk_stream_extract",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
+    /** bk_stream_free: Frees a stream and its spool. */
+    static final MethodHandle STREAM_FREE = fn("bk_stream_free", FunctionDescriptor.ofVoid(ADDRESS));
+
+    /**
+     * bk_extract_stream: Extracts the archive {@code read} returns, to its end, into {@code dest_path}, as
+     * {@code bk_extract_detailed} extracts a file (see {@code bk_stream} for how it is held meanwhile).
+     */
+    static final MethodHandle EXTRACT_STREAM = fn("bk_extract_stream",
+            FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
+
     /** bk_version: The library version as a static NUL-terminated string, e.g. */
     static final MethodHandle VERSION = fn("bk_version", FunctionDescriptor.of(ADDRESS));
 
@@ -467,6 +496,9 @@ final class BufkitLibrary {
 
     /** The signature of {@code bk_release_fn}, for upcall stubs. */
     static final FunctionDescriptor RELEASE_FN = FunctionDescriptor.ofVoid(ADDRESS);
+
+    /** The signature of {@code bk_stream_read_fn}, for upcall stubs. */
+    static final FunctionDescriptor STREAM_READ_FN = FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG);
 
     /** The jar's own copy of the library, or the one -Ddev.bufkit.library names: see dev.bufkit.NativeLibrary. */
     private static SymbolLookup lookup() {

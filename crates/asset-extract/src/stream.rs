@@ -1,0 +1,222 @@
+//! Extraction from a stream (a pipe, a socket, stdin, a host's callback): the archive's bytes are
+//! spooled as they arrive (in memory up to 8 MiB, beyond that in an unnamed file beside the
+//! destination), then extracted on the one reading path, exactly as from a file. A zip's central directory, which says what the
+//! archive holds, comes last; reading the spool, every entry is checked against it as a file's
+//! are, so a stream admits one reading or none, with prepended data, ZIP64, data descriptors
+//! (stored entries too) and every method. Memory stays bounded (one copy buffer) whatever the
+//! stream's size; the spool takes the archive's size on the destination's file system, and is
+//! gone when extraction ends, or the process does.
+
+use std::fs::File;
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+
+use crate::extract::{Options, Report};
+use crate::{Error, FileSource};
+
+/// What a spool copies at a time.
+const COPY: usize = 1 << 20;
+
+/// Archives up to this size are spooled in memory: no file to create, and extracted from memory.
+/// A larger one moves to a file once it passes this.
+const IN_MEMORY: usize = 8 << 20;
+
+/// An archive arriving as a stream, written to as it arrives ([`Write`]), then extracted once it
+/// has all arrived: for hosts that are handed the bytes in pieces (a BEAM process's messages, a
+/// socket's callbacks). [`extract_stream`] is this, fed from a [`Read`].
+///
+/// ```
+/// use std::io::Write;
+/// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+/// # let dir = std::env::temp_dir().join(format!("asset-extract-streamed-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let dest = dir.join("out");
+/// let mut incoming = asset_extract::StreamedArchive::beside(&dest)?;
+/// for piece in zip.chunks(7) {
+///     incoming.write_all(piece)?; // as each piece arrives
+/// }
+/// let report = incoming.extract(&dest, &Default::default())?;
+/// assert_eq!(report.files, 1);
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct StreamedArchive {
+    spool: Spool,
+    place: PathBuf,
+    len: u64,
+}
+
+/// A spool in memory, read as a file is (not as an archive handed over in memory, which is
+/// checked in another order): a stream extracts exactly as its file would, errors included.
+struct Held(Vec<u8>);
+
+impl crate::Source for Held {
+    fn len(&self) -> u64 {
+        self.0.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
+        crate::Source::read_at(&self.0[..], offset, buf)
+    }
+
+    fn read_at_uninit(&self, offset: u64, buf: &mut [std::mem::MaybeUninit<u8>]) -> io::Result<usize> {
+        crate::Source::read_at_uninit(&self.0[..], offset, buf)
+    }
+}
+
+/// Where the bytes received so far are.
+enum Spool {
+    /// In memory, up to [`IN_MEMORY`] bytes.
+    Memory(Vec<u8>),
+    /// In an unnamed file beside the destination.
+    File(File),
+}
+
+impl StreamedArchive {
+    /// Makes room for an archive to be extracted into `dest`: in memory up to 8 MiB, beyond that
+    /// in a file on `dest`'s file system, with no name (nothing is left behind whatever happens).
+    pub fn beside(dest: &Path) -> Result<StreamedArchive, Error> {
+        // Reserved whole, never grown: no copy, and pages take memory only once written.
+        let held = Vec::with_capacity(IN_MEMORY);
+        Ok(StreamedArchive { spool: Spool::Memory(held), place: spool_place(dest), len: 0 })
+    }
+
+    /// Bytes of the archive received so far.
+    pub fn len(&self) -> u64 {
+        self.len
+    }
+
+    /// Whether nothing has been received.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Extracts the archive received, which must be whole, into `dest`, as
+    /// [`extract`](crate::extract) extracts a file.
+    pub fn extract(self, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Cancelled);
+        }
+        match self.spool {
+            Spool::Memory(bytes) => crate::extract::extract_source(&Held(bytes), dest, options),
+            Spool::File(file) => {
+                let source = FileSource::from_file(file, Path::new("(stream)"))?;
+                crate::extract::extract_source(&source, dest, options)
+            }
+        }
+    }
+}
+
+impl Write for StreamedArchive {
+    /// Spools `bytes`; an error names the spool's directory.
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        let place = &self.place;
+        let failed =
+            |e: io::Error| io::Error::new(e.kind(), format!("spooling the stream in {}: {e}", place.display()));
+        if let Spool::Memory(held) = &mut self.spool
+            && held.len() + bytes.len() > IN_MEMORY
+        {
+            let mut file = unnamed_file(place).map_err(failed)?;
+            file.write_all(held).map_err(failed)?;
+            self.spool = Spool::File(file);
+        }
+        let n = match &mut self.spool {
+            Spool::Memory(held) => {
+                held.extend_from_slice(bytes);
+                bytes.len()
+            }
+            Spool::File(file) => file.write(bytes).map_err(failed)?,
+        };
+        self.len += n as u64;
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Extracts the archive read from `input` to its end into `dest`, as [`extract`](crate::extract)
+/// extracts a file: the same checks, options and statuses, and nothing at `dest` changes unless
+/// the whole archive arrived and every selected entry verified. Cancellation is honoured while the
+/// stream is read, too. A stream that ends early, or carries bytes after the archive, is refused
+/// as a file that does would be.
+///
+/// ```
+/// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+/// # let dir = std::env::temp_dir().join(format!("asset-extract-stream-doc-{}", std::process::id()));
+/// # std::fs::create_dir_all(&dir).unwrap();
+/// let mut input: &[u8] = &zip; // stdin, a socket, a child's pipe...
+/// let report = asset_extract::extract_stream(&mut input, &dir.join("out"), &Default::default())?;
+/// assert_eq!(report.files, 1);
+/// # std::fs::remove_dir_all(&dir).ok();
+/// # Ok::<(), asset_extract::Error>(())
+/// ```
+pub fn extract_stream(input: &mut dyn Read, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+    if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(Error::Cancelled);
+    }
+    let mut incoming = StreamedArchive::beside(dest)?;
+    let mut buf = vec![0u8; COPY];
+    loop {
+        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+            return Err(Error::Cancelled);
+        }
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(Error::io("reading", Path::new("(stream)"), e)),
+        };
+        incoming.write_all(&buf[..n]).map_err(|e| Error::io("spooling", Path::new("(stream)"), e))?;
+    }
+    drop(buf);
+    incoming.extract(dest, options)
+}
+
+/// Where the spool goes: the directory `dest` is created in (or the nearest one that exists), so
+/// that it takes room on the file system the files go to, not in memory (a tmpfs `/tmp`).
+fn spool_place(dest: &Path) -> PathBuf {
+    let mut dir = match dest.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    while !dir.is_dir() {
+        match dir.parent() {
+            Some(p) if !p.as_os_str().is_empty() => dir = p.to_path_buf(),
+            _ => return PathBuf::from("."),
+        }
+    }
+    dir
+}
+
+/// A file in `dir` with no name: nothing to clean up whatever happens. Where the file system has
+/// no unnamed files (`O_TMPFILE`), a named one removed at once.
+fn unnamed_file(dir: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let unnamed = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+        .mode(0o600)
+        .open(dir);
+    match unnamed {
+        Ok(file) => Ok(file),
+        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => {
+            for attempt in 0..100u32 {
+                let path = dir.join(format!(".bufkit-stream-{}-{attempt}", std::process::id()));
+                match std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path) {
+                    Ok(file) => {
+                        std::fs::remove_file(&path)?;
+                        return Ok(file);
+                    }
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            Err(io::Error::other("no name free for a spool"))
+        }
+        Err(e) => Err(e),
+    }
+}

@@ -1,0 +1,51 @@
+//! `bufkit extract - DEST`: the archive read from standard input (a pipe) extracts as its file
+//! does; one cut short is refused and leaves nothing. Works in a temporary directory of its own.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+/// Runs `bufkit extract - dest` with `input` written to its standard input through a pipe.
+fn extract_piped(input: &[u8], dest: &std::path::Path) -> std::process::Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bufkit"))
+        .args(["extract", "-"])
+        .arg(dest)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    let writer = std::thread::spawn(move || {
+        for piece in input.chunks(10_000) {
+            if stdin.write_all(piece).is_err() {
+                break; // bufkit stopped reading (it refused the stream)
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
+}
+
+#[test]
+fn an_archive_piped_in_extracts_as_its_file_and_a_cut_one_leaves_nothing() {
+    let work = std::env::temp_dir().join(format!("bufkit-extract-stdin-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let files: Vec<(String, Vec<u8>)> = (0..50)
+        .map(|i| (format!("assets/{i}.js"), format!("function f{i}() {{ return {i}; }}\n").repeat(200).into_bytes()))
+        .collect();
+    let zip = asset_extract::fuzzing::deflated_zip(&files);
+    let out = extract_piped(&zip, &work.join("out"));
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for (name, data) in &files {
+        assert!(std::fs::read(work.join("out").join(name)).unwrap() == *data, "{name}");
+    }
+    let cut = extract_piped(&zip[..zip.len() - 30], &work.join("cut"));
+    assert!(!cut.status.success());
+    assert!(String::from_utf8_lossy(&cut.stderr).contains("malformed"), "{}", String::from_utf8_lossy(&cut.stderr));
+    assert!(!work.join("cut").exists());
+    // Nothing else beside the two: the spool had no name.
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 1);
+    std::fs::remove_dir_all(work).unwrap();
+}
