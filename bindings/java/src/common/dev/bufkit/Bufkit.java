@@ -52,6 +52,22 @@ public interface Bufkit {
     ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions options);
 
     /**
+     * Extracts the archive read from {@code in} to its end (a download, a socket, a child's
+     * output) into {@code dest}, as {@link #extract(java.nio.file.Path, java.nio.file.Path, ExtractOptions)}
+     * extracts a file: the same checks, options and exceptions. The bytes are spooled as they
+     * arrive (in memory up to 8 MiB, beyond that in an unnamed file on {@code dest}'s file
+     * system) and extracted once the stream ends; nothing is left behind on any failure. The
+     * stream is read, not closed; its own failure is the {@link java.io.IOException} thrown.
+     *
+     * <pre>{@code
+     * try (InputStream download = connection.getInputStream()) {
+     *     Bufkit.load().extract(download, Path.of("update"), ExtractOptions.defaults());
+     * }
+     * }</pre>
+     */
+    ExtractReport extract(java.io.InputStream in, java.nio.file.Path dest, ExtractOptions options) throws java.io.IOException;
+
+    /**
      * Opens the zip/APK/JAR at {@code path} to read entries in place, validating its central
      * directory now and each entry's local header when the entry is first read. By default entries
      * are read from the file as asked for, each read checking its CRC: a file changed meanwhile

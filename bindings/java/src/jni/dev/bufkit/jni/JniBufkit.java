@@ -65,13 +65,37 @@ public final class JniBufkit implements Bufkit {
 
     @Override
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
+        return extract(archive.toString(), 0, dest, o);
+    }
+
+    @Override
+    public ExtractReport extract(java.io.InputStream in, java.nio.file.Path dest, ExtractOptions o) throws java.io.IOException {
+        long stream = JniNative.streamNew(dest.toString());
+        if (stream < 0) {
+            throw new ExtractException((int) -stream, "", JniNative.statusMessage((int) -stream));
+        }
+        try {
+            byte[] chunk = new byte[1 << 16];
+            for (int n; (n = in.read(chunk)) >= 0;) {
+                if (o.cancel() != null && o.cancel().isCancelled()) break; // bk_stream_extract then says CANCELLED
+                int status = JniNative.streamFeed(stream, chunk, 0, n);
+                if (status != 0) throw new ExtractException(status, "", JniNative.statusMessage(status));
+            }
+            return extract(null, stream, dest, o);
+        } finally {
+            JniNative.streamFree(stream);
+        }
+    }
+
+    /** The file at {@code archive}, or the archive fed to {@code stream} when it is not 0. */
+    private ExtractReport extract(String archive, long stream, java.nio.file.Path dest, ExtractOptions o) {
         ExtractReport[] report = new ExtractReport[1];
         String[] error = new String[2];
         int[] osError = new int[1];
         ExtractCancel cancel = o.cancel();
         int status;
         try {
-            status = JniNative.extract(archive.toString(), dest.toString(), o, cancel == null ? 0 : cancel.handle(),
+            status = JniNative.extract(archive, stream, dest.toString(), o, cancel == null ? 0 : cancel.handle(),
                     o.only().toArray(new String[0]), o.progress(), report, error, osError);
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns

@@ -145,12 +145,25 @@ final class JniNative {
 
     /**
      * bk_extract_detailed with {@code options}' plain fields (read by the generated glue), the cancel handle,
-     * patterns and listener: the report into {@code reportOut[0]}; on failure the path or entry and the
-     * detail into {@code errorOut[2]}, the errno into {@code osErrorOut[0]}.
+     * patterns and listener (or, given a {@code stream}, bk_stream_extract of it, {@code archive} unused):
+     * the report into {@code reportOut[0]}; on failure the path or entry and the detail into {@code
+     * errorOut[2]}, the errno into {@code osErrorOut[0]}.
      */
-    static native int extract(String archive, String dest, dev.bufkit.ExtractOptions options, long cancel,
-            String[] only, Object listener, dev.bufkit.ExtractReport[] reportOut, String[] errorOut, int[]
-            osErrorOut);
+    static native int extract(String archive, long stream, String dest, dev.bufkit.ExtractOptions options,
+            long cancel, String[] only, Object listener, dev.bufkit.ExtractReport[] reportOut, String[]
+            errorOut, int[] osErrorOut);
+
+    /** bk_stream_new for an archive to be extracted into {@code dest}: the handle, or -status. */
+    static native long streamNew(String dest);
+
+    /**
+     * bk_stream_feed of bytes[offset..offset+len), copied out of the array first: feeding may wait on the
+     * disk, which a pinned array must not.
+     */
+    static native int streamFeed(long stream, byte[] bytes, int offset, int len);
+
+    /** bk_stream_free. */
+    static native void streamFree(long stream);
 
     static native int inflaterNew(int format, long[] handleOut);
 

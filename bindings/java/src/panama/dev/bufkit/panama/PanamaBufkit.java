@@ -121,13 +121,53 @@ public final class PanamaBufkit implements Bufkit {
     public ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o) {
         ExtractCancel cancel = o.cancel();
         try {
-            return extractWith(archive, dest, o, cancel);
+            return extractWith(archive, MemorySegment.NULL, dest, o, cancel);
         } finally {
             java.lang.ref.Reference.reachabilityFence(cancel); // its bk_cancel lives until bk_extract returns
         }
     }
 
-    private ExtractReport extractWith(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions o, ExtractCancel cancel) {
+    @Override
+    public ExtractReport extract(java.io.InputStream in, java.nio.file.Path dest, ExtractOptions o) throws java.io.IOException {
+        ExtractCancel cancel = o.cancel();
+        MemorySegment stream;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
+            int status = (int) BufkitLibrary.STREAM_NEW.invokeExact(arena.allocateFrom(dest.toString()), out);
+            if (status != 0) throw new ExtractException(status, "", Failures.message(status));
+            stream = out.get(ValueLayout.ADDRESS, 0);
+        } catch (ExtractException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            byte[] chunk = new byte[1 << 16];
+            MemorySegment piece = arena.allocate(chunk.length);
+            for (int n; (n = in.read(chunk)) >= 0;) {
+                if (cancel != null && cancel.isCancelled()) break; // bk_stream_extract then says CANCELLED
+                MemorySegment.copy(chunk, 0, piece, ValueLayout.JAVA_BYTE, 0, n);
+                int status = (int) BufkitLibrary.STREAM_FEED.invokeExact(stream, piece, (long) n);
+                if (status != 0) throw new ExtractException(status, "", Failures.message(status));
+            }
+            return extractWith(null, stream, dest, o, cancel);
+        } catch (ExtractException | java.io.IOException e) {
+            throw e;
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        } finally {
+            java.lang.ref.Reference.reachabilityFence(cancel);
+            try {
+                BufkitLibrary.STREAM_FREE.invokeExact(stream);
+            } catch (Throwable t) {
+                throw Failures.rethrow(t);
+            }
+        }
+    }
+
+    /** Extracts the file at {@code archive}, or the archive fed to {@code stream} when it is not NULL. */
+    private ExtractReport extractWith(java.nio.file.Path archive, MemorySegment stream, java.nio.file.Path dest, ExtractOptions o,
+            ExtractCancel cancel) {
         // A shared arena: the progress stub is called from the extraction's own threads.
         try (Arena arena = Arena.ofShared()) {
             MemorySegment opts = ExtractStructs.options(arena, o);
@@ -143,8 +183,11 @@ public final class PanamaBufkit implements Bufkit {
             }
             MemorySegment report = ExtractStructs.newReport(arena);
             MemorySegment failure = arena.allocate(Layouts.EXTRACT_FAILURE);
-            int status = (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
-                    arena.allocateFrom(dest.toString()), opts, report, failure);
+            int status = stream.equals(MemorySegment.NULL)
+                    ? (int) BufkitLibrary.EXTRACT_DETAILED.invokeExact(arena.allocateFrom(archive.toString()),
+                            arena.allocateFrom(dest.toString()), opts, report, failure)
+                    : (int) BufkitLibrary.STREAM_EXTRACT.invokeExact(stream, arena.allocateFrom(dest.toString()), opts, report,
+                            failure);
             if (status != 0) {
                 throw new ExtractException(status, failure.getString(Layouts.offset(Layouts.EXTRACT_FAILURE, "path")),
                         failure.getString(Layouts.offset(Layouts.EXTRACT_FAILURE, "detail")), failure.get(ValueLayout.JAVA_INT, Layouts.offset(Layouts.EXTRACT_FAILURE, "os_error")));

@@ -301,4 +301,41 @@ final class ExtractTests {
             walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
         }
     }
+
+    /** An archive read from an InputStream extracts as its file does; a stream cut short, failing or cancelled leaves nothing. */
+    @Test
+    @DisplayName("extract: from an InputStream")
+    void extractFromStream() throws Exception {
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-stream");
+        java.nio.file.Path archive = zip(dir, "a.zip", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {pattern(500_000), "hi".getBytes()});
+        byte[] bytes = java.nio.file.Files.readAllBytes(archive);
+        ExtractReport report = bufkit.extract(new java.io.ByteArrayInputStream(bytes), dir.resolve("out"), ExtractOptions.defaults());
+        check(report.files() == 2, "files " + report.files());
+        check(Arrays.equals(java.nio.file.Files.readAllBytes(dir.resolve("out/assets/app.js")), pattern(500_000)), "the bytes");
+        // Cut short: refused as the file would be, nothing at DEST.
+        ExtractException cut = expect(ExtractException.class, () -> bufkit.extract(
+                new java.io.ByteArrayInputStream(Arrays.copyOf(bytes, bytes.length - 20)), dir.resolve("cut"), ExtractOptions.defaults()));
+        check(cut.status() == Status.ARCHIVE_MALFORMED, "cut: " + cut.status());
+        check(!java.nio.file.Files.exists(dir.resolve("cut")), "nothing at DEST");
+        // The stream fails midway: its IOException, nothing at DEST.
+        java.io.InputStream failing = new java.io.InputStream() {
+            private int at;
+
+            @Override
+            public int read() throws java.io.IOException {
+                if (at >= 1000) throw new java.io.IOException("connection reset");
+                return bytes[at++] & 0xff;
+            }
+        };
+        java.io.IOException e = expect(java.io.IOException.class, () -> bufkit.extract(failing, dir.resolve("failed"), ExtractOptions.defaults()));
+        check(e.getMessage().contains("connection reset"), e.getMessage());
+        check(!java.nio.file.Files.exists(dir.resolve("failed")), "nothing at DEST");
+        // Cancelled: nothing at DEST.
+        ExtractCancel cancel = bufkit.newCancel();
+        cancel.cancel();
+        ExtractException cancelled = expect(ExtractException.class, () -> bufkit.extract(new java.io.ByteArrayInputStream(bytes),
+                dir.resolve("cancelled"), ExtractOptions.defaults().withCancel(cancel)));
+        check(cancelled.status() == Status.CANCELLED, "cancelled: " + cancelled.status());
+        check(!java.nio.file.Files.exists(dir.resolve("cancelled")), "nothing at DEST");
+    }
 }
