@@ -77,6 +77,7 @@ static ERL_NIF_TERM posix_atom(ErlNifEnv *env, int os_error) {
  * must not have its destination replaced seconds later. */
 typedef struct {
   const char *archive, *dest;
+  bk_stream *stream; /* when set, the archive fed to it, `archive` unused */
   const bk_extract_options *opts;
   bk_extract_report report;
   bk_extract_failure failure;
@@ -88,7 +89,8 @@ typedef struct {
 
 static void *run_extract_job(void *arg) {
   extract_job *job = arg;
-  bk_status status = bk_extract_detailed(job->archive, job->dest, job->opts, &job->report, &job->failure);
+  bk_status status = job->stream ? bk_stream_extract(job->stream, job->dest, job->opts, &job->report, &job->failure)
+                                 : bk_extract_detailed(job->archive, job->dest, job->opts, &job->report, &job->failure);
   pthread_mutex_lock(&job->lock);
   job->status = status;
   job->done = 1;
@@ -126,9 +128,18 @@ static bk_status extract_watching_caller(ErlNifEnv *env, extract_job *job, bk_ca
   return job->status;
 }
 
+/* Extracts the archive at `archive_term` (or, given a `stream`, the archive fed to it) into
+   `dest_term` with the options map `options`: {ok, Report} or {error, {Reason, Name}}. */
+static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_stream *stream, ERL_NIF_TERM dest_term, ERL_NIF_TERM options);
+
 /* nif extract(Archive, Dest, Options) dirty_io */
 ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-  char *archive = path_arg(env, argv[0]), *dest = path_arg(env, argv[1]);
+  (void)argc;
+  return extract_with(env, argv[0], NULL, argv[1], argv[2]);
+}
+
+static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_stream *stream, ERL_NIF_TERM dest_term, ERL_NIF_TERM options) {
+  char *archive = stream ? NULL : path_arg(env, archive_term), *dest = path_arg(env, dest_term);
   bk_extract_options opts;
   char **patterns = NULL;
   unsigned only_len = 0, copied = 0;
@@ -137,29 +148,28 @@ ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   extract_job *job = enif_alloc(sizeof *job);
   ERL_NIF_TERM value, list, head;
   bk_status status = BK_STATUS_INVALID_ARGUMENT;
-  (void)argc;
   if (!job) {
     enif_free(archive);
     enif_free(dest);
     return error_term(env, BK_STATUS_ALLOC_FAILED);
   }
   memset(job, 0, sizeof *job);
-  if (!archive || !dest || !enif_is_map(env, argv[2]) || extract_options_from_map(env, argv[2], &opts) != 0) goto done;
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "only"), &list)) {
+  if ((!stream && !archive) || !dest || !enif_is_map(env, options) || extract_options_from_map(env, options, &opts) != 0) goto done;
+  if (enif_get_map_value(env, options, enif_make_atom(env, "only"), &list)) {
     if (!enif_get_list_length(env, list, &only_len) || !(patterns = enif_alloc((only_len + 1) * sizeof *patterns))) goto done;
     while (copied < only_len && enif_get_list_cell(env, list, &head, &list) && (patterns[copied] = path_arg(env, head))) copied++;
     if (copied < only_len) goto done;
     opts.only = (const char *const *)patterns, opts.only_len = only_len;
   }
-  if (enif_get_map_value(env, argv[2], enif_make_atom(env, "progress"), &value)) {
+  if (enif_get_map_value(env, options, enif_make_atom(env, "progress"), &value)) {
     if (!enif_get_local_pid(env, value, &target.pid)) goto done;
     /* a message per entry floods the mailbox: 15,224 for a JDK src.zip */
-    if (!enif_get_map_value(env, argv[2], enif_make_atom(env, "progress_interval_ms"), &value)) opts.progress_interval_ms = 50;
+    if (!enif_get_map_value(env, options, enif_make_atom(env, "progress_interval_ms"), &value)) opts.progress_interval_ms = 50;
     opts.progress = send_progress, opts.progress_user_data = &target;
   }
   if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK) goto done;
   opts.cancel = cancel;
-  job->archive = archive, job->dest = dest, job->opts = &opts;
+  job->archive = archive, job->stream = stream, job->dest = dest, job->opts = &opts;
   job->report.size = sizeof job->report;
   status = extract_watching_caller(env, job, cancel);
 done:
@@ -184,4 +194,67 @@ done:
   value = extract_report_to_map(env, &job->report);
   enif_free(job);
   return enif_make_tuple2(env, atom_ok, value);
+}
+
+/* ---- extraction from a stream: a resource owns a bk_stream, fed binaries as they arrive, then
+ * extracted as a file is. One call at a time (a lock); spent once extracted. */
+
+typedef struct {
+  bk_stream *stream;
+  ErlNifMutex *lock;
+} incoming_res;
+
+void incoming_dtor(ErlNifEnv *env, void *obj) {
+  incoming_res *res = obj;
+  (void)env;
+  bk_stream_free(res->stream);
+  if (res->lock) enif_mutex_destroy(res->lock);
+}
+
+/* nif extract_stream_new(Dest) */
+ERL_NIF_TERM extract_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  char *dest = path_arg(env, argv[0]);
+  incoming_res *res;
+  bk_status status;
+  (void)argc;
+  if (!dest) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (!(res = enif_alloc_resource(incoming_type, sizeof *res))) {
+    enif_free(dest);
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
+  }
+  res->stream = NULL;
+  res->lock = enif_mutex_create("bufkit_extract_stream");
+  status = res->lock ? bk_stream_new(dest, &res->stream) : BK_STATUS_ALLOC_FAILED;
+  enif_free(dest);
+  if (status != BK_STATUS_OK) {
+    enif_release_resource(res);
+    return error_term(env, status);
+  }
+  return ok_resource(env, res);
+}
+
+/* nif extract_stream_feed(Stream, Bytes) dirty_io */
+ERL_NIF_TERM extract_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  incoming_res *res;
+  ErlNifBinary bytes;
+  bk_status status;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], incoming_type, (void **)&res)) return enif_make_badarg(env);
+  if (!enif_inspect_iolist_as_binary(env, argv[1], &bytes)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  enif_mutex_lock(res->lock);
+  status = bk_stream_feed(res->stream, bytes.data, bytes.size);
+  enif_mutex_unlock(res->lock);
+  return ok_or_error(env, status);
+}
+
+/* nif extract_stream_finish(Stream, Dest, Options) dirty_io */
+ERL_NIF_TERM extract_stream_finish_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
+  incoming_res *res;
+  ERL_NIF_TERM result;
+  (void)argc;
+  if (!enif_get_resource(env, argv[0], incoming_type, (void **)&res)) return enif_make_badarg(env);
+  enif_mutex_lock(res->lock);
+  result = extract_with(env, argv[0], res->stream, argv[1], argv[2]);
+  enif_mutex_unlock(res->lock);
+  return result;
 }

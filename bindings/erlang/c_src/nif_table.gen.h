@@ -29,6 +29,9 @@ ERL_NIF_TERM version_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM abi_version_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM test_panic_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM extract_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM extract_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
+ERL_NIF_TERM extract_stream_finish_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM inflate_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
 ERL_NIF_TERM inflate_stream_reset_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]);
@@ -73,6 +76,9 @@ static ErlNifFunc nif_funcs[] = {
     {"abi_version", 0, abi_version_nif, 0},
     {"test_panic", 0, test_panic_nif, 0},
     {"extract", 3, extract_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"extract_stream_new", 1, extract_stream_new_nif, 0},
+    {"extract_stream_feed", 2, extract_stream_feed_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
+    {"extract_stream_finish", 3, extract_stream_finish_nif, ERL_NIF_DIRTY_JOB_IO_BOUND},
     {"inflate_at", 3, inflate_at_nif, 0},
     {"inflate_stream_new", 3, inflate_stream_new_nif, 0},
     {"inflate_stream_reset", 3, inflate_stream_reset_nif, 0},

@@ -31,6 +31,9 @@
          inflate_at/3, inflate_batch/2,
          inflate_stream_new/2, inflate_stream_new/3, inflate_stream_feed/2, inflate_stream_finish/1, inflate_stream_reset/3,
          extract/3,
+         extract_stream_new/1,
+         extract_stream_feed/2,
+         extract_stream_finish/3,
          archive_open/1, archive_open/2, archive_close/1, archive_entries/1, archive_find/2, archive_read/2,
          archive_list/1, archive_list/2, archive_verify/1, archive_verify/2, archive_read_at/4,
          archive_checkpoints_export/2, archive_checkpoints_import/3, archive_set_checkpoint_limits/3,
@@ -289,15 +292,57 @@ inflate_stream_reset(_, _, _) ->
 -spec extract(file:filename_all(), file:filename_all(), extract_options()) ->
     {ok, extract_report()} | {error, {atom(), binary()}}.
 extract(Archive, Dest, Options) when is_map(Options) ->
-    Unknown = maps:keys(maps:without(?EXTRACT_OPTION_KEYS, Options)),
-    case {Unknown, patterns(maps:get(only, Options, [])), filename_binary(Archive), filename_binary(Dest)} of
-        {[], {ok, Only}, {ok, ArchiveName}, {ok, DestName}} ->
-            bufkit_nif:extract(ArchiveName, DestName, Options#{only => Only});
-        _ ->
+    case filename_binary(Archive) of
+        {ok, ArchiveName} ->
+            with_options(Dest, Options, fun(DestName, Checked) -> bufkit_nif:extract(ArchiveName, DestName, Checked) end);
+        error ->
             {error, {invalid_argument, <<>>}}
     end;
 extract(_, _, _) ->
     {error, {invalid_argument, <<>>}}.
+
+%% Calls `Extract(DestName, Options)' once `Dest' and `Options' are checked and the `only'
+%% patterns converted; else `{error, {invalid_argument, <<>>}}'.
+with_options(Dest, Options, Extract) when is_map(Options) ->
+    Unknown = maps:keys(maps:without(?EXTRACT_OPTION_KEYS, Options)),
+    case {Unknown, patterns(maps:get(only, Options, [])), filename_binary(Dest)} of
+        {[], {ok, Only}, {ok, DestName}} -> Extract(DestName, Options#{only => Only});
+        _ -> {error, {invalid_argument, <<>>}}
+    end;
+with_options(_, _, _) ->
+    {error, {invalid_argument, <<>>}}.
+
+%% @doc Starts receiving an archive that arrives in pieces (a download, a socket's messages), to be
+%% extracted into `Dest': feed it with `extract_stream_feed/2' as each piece arrives, then
+%% `extract_stream_finish/3'. The pieces are spooled (in memory up to 8 MiB, beyond that in an
+%% unnamed file on the file system `Dest' goes to: nothing is left behind whatever happens, the
+%% process's death included) and extracted once whole, with every check a file gets.
+%%
+%% ```
+%% {ok, S} = bufkit:extract_stream_new("update"),
+%% ok = bufkit:extract_stream_feed(S, Chunk),  % for each chunk, as it arrives
+%% {ok, #{files := N}} = bufkit:extract_stream_finish(S, "update", #{}).
+%% '''
+-spec extract_stream_new(file:filename_all()) -> {ok, reference()} | {error, atom()}.
+extract_stream_new(Dest) ->
+    case filename_binary(Dest) of
+        {ok, DestName} -> bufkit_nif:extract_stream_new(DestName);
+        error -> {error, invalid_argument}
+    end.
+
+%% @doc Appends the next piece (a binary or iolist) of the archive, on a dirty I/O scheduler.
+%% `{error, io_error}' if the spool cannot take it; `{error, invalid_argument}' once finished.
+-spec extract_stream_feed(reference(), iodata()) -> ok | {error, atom()}.
+extract_stream_feed(Stream, Bytes) ->
+    bufkit_nif:extract_stream_feed(Stream, Bytes).
+
+%% @doc Extracts the archive fed so far, which must be whole, into `Dest', as `extract/3'
+%% extracts a file: the same options, report and errors (a stream cut short is
+%% `{error, {archive_malformed, Name}}'). The stream is spent afterwards, whatever the result.
+-spec extract_stream_finish(reference(), file:filename_all(), extract_options()) ->
+    {ok, extract_report()} | {error, {atom(), binary()}}.
+extract_stream_finish(Stream, Dest, Options) ->
+    with_options(Dest, Options, fun(DestName, Checked) -> bufkit_nif:extract_stream_finish(Stream, DestName, Checked) end).
 
 %% The `only' patterns as binaries: a list of strings or binaries, else `error' (a lone string,
 %% which is a list of characters, included).

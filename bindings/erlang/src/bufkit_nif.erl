@@ -8,7 +8,8 @@
          archive_checkpoints_import/3, archive_set_checkpoint_limits/3, archive_set_parallel_inflate/2,
          archive_reader_open/2, archive_reader_read/2, archive_reader_close/1, buffer_new/1, buffer_append/2,
          buffer_append_iolist/2, buffer_reserve/2, buffer_clear/1, buffer_stats/1, buffer_to_binary/1,
-         buffer_flatten/1, buffer_free/1, version/0, abi_version/0, test_panic/0, extract/3, inflate_at/3,
+         buffer_flatten/1, buffer_free/1, version/0, abi_version/0, test_panic/0, extract/3,
+         extract_stream_new/1, extract_stream_feed/2, extract_stream_finish/3, inflate_at/3,
          inflate_stream_new/3, inflate_stream_reset/3, inflate_stream_feed/2, inflate_batch/2, pool_new/1,
          pool_acquire/2, pool_release/2, lease_write/3, lease_read/3, lease_view/1, lease_size/1, pool_trim/1,
          pool_stats/1]).
@@ -57,6 +58,9 @@ version() -> ?NOT_LOADED.
 abi_version() -> ?NOT_LOADED.
 test_panic() -> ?NOT_LOADED.
 extract(_Archive, _Dest, _Options) -> ?NOT_LOADED.
+extract_stream_new(_Dest) -> ?NOT_LOADED.
+extract_stream_feed(_Stream, _Bytes) -> ?NOT_LOADED.
+extract_stream_finish(_Stream, _Dest, _Options) -> ?NOT_LOADED.
 inflate_at(_Binary, _Offset, _Size) -> ?NOT_LOADED.
 inflate_stream_new(_Format, _Origin, _Size) -> ?NOT_LOADED.
 inflate_stream_reset(_Stream, _Origin, _Size) -> ?NOT_LOADED.

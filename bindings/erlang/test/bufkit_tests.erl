@@ -908,3 +908,30 @@ parallel_inflate_changes_nothing_but_the_time() ->
                 end || Mode <- [always, never]],
     ?assertMatch([Same, Same], Outcomes),
     os:cmd("rm -rf " ++ Dir).
+
+%% An archive fed in pieces extracts as its file does; one cut short is refused and leaves
+%% nothing; a spent stream says so; the pieces may be iolists.
+extract_stream_test() ->
+    Dir = extract_dir(),
+    Zip = filename:join(Dir, "fed.zip"),
+    Body = binary:copy(<<"function f() { return 1; }\n">>, 4000),
+    {ok, _} = zip:create(Zip, [{"assets/app.js", Body}, {"readme.txt", <<"hi">>}]),
+    {ok, Bytes} = file:read_file(Zip),
+    Pieces = fun Pieces(<<Piece:1000/binary, Rest/binary>>) -> [Piece | Pieces(Rest)];
+                 Pieces(Rest) -> [Rest] end,
+    Dest = filename:join(Dir, "fed"),
+    {ok, S} = bufkit:extract_stream_new(Dest),
+    [ok = bufkit:extract_stream_feed(S, [P]) || P <- Pieces(Bytes)],
+    ?assertMatch({ok, #{files := 2}}, bufkit:extract_stream_finish(S, Dest, #{threads => 2})),
+    ?assertEqual({ok, Body}, file:read_file(filename:join(Dest, "assets/app.js"))),
+    ?assertEqual({error, invalid_argument}, bufkit:extract_stream_feed(S, <<"more">>)),
+    ?assertEqual({error, {invalid_argument, <<>>}}, bufkit:extract_stream_finish(S, Dest, #{})),
+    Cut = filename:join(Dir, "cut"),
+    {ok, C} = bufkit:extract_stream_new(Cut),
+    ok = bufkit:extract_stream_feed(C, binary:part(Bytes, 0, byte_size(Bytes) - 10)),
+    ?assertMatch({error, {archive_malformed, _}}, bufkit:extract_stream_finish(C, Cut, #{})),
+    ?assertNot(filelib:is_file(Cut)),
+    ?assertEqual({error, {invalid_argument, <<>>}}, bufkit:extract_stream_finish(C, Cut, #{no_such_option => 1})),
+    ?assertEqual({error, invalid_argument}, bufkit:extract_stream_new(42)),
+    %% Nothing but the two trees and the archive: the spool had no name.
+    ?assertEqual(lists:sort(["fed", "fed.zip"]), lists:sort([F || F <- element(2, file:list_dir(Dir)), lists:member(F, ["fed", "fed.zip", "cut"]) orelse lists:prefix(".", F)])).
