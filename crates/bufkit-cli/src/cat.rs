@@ -14,14 +14,14 @@
 use std::io::Write;
 use std::path::Path;
 
-use asset_extract::{AssetArchive, Holding, Kind, ParallelInflate};
+use asset_extract::{AssetArchive, Kind, ParallelInflate};
 
 /// Selected bytes up to this are held in memory between checking and writing.
 const HELD_MAX: u64 = 64 << 20;
 
 pub fn run(archive: &Path, names: Vec<String>, parallel: ParallelInflate) -> Result<(), String> {
     let fail = |e: asset_extract::Error| format!("{}: {e}", archive.display());
-    let opened = AssetArchive::open(archive, Holding::Read).map_err(fail)?;
+    let (opened, fetched) = crate::remote::open_archive(archive).map_err(fail)?;
     opened.set_parallel_inflate(parallel);
     let selected = select(&opened, &names);
     if selected.is_empty() && !names.is_empty() {
@@ -55,6 +55,9 @@ pub fn run(archive: &Path, names: Vec<String>, parallel: ParallelInflate) -> Res
     // The process ends right after: the index of every entry goes back with it, not freed one
     // name at a time (a thousand `free`s, about 1% of a small `cat`).
     std::mem::forget(opened);
+    if let Some(fetched) = fetched {
+        crate::remote::report(archive, &fetched);
+    }
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()), // `| head` is fine
         other => other.map_err(|e| format!("writing: {e}")),

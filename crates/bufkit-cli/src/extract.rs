@@ -13,8 +13,9 @@ use crate::report;
 /// `bufkit extract`'s arguments.
 #[derive(clap::Args)]
 pub struct Args {
-    /// The archive; `-` reads it from standard input (a pipe, a socket): it is spooled beside DEST
-    /// as it arrives and extracted once whole, with every check a file gets.
+    /// The archive: a file; an http:// or https:// URL (read by range requests, only the selected
+    /// entries' data); or `-`, standard input (a pipe, a socket), spooled beside DEST as it arrives
+    /// and extracted once whole, with every check a file gets.
     pub archive: std::path::PathBuf,
     /// The directory to create (or replace, or merge into).
     pub dest: std::path::PathBuf,
@@ -102,6 +103,11 @@ struct Summary {
     reused: u64,
     prepended: u64,
     seconds: f64,
+    /// For a URL: the bytes fetched, and in how many requests.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    fetched_bytes: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    requests: Option<u64>,
 }
 
 /// Set by SIGINT/SIGTERM: the extraction's cancel flag.
@@ -182,9 +188,15 @@ pub fn run(args: Args) -> Result<(), String> {
         progress: if bar.is_hidden() { None } else { Some(&progress) },
     };
     let start = Instant::now();
+    let mut fetched = None;
     let result = if archive == Path::new("-") {
         widen_stdin_pipe();
         asset_extract::extract_stream(&mut std::io::stdin().lock(), dest, &options)
+    } else if crate::remote::is_url(archive) {
+        crate::remote::open_url(archive).and_then(|source| {
+            fetched = Some(source.fetched());
+            asset_extract::extract_source(&source, dest, &options)
+        })
     } else {
         asset_extract::extract(archive, dest, &options)
     };
@@ -203,7 +215,12 @@ pub fn run(args: Args) -> Result<(), String> {
         reused: report.reused,
         prepended: report.prepended,
         seconds: start.elapsed().as_secs_f64(),
+        fetched_bytes: fetched.as_ref().map(|f| f.summary().0),
+        requests: fetched.as_ref().map(|f| f.summary().1),
     };
+    if let (Some(f), false) = (&fetched, args.json) {
+        crate::remote::report(archive, f);
+    }
     if args.json {
         println!("{}", serde_json::to_string_pretty(&summary).map_err(|e| e.to_string())?);
     } else {

@@ -5,10 +5,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use asset_extract::{AssetArchive, Entry, Holding, Kind};
+use asset_extract::{Entry, Kind};
 
 pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String> {
-    let opened = AssetArchive::open(archive, Holding::Read).map_err(|e| format!("{}: {e}", archive.display()))?;
+    let (opened, fetched) = crate::remote::open_archive(archive).map_err(|e| format!("{}: {e}", archive.display()))?;
     let selected: Vec<&Entry> = if patterns.is_empty() {
         opened.entries().iter().collect()
     } else {
@@ -24,6 +24,9 @@ pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String
         .map(String::as_str)
         .collect();
     let text = if json { as_json(&selected, &links) } else { as_table(&selected, &links) };
+    if let Some(fetched) = fetched {
+        crate::remote::report(archive, &fetched);
+    }
     let mut out = std::io::stdout().lock();
     match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()), // `| head` is fine

@@ -8,6 +8,7 @@ mod demo;
 mod extract;
 mod inflate_pack;
 mod ls;
+mod remote;
 mod report;
 mod test;
 
@@ -48,7 +49,8 @@ enum Command {
     /// are written as they inflate, and a failed check stops the command. Exits non-zero with the
     /// reason on any failure.
     Cat {
-        /// The archive.
+        /// The archive: a file, or an http:// or https:// URL (read by range requests, only what
+        /// the command needs).
         archive: std::path::PathBuf,
         /// Entries to write (default: all).
         names: Vec<String>,
@@ -61,7 +63,8 @@ enum Command {
     /// validating the whole archive as extraction does: all of them, or those matching PATTERNs
     /// (exact names, or `*`/`?`/`dir/` patterns).
     Ls {
-        /// The archive.
+        /// The archive: a file, or an http:// or https:// URL (read by range requests, only what
+        /// the command needs).
         archive: std::path::PathBuf,
         /// Entries to list (default: all).
         patterns: Vec<String>,
@@ -73,7 +76,8 @@ enum Command {
     /// every entry's local header, and every file inflated with its size and CRC-32 checked.
     /// Prints each failure and a summary (or JSON); exits non-zero if anything failed.
     Test {
-        /// The archive.
+        /// The archive: a file, or an http:// or https:// URL (read by range requests, only what
+        /// the command needs).
         archive: std::path::PathBuf,
         /// Print machine-readable JSON instead of lines.
         #[arg(long)]

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use asset_extract::{AssetArchive, Holding, Verification};
+use asset_extract::{AssetArchive, Verification};
 
 /// Verifies `archive`: its central directory at open, then every entry (local header, and a
 /// file's data, size and CRC-32) on `threads` threads. Prints the failures and a summary, or JSON;
@@ -14,7 +14,7 @@ pub fn run(archive: &Path, json: bool, threads: usize) -> Result<(), String> {
     let name = archive.display().to_string();
     // Validated as every command validates it (every local header at open), so that `test`
     // passes exactly the archives `ls`, `cat` and `extract` accept.
-    let opened = match AssetArchive::open(archive, Holding::Read) {
+    let (opened, fetched) = match crate::remote::open_archive(archive) {
         Ok(opened) => opened,
         Err(e) if json => {
             print(&serde_json::json!({ "archive": name, "ok": false, "error": e.to_string() }))?;
@@ -24,7 +24,13 @@ pub fn run(archive: &Path, json: bool, threads: usize) -> Result<(), String> {
     };
     let verified = opened.verify(threads);
     if json {
-        print(&as_json(&name, &opened, &verified))?;
+        let mut value = as_json(&name, &opened, &verified);
+        if let Some(fetched) = &fetched {
+            let (bytes, requests) = fetched.summary();
+            value["fetched_bytes"] = bytes.into();
+            value["requests"] = requests.into();
+        }
+        print(&value)?;
     } else {
         let mut text = String::new();
         for (index, e) in &verified.failures {
@@ -36,6 +42,9 @@ pub fn run(archive: &Path, json: bool, threads: usize) -> Result<(), String> {
             format!("FAILED  {name}: {} of {} entries\n", verified.failures.len(), verified.entries)
         };
         write_out(text.as_bytes())?;
+        if let Some(fetched) = &fetched {
+            crate::remote::report(archive, fetched);
+        }
     }
     if verified.is_ok() {
         Ok(())

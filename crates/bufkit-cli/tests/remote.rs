@@ -1,0 +1,231 @@
+//! `bufkit ls|cat|test|extract URL`: an archive read by range requests from a server the test
+//! starts on 127.0.0.1 (and stops): the same output as from the file, only what is asked for
+//! fetched, and a server that misbehaves refused with nothing left at DEST. Nothing else on the
+//! network is touched. Works in a temporary directory of its own.
+
+use std::io::{BufRead, BufReader, Write};
+use std::net::{TcpListener, TcpStream};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// How the server misbehaves.
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Server {
+    Honest,
+    /// 200 and the whole archive, whatever the Range.
+    IgnoresRanges,
+    /// A Content-Range one byte off.
+    WrongRange,
+    /// Another ETag from the second request on.
+    ChangesEtag,
+    /// A body 10 bytes shorter than its Content-Length, then the connection closed.
+    ShortBody,
+}
+
+/// A range-serving HTTP/1.1 server on 127.0.0.1, counting the body bytes it sends; stopped when
+/// dropped.
+struct RangeServer {
+    url: String,
+    sent: Arc<AtomicU64>,
+    stop: Arc<AtomicBool>,
+    port: u16,
+}
+
+impl RangeServer {
+    fn start(archive: Vec<u8>, how: Server) -> RangeServer {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let sent = Arc::new(AtomicU64::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let archive = Arc::new(archive);
+        let requests = Arc::new(AtomicU64::new(0));
+        let (s, st) = (sent.clone(), stop.clone());
+        std::thread::spawn(move || {
+            for conn in listener.incoming() {
+                if st.load(Ordering::Relaxed) {
+                    break;
+                }
+                let Ok(conn) = conn else { continue };
+                let (archive, sent, requests) = (archive.clone(), s.clone(), requests.clone());
+                std::thread::spawn(move || serve(conn, &archive, how, &sent, &requests));
+            }
+        });
+        RangeServer { url: format!("http://127.0.0.1:{port}/app.zip"), sent, stop, port }
+    }
+
+    fn sent(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for RangeServer {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        let _ = TcpStream::connect(("127.0.0.1", self.port)); // wakes the accept loop to see it
+    }
+}
+
+/// Serves requests on one connection until it closes.
+fn serve(conn: TcpStream, archive: &[u8], how: Server, sent: &AtomicU64, requests: &AtomicU64) {
+    let mut reader = BufReader::new(conn.try_clone().unwrap());
+    let mut out = conn;
+    loop {
+        let mut line = String::new();
+        if reader.read_line(&mut line).unwrap_or(0) == 0 {
+            return;
+        }
+        let mut range = None;
+        loop {
+            let mut header = String::new();
+            if reader.read_line(&mut header).unwrap_or(0) == 0 {
+                return;
+            }
+            let header = header.trim_end();
+            if header.is_empty() {
+                break;
+            }
+            if let Some((name, value)) = header.split_once(':')
+                && name.eq_ignore_ascii_case("range")
+            {
+                range = Some(value.trim().to_string());
+            }
+        }
+        let n = requests.fetch_add(1, Ordering::Relaxed);
+        let len = archive.len() as u64;
+        let (start, end) = match range.as_deref().and_then(|r| r.strip_prefix("bytes=")) {
+            Some(r) if r.starts_with('-') => {
+                let tail: u64 = r[1..].parse().unwrap();
+                (len.saturating_sub(tail), len - 1)
+            }
+            Some(r) => {
+                let (a, b) = r.split_once('-').unwrap();
+                let a: u64 = a.parse().unwrap();
+                let b: u64 = if b.is_empty() { len - 1 } else { b.parse::<u64>().unwrap().min(len - 1) };
+                (a, b)
+            }
+            None => (0, len - 1),
+        };
+        let etag = if how == Server::ChangesEtag && n > 0 { "\"v2\"" } else { "\"v1\"" };
+        let (status, body, content_range) = match how {
+            Server::IgnoresRanges => ("200 OK", archive, String::new()),
+            Server::WrongRange => (
+                "206 Partial Content",
+                &archive[start as usize..=end as usize],
+                format!("Content-Range: bytes {}-{}/{len}\r\n", start + 1, end + 1),
+            ),
+            _ => (
+                "206 Partial Content",
+                &archive[start as usize..=end as usize],
+                format!("Content-Range: bytes {start}-{end}/{len}\r\n"),
+            ),
+        };
+        let head = format!(
+            "HTTP/1.1 {status}\r\nContent-Length: {}\r\n{content_range}ETag: {etag}\r\nAccept-Ranges: bytes\r\n\r\n",
+            body.len()
+        );
+        let body = if how == Server::ShortBody && body.len() > 10 { &body[..body.len() - 10] } else { body };
+        if out.write_all(head.as_bytes()).and_then(|()| out.write_all(body)).is_err() {
+            return;
+        }
+        sent.fetch_add(body.len() as u64, Ordering::Relaxed);
+        if how == Server::ShortBody {
+            return;
+        }
+    }
+}
+
+/// An archive of 40 small deflated files and one large stored one (random bytes), the large one
+/// in the middle; and its bytes.
+fn archive() -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
+    let mut state = 0x9e3779b97f4a7c15u64;
+    let mut noise = vec![0u8; 12 << 20];
+    for b in noise.iter_mut() {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        *b = state as u8;
+    }
+    let mut files: Vec<(String, Vec<u8>)> =
+        (0..40).map(|i| (format!("assets/{i}.js"), format!("var v{i} = {i};\n").repeat(300).into_bytes())).collect();
+    files.insert(20, ("assets/blob.bin".to_string(), noise));
+    (asset_extract::fuzzing::deflated_zip(&files), files)
+}
+
+fn bufkit(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_bufkit")).args(args).output().unwrap()
+}
+
+#[test]
+fn a_remote_archive_reads_as_its_file_fetching_only_what_is_asked() {
+    let work = std::env::temp_dir().join(format!("bufkit-remote-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let (zip, files) = archive();
+    let path = work.join("app.zip");
+    std::fs::write(&path, &zip).unwrap();
+    let file = path.to_str().unwrap();
+    let server = RangeServer::start(zip.clone(), Server::Honest);
+    let url = server.url.as_str();
+
+    // ls: the same listing.
+    let (from_file, from_url) = (bufkit(&["ls", file]), bufkit(&["ls", url]));
+    assert!(from_url.status.success(), "{}", String::from_utf8_lossy(&from_url.stderr));
+    assert_eq!(from_file.stdout, from_url.stdout);
+    assert!(String::from_utf8_lossy(&from_url.stderr).contains("fetched"));
+
+    // cat of one small entry: the end records, the central directory, that entry and at most
+    // 64 KiB more.
+    let before = server.sent();
+    let out = bufkit(&["cat", url, "assets/3.js"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, files[3].1);
+    let fetched = server.sent() - before;
+    let central = zip.len() - zip.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
+    let bound = central + 22 + files[3].1.len() + (64 << 10);
+    assert!(fetched <= bound as u64, "{fetched} bytes fetched for one small entry ({bound} allowed)");
+    assert!(fetched < zip.len() as u64 / 10);
+
+    // cat of the large entry, test, and extract: the same bytes as from the file.
+    let out = bufkit(&["cat", url, "assets/blob.bin"]);
+    assert!(out.status.success() && out.stdout == files[20].1);
+    let out = bufkit(&["test", "--json", url]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(report["fetched_bytes"].as_u64().unwrap() >= zip.len() as u64 - (64 << 10));
+    let dest = work.join("out");
+    let out = bufkit(&["extract", "--json", url, dest.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["files"], 41);
+    assert!(report["requests"].as_u64().unwrap() >= 2);
+    for (name, data) in &files {
+        assert!(std::fs::read(dest.join(name)).unwrap() == *data, "{name}");
+    }
+    drop(server);
+    std::fs::remove_dir_all(work).unwrap();
+}
+
+#[test]
+fn a_server_that_misbehaves_is_refused_and_leaves_nothing() {
+    let work = std::env::temp_dir().join(format!("bufkit-remote-bad-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    let (zip, _) = archive();
+    for (how, says) in [
+        (Server::IgnoresRanges, "must serve ranges"),
+        (Server::WrongRange, "wrong Content-Range"),
+        (Server::ChangesEtag, "changed on the server"),
+        (Server::ShortBody, "bytes"),
+    ] {
+        let server = RangeServer::start(zip.clone(), how);
+        let dest = work.join(format!("{how:?}"));
+        let out = bufkit(&["extract", &server.url, dest.to_str().unwrap()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{how:?}: succeeded");
+        assert!(stderr.contains(says), "{how:?}: {stderr}");
+        assert!(!dest.exists(), "{how:?}: something left");
+        let server = RangeServer::start(zip.clone(), how);
+        let out = bufkit(&["cat", &server.url, "assets/blob.bin"]);
+        assert!(!out.status.success(), "{how:?}: cat succeeded");
+    }
+    std::fs::remove_dir_all(work).unwrap();
+}
