@@ -2,9 +2,11 @@
 """Remote archives (asset-extract.md, "From a URL"): `bufkit cat URL NAME` of one small entry of a
 280 MB APK-shaped archive served by a range-serving HTTP server on 127.0.0.1 (started here, for
 the run), against downloading the archive (`curl -o`) and then `bufkit cat FILE NAME`; with the
-bytes the server sent for each. Alternating rounds, medians.
+bytes the server sent for each. Alternating rounds, medians. Then a 4 KiB slice of a 256 MiB
+deflated entry (LOG_ZIP's app.log) served the same way, from the checkpoints `bufkit index`
+wrote, with the bytes fetched against one checkpoint span.
 
-Usage: python3 remote.py BUFKIT ROUNDS   (quiet machine)"""
+Usage: python3 remote.py BUFKIT ROUNDS [LOG_ZIP]   (quiet machine)"""
 import http.server
 import os
 import random
@@ -114,7 +116,44 @@ def main():
     print(f"| `bufkit cat URL {name}` | {rm * 1000:.1f} ms | {max(sent_remote):,} | {max(sent_remote) / bound:.2f} of {bound:,} |")
     print(f"| `curl -o` then `bufkit cat FILE {name}` | {dm * 1000:.1f} ms | {max(sent_download):,} | |")
     print(f"download then read / read remotely: {dm / rm:.1f}×")
+    if len(sys.argv) > 3:
+        slice_of(bufkit, sys.argv[3], work)
     subprocess.run(["rm", "-rf", work])
+
+
+def slice_of(bufkit, log_zip, work):
+    """A 4 KiB slice of a remote 256 MiB deflated entry, from its checkpoints."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler(log_zip))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/log.zip"
+    points = os.path.join(work, "log.idx")
+    before = Served.sent
+    subprocess.run([bufkit, "index", url, "app.log", "-o", points], check=True, stderr=subprocess.DEVNULL)
+    indexed = Served.sent - before
+    with zipfile.ZipFile(log_zip) as z:
+        info = z.getinfo("app.log")
+        central = os.path.getsize(log_zip) - z.start_dir
+    at = info.file_size * 3 // 4 + 12345
+    before = Served.sent
+    t0 = time.perf_counter()
+    out = subprocess.run([bufkit, "cat", "--range", f"{at}:4096", "--checkpoints", points, url, "app.log"],
+                         check=True, capture_output=True).stdout
+    wall = time.perf_counter() - t0
+    fetched = Served.sent - before
+    server.shutdown()
+    with zipfile.ZipFile(log_zip) as z, z.open("app.log") as f:
+        f.seek(at)
+        assert f.read(4096) == out, "the slice differs"
+    span = info.compress_size * (1 << 20) // info.file_size  # a 1 MiB output span, in compressed bytes
+    tail = 65536 + 22
+    print()
+    print(f"slice: 4 KiB at {at} of app.log ({info.file_size >> 20} MiB, {info.compress_size:,} bytes compressed); "
+          f"checkpoints {os.path.getsize(points):,} bytes, `bufkit index` fetched {indexed:,}")
+    print("| what | bytes the server sent |")
+    print("|---|---:|")
+    print(f"| `bufkit cat --range {at}:4096 --checkpoints` ({wall * 1000:.1f} ms) | {fetched:,} |")
+    print(f"| of which the first request (end records and central directory, {central:,} bytes of it) | {tail:,} |")
+    print(f"| the rest, against one checkpoint span ({span:,} compressed) + 64 KiB = {span + 65536:,} | {fetched - tail:,} |")
 
 
 if __name__ == "__main__":

@@ -113,7 +113,7 @@ pub enum Error {
         size: u64,
     },
     /// Checkpoints imported for an entry are not that entry's, or are damaged.
-    #[error("entry {entry:?}: {reason}")]
+    #[error("entry {entry:?}: checkpoints refused: {reason}")]
     CheckpointsRefused {
         /// The entry.
         entry: String,

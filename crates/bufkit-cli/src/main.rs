@@ -10,6 +10,7 @@ mod inflate_pack;
 mod ls;
 mod remote;
 mod report;
+mod slice;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -58,6 +59,25 @@ enum Command {
         /// with 4 cores or more), `always` or `never`. The bytes and every check are the same.
         #[arg(long, value_enum, default_value_t = extract::ParallelArg::Auto)]
         parallel_inflate: extract::ParallelArg,
+        /// Only LEN bytes of the one entry NAME from OFFSET (`OFFSET:LEN`), inflated from the
+        /// checkpoint before OFFSET: from --checkpoints, or built now (one pass over the entry).
+        #[arg(long, value_name = "OFFSET:LEN")]
+        range: Option<String>,
+        /// Checkpoints `bufkit index` wrote for this entry of this archive (refused for another).
+        #[arg(long, value_name = "FILE", requires = "range")]
+        checkpoints: Option<std::path::PathBuf>,
+    },
+    /// Write a deflated entry's checkpoints to a file, so that `cat --range --checkpoints` reads
+    /// a slice of it later for the cost of one checkpoint span (1 MiB of output) rather than the
+    /// entry from its start. The entry is inflated (and, for a URL, fetched) once.
+    Index {
+        /// The archive: a file, or an http:// or https:// URL.
+        archive: std::path::PathBuf,
+        /// The entry.
+        entry: String,
+        /// Where to write the checkpoints.
+        #[arg(short, long)]
+        output: std::path::PathBuf,
     },
     /// List the entries of a zip/APK/JAR (size, compressed size, method, CRC-32, name), after
     /// validating the whole archive as extraction does: all of them, or those matching PATTERNs
@@ -145,7 +165,14 @@ fn run_command() -> Result<(), String> {
     match cli.command {
         Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
         Command::Extract(args) => extract::run(args),
-        Command::Cat { archive, names, parallel_inflate } => cat::run(&archive, names, parallel_inflate.into()),
+        Command::Cat { archive, names, parallel_inflate, range: None, .. } => {
+            cat::run(&archive, names, parallel_inflate.into())
+        }
+        Command::Cat { archive, names, range: Some(range), checkpoints, .. } => match names.as_slice() {
+            [name] => slice::cat_range(&archive, name, slice::parse_range(&range)?, checkpoints.as_deref()),
+            _ => Err("--range takes exactly one entry NAME".into()),
+        },
+        Command::Index { archive, entry, output } => slice::index(&archive, &entry, &output),
         Command::Ls { archive, patterns, json } => ls::run(&archive, &patterns, json),
         Command::Test { archive, json, threads } => test::run(&archive, json, threads),
         Command::InflatePack { pack, idx, json, threads } => inflate_pack::run(&pack, idx.as_deref(), json, threads),

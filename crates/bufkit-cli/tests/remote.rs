@@ -149,6 +149,9 @@ fn archive() -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
     let mut files: Vec<(String, Vec<u8>)> =
         (0..40).map(|i| (format!("assets/{i}.js"), format!("var v{i} = {i};\n").repeat(300).into_bytes())).collect();
     files.insert(20, ("assets/blob.bin".to_string(), noise));
+    let log: String =
+        (0..70_000).map(|i| format!("2026-12-05T02:{:02} GET /item/{} {}\n", i % 60, i * 7919 % 5003, i % 7)).collect();
+    files.push(("logs/app.log".to_string(), log.into_bytes()));
     (asset_extract::fuzzing::deflated_zip(&files), files)
 }
 
@@ -196,11 +199,38 @@ fn a_remote_archive_reads_as_its_file_fetching_only_what_is_asked() {
     let out = bufkit(&["extract", "--json", url, dest.to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(report["files"], 41);
+    assert_eq!(report["files"], 42);
     assert!(report["requests"].as_u64().unwrap() >= 2);
     for (name, data) in &files {
         assert!(std::fs::read(dest.join(name)).unwrap() == *data, "{name}");
     }
+
+    // A slice of the deflated log, from checkpoints `bufkit index` wrote: one span fetched (its
+    // compressed bytes, at most a quarter of the entry's here), not the entry.
+    let log = &files.last().unwrap().1;
+    let points = work.join("log.idx");
+    let out = bufkit(&["index", url, "logs/app.log", "-o", points.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let compressed = {
+        let listing = bufkit(&["ls", "--json", file]);
+        let rows: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
+        rows.as_array().unwrap().iter().find(|r| r["name"] == "logs/app.log").unwrap()["compressed_size"]
+            .as_u64()
+            .unwrap()
+    };
+    let before = server.sent();
+    let at = log.len() - 10_000;
+    let range = format!("{at}:4096");
+    let out = bufkit(&["cat", "--range", &range, "--checkpoints", points.to_str().unwrap(), url, "logs/app.log"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(out.stdout, log[at..at + 4096]);
+    let fetched = server.sent() - before;
+    let bound = (64 << 10) + 22 + central as u64 + compressed / 2 + (64 << 10);
+    assert!(fetched <= bound, "{fetched} bytes fetched for a 4 KiB slice ({bound} allowed, entry {compressed})");
+    // Checkpoints of another entry: refused.
+    let out = bufkit(&["cat", "--range", "0:10", "--checkpoints", points.to_str().unwrap(), url, "assets/3.js"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("checkpoints"), "{}", String::from_utf8_lossy(&out.stderr));
     drop(server);
     std::fs::remove_dir_all(work).unwrap();
 }
