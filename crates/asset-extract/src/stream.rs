@@ -191,32 +191,40 @@ fn spool_place(dest: &Path) -> PathBuf {
     dir
 }
 
-/// A file in `dir` with no name: nothing to clean up whatever happens. Where the file system has
-/// no unnamed files (`O_TMPFILE`), a named one removed at once.
+/// A file in `dir` with no name: nothing to clean up whatever happens. Where the system or the
+/// file system has no unnamed files (`O_TMPFILE`, Linux only), a named one removed at once.
 fn unnamed_file(dir: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let unnamed = std::fs::OpenOptions::new()
-        .read(true)
-        .write(true)
-        .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
-        .mode(0o600)
-        .open(dir);
-    match unnamed {
-        Ok(file) => Ok(file),
-        Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => {
-            for attempt in 0..100u32 {
-                let path = dir.join(format!(".bufkit-stream-{}-{attempt}", std::process::id()));
-                match std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path) {
-                    Ok(file) => {
-                        std::fs::remove_file(&path)?;
-                        return Ok(file);
-                    }
-                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                    Err(e) => return Err(e),
-                }
-            }
-            Err(io::Error::other("no name free for a spool"))
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        let unnamed = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
+            .mode(0o600)
+            .open(dir);
+        match unnamed {
+            Ok(file) => return Ok(file),
+            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => {}
+            Err(e) => return Err(e),
         }
-        Err(e) => Err(e),
     }
+    named_then_removed(dir)
+}
+
+/// A new file in `dir`, its name removed as soon as it is open.
+fn named_then_removed(dir: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    for attempt in 0..100u32 {
+        let path = dir.join(format!(".bufkit-stream-{}-{attempt}", std::process::id()));
+        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path) {
+            Ok(file) => {
+                std::fs::remove_file(&path)?;
+                return Ok(file);
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Err(io::Error::other("no name free for a spool"))
 }

@@ -134,6 +134,7 @@ fn cancel_on_signals() {
 
 /// Widens standard input's pipe to 1 MiB when it is one: the writer and this process then switch
 /// 16 times less often than with the default 64 KiB. Nothing happens otherwise, or if refused.
+#[cfg(any(target_os = "linux", target_os = "android"))]
 fn widen_stdin_pipe() {
     use std::os::unix::fs::FileTypeExt;
     use std::os::unix::io::AsRawFd;
@@ -145,6 +146,10 @@ fn widen_stdin_pipe() {
         unsafe { libc::fcntl(stdin.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
     }
 }
+
+/// Elsewhere a pipe's size is the system's.
+#[cfg(not(any(target_os = "linux", target_os = "android")))]
+fn widen_stdin_pipe() {}
 
 #[derive(Serialize)]
 struct Failure<'a> {
