@@ -17,7 +17,7 @@ COLORS = {"bufkit": "#1b7837", "git-zlib-loop": "#444444"}
 groups = []
 for line in open(source):
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    if len(cells) == 5 and cells[4].endswith("×") and cells[2][:1].isdigit():
+    if len(cells) == 5 and cells[4].endswith("×") and cells[2][:1].isdigit() and not cells[2].endswith("×"):
         if not groups or groups[-1][0] != cells[0]:
             groups.append((cells[0], []))
         groups[-1][1].append((cells[1], float(cells[4].rstrip("×"))))
