@@ -579,6 +579,67 @@ pub fn own_binary() -> std::process::Command {
     }
 }
 
+/// `data` = a piece size (its first byte, 1 to 256), then an archive. Fed to a
+/// [`StreamedArchive`](crate::StreamedArchive) in pieces of that size and extracted, then
+/// extracted from a file of the same bytes: the same tree, or the same error and nothing left at
+/// either destination. Works in a directory of its own under the system's temporary directory.
+pub fn stream(data: &[u8]) {
+    use std::io::Write;
+    let Some((&piece, archive)) = data.split_first() else { return };
+    let piece = usize::from(piece) + 1;
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("asset-extract-fuzz-stream-{}-{run}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory of our own");
+    let (from_stream, from_file) = (dir.join("stream"), dir.join("file"));
+    // One writer: with several, an archive with two faults reports whichever a writer meets first.
+    let options = Options { threads: 1, ..Options::default() };
+    let mut incoming = crate::StreamedArchive::beside(&from_stream).expect("a spool");
+    for chunk in archive.chunks(piece) {
+        incoming.write_all(chunk).expect("spooled");
+    }
+    let streamed = incoming.extract(&from_stream, &options);
+    let path = dir.join("archive.zip");
+    std::fs::write(&path, archive).expect("written");
+    let filed = crate::extract(&path, &from_file, &options);
+    match (&streamed, &filed) {
+        (Ok(a), Ok(b)) => {
+            assert_eq!((a.files, a.directories, a.bytes), (b.files, b.directories, b.bytes));
+            assert!(tree(&from_stream) == tree(&from_file), "the stream extracted another tree");
+        }
+        (Err(a), Err(b)) => {
+            assert_eq!(
+                a.to_string(),
+                b.to_string().replace(&path.display().to_string(), "(stream)"),
+                "stream and file"
+            );
+            assert!(!from_stream.exists() && !from_file.exists(), "something left behind");
+        }
+        _ => panic!("from the stream {streamed:?}, from the file {filed:?}"),
+    }
+    std::fs::remove_dir_all(&dir).expect("removed");
+}
+
+/// Every path under `dir` (relative) with a file's bytes, sorted.
+fn tree(dir: &std::path::Path) -> Vec<(String, Option<Vec<u8>>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            let rel = path.strip_prefix(dir).expect("under dir").to_string_lossy().into_owned();
+            if path.is_dir() {
+                out.push((rel, None));
+                stack.push(path);
+            } else {
+                out.push((rel, std::fs::read(&path).ok()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::{Spec, build};

@@ -82,7 +82,8 @@ fn both_ways(dir: &Path, name: &str, zip: &[u8]) -> Result<usize, String> {
     let (file_dest, stream_dest) = (dir.join(format!("{name}-file")), dir.join(format!("{name}-stream")));
     let path = dir.join(format!("{name}.zip"));
     std::fs::write(&path, zip).unwrap();
-    let options = Options { threads: 2, ..Options::default() };
+    // One writer: with several, an archive with two faults reports whichever a writer meets first.
+    let options = Options { threads: 1, ..Options::default() };
     let from_file = extract(&path, &file_dest, &options);
     let from_stream = extract_stream(&mut Trickle { data: zip, step: 4093 }, &stream_dest, &options);
     let outcome = match (&from_file, &from_stream) {
