@@ -6,7 +6,10 @@ bytes the server sent for each. Alternating rounds, medians. Then a 4 KiB slice 
 deflated entry (LOG_ZIP's app.log) served the same way, from the checkpoints `bufkit index`
 wrote, with the bytes fetched against one checkpoint span.
 
-Usage: python3 remote.py BUFKIT ROUNDS [LOG_ZIP]   (quiet machine)"""
+Then, when RIPUNZIP is given, the whole archive and one entry extracted from the URL by
+`bufkit extract` and by `ripunzip unzip-uri` (DEST on tmpfs), with the bytes each fetched.
+
+Usage: python3 remote.py BUFKIT ROUNDS [LOG_ZIP [RIPUNZIP]]   (quiet machine)"""
 import http.server
 import os
 import random
@@ -116,9 +119,47 @@ def main():
     print(f"| `bufkit cat URL {name}` | {rm * 1000:.1f} ms | {max(sent_remote):,} | {max(sent_remote) / bound:.2f} of {bound:,} |")
     print(f"| `curl -o` then `bufkit cat FILE {name}` | {dm * 1000:.1f} ms | {max(sent_download):,} | |")
     print(f"download then read / read remotely: {dm / rm:.1f}×")
+    if len(sys.argv) > 4 and sys.argv[4]:
+        against_ripunzip(bufkit, sys.argv[4], archive, name, rounds)
     if len(sys.argv) > 3:
         slice_of(bufkit, sys.argv[3], work)
     subprocess.run(["rm", "-rf", work])
+
+
+def against_ripunzip(bufkit, ripunzip, archive, name, rounds):
+    """Whole-archive and one-entry extraction from the URL: bufkit against ripunzip."""
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler(archive))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}/app.apk"
+    dest = tempfile.mkdtemp(prefix="bufkit-remote-dest-", dir="/dev/shm")
+    runs = {
+        ("whole", "bufkit"): lambda d: [bufkit, "extract", url, d],
+        ("whole", "ripunzip"): lambda d: [ripunzip, "unzip-uri", url, "-d", d],
+        ("one entry", "bufkit"): lambda d: [bufkit, "extract", "--only", name, url, d],
+        ("one entry", "ripunzip"): lambda d: [ripunzip, "unzip-uri", url, name, "-d", d],
+    }
+    walls = {k: [] for k in runs}
+    sent = {k: [] for k in runs}
+    for r in range(rounds):
+        keys = list(runs) if r % 2 == 0 else list(reversed(runs))
+        for key in keys:
+            out = os.path.join(dest, "out")
+            if key[1] == "ripunzip":
+                os.mkdir(out)
+            before = Served.sent
+            walls[key].append(timed(runs[key](out)))
+            sent[key].append(Served.sent - before)
+            subprocess.run(["rm", "-rf", out])
+    server.shutdown()
+    subprocess.run(["rm", "-rf", dest])
+    print()
+    print("extraction from the URL, DEST on tmpfs, medians:")
+    print("| what | bufkit | ripunzip | ripunzip / bufkit | bytes fetched: bufkit | ripunzip |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for what in ("whole", "one entry"):
+        b, r = statistics.median(walls[(what, "bufkit")]), statistics.median(walls[(what, "ripunzip")])
+        print(f"| {what} | {b * 1000:.1f} ms | {r * 1000:.1f} ms | {r / b:.2f}× | {max(sent[(what, 'bufkit')]):,} "
+              f"| {max(sent[(what, 'ripunzip')]):,} |")
 
 
 def slice_of(bufkit, log_zip, work):
