@@ -1,7 +1,12 @@
 //! Replays every input of the fuzz corpus (`fuzz/corpus/`) through the harnesses the fuzz targets
 //! run, so what a fuzzer found once stays fixed.
 
+#[allow(dead_code)] // the tests here use its tree
+mod support;
+
 use std::path::Path;
+
+use support::tree;
 
 fn replay(target: &str, harness: fn(&[u8])) -> usize {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
@@ -34,26 +39,6 @@ fn stream_corpus() {
 #[test]
 fn methods_corpus() {
     assert!(replay("methods", asset_extract::fuzzing::methods) >= 5);
-}
-
-/// Every file under `dir` (relative path, bytes), sorted.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                out.push((rel + "/", Vec::new()));
-                stack.push(path);
-            } else {
-                out.push((rel, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// Extraction from a file checks each selected file's local header in the worker that reads its

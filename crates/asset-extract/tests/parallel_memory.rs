@@ -6,56 +6,16 @@ mod support;
 #[allow(dead_code)]
 mod zipwriter;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use asset_extract::{Options, ParallelInflate, extract};
 use support::workdir;
 use zipwriter::{Spec, build};
 
-/// The system allocator, counting the bytes live now and the most ever live.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded: `ptr` came from this allocator with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded: `ptr` came from this allocator with this layout.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// Numbered lines, about 8:1 deflated, streamed into the compressor (never held whole).
 fn deflated_lines(len: usize) -> (Vec<u8>, u32) {
@@ -97,10 +57,7 @@ fn an_entry_far_larger_than_the_chunks_is_not_held() {
     std::fs::write(&path, &zip).unwrap();
     drop(zip);
     let options = Options { parallel_inflate: ParallelInflate::Always, threads, ..Options::default() };
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
-    let report = extract(&path, &dir.join("out"), &options).unwrap();
-    let held = PEAK.load(Ordering::Relaxed) - before;
+    let (report, held) = counting::held(|| extract(&path, &dir.join("out"), &options).unwrap());
     assert_eq!(report.bytes, len as u64);
     // The bound `ParallelInflate` documents: about 16 MiB for each chunk decoded ahead
     // (`threads + threads / 2 + 1`), whatever the entry's size (here larger than it).

@@ -7,59 +7,18 @@ mod support;
 #[allow(dead_code)]
 mod zipwriter;
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::{Read, Write};
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use asset_extract::{Error, Options, StreamedArchive, extract, extract_stream};
-use support::workdir;
+use support::{tree, workdir};
 use zipwriter::{Spec, build};
 
-/// The system allocator, counting the bytes live now and the most ever live.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's pointer and layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
+mod counting;
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
-
-/// Every file under `dir` (relative path, bytes), sorted.
-fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            let rel = path.strip_prefix(dir).unwrap().to_string_lossy().into_owned();
-            if path.is_dir() {
-                out.push((rel + "/", Vec::new()));
-                stack.push(path);
-            } else {
-                out.push((rel, std::fs::read(&path).unwrap()));
-            }
-        }
-    }
-    out.sort();
-    out
-}
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// A reader handing out `data` a few bytes at a time, as a pipe does.
 struct Trickle<'a> {
@@ -305,11 +264,9 @@ fn a_stream_far_larger_than_memory_allowed_is_extracted_in_bounded_memory() {
     std::io::copy(&mut ZerosZip::new(len), &mut std::fs::File::create(&path).unwrap()).unwrap();
     let options = Options { threads: 2, ..Options::default() };
     let held = |run: &dyn Fn() -> asset_extract::Report| {
-        let before = LIVE.load(Ordering::Relaxed);
-        PEAK.store(before, Ordering::Relaxed);
-        let report = run();
+        let (report, held) = counting::held(run);
         assert_eq!(report.bytes, len);
-        PEAK.load(Ordering::Relaxed) - before
+        held
     };
     let from_file = held(&|| extract(&path, &dir.join("file"), &options).unwrap());
     std::fs::remove_file(&path).unwrap();

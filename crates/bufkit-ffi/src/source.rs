@@ -95,21 +95,25 @@ impl Source for CallbackSource {
         // SAFETY: `buf` is valid for `buf.len()` bytes of writes; the callback's contract is to
         // write at most that many, into it, during the call.
         let n = unsafe { (self.read_at)(self.ctx, offset, buf.as_mut_ptr(), buf.len()) };
-        match usize::try_from(n) {
-            Ok(n) if n <= buf.len() => Ok(n),
-            Ok(n) => Err(io::Error::other(format!(
-                "the source's read_at said it read {n} bytes at offset {offset} into room for {}",
-                buf.len()
-            ))),
-            Err(_) => {
-                let failed = || io::Error::other(format!("the source's read_at failed at offset {offset} ({n})"));
-                let error = match n.checked_neg().and_then(|e| i32::try_from(e).ok()) {
-                    Some(errno @ 1..=4095) => io::Error::from_raw_os_error(errno),
-                    _ => failed(),
-                };
-                // Never retried: a callback that is always interrupted would hold the thread.
-                Err(if error.kind() == io::ErrorKind::Interrupted { failed() } else { error })
-            }
+        callback_count(n, buf.len(), &format!("the source's read_at at offset {offset}"))
+    }
+}
+
+/// What a caller's read callback returned (`n`, into room for `room` bytes) as a count, or the
+/// error it means: a negative value is `-errno` (any other negative value a failure without
+/// one), never retried, so a callback always interrupted cannot hold the thread; a count larger
+/// than the room is an error too. `what` names the call in errors.
+pub(crate) fn callback_count(n: i64, room: usize, what: &str) -> io::Result<usize> {
+    match usize::try_from(n) {
+        Ok(n) if n <= room => Ok(n),
+        Ok(n) => Err(io::Error::other(format!("{what} said it read {n} bytes into room for {room}"))),
+        Err(_) => {
+            let failed = || io::Error::other(format!("{what} failed ({n})"));
+            let error = match n.checked_neg().and_then(|e| i32::try_from(e).ok()) {
+                Some(errno @ 1..=4095) => io::Error::from_raw_os_error(errno),
+                _ => failed(),
+            };
+            Err(if error.kind() == io::ErrorKind::Interrupted { failed() } else { error })
         }
     }
 }

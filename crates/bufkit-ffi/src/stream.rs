@@ -145,20 +145,6 @@ impl Read for CallbackReader {
         // SAFETY: `buf` is valid for `buf.len()` bytes of writes; the callback's contract is to
         // write at most that many, during the call.
         let n = unsafe { (self.read)(self.ctx, buf.as_mut_ptr(), buf.len()) };
-        match usize::try_from(n) {
-            Ok(n) if n <= buf.len() => Ok(n),
-            Ok(n) => {
-                Err(io::Error::other(format!("the stream's read said it read {n} bytes into room for {}", buf.len())))
-            }
-            Err(_) => {
-                let failed = || io::Error::other(format!("the stream's read failed ({n})"));
-                let error = match n.checked_neg().and_then(|e| i32::try_from(e).ok()) {
-                    Some(errno @ 1..=4095) => io::Error::from_raw_os_error(errno),
-                    _ => failed(),
-                };
-                // Never retried: a callback that is always interrupted would hold the thread.
-                Err(if error.kind() == io::ErrorKind::Interrupted { failed() } else { error })
-            }
-        }
+        crate::source::callback_count(n, buf.len(), "the stream's read")
     }
 }
