@@ -5,7 +5,12 @@ against `bufkit extract ARCHIVE DEST` (the same archive from its file) and again
 wall time; bufkit's peak RSS from wait4; the trees compared with unzip's once. DEST on tmpfs
 (/dev/shm), where the spool goes too.
 
-Usage: python3 stream.py BUFKIT ROUNDS ARCHIVE...   (quiet machine)"""
+Usage: python3 stream.py BUFKIT ROUNDS ARCHIVE...   (quiet machine)
+
+With `--rate MBPS` before the archives, each archive arrives at that pace instead (64 KiB pieces
+written by this script, `--pace` mode, as a download arrives), and is compared with what a user
+does by hand without a streaming extractor: download it to a file, then extract the file; and with
+bsdtar on the same pace. The transfer alone (the paced writer into /dev/null) is the floor."""
 import os
 import shutil
 import statistics
@@ -15,11 +20,36 @@ import tempfile
 import time
 
 
+RATE = None
+
+
+def pace(path, rate):
+    """Writes `path` to standard output at `rate` MB/s in 64 KiB pieces."""
+    data = open(path, "rb").read()
+    out = sys.stdout.buffer
+    t0, sent, rate = time.perf_counter(), 0, rate * 1e6
+    while sent < len(data):
+        n = min(65536, len(data) - sent)
+        out.write(data[sent:sent + n])
+        out.flush()
+        sent += n
+        ahead = sent / rate - (time.perf_counter() - t0)
+        if ahead > 0:
+            time.sleep(ahead)
+
+
+def feeder(feed):
+    """The writer of a pipe carrying `feed`: `cat`, or this script at RATE."""
+    if RATE is None:
+        return ["cat", feed]
+    return [sys.executable, os.path.abspath(__file__), "--pace", feed, str(RATE)]
+
+
 def timed(cmd, feed=None):
-    """Wall seconds and peak RSS (KiB) of `cmd`, its standard input `cat feed` when given (the
-    pipe's writer started first, no shell in between)."""
+    """Wall seconds and peak RSS (KiB) of `cmd`, its standard input `feed` through a pipe when
+    given (the pipe's writer started first, no shell in between)."""
     t0 = time.perf_counter()
-    cat = subprocess.Popen(["cat", feed], stdout=subprocess.PIPE) if feed else None
+    cat = subprocess.Popen(feeder(feed), stdout=subprocess.PIPE) if feed else None
     proc = subprocess.Popen(cmd, stdin=cat.stdout if cat else subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     if cat:
@@ -39,8 +69,53 @@ def same_tree(a, b):
     return subprocess.run(["diff", "-r", "-q", a, b], capture_output=True).returncode == 0
 
 
+def paced_main(bufkit, rounds, archives):
+    print(f"| archive | at {RATE:g} MB/s: the transfer alone | `bufkit extract -` from the pipe | download, then `bufkit extract FILE` | download-then-extract / pipe | `bsdtar -xf -` from the pipe | bsdtar / pipe |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for archive in archives:
+        work = tempfile.mkdtemp(prefix="bufkit-stream-", dir="/dev/shm")
+        try:
+            times = {"alone": [], "pipe": [], "then": [], "bsdtar": []}
+            for r in range(rounds):
+                order = ["alone", "pipe", "then", "bsdtar"]
+                order = order[r % 4:] + order[:r % 4]
+                for how in order:
+                    dest = f"{work}/{how}"
+                    if how == "alone":
+                        wall, _ = timed(["cat"], feed=archive)
+                    elif how == "pipe":
+                        wall, _ = timed([bufkit, "extract", "-", dest], feed=archive)
+                    elif how == "then":
+                        t0 = time.perf_counter()
+                        with open(f"{work}/download.zip", "wb") as out:
+                            subprocess.run(feeder(archive), stdout=out, check=True)
+                        subprocess.run([bufkit, "extract", f"{work}/download.zip", dest], check=True,
+                                       stdout=subprocess.DEVNULL)
+                        wall = time.perf_counter() - t0
+                        os.remove(f"{work}/download.zip")
+                    else:
+                        os.mkdir(dest)
+                        wall, _ = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
+                    times[how].append(wall)
+                    shutil.rmtree(dest, ignore_errors=True)
+            a, p, t, b = (statistics.median(times[k]) for k in ("alone", "pipe", "then", "bsdtar"))
+            name = os.path.basename(archive)
+            print(f"| {name} | {a * 1000:.0f} ms | {p * 1000:.0f} ms | {t * 1000:.0f} ms | {t / p:.2f}× "
+                  f"| {b * 1000:.0f} ms | {b / p:.2f}× |")
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
+    global RATE
+    if sys.argv[1] == "--pace":
+        pace(sys.argv[2], float(sys.argv[3]))
+        return
     bufkit, rounds, archives = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+    if archives[:1] == ["--rate"]:
+        RATE = float(archives[1])
+        paced_main(bufkit, rounds, archives[2:])
+        return
     print("| archive | from the file | from a pipe | file / pipe | `bsdtar -xf -` from a pipe | bsdtar / pipe | bufkit peak RSS from a pipe | tree as unzip's |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     for archive in archives:

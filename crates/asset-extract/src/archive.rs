@@ -177,7 +177,7 @@ impl Mtime {
 
 /// The modification time an entry's central extra field records (extended timestamp, then NTFS),
 /// else its DOS date and time.
-fn mtime_of(extra: &[u8], dos: u32) -> Mtime {
+pub(crate) fn mtime_of(extra: &[u8], dos: u32) -> Mtime {
     let mut at = 0;
     let mut ntfs = None;
     while let (Some(id), Some(len)) = (u16_at(extra, at), u16_at(extra, at + 2)) {

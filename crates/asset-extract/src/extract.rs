@@ -11,6 +11,7 @@ use strided_inflate::{Decoder, Format};
 
 use crate::Error;
 use crate::archive::{Entry, Layout, LocalRef, Locals, Method, read_archive};
+use crate::arrivals::Prestaged;
 use crate::behind::WriteBehind;
 use crate::destination::{self, Found, Mode};
 use crate::manifest;
@@ -223,7 +224,7 @@ pub fn extract(archive: &Path, dest: &Path, options: &Options<'_>) -> Result<Rep
         let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| Error::io("mapping", archive, e))?;
         return extract_bytes(&map, dest, options);
     }
-    extract_opened(Box::new(file), archive, dest, options)
+    extract_opened(Box::new(file), archive, dest, options, None)
 }
 
 /// Extracts the archive in `source` (a [`Source`] of the caller's: its bytes wherever the host
@@ -235,9 +236,21 @@ pub fn extract_source(source: &dyn Source, dest: &Path, options: &Options<'_>) -
         Some(bytes) => extract_bytes(bytes, dest, options),
         None => {
             refuse_early(dest, options)?;
-            extract_opened(Box::new(source), Path::new("(source)"), dest, options)
+            extract_opened(Box::new(source), Path::new("(source)"), dest, options, None)
         }
     }
+}
+
+/// Extracts a stream's spool as [`extract_source`] does, putting in place the entries staged as
+/// it arrived that the archive, read on the one path, describes exactly as they were staged.
+pub(crate) fn extract_spool(
+    source: &dyn Source,
+    dest: &Path,
+    options: &Options<'_>,
+    prestaged: Option<Prestaged>,
+) -> Result<Report, Error> {
+    refuse_early(dest, options)?;
+    extract_opened(Box::new(source), Path::new("(stream)"), dest, options, prestaged)
 }
 
 /// Extraction from a source read only where it must be (`archive` names it in errors).
@@ -246,6 +259,7 @@ fn extract_opened(
     archive: &Path,
     dest: &Path,
     options: &Options<'_>,
+    prestaged: Option<Prestaged>,
 ) -> Result<Report, Error> {
     let (opened, layout, mut locals) = Opened::open(source, archive)?;
     // The local headers extraction does not read on its way are checked first, as every reading
@@ -260,14 +274,14 @@ fn extract_opened(
         opened.check_locals(&unread)?;
     }
     locals.symlinks = Vec::new();
-    extract_from(opened.source(), Some(&opened), layout, Some(locals), archive, dest, options)
+    extract_from(opened.source(), Some(&opened), layout, Some(locals), archive, dest, options, prestaged)
 }
 
 /// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`
 /// changes unless every selected entry verified; see [`Mode`] for what changes then.
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     refuse_early(dest, options)?;
-    extract_from(&data, None, read_archive(data)?, None, Path::new("(memory)"), dest, options)
+    extract_from(&data, None, read_archive(data)?, None, Path::new("(memory)"), dest, options, None)
 }
 
 /// Whether the `only` patterns select `e` (every entry when there are none).
@@ -294,7 +308,9 @@ fn refuse_early(dest: &Path, options: &Options<'_>) -> Result<(), Error> {
 /// checked here, in file order; each file's by the worker that writes it, from the read that
 /// brings its data (one read for both). Entries left out are not read at all: what they hold
 /// does not change what is extracted (where each entry may lie was checked against all the
-/// others from the central directory).
+/// others from the central directory). Entries staged ahead from a stream (`prestaged`) are put
+/// in place where they match.
+#[allow(clippy::too_many_arguments)]
 fn extract_from(
     source: &(dyn Source + '_),
     opened: Option<&Opened<'_>>,
@@ -303,6 +319,7 @@ fn extract_from(
     archive: &Path,
     dest: &Path,
     options: &Options<'_>,
+    prestaged: Option<Prestaged>,
 ) -> Result<Report, Error> {
     let Selection { mut entries, mut locals, skipped, bytes: bytes_total, prepended, appended, symlinks } =
         select(layout, locals, options)?;
@@ -322,16 +339,28 @@ fn extract_from(
             locals = None;
         }
     }
-    staging::sweep_beside(dest);
+    if prestaged.is_none() {
+        staging::sweep_beside(dest); // (a stream's staging ahead swept first)
+    }
     let found = destination::inspect(dest, options.mode)?;
     let merging = options.mode == Mode::Merge && found == Found::Directory;
 
-    let staging = if merging { Staging::inside(dest)? } else { Staging::beside(dest)? };
+    // Files staged from a stream as it arrived: kept where the archive describes them as they
+    // were staged, in their staging directory; every other one removed first.
+    let mut prestaged = prestaged.filter(|_| !merging && previous.is_none() && locals.is_some());
+    let staging = match prestaged.as_mut().and_then(Prestaged::take_staging) {
+        Some(staging) => staging,
+        None if merging => Staging::inside(dest)?,
+        None => Staging::beside(dest)?,
+    };
+    if let (Some(staged), Some(locals), Some(opened)) = (prestaged.as_mut(), locals.as_deref(), opened) {
+        staged.keep(opened, &entries, locals)?;
+    }
     if options.fold_case || folds_case(staging.path()) {
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
-    let written =
-        write_all(source, opened, &entries, locals.as_deref(), staging.path(), options, bytes_total, previous.as_ref());
+    let reuse = Reuse { previous: previous.as_ref(), prestaged: prestaged.as_ref() };
+    let written = write_all(source, opened, &entries, locals.as_deref(), staging.path(), options, bytes_total, reuse);
     // Nothing goes in place from an archive that changed while it was read; and a change explains
     // a failure better than what it caused (a read racing a truncation can copy the zeros the
     // kernel writes over the cut page, which then fail the CRC).
@@ -461,6 +490,15 @@ fn check_limits(entries: &[Entry], options: &Options<'_>) -> Result<u64, Error> 
     Ok(total)
 }
 
+/// Files written already, that an extraction puts in place instead of writing them again.
+#[derive(Clone, Copy)]
+struct Reuse<'r> {
+    /// The last extraction's, in incremental mode.
+    previous: Option<&'r manifest::Previous>,
+    /// A stream's entries, staged as it arrived.
+    prestaged: Option<&'r Prestaged>,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn write_all(
     source: &(dyn Source + '_),
@@ -470,8 +508,9 @@ fn write_all(
     root: &Path,
     options: &Options<'_>,
     bytes_total: u64,
-    previous: Option<&manifest::Previous>,
+    reuse: Reuse<'_>,
 ) -> Result<Report, Error> {
+    let previous = reuse.previous;
     let tree = Tree::plan(root, entries)?;
     let is_file = |&(_, e): &(usize, &Entry)| e.kind == Kind::File;
     let files: Vec<&Entry> = entries.iter().enumerate().filter(is_file).map(|(_, e)| e).collect();
@@ -480,6 +519,12 @@ fn write_all(
         locals.map(|l| entries.iter().enumerate().filter(is_file).map(|(i, _)| &l[i]).collect());
     let pread_file = opened.zip(file_locals.as_ref());
     // What a file's read must cover: its data, or its local header through its data.
+    // An entry staged from a stream as it arrived, and kept (its local header checked), is not
+    // read at all.
+    let kept = |i: usize| {
+        let header = pread_file.map(|(_, l)| l[i].header_offset());
+        reuse.prestaged.zip(header).is_some_and(|(p, header)| p.has_header(header))
+    };
     let extent = |i: usize| match pread_file {
         Some((_, l)) => (l[i].header_offset(), check_end(l[i], files[i], true)),
         None => (files[i].data_offset, files[i].data_offset + files[i].compressed_size),
@@ -524,7 +569,7 @@ fn write_all(
             let Some(batch) = batches.get(b) else { break };
             // Neighbouring small entries of a file-held archive: their data in one read, with
             // their local headers when those are still to check (then even for one entry).
-            let extents: Vec<(u64, u64)> = batch.iter().map(|&i| extent(i)).collect();
+            let extents: Vec<(u64, u64)> = batch.iter().filter(|&&i| !kept(i)).map(|&i| extent(i)).collect();
             let at_least = if pread_file.is_some() { 1 } else { 2 };
             let prefetch = match Prefetch::read(source, &extents, at_least, files[batch[0]], &mut batch_bytes) {
                 Ok(p) => p,
@@ -549,6 +594,11 @@ fn write_all(
                         } else {
                             let durable = options.durable;
                             let halt = Halt { failed: &stop, cancel: options.cancel };
+                            if let (Some(staged), Some((_, l))) = (reuse.prestaged, pread_file)
+                                && staged.place(files[i], l[i].header_offset(), &tree, mtime, durable)?
+                            {
+                                return Ok(());
+                            }
                             let data_offset = locate(i, prefetch.as_ref())?;
                             let held = prefetch.as_ref().and_then(|p| p.span(files[i], data_offset));
                             let (tree, behind) = (&tree, &behind);

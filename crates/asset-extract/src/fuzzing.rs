@@ -142,15 +142,15 @@ impl Cursor<'_> {
 }
 
 /// One entry of a structured archive.
-struct Spec {
-    name: Vec<u8>,
-    data: Vec<u8>,
-    deflate: bool,
-    descriptor: bool,
-    unix_mode: u32,
+pub(crate) struct Spec {
+    pub(crate) name: Vec<u8>,
+    pub(crate) data: Vec<u8>,
+    pub(crate) deflate: bool,
+    pub(crate) descriptor: bool,
+    pub(crate) unix_mode: u32,
     /// Bytes written as the entry's data under this method number, in place of `data` stored or
     /// deflated (`data` still gives the declared size and CRC-32).
-    packed: Option<(u16, Vec<u8>)>,
+    pub(crate) packed: Option<(u16, Vec<u8>)>,
 }
 
 /// Name parts that exercise the name rules: traversal, absolute, case twins, CP437, odd bytes.
@@ -178,7 +178,7 @@ fn stored_deflate(data: &[u8]) -> Vec<u8> {
 
 /// Builds a well-formed zip of `specs` (stored or stored-block deflate, with or without data
 /// descriptors), after `prefix`.
-fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
+pub(crate) fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
     let mut out = prefix.to_vec();
     let mut central = Vec::new();
     for s in specs {
@@ -595,6 +595,9 @@ pub fn stream(data: &[u8]) {
     // One writer: with several, an archive with two faults reports whichever a writer meets first.
     let options = Options { threads: 1, ..Options::default() };
     let mut incoming = crate::StreamedArchive::beside(&from_stream).expect("a spool");
+    // Every entry the stream's local headers describe staged as it arrives, then checked against
+    // the central directory: what is extracted must be exactly what the file gives.
+    incoming.stage_everything();
     for chunk in archive.chunks(piece) {
         incoming.write_all(chunk).expect("spooled");
     }

@@ -34,6 +34,7 @@
 #![deny(missing_docs)]
 
 mod archive;
+mod arrivals;
 mod behind;
 mod destination;
 mod entry_data;

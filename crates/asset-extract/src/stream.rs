@@ -1,17 +1,23 @@
 //! Extraction from a stream (a pipe, a socket, stdin, a host's callback): the archive's bytes are
 //! spooled as they arrive (in memory up to 8 MiB, beyond that in an unnamed file beside the
-//! destination), then extracted on the one reading path, exactly as from a file. A zip's central directory, which says what the
-//! archive holds, comes last; reading the spool, every entry is checked against it as a file's
-//! are, so a stream admits one reading or none, with prepended data, ZIP64, data descriptors
-//! (stored entries too) and every method. Memory stays bounded (one copy buffer) whatever the
-//! stream's size; the spool takes the archive's size on the destination's file system, and is
-//! gone when extraction ends, or the process does.
+//! destination), and while the stream is slower than the workers, the entries it brings are
+//! staged as they arrive: inflated by worker threads straight into the extraction's staging
+//! directory ([`arrivals`](crate::arrivals)). When the stream ends, the spool is extracted on the
+//! one reading path, exactly as a file is: a zip's central directory, which says what the archive
+//! holds, comes last, and every entry is checked against it as a file's are, so a stream admits
+//! one reading or none, with prepended data, ZIP64, data descriptors (stored entries too) and
+//! every method. A file staged ahead is kept only where the archive describes it exactly as it was
+//! staged; any other is removed, and the entry written from the spool. Memory stays bounded (one
+//! copy buffer, at most 8 MiB queued for the workers, their buffers) whatever the stream's size;
+//! the spool takes the archive's size on the destination's file system, and is gone when
+//! extraction ends, or the process does.
 
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
+use crate::arrivals::{Arrivals, Wanted};
 use crate::extract::{Options, Report};
 use crate::{Error, FileSource};
 
@@ -45,6 +51,9 @@ pub struct StreamedArchive {
     spool: Spool,
     place: PathBuf,
     len: u64,
+    /// The entries being staged as they arrive (none where nothing can be staged beside the
+    /// destination).
+    arrivals: Option<Box<Arrivals>>,
 }
 
 /// A spool in memory, read as a file is (not as an archive handed over in memory, which is
@@ -76,10 +85,33 @@ enum Spool {
 impl StreamedArchive {
     /// Makes room for an archive to be extracted into `dest`: in memory up to 8 MiB, beyond that
     /// in a file on `dest`'s file system, with no name (nothing is left behind whatever happens).
+    /// Its entries are staged as they arrive, every entry (its options are not known yet): see
+    /// [`extracting`](Self::extracting).
     pub fn beside(dest: &Path) -> Result<StreamedArchive, Error> {
+        Ok(Self::with_wanted(dest, Some(Wanted::default())))
+    }
+
+    /// Makes room, as [`beside`](Self::beside) does, for an archive to be extracted into `dest`
+    /// with `options`: entries that `options.only` leaves out, or that would pass its quota or
+    /// ratio, are not staged as they arrive.
+    pub fn extracting(dest: &Path, options: &Options<'_>) -> Result<StreamedArchive, Error> {
+        Ok(Self::with_wanted(dest, Wanted::of(options)))
+    }
+
+    fn with_wanted(dest: &Path, wanted: Option<Wanted>) -> StreamedArchive {
         // Reserved whole, never grown: no copy, and pages take memory only once written.
         let held = Vec::with_capacity(IN_MEMORY);
-        Ok(StreamedArchive { spool: Spool::Memory(held), place: spool_place(dest), len: 0 })
+        let arrivals = wanted.map(|wanted| Box::new(Arrivals::beside(dest, wanted)));
+        StreamedArchive { spool: Spool::Memory(held), place: spool_place(dest), len: 0, arrivals }
+    }
+
+    /// Stages every entry it can as it arrives, however fast the stream, and lets that finish
+    /// before extracting: for the tests and fuzz harnesses that hold this path to a file's.
+    #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))]
+    pub(crate) fn stage_everything(&mut self) {
+        if let Some(arrivals) = &mut self.arrivals {
+            arrivals.stage_everything();
+        }
     }
 
     /// Bytes of the archive received so far.
@@ -98,11 +130,12 @@ impl StreamedArchive {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
+        let prestaged = self.arrivals.and_then(|arrivals| arrivals.finish());
         match self.spool {
-            Spool::Memory(bytes) => crate::extract::extract_source(&Held(bytes), dest, options),
+            Spool::Memory(bytes) => crate::extract::extract_spool(&Held(bytes), dest, options, prestaged),
             Spool::File(file) => {
                 let source = FileSource::from_file(file, Path::new("(stream)"))?;
-                crate::extract::extract_source(&source, dest, options)
+                crate::extract::extract_spool(&source, dest, options, prestaged)
             }
         }
     }
@@ -119,6 +152,9 @@ impl Write for StreamedArchive {
         {
             let mut file = unnamed_file(place).map_err(failed)?;
             file.write_all(held).map_err(failed)?;
+            if let Some(arrivals) = &mut self.arrivals {
+                arrivals.spooled_to(&file);
+            }
             self.spool = Spool::File(file);
         }
         let n = match &mut self.spool {
@@ -128,6 +164,9 @@ impl Write for StreamedArchive {
             }
             Spool::File(file) => file.write(bytes).map_err(failed)?,
         };
+        if let Some(arrivals) = &mut self.arrivals {
+            arrivals.feed(&bytes[..n]);
+        }
         self.len += n as u64;
         Ok(n)
     }
@@ -157,7 +196,7 @@ pub fn extract_stream(input: &mut dyn Read, dest: &Path, options: &Options<'_>) 
     if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
         return Err(Error::Cancelled);
     }
-    let mut incoming = StreamedArchive::beside(dest)?;
+    let mut incoming = StreamedArchive::extracting(dest, options)?;
     let mut buf = vec![0u8; COPY];
     loop {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {

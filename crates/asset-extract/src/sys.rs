@@ -146,6 +146,25 @@ pub(crate) fn link_at(from_dir: RawFd, from: &CStr, to_dir: RawFd, to: &CStr) ->
     ok_or_errno(unsafe { libc::linkat(from_dir, from.as_ptr(), to_dir, to.as_ptr(), 0) })
 }
 
+/// Sets the modification time of `name` in `dir` to `secs` and `nanos` since the epoch, leaving
+/// its access time, without following a symlink (`utimensat`).
+pub(crate) fn set_mtime_at(dir: RawFd, name: &CStr, secs: i64, nanos: u32) -> io::Result<()> {
+    let times = [
+        libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT },
+        libc::timespec { tv_sec: secs as libc::time_t, tv_nsec: nanos as _ },
+    ];
+    // SAFETY: `dir` is an open directory, `name` NUL-terminated and `times` two timespecs, all
+    // outliving the call.
+    ok_or_errno(unsafe { libc::utimensat(dir, name.as_ptr(), times.as_ptr(), libc::AT_SYMLINK_NOFOLLOW) })
+}
+
+/// Sets the permission bits of `name` in `dir` (`fchmodat`; the caller's own tree holds no
+/// symlinks).
+pub(crate) fn chmod_at(dir: RawFd, name: &CStr, mode: u32) -> io::Result<()> {
+    // SAFETY: `dir` is an open directory and `name` NUL-terminated, outliving the call.
+    ok_or_errno(unsafe { libc::fchmodat(dir, name.as_ptr(), mode as libc::mode_t, 0) })
+}
+
 /// The status of `name` in `dir`, without following a symlink (`fstatat` with
 /// `AT_SYMLINK_NOFOLLOW`).
 pub(crate) fn stat_at(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {

@@ -127,7 +127,17 @@ impl<'a> Tree<'a> {
         let dir = &self.dirs[i];
         let made = dir.made.get_or_init(|| {
             let path = c_path(dir.path).map_err(|_| libc::EINVAL)?;
-            crate::sys::mkdir_at(self.root.as_raw_fd(), &path, 0o755).map_err(|e| e.raw_os_error().unwrap_or(libc::EIO))
+            match crate::sys::mkdir_at(self.root.as_raw_fd(), &path, 0o755) {
+                // Made already, as files staged from a stream were written ahead of the plan: a
+                // directory, not followed if a link (the tree holds only what this extraction made).
+                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
+                    match crate::sys::stat_at(self.root.as_raw_fd(), &path) {
+                        Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFDIR => Ok(()),
+                        _ => Err(libc::EEXIST),
+                    }
+                }
+                other => other.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)),
+            }
         });
         made.map_err(|errno| Error::io("creating", &self.root_path.join(dir.path), io::Error::from_raw_os_error(errno)))
     }
@@ -168,6 +178,33 @@ impl<'a> Tree<'a> {
         // A symlink at `name` would be linked itself, not followed (and the caller has checked it
         // is a regular file).
         crate::sys::link_at(dir, name, self.root.as_raw_fd(), &target).is_ok()
+    }
+
+    /// Finishes `path`, a file written into the tree before it was planned (staged from a
+    /// stream as it arrived): gives it `mode` and `mtime` where given, and syncs it with `durable`.
+    pub(crate) fn finish_file(
+        &self,
+        path: &str,
+        mode: Option<u32>,
+        mtime: Option<(i64, u32)>,
+        durable: bool,
+    ) -> Result<(), Error> {
+        let full = || self.root_path.join(path);
+        let c = c_path(path).map_err(|e| Error::io("finishing", &full(), e))?;
+        if let Some(mode) = mode {
+            sys::chmod_at(self.root.as_raw_fd(), &c, mode).map_err(|e| Error::io("setting the mode of", &full(), e))?;
+        }
+        if let Some((secs, nanos)) = mtime {
+            sys::set_mtime_at(self.root.as_raw_fd(), &c, secs, nanos)
+                .map_err(|e| Error::io("setting the time of", &full(), e))?;
+        }
+        if durable {
+            let file = sys::open_at(self.root.as_raw_fd(), &c, libc::O_RDONLY, 0)
+                .map(File::from)
+                .map_err(|e| Error::io("opening", &full(), e))?;
+            file.sync_all().map_err(|e| Error::io("syncing", &full(), e))?;
+        }
+        Ok(())
     }
 
     /// The full path of `path` under the root, for messages and for the few calls that need one.

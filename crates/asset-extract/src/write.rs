@@ -28,7 +28,7 @@ const CHUNK_BUFFER: usize = 1 << 20;
 /// Stored entries of an archive not in memory are copied in pieces of this size.
 const STORED_PIECE: usize = 1 << 20;
 /// A streamed entry's chunks (the decoder's window is this plus 32 KiB and its slack).
-const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
+pub(crate) const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
 
 /// What a worker keeps between entries: the whole-stream decoder for entries inflated at once,
 /// the chunked one (made on first use) for large entries, and its buffers for an entry's data as
@@ -112,7 +112,11 @@ pub(crate) struct Job<'j, 'a> {
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
 pub(crate) fn system_time(mtime: crate::archive::Mtime) -> Option<std::time::SystemTime> {
-    let (secs, nanos) = mtime.unix()?;
+    unix_system_time(mtime.unix()?)
+}
+
+/// Seconds and nanoseconds since the epoch as a `SystemTime`, if representable.
+pub(crate) fn unix_system_time((secs, nanos): (i64, u32)) -> Option<std::time::SystemTime> {
     let epoch = std::time::UNIX_EPOCH;
     if secs >= 0 {
         epoch.checked_add(std::time::Duration::new(secs as u64, nanos))

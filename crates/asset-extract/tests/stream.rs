@@ -20,6 +20,10 @@ mod counting;
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;
 
+/// The memory test counts every allocation of the process: it runs alone (`write`), the others
+/// beside each other (`read`).
+static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
 /// A reader handing out `data` a few bytes at a time, as a pipe does.
 struct Trickle<'a> {
     data: &'a [u8],
@@ -67,6 +71,7 @@ fn both_ways(dir: &Path, name: &str, zip: &[u8]) -> Result<usize, String> {
 
 #[test]
 fn every_corpus_archive_extracts_from_a_stream_as_from_a_file() {
+    let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
     let dir = workdir("stream-corpus");
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/parse");
     let (mut accepted, mut refused) = (0, 0);
@@ -83,6 +88,7 @@ fn every_corpus_archive_extracts_from_a_stream_as_from_a_file() {
 
 #[test]
 fn descriptors_prepended_bytes_and_every_kind_of_entry_come_through() {
+    let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
     let dir = workdir("stream-kinds");
     let body = b"the same words again and again, ".repeat(5000);
     let entries = [
@@ -102,8 +108,80 @@ fn descriptors_prepended_bytes_and_every_kind_of_entry_come_through() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// A reader that hands out `data` in pieces, pausing after the first as a download does: what
+/// arrives after the pause is staged as it arrives.
+struct Paused<'a> {
+    data: &'a [u8],
+    step: usize,
+    paused: bool,
+}
+
+impl Read for Paused<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if !self.paused && self.data.len() > self.step {
+            self.paused = true;
+            let n = self.step;
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            return Ok(n);
+        }
+        if self.paused {
+            std::thread::sleep(std::time::Duration::from_millis(30));
+            self.paused = false;
+            self.step = usize::MAX; // once: the rest in pieces as large as asked
+        }
+        let n = buf.len().min(self.data.len()).min(8191);
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_stream_staged_as_it_arrives_extracts_exactly_as_its_file() {
+    let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
+    let dir = workdir("stream-staged");
+    let body = b"the same words again and again, ".repeat(3000);
+    let mut entries = vec![Spec::dir("assets/")];
+    for i in 0..40 {
+        let spec = Spec::file(&format!("assets/{i}.txt"), &body[i..]);
+        entries.push(if i % 3 == 0 { Spec { descriptor: true, ..spec } } else { spec });
+    }
+    entries.push(Spec { descriptor: true, ..Spec::stored("stored-with-descriptor.bin", &body[..9000]) });
+    entries.push(Spec::stored("assets/empty", b""));
+    let (zip, _) = build(&entries, b"");
+    let path = dir.join("a.zip");
+    std::fs::write(&path, &zip).unwrap();
+    for options in [
+        Options::default(),
+        Options { only: vec!["assets/1*".into()], ..Options::default() },
+        Options { no_mtime: true, ..Options::default() },
+    ] {
+        let (file_dest, stream_dest) = (dir.join("file"), dir.join("stream"));
+        let a = extract(&path, &file_dest, &options).unwrap();
+        let b = extract_stream(&mut Paused { data: &zip, step: 4096, paused: false }, &stream_dest, &options).unwrap();
+        assert_eq!((a.files, a.bytes, a.skipped), (b.files, b.bytes, b.skipped));
+        assert!(tree(&file_dest) == tree(&stream_dest), "other trees");
+        if !options.no_mtime {
+            for name in ["assets/5.txt", "assets/6.txt", "assets/12.txt", "assets/39.txt"] {
+                if !file_dest.join(name).exists() {
+                    continue;
+                }
+                let time = |d: &Path| std::fs::metadata(d.join(name)).unwrap().modified().unwrap();
+                assert_eq!(time(&file_dest), time(&stream_dest), "{name}");
+            }
+        }
+        std::fs::remove_dir_all(&file_dest).unwrap();
+        std::fs::remove_dir_all(&stream_dest).unwrap();
+    }
+    // Nothing but the archive is left: no staging directory.
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
 #[test]
 fn a_cut_or_padded_stream_is_refused_as_the_file_is_and_leaves_nothing() {
+    let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
     let dir = workdir("stream-cut");
     let (zip, layout) = build(&[Spec::file("a.txt", &[7u8; 50_000]), Spec::file("b.txt", b"bee")], b"");
     for cut in [0, 1, zip.len() / 3, layout.central[0], layout.eocd, zip.len() - 1] {
@@ -128,6 +206,7 @@ fn a_cut_or_padded_stream_is_refused_as_the_file_is_and_leaves_nothing() {
 
 #[test]
 fn a_failing_stream_or_a_cancellation_leaves_nothing() {
+    let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
     struct Failing(usize);
     impl Read for Failing {
         fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
@@ -255,6 +334,7 @@ impl Read for ZerosZip {
 
 #[test]
 fn a_stream_far_larger_than_memory_allowed_is_extracted_in_bounded_memory() {
+    let _alone = ALONE.write().unwrap_or_else(|p| p.into_inner());
     let dir = workdir("stream-memory");
     let len = 160u64 << 20;
     // From a file (written from the same generator), then from the stream: the stream adds its
