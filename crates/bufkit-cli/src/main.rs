@@ -8,6 +8,7 @@ mod demo;
 mod extract;
 mod inflate_pack;
 mod ls;
+mod range_response;
 mod remote;
 mod report;
 mod slice;

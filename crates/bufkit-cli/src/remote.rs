@@ -16,6 +16,8 @@ use std::time::Duration;
 
 use asset_extract::{AssetArchive, LocalHeaders, Source};
 
+use crate::range_response::{Asked, check_body, check_response, check_validators};
+
 /// What the first request fetches from the end: what the search for the end record reads (the
 /// record and the longest comment it may carry) and, for most archives, the central directory.
 const TAIL: u64 = (64 << 10) + 22;
@@ -127,11 +129,8 @@ impl HttpSource {
         )
         .map_err(|what| failed(format!("{what} (asked {range})")))?;
         let validators = (header("etag"), header("last-modified"));
-        if expect.is_some() && validators != self.validators {
-            return Err(failed(format!(
-                "the archive changed on the server (ETag {:?}, Last-Modified {:?}; first {:?}, {:?})",
-                validators.0, validators.1, self.validators.0, self.validators.1
-            )));
+        if expect.is_some() {
+            check_validators(&self.validators, &validators).map_err(failed)?;
         }
         let want = end - start + 1;
         let mut body = Vec::with_capacity(want as usize);
@@ -142,56 +141,9 @@ impl HttpSource {
             .read_to_end(&mut body)
             .map_err(|e| failed(format!("reading bytes {start}-{end}: {e}")))?;
         self.fetched.bytes.fetch_add(body.len() as u64, Ordering::Relaxed);
-        if body.len() as u64 != want {
-            return Err(failed(format!("a body of {} bytes for bytes {start}-{end} ({want})", body.len())));
-        }
+        check_body(body.len() as u64, want, start, end).map_err(failed)?;
         Ok((start, body, total, validators))
     }
-}
-
-/// What a range request asked for.
-#[derive(Debug, Clone, Copy)]
-enum Asked {
-    /// The last this many bytes (the first request: the length is not known yet).
-    Tail(u64),
-    /// Bytes `start..end` of an archive of `total` bytes.
-    Range { start: u64, end: u64, total: u64 },
-}
-
-/// Checks a response to a range request (its status, Content-Encoding and Content-Range) against
-/// what was asked: (start, end inclusive, total) of the bytes its body must hold, never more than
-/// asked; else what was wrong.
-fn check_response(
-    status: u16,
-    encoding: Option<&str>,
-    content_range: Option<&str>,
-    asked: Asked,
-) -> Result<(u64, u64, u64), String> {
-    if status != 206 {
-        return Err(format!("the server answered {status} to a range request: it must serve ranges"));
-    }
-    if encoding.is_some_and(|e| !e.eq_ignore_ascii_case("identity")) {
-        return Err("the server encoded a range (Content-Encoding)".into());
-    }
-    let content_range = content_range.ok_or("a range without Content-Range")?;
-    let wrong = || format!("a wrong Content-Range: {content_range}");
-    let (start, end, total) = parse_content_range(content_range).ok_or_else(wrong)?;
-    let right = match asked {
-        Asked::Tail(n) => end == total - 1 && end - start + 1 == n.min(total),
-        Asked::Range { start: want, end: want_end, total: known } => {
-            start == want && end + 1 == want_end && total == known
-        }
-    };
-    if right { Ok((start, end, total)) } else { Err(wrong()) }
-}
-
-/// `bytes START-END/TOTAL`: (start, end inclusive, total), if well-formed and consistent.
-fn parse_content_range(value: &str) -> Option<(u64, u64, u64)> {
-    let rest = value.trim().strip_prefix("bytes ")?;
-    let (range, total) = rest.split_once('/')?;
-    let (start, end) = range.split_once('-')?;
-    let (start, end, total): (u64, u64, u64) = (start.parse().ok()?, end.parse().ok()?, total.parse().ok()?);
-    (start <= end && end < total).then_some((start, end, total))
 }
 
 impl Source for HttpSource {
@@ -268,67 +220,4 @@ pub fn open_url(name: &Path) -> Result<HttpSource, asset_extract::Error> {
 pub fn report(url: &Path, fetched: &Fetched) {
     let (bytes, requests) = fetched.summary();
     eprintln!("bufkit: {}: fetched {bytes} bytes in {requests} requests", url.display());
-}
-
-#[cfg(test)]
-mod tests {
-    use super::{Asked, check_response, parse_content_range};
-
-    /// Random responses, a few right and most wrong: one is accepted only if it is exactly the
-    /// range asked, and none panics or claims more bytes than asked.
-    #[test]
-    fn only_the_range_asked_is_accepted() {
-        let mut state = 0x2545f4914f6cdd1du64;
-        let mut next = move || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let (mut accepted, mut refused) = (0, 0);
-        for _ in 0..200_000 {
-            let total = [1, 22, 65_558, 1 << 40, u64::MAX][(next() % 5) as usize];
-            let start = next() % total;
-            let end = (start + 1 + next() % (1 << 20)).min(total);
-            let asked =
-                if next() % 4 == 0 { Asked::Tail(1 + next() % 70_000) } else { Asked::Range { start, end, total } };
-            let pick = |n: u64, v: &[u64]| v[(n % v.len() as u64) as usize];
-            let a = pick(next(), &[start, start.wrapping_add(1), start.wrapping_sub(1), 0, next(), u64::MAX]);
-            let b = pick(next(), &[end.wrapping_sub(1), end, a, total.wrapping_sub(1), next(), u64::MAX]);
-            let t = pick(next(), &[total, total.wrapping_add(1), next(), u64::MAX]);
-            let header = match next() % 8 {
-                0 => None,
-                1 => Some(format!("bytes */{t}")),
-                2 => Some(format!("bytes {a}-{b}")),
-                3 => Some(format!("{a}-{b}/{t}")),
-                _ => Some(format!("bytes {a}-{b}/{t}")),
-            };
-            let status = pick(next(), &[206, 206, 206, 200, 416, 0]) as u16;
-            let encoding = pick(next(), &[0, 0, 0, 1, 2]);
-            let encoding = [None, Some("gzip"), Some("identity")][encoding as usize];
-            match check_response(status, encoding, header.as_deref(), asked) {
-                Ok((s, e, t)) => {
-                    assert_eq!(status, 206);
-                    assert!(encoding.is_none_or(|e| e == "identity"));
-                    match asked {
-                        Asked::Tail(n) => assert!(e == t - 1 && e - s < n),
-                        Asked::Range { start, end, total } => assert_eq!((s, e + 1, t), (start, end, total)),
-                    }
-                    accepted += 1;
-                }
-                Err(_) => refused += 1,
-            }
-        }
-        assert!(accepted > 100 && refused > 100_000, "{accepted} accepted, {refused} refused");
-    }
-
-    #[test]
-    fn content_ranges_are_read_strictly() {
-        assert_eq!(parse_content_range("bytes 0-9/100"), Some((0, 9, 100)));
-        assert_eq!(parse_content_range("bytes 90-99/100"), Some((90, 99, 100)));
-        for bad in ["bytes 9-0/100", "bytes 0-100/100", "bytes */100", "bytes 0-9/*", "items 0-9/100", "bytes 0-9", ""]
-        {
-            assert_eq!(parse_content_range(bad), None, "{bad}");
-        }
-    }
 }
