@@ -225,6 +225,12 @@ impl Arrivals {
         }
     }
 
+    /// Whether the stream's bytes are still followed: until its pace is judged, and after if it
+    /// is slow enough to stage.
+    pub(crate) fn follows(&self) -> bool {
+        !self.decided || self.wanted_now
+    }
+
     /// Makes the staging directory beside the destination and starts one worker per core, once:
     /// whether they run. Where no directory can be made there (the destination's parent does not
     /// exist yet), nothing is staged ahead.

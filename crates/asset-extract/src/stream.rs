@@ -141,6 +141,50 @@ impl StreamedArchive {
     }
 }
 
+impl StreamedArchive {
+    /// Whether the bytes still to come are looked at as they arrive (to stage their entries):
+    /// false once the stream has proved a local one, whose entries are extracted from the spool
+    /// when it ends. Until then, feed it through [`Write`]; after, [`splice_from`](Self::splice_from)
+    /// may move the rest in without a copy through memory.
+    pub fn follows(&self) -> bool {
+        self.arrivals.as_ref().is_some_and(|a| a.follows())
+    }
+
+    /// Moves everything left in the pipe `pipe` into the spool inside the kernel (Linux and
+    /// Android, `splice`), never through this process's memory: the bytes received. `Ok(None)`
+    /// where the pipe or the spool cannot splice (not a pipe, another system): read it instead.
+    /// Only once [`follows`](Self::follows) is false (else its entries would not be staged) and
+    /// the spool is a file (the first 8 MiB are held in memory). `cancel` is looked at between
+    /// pieces.
+    pub fn splice_from(
+        &mut self,
+        pipe: std::os::fd::BorrowedFd<'_>,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<Option<u64>, Error> {
+        use std::os::fd::AsRawFd;
+        let Spool::File(file) = &self.spool else { return Ok(None) };
+        if self.follows() {
+            return Ok(None);
+        }
+        let mut moved = 0u64;
+        loop {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(Error::Cancelled);
+            }
+            match crate::sys::splice_to_file(pipe.as_raw_fd(), file.as_raw_fd(), COPY) {
+                Ok(0) => return Ok(Some(moved)),
+                Ok(n) => {
+                    moved += n as u64;
+                    self.len += n as u64;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) if moved == 0 && e.raw_os_error() == Some(libc::EINVAL) => return Ok(None),
+                Err(e) => return Err(Error::io("spooling", &self.place, e)),
+            }
+        }
+    }
+}
+
 impl Write for StreamedArchive {
     /// Spools `bytes`; an error names the spool's directory.
     fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {

@@ -165,6 +165,24 @@ pub(crate) fn chmod_at(dir: RawFd, name: &CStr, mode: u32) -> io::Result<()> {
     ok_or_errno(unsafe { libc::fchmodat(dir, name.as_ptr(), mode as libc::mode_t, 0) })
 }
 
+/// Moves up to `len` bytes from the pipe `from` to the end of the file `to` inside the kernel
+/// (`splice`), never through this process's memory: how many (0 at the pipe's end). `EINVAL`
+/// where either cannot splice (not a pipe, a file system without it); Linux and Android only.
+pub(crate) fn splice_to_file(from: RawFd, to: RawFd, len: usize) -> io::Result<usize> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        // SAFETY: both descriptors are open (the caller's pipe and our file); null offsets mean
+        // each descriptor's own position, and no memory of ours is read or written.
+        let n = unsafe { libc::splice(from, std::ptr::null_mut(), to, std::ptr::null_mut(), len, libc::SPLICE_F_MOVE) };
+        if n < 0 { Err(io::Error::last_os_error()) } else { Ok(n as usize) }
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        let _ = (from, to, len);
+        Err(io::Error::from_raw_os_error(libc::EINVAL))
+    }
+}
+
 /// The status of `name` in `dir`, without following a symlink (`fstatat` with
 /// `AT_SYMLINK_NOFOLLOW`).
 pub(crate) fn stat_at(dir: RawFd, name: &CStr) -> io::Result<libc::stat> {

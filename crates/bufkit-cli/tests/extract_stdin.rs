@@ -49,3 +49,69 @@ fn an_archive_piped_in_extracts_as_its_file_and_a_cut_one_leaves_nothing() {
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 1);
     std::fs::remove_dir_all(work).unwrap();
 }
+
+#[test]
+fn a_large_archive_piped_in_fast_or_slowly_or_redirected_from_a_file_extracts_as_its_file() {
+    let work = std::env::temp_dir().join(format!("bufkit-extract-stdin-large-{}", std::process::id()));
+    std::fs::create_dir_all(&work).unwrap();
+    // 24 MiB of entries: past the 8 MiB held in memory, so the rest of a fast pipe is spliced
+    // into the spool's file; a slow one is followed, its entries staged as they arrive.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let files: Vec<(String, Vec<u8>)> = (0..24)
+        .map(|i| {
+            let data: Vec<u8> = (0..1 << 20)
+                .map(|_| {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    (state >> 56) as u8
+                })
+                .collect();
+            (format!("lib/{i}.so"), data)
+        })
+        .collect();
+    let zip = asset_extract::fuzzing::deflated_zip(&files);
+    let check = |dest: &std::path::Path, out: &std::process::Output| {
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        for (name, data) in &files {
+            assert!(std::fs::read(dest.join(name)).unwrap() == *data, "{name}");
+        }
+    };
+    let fast = work.join("fast");
+    check(&fast, &extract_piped(&zip, &fast));
+    // Slowly: a pause after the first piece, then the rest.
+    let slow = work.join("slow");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bufkit"))
+        .args(["extract", "-"])
+        .arg(&slow)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let input = zip.clone();
+    let writer = std::thread::spawn(move || {
+        for (i, piece) in input.chunks(1 << 20).enumerate() {
+            if i == 1 {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+            }
+            stdin.write_all(piece).unwrap();
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    check(&slow, &out);
+    // Redirected from a file: nothing to splice from, read as it is.
+    let path = work.join("a.zip");
+    std::fs::write(&path, &zip).unwrap();
+    let redirected = work.join("redirected");
+    let out = Command::new(env!("CARGO_BIN_EXE_bufkit"))
+        .args(["extract", "-"])
+        .arg(&redirected)
+        .stdin(std::fs::File::open(&path).unwrap())
+        .output()
+        .unwrap();
+    check(&redirected, &out);
+    std::fs::remove_dir_all(work).unwrap();
+}
