@@ -6,6 +6,16 @@ use std::process::{Command, Stdio};
 
 /// Runs `bufkit extract - dest` with `input` written to its standard input through a pipe.
 fn extract_piped(input: &[u8], dest: &std::path::Path) -> std::process::Output {
+    extract_piped_pausing(input, dest, None)
+}
+
+/// As [`extract_piped`], the writer pausing `pause` (a number of pieces of 10,000 bytes, and how
+/// long) as a download does.
+fn extract_piped_pausing(
+    input: &[u8],
+    dest: &std::path::Path,
+    pause: Option<(usize, std::time::Duration)>,
+) -> std::process::Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_bufkit"))
         .args(["extract", "-"])
         .arg(dest)
@@ -17,7 +27,12 @@ fn extract_piped(input: &[u8], dest: &std::path::Path) -> std::process::Output {
     let mut stdin = child.stdin.take().unwrap();
     let input = input.to_vec();
     let writer = std::thread::spawn(move || {
-        for piece in input.chunks(10_000) {
+        for (i, piece) in input.chunks(10_000).enumerate() {
+            if let Some((after, pause)) = pause
+                && i == after
+            {
+                std::thread::sleep(pause);
+            }
             if stdin.write_all(piece).is_err() {
                 break; // bufkit stopped reading (it refused the stream)
             }
@@ -79,28 +94,9 @@ fn a_large_archive_piped_in_fast_or_slowly_or_redirected_from_a_file_extracts_as
     };
     let fast = work.join("fast");
     check(&fast, &extract_piped(&zip, &fast));
-    // Slowly: a pause after the first piece, then the rest.
+    // Slowly: a pause after the first MiB, then the rest.
     let slow = work.join("slow");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bufkit"))
-        .args(["extract", "-"])
-        .arg(&slow)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let input = zip.clone();
-    let writer = std::thread::spawn(move || {
-        for (i, piece) in input.chunks(1 << 20).enumerate() {
-            if i == 1 {
-                std::thread::sleep(std::time::Duration::from_millis(50));
-            }
-            stdin.write_all(piece).unwrap();
-        }
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
+    let out = extract_piped_pausing(&zip, &slow, Some((105, std::time::Duration::from_millis(50))));
     check(&slow, &out);
     // Redirected from a file: nothing to splice from, read as it is.
     let path = work.join("a.zip");
