@@ -1057,6 +1057,13 @@ mod tests {
         Spec { name: name.into(), data: data.to_vec(), deflate, descriptor, unix_mode: 0o100644, packed: None }
     }
 
+    /// A new directory of this test's own under the system's temporary directory.
+    fn workdir(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("bufkit-arrivals-{name}-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     /// Follows `zip` fed in pieces of `piece` bytes for an extraction into `dest`.
     fn follow(zip: &[u8], piece: usize, dest: &Path, options: &Options<'_>) -> Prestaged {
         let wanted = Wanted::of(options).expect("stageable");
@@ -1078,8 +1085,7 @@ mod tests {
 
     #[test]
     fn entries_are_staged_as_they_arrive_and_kept_where_the_archive_agrees() {
-        let base = std::env::temp_dir().join(format!("bufkit-arrivals-{}", std::process::id()));
-        std::fs::create_dir_all(&base).unwrap();
+        let base = workdir("staged");
         let text = b"staged ahead, then kept; ".repeat(300);
         for descriptor in [false, true] {
             let specs = vec![
@@ -1116,8 +1122,7 @@ mod tests {
 
     #[test]
     fn an_entry_too_long_to_hold_is_followed_past() {
-        let base = std::env::temp_dir().join(format!("bufkit-arrivals-long-{}", std::process::id()));
-        std::fs::create_dir_all(&base).unwrap();
+        let base = workdir("long");
         let long: Vec<u8> = (0..(5u32 << 20)).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
         let specs = vec![spec("long.bin", &long, true, true), spec("after.txt", b"after", true, true)];
         let zip = build(&specs, b"");
@@ -1130,8 +1135,7 @@ mod tests {
 
     #[test]
     fn limits_hold_while_staging_and_a_refusal_leaves_nothing() {
-        let base = std::env::temp_dir().join(format!("bufkit-arrivals-limits-{}", std::process::id()));
-        std::fs::create_dir_all(&base).unwrap();
+        let base = workdir("limits");
         let specs: Vec<Spec> =
             (0..10).map(|i| spec(&format!("f{i}.bin"), &[i as u8; 10_000], true, i % 2 == 0)).collect();
         let zip = build(&specs, b"");
@@ -1152,8 +1156,7 @@ mod tests {
 
     #[test]
     fn a_file_the_central_directory_does_not_describe_is_removed_with_its_directories() {
-        let base = std::env::temp_dir().join(format!("bufkit-arrivals-hidden-{}", std::process::id()));
-        std::fs::create_dir_all(&base).unwrap();
+        let base = workdir("hidden");
         let zip = build(
             &[spec("hidden/deep/x.txt", b"not listed", false, false), spec("y.txt", b"listed", false, false)],
             b"",

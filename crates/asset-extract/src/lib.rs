@@ -77,7 +77,7 @@ pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
 pub use parallel_reader::ParallelReader;
 pub use source::{FileSource, Source};
-pub use stream::{StreamedArchive, extract_stream};
+pub use stream::{StreamedArchive, extract_pipe, extract_stream};
 pub use verify::Verification;
 
 /// The README's example, compiled and run as a doctest.

@@ -142,11 +142,41 @@ impl StreamedArchive {
 }
 
 impl StreamedArchive {
+    /// Reads `input` to its end into the spool, unbuffered. With `pipe` (the descriptor `input`
+    /// reads), the rest is spliced in once the stream no longer [`follows`](Self::follows).
+    /// `cancel` is looked at between reads.
+    fn receive(
+        &mut self,
+        input: &mut dyn Read,
+        mut pipe: Option<std::os::fd::BorrowedFd<'_>>,
+        cancel: Option<&std::sync::atomic::AtomicBool>,
+    ) -> Result<(), Error> {
+        let stream = Path::new("(stream)");
+        let mut buf = vec![0u8; COPY];
+        loop {
+            if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+                return Err(Error::Cancelled);
+            }
+            if let Some(fd) = pipe.filter(|_| !self.follows()) {
+                match self.splice_from(fd, cancel)? {
+                    Some(_) => return Ok(()),
+                    None => pipe = None, // read as any stream
+                }
+            }
+            let n = match input.read(&mut buf) {
+                Ok(0) => return Ok(()),
+                Ok(n) => n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io("reading", stream, e)),
+            };
+            self.write_all(&buf[..n]).map_err(|e| Error::io("spooling", stream, e))?;
+        }
+    }
+
     /// Whether the bytes still to come are looked at as they arrive (to stage their entries):
     /// false once the stream has proved a local one, whose entries are extracted from the spool
-    /// when it ends. Until then, feed it through [`Write`]; after, [`splice_from`](Self::splice_from)
-    /// may move the rest in without a copy through memory.
-    pub fn follows(&self) -> bool {
+    /// when it ends.
+    fn follows(&self) -> bool {
         self.arrivals.as_ref().is_some_and(|a| a.follows())
     }
 
@@ -156,7 +186,7 @@ impl StreamedArchive {
     /// Only once [`follows`](Self::follows) is false (else its entries would not be staged) and
     /// the spool is a file (the first 8 MiB are held in memory). `cancel` is looked at between
     /// pieces.
-    pub fn splice_from(
+    fn splice_from(
         &mut self,
         pipe: std::os::fd::BorrowedFd<'_>,
         cancel: Option<&std::sync::atomic::AtomicBool>,
@@ -241,20 +271,29 @@ pub fn extract_stream(input: &mut dyn Read, dest: &Path, options: &Options<'_>) 
         return Err(Error::Cancelled);
     }
     let mut incoming = StreamedArchive::extracting(dest, options)?;
-    let mut buf = vec![0u8; COPY];
-    loop {
-        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(Error::Cancelled);
-        }
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(Error::io("reading", Path::new("(stream)"), e)),
-        };
-        incoming.write_all(&buf[..n]).map_err(|e| Error::io("spooling", Path::new("(stream)"), e))?;
+    incoming.receive(input, None, options.cancel)?;
+    incoming.extract(dest, options)
+}
+
+/// Extracts the archive read from the descriptor `input` (standard input, a pipe, a socket) to
+/// its end into `dest`, as [`extract_stream`] does. On Linux and Android, once the stream has
+/// proved a local one (its entries are not staged as they arrive), the rest of a pipe is moved
+/// into the spool inside the kernel (`splice`), never through this process's memory.
+///
+/// ```no_run
+/// use std::os::fd::AsFd;
+/// let report = asset_extract::extract_pipe(std::io::stdin().as_fd(), "out".as_ref(), &Default::default())?;
+/// println!("{} files", report.files);
+/// # Ok::<(), asset_extract::Error>(())
+/// ```
+pub fn extract_pipe(input: std::os::fd::BorrowedFd<'_>, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+    if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
+        return Err(Error::Cancelled);
     }
-    drop(buf);
+    let owned = input.try_clone_to_owned().map_err(|e| Error::io("reading", Path::new("(stream)"), e))?;
+    let mut reader = File::from(owned);
+    let mut incoming = StreamedArchive::extracting(dest, options)?;
+    incoming.receive(&mut reader, Some(input), options.cancel)?;
     incoming.extract(dest, options)
 }
 

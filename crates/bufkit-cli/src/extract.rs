@@ -132,49 +132,6 @@ fn cancel_on_signals() {
     }
 }
 
-/// Extracts the archive on standard input, as `asset_extract::extract_stream` does, read without
-/// a buffer of its own: once the stream has proved a local one (its entries are not staged as
-/// they arrive), the rest of a pipe is moved into the spool inside the kernel, never through this
-/// process's memory.
-fn extract_stdin(
-    dest: &Path,
-    options: &asset_extract::Options<'_>,
-) -> Result<asset_extract::Report, asset_extract::Error> {
-    use std::io::{Read, Write};
-    use std::os::fd::AsFd;
-    let io = |action: &'static str, source: std::io::Error| asset_extract::Error::Io {
-        action,
-        path: "(stream)".into(),
-        source,
-    };
-    let stdin = std::io::stdin();
-    let fd = stdin.as_fd().try_clone_to_owned().map_err(|e| io("reading", e))?;
-    let mut input = std::fs::File::from(fd);
-    let mut incoming = asset_extract::StreamedArchive::extracting(dest, options)?;
-    let mut buf = vec![0u8; 1 << 20];
-    let mut splice = true;
-    loop {
-        if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
-            return Err(asset_extract::Error::Cancelled);
-        }
-        if splice && !incoming.follows() {
-            match incoming.splice_from(input.as_fd(), options.cancel)? {
-                Some(_) => break,
-                None => splice = false,
-            }
-        }
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(io("reading", e)),
-        };
-        incoming.write_all(&buf[..n]).map_err(|e| io("spooling", e))?;
-    }
-    drop(buf);
-    incoming.extract(dest, options)
-}
-
 /// Widens standard input's pipe to 1 MiB when it is one: the writer and this process then switch
 /// 16 times less often than with the default 64 KiB. Nothing happens otherwise, or if refused.
 #[cfg(any(target_os = "linux", target_os = "android"))]
@@ -239,7 +196,7 @@ pub fn run(args: Args) -> Result<(), String> {
     let mut fetched = None;
     let result = if archive == Path::new("-") {
         widen_stdin_pipe();
-        extract_stdin(dest, &options)
+        asset_extract::extract_pipe(std::os::fd::AsFd::as_fd(&std::io::stdin()), dest, &options)
     } else if crate::remote::is_url(archive) {
         crate::remote::open_url(archive).and_then(|source| {
             fetched = Some(source.fetched());

@@ -31,6 +31,9 @@
 
 mod checkpoint;
 mod chunked;
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod counting;
 mod crc;
 mod decoder;
 mod diagnose;

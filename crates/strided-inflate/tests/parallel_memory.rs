@@ -2,54 +2,12 @@
 //! compresses a thousand times better than the rest (so its chunks inflate to a thousand times
 //! what the stream's overall ratio predicts) is left to serial decoding, not held whole.
 
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::io::Write;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
-use strided_inflate::{Parallel, inflate_parallel};
-
-/// The system allocator, counting the bytes live now and the most ever live.
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-// SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let live = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-        PEAK.fetch_max(live, Ordering::Relaxed);
-        // SAFETY: forwarded with the caller's layout.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
-        // SAFETY: forwarded: `ptr` came from this allocator with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if new_size > layout.size() {
-            let live = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
-            PEAK.fetch_max(live, Ordering::Relaxed);
-        } else {
-            LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded: `ptr` came from this allocator with this layout.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
+use strided_inflate::{Parallel, counting, inflate_parallel};
 
 #[global_allocator]
-static ALLOCATOR: Counting = Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 #[test]
 fn a_stretch_that_compresses_far_better_than_the_rest_is_not_held_whole() {
@@ -102,11 +60,9 @@ fn a_stretch_that_compresses_far_better_than_the_rest_is_not_held_whole() {
         at += bytes.len();
         Ok(())
     };
-    let before = LIVE.load(Ordering::Relaxed);
-    PEAK.store(before, Ordering::Relaxed);
     let how = Parallel { threads: 2, chunk_out: 1 << 20, patient: true, keep_speculating: false };
-    let report = inflate_parallel(stream.len() as u64, Some(total as u64), how, &source, &mut sink).unwrap();
-    let peak = PEAK.load(Ordering::Relaxed) - before;
+    let (report, peak) =
+        counting::held(|| inflate_parallel(stream.len() as u64, Some(total as u64), how, &source, &mut sink).unwrap());
     assert_eq!((at, report.total_out), (total, total as u64));
     // Per worker and spare: a marked output of at most 2 × 1 MiB symbols (4 MiB), its input,
     // its decoder; the writer's decoder and resolved bytes. Far below the 256 MiB a chunk of zeros

@@ -1,6 +1,7 @@
-//! The system allocator, counting the bytes live and the most ever live, for the tests that check
-//! what an operation holds (in the tests, never in the product). A test binary installs it with
-//! `#[global_allocator] static ALLOCATOR: counting::Counting = counting::Counting;`.
+//! The system allocator, counting the bytes live and the most ever live, for the tests (of this
+//! crate and the ones built on it) that check what an operation holds: never in the product. A
+//! test binary installs it with
+//! `#[global_allocator] static ALLOCATOR: strided_inflate::counting::Counting = strided_inflate::counting::Counting;`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -8,7 +9,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 /// The system allocator, counting the bytes live now and the most ever live.
 pub struct Counting;
 
+/// Bytes live now.
 pub static LIVE: AtomicUsize = AtomicUsize::new(0);
+/// The most bytes live at once since [`held`] last started.
 pub static PEAK: AtomicUsize = AtomicUsize::new(0);
 
 // SAFETY: every call is forwarded to the system allocator unchanged; only counters are added.
