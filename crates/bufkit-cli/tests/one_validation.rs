@@ -23,12 +23,36 @@ fn verdicts(work: &Path, name: &str, archive: &[u8]) -> Vec<(&'static str, Resul
         ("test", vec!["test", zip]),
         ("extract", vec!["extract", zip, out, "--skip-symlinks"]),
     ];
-    runs.into_iter()
+    let verdict = |ok: bool, err: &str| if ok { Ok(()) } else { Err(err.lines().next().unwrap_or("").to_string()) };
+    let mut all: Vec<(&'static str, Result<(), String>)> = runs
+        .into_iter()
         .map(|(command, args)| {
             let (ok, _, err) = support::bufkit(&args);
-            (command, if ok { Ok(()) } else { Err(err.lines().next().unwrap_or("").to_string()) })
+            (command, verdict(ok, &err))
         })
-        .collect()
+        .collect();
+    // From a pipe that pauses after its first byte, as a download does: its entries are staged
+    // as they arrive, then held to the central directory as a file's are.
+    let streamed = work.join(format!("{name}-stream"));
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bufkit"))
+        .args(["extract", "-"])
+        .arg(&streamed)
+        .arg("--skip-symlinks")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    use std::io::Write;
+    let (first, rest) = archive.split_at(1);
+    let _ = stdin.write_all(first).and_then(|()| stdin.flush());
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let _ = stdin.write_all(rest);
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    all.push(("extract -", verdict(out.status.success(), &String::from_utf8_lossy(&out.stderr))));
+    all
 }
 
 fn all_refuse(work: &Path, name: &str, archive: &[u8], says: &str) {
@@ -39,6 +63,7 @@ fn all_refuse(work: &Path, name: &str, archive: &[u8], says: &str) {
         }
     }
     assert!(!work.join(format!("{name}-out")).exists(), "{name}: extraction left something");
+    assert!(!work.join(format!("{name}-stream")).exists(), "{name}: extraction from a stream left something");
 }
 
 #[test]
@@ -51,6 +76,15 @@ fn every_command_accepts_and_refuses_the_same_archives() {
     for (command, verdict) in verdicts(&work, "good", &good) {
         assert_eq!(verdict, Ok(()), "{command}");
     }
+
+    // A second end record after the first, describing another central directory: not read as
+    // the first one says by any command.
+    let mut twice = good.clone();
+    let end = twice.windows(4).rposition(|w| w == b"PK\x05\x06").unwrap();
+    let mut second = twice[end..].to_vec();
+    second[16] ^= 1; // the central directory's offset
+    twice.extend_from_slice(&second);
+    all_refuse(&work, "two-end-records", &twice, "no central directory where the end record says");
 
     // A file `a` beside an entry `a/b`: no tree holds both.
     let tree = stored(&[("a", b"file"), ("a/b", b"under a file")]);
