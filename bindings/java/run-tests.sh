@@ -23,7 +23,8 @@ mapfile -t sources < <(find "$here/test/common" -name '*.java')
 "$jdk/bin/javac" -Xlint:all -Werror -cp "$jar:$junit" -d "$out/classes" "${sources[@]}" || fail "compiling the tests failed"
 version=$(sed -nE 's/^#define BK_VERSION "(.*)"/\1/p' "$root/include/bufkit.h")
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)/\1/p' "$root/include/bufkit.h")
-props=(-Ddev.bufkit.front="$front" -Ddev.bufkit.testClassPath="$jar:$out/classes" -Dbufkit.expectedVersion="$version" -Dbufkit.expectedAbi="$abi"
+# The tests' temporary directories (JUnit's @TempDir) go where TMPDIR says, as the other suites'.
+props=(-Djava.io.tmpdir="${TMPDIR:-/tmp}" -Ddev.bufkit.front="$front" -Ddev.bufkit.testClassPath="$jar:$out/classes" -Dbufkit.expectedVersion="$version" -Dbufkit.expectedAbi="$abi"
   -Dbufkit.methodsZip="$root/crates/asset-extract/tests/data/methods.zip")
 if [[ $front == jni ]]; then flags=(-Xcheck:jni); else flags=(--enable-native-access=ALL-UNNAMED); fi
 XDG_CACHE_HOME=$cache "$jdk/bin/java" "${flags[@]}" "${props[@]}" -jar "$junit" \

@@ -1057,11 +1057,10 @@ mod tests {
         Spec { name: name.into(), data: data.to_vec(), deflate, descriptor, unix_mode: 0o100644, packed: None }
     }
 
-    /// A new directory of this test's own under the system's temporary directory.
-    fn workdir(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("bufkit-arrivals-{name}-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        dir
+    /// A new directory of this test's own under the system's temporary directory, removed when
+    /// dropped.
+    fn workdir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("bufkit-arrivals-{name}-")).tempdir().unwrap()
     }
 
     /// Follows `zip` fed in pieces of `piece` bytes for an extraction into `dest`.
@@ -1086,6 +1085,7 @@ mod tests {
     #[test]
     fn entries_are_staged_as_they_arrive_and_kept_where_the_archive_agrees() {
         let base = workdir("staged");
+        let base = base.path();
         let text = b"staged ahead, then kept; ".repeat(300);
         for descriptor in [false, true] {
             let specs = vec![
@@ -1105,7 +1105,7 @@ mod tests {
                     assert_eq!(std::fs::read(&path).unwrap(), s.data, "{path:?}");
                 }
                 // Nothing left beside the destination.
-                assert_eq!(std::fs::read_dir(&base).unwrap().filter(|e| e.as_ref().unwrap().path() == dest).count(), 1);
+                assert_eq!(std::fs::read_dir(base).unwrap().filter(|e| e.as_ref().unwrap().path() == dest).count(), 1);
             }
             // Only what `only` selects is staged.
             let dest = base.join(format!("only-{descriptor}"));
@@ -1116,13 +1116,13 @@ mod tests {
             let prefixed = build(&specs, b"#!/bin/sh\nexit 0\n");
             assert_eq!(staged_and_kept(&prefixed, 1000, &dest, &Options::default()), (0, 0));
         }
-        assert_eq!(std::fs::read_dir(&base).unwrap().count(), 8, "only the destinations");
-        std::fs::remove_dir_all(&base).unwrap();
+        assert_eq!(std::fs::read_dir(base).unwrap().count(), 8, "only the destinations");
     }
 
     #[test]
     fn an_entry_too_long_to_hold_is_followed_past() {
         let base = workdir("long");
+        let base = base.path();
         let long: Vec<u8> = (0..(5u32 << 20)).map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8).collect();
         let specs = vec![spec("long.bin", &long, true, true), spec("after.txt", b"after", true, true)];
         let zip = build(&specs, b"");
@@ -1130,12 +1130,12 @@ mod tests {
         // The long entry's descriptor is found past 4 MiB though its data is not held; the
         // entry after it is staged (the spool is in memory here, so the long one is not).
         assert_eq!(staged_and_kept(&zip, 65_536, &dest, &Options::default()), (1, 1));
-        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]
     fn limits_hold_while_staging_and_a_refusal_leaves_nothing() {
         let base = workdir("limits");
+        let base = base.path();
         let specs: Vec<Spec> =
             (0..10).map(|i| spec(&format!("f{i}.bin"), &[i as u8; 10_000], true, i % 2 == 0)).collect();
         let zip = build(&specs, b"");
@@ -1150,13 +1150,13 @@ mod tests {
         // A ratio limit every entry passes (their deflate streams are stored blocks): none staged.
         let options = Options { max_ratio: Some(0.5), ..Options::default() };
         assert_eq!(staged_and_kept(&zip, 777, &base.join("ratio"), &options).0, 0);
-        assert_eq!(std::fs::read_dir(&base).unwrap().count(), 0, "nothing left behind");
-        std::fs::remove_dir_all(&base).unwrap();
+        assert_eq!(std::fs::read_dir(base).unwrap().count(), 0, "nothing left behind");
     }
 
     #[test]
     fn a_file_the_central_directory_does_not_describe_is_removed_with_its_directories() {
         let base = workdir("hidden");
+        let base = base.path();
         let zip = build(
             &[spec("hidden/deep/x.txt", b"not listed", false, false), spec("y.txt", b"listed", false, false)],
             b"",
@@ -1186,7 +1186,6 @@ mod tests {
             // A gap between entries is read past, as unzip does: the case this test is for.
             (a, b) => panic!("from a file {a:?}, from a stream {b:?}"),
         }
-        std::fs::remove_dir_all(&base).unwrap();
     }
 
     #[test]

@@ -171,9 +171,8 @@ mod tests {
     fn a_helper_that_starts_before_the_only_large_entry_waits_for_its_chunks() {
         // One large entry, two workers: the second finds no entry to start and helps before the
         // first has even opened its file. It must stay, or the chunks would be left unwritten.
-        let dir = std::env::temp_dir().join(format!("bufkit-behind-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("large");
+        let dir = tempfile::Builder::new().prefix("bufkit-behind-").tempdir().unwrap();
+        let path = dir.path().join("large");
         let behind = WriteBehind::new(8, 2);
         std::thread::scope(|s| {
             s.spawn(|| {
@@ -196,7 +195,6 @@ mod tests {
             });
         });
         let written = std::fs::read(&path).unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert_eq!(written.len(), 4000);
         assert!(written.chunks(1000).zip(b'a'..).all(|(c, b)| c.iter().all(|&x| x == b)));
     }

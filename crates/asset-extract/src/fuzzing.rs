@@ -591,6 +591,7 @@ pub fn stream(data: &[u8]) {
     let run = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("asset-extract-fuzz-stream-{}-{run}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a directory of our own");
+    let _removed = RemovedOnDrop(dir.clone());
     let (from_stream, from_file) = (dir.join("stream"), dir.join("file"));
     // One writer: with several, an archive with two faults reports whichever a writer meets first.
     let options = Options { threads: 1, ..Options::default() };
@@ -620,7 +621,15 @@ pub fn stream(data: &[u8]) {
         }
         _ => panic!("from the stream {streamed:?}, from the file {filed:?}"),
     }
-    std::fs::remove_dir_all(&dir).expect("removed");
+}
+
+/// A run's directory, removed however the run ends (a failed check panics).
+struct RemovedOnDrop(std::path::PathBuf);
+
+impl Drop for RemovedOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 /// Every path under `dir` (relative) with a file's bytes, sorted.

@@ -196,7 +196,8 @@ mod tests {
 
     #[test]
     fn a_deep_tree_is_removed_on_a_small_stack() {
-        let base = std::env::temp_dir().join(format!("bufkit-deep-tree-{}", std::process::id()));
+        let tmp = tempfile::Builder::new().prefix("bufkit-deep-tree-").tempdir().unwrap();
+        let base = tmp.path().join("tree");
         let deep = base.join("d/".repeat(1500));
         std::fs::create_dir_all(&deep).unwrap();
         std::fs::write(deep.join("f"), b"x").unwrap();
@@ -214,7 +215,8 @@ mod tests {
     #[ignore = "run by a_wide_tree_is_removed_with_few_descriptors_open, in a process held to 64 descriptors"]
     fn wide_tree_in_a_child() {
         assert!(std::env::var_os("BUFKIT_WIDE_TREE_CHILD").is_some(), "run through its parent test");
-        let base = std::env::temp_dir().join(format!("bufkit-wide-tree-{}", std::process::id()));
+        let tmp = tempfile::Builder::new().prefix("bufkit-wide-tree-").tempdir().unwrap();
+        let base = tmp.path().join("tree");
         for d in 0..600 {
             let dir = base.join(format!("d{d}"));
             std::fs::create_dir_all(dir.join("inner")).unwrap();
@@ -226,8 +228,8 @@ mod tests {
 
     #[test]
     fn removes_a_deep_wide_tree_and_leaves_symlink_targets_alone() {
-        let base = std::env::temp_dir().join(format!("bufkit-remove-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
+        let tmp = tempfile::Builder::new().prefix("bufkit-remove-test-").tempdir().unwrap();
+        let base = tmp.path().join("tree");
         let (tree, outside) = (base.join("tree"), base.join("outside"));
         std::fs::create_dir_all(&outside).unwrap();
         std::fs::write(outside.join("keep"), b"precious").unwrap();
@@ -252,6 +254,5 @@ mod tests {
         remove_tree(&base.join("root-link"), 2).unwrap();
         assert!(!base.join("root-link").exists(), "a symlink as the root is removed itself");
         assert!(outside.join("keep").exists(), "not followed");
-        std::fs::remove_dir_all(&base).unwrap();
     }
 }

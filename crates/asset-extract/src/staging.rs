@@ -228,10 +228,8 @@ mod tests {
     /// destination, each sweeping first, as extractions do: every one must get its staging.
     #[test]
     fn a_sweep_never_takes_a_live_run_s_lock() {
-        let dir = std::env::temp_dir().join(format!("asset-extract-staging-race-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let dest = dir.join("out");
+        let dir = tempfile::Builder::new().prefix("asset-extract-staging-race-").tempdir().unwrap();
+        let dest = dir.path().join("out");
         std::thread::scope(|s| {
             for _ in 0..8 {
                 s.spawn(|| {
@@ -246,6 +244,5 @@ mod tests {
         });
         let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
         assert!(left.is_empty(), "left behind: {left:?}");
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

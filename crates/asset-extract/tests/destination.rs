@@ -29,7 +29,6 @@ fn create_makes_a_new_directory_or_fills_an_empty_one() {
     extract_bytes(&archive(), &dir.join("empty/"), &Options::default()).unwrap();
     assert_eq!(listing(&dir.join("empty")), vec!["b.txt", "docs"]);
     assert_eq!(listing(&dir), vec!["empty", "fresh"], "no staging or lock left");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -57,7 +56,6 @@ fn create_refuses_anything_that_exists_and_touches_nothing() {
         ));
     }
     assert_eq!(std::fs::read(dir.join("passwd")).unwrap(), b"root:x:0:0");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -68,7 +66,6 @@ fn replace_swaps_the_whole_directory() {
     extract_bytes(&archive(), &dir.join("out/"), &with_mode(Mode::Replace)).unwrap();
     assert_eq!(listing(&dir.join("out")), vec!["b.txt", "docs"]);
     assert_eq!(listing(&dir), vec!["out"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -81,7 +78,6 @@ fn replace_refuses_dot_names_in_any_spelling() {
         assert!(matches!(err, Error::Destination { .. }), "{dest}: {err}");
     }
     assert_eq!(std::fs::read(dir.join("a/b/keep")).unwrap(), b"k");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Runs in a child process (see `replace_refuses_the_current_and_home_directories`): cwd and HOME
@@ -122,7 +118,6 @@ fn replace_refuses_the_current_and_home_directories() {
         .unwrap();
     assert!(status.success(), "the child's checks failed");
     assert!(cwd.join("keep").exists() && home.join("keep").exists());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -139,7 +134,6 @@ fn merge_adds_files_and_keeps_unrelated_ones() {
     assert_eq!(std::fs::read(out.join("b.txt")).unwrap(), b"new b");
     assert_eq!(std::fs::read(out.join("mine.txt")).unwrap(), b"unrelated");
     assert_eq!(listing(&out.join("docs")), vec!["a.txt", "old.txt"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -164,7 +158,6 @@ fn merge_never_follows_a_symlink_and_refuses_conflicts_before_moving_anything() 
     extract_bytes(&archive(), &out, &with_mode(Mode::Merge)).unwrap();
     assert_eq!(std::fs::read(outside.join("target")).unwrap(), b"t");
     assert!(!std::fs::symlink_metadata(out.join("b.txt")).unwrap().file_type().is_symlink());
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -176,7 +169,6 @@ fn patterns_that_select_nothing_are_refused_before_anything_is_touched() {
     let err = extract_bytes(&archive(), &dir.join("out"), &options).unwrap_err();
     assert!(matches!(err, Error::NothingSelected { .. }), "{err}");
     assert_eq!(listing(&dir.join("out")), vec!["mine.txt"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -202,7 +194,6 @@ fn names_that_differ_only_in_case_extract_where_the_file_system_keeps_them_apart
     let asked = Options { fold_case: true, ..Options::default() };
     assert!(matches!(extract_bytes(&zip, &dir.join("out2"), &asked), Err(Error::UnsafeName { .. })));
     assert_eq!(listing(&dir), vec!["out"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -245,7 +236,6 @@ fn what_a_dead_run_left_is_swept_and_a_live_run_is_left_alone() {
     assert!(left.contains(&".out.bufkit-tmp-666666-0.lock".to_string()), "a run about to lock is left alone: {left:?}");
     assert!(!left.contains(&".out.bufkit-tmp-666666-1.lock".to_string()), "an hour-old empty lock is swept: {left:?}");
     drop(held);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A tmpfs of `size` mounted on `dir` (made by the test), unmounted when dropped.
@@ -318,7 +308,6 @@ fn a_full_destination_file_system_is_a_clear_error_that_keeps_the_old_tree_and_l
     assert!(matches!(&err, Error::Io { source, .. } if source.raw_os_error() == Some(libc::EROFS)), "{err}");
     assert_eq!(listing(&out), vec!["keep.txt"]);
     drop(fs);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Issue 29, 6: runs replacing one destination at once all succeed, and the tree is always one
@@ -341,5 +330,4 @@ fn concurrent_runs_replacing_one_destination_all_succeed() {
         }
     });
     assert_eq!(listing(&dir), vec!["out"], "nothing left beside the destination");
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -21,8 +21,10 @@ fn refused(name: &str, archive: &[u8], check: impl Fn(&Error) -> bool) {
 /// the worker that reads its data).
 fn refused_with(name: &str, archive: &[u8], options: Options<'_>, check: impl Fn(&Error) -> bool) {
     let dir = workdir(name);
-    let zip = std::env::temp_dir().join(format!("asset-extract-{name}-{}.zip", std::process::id()));
-    std::fs::write(&zip, archive).unwrap();
+    let mut file =
+        tempfile::Builder::new().prefix(&format!("asset-extract-{name}-")).suffix(".zip").tempfile().unwrap();
+    std::io::Write::write_all(&mut file, archive).unwrap();
+    let zip = file.into_temp_path();
     std::fs::create_dir(dir.join("out")).unwrap();
     std::fs::write(dir.join("out/keep.txt"), b"existing data").unwrap();
     for from_file in [false, true] {
@@ -36,8 +38,6 @@ fn refused_with(name: &str, archive: &[u8], options: Options<'_>, check: impl Fn
         assert_eq!(listing(&dir.join("out")), vec!["keep.txt"], "{name}: the destination changed");
         assert_eq!(std::fs::read(dir.join("out/keep.txt")).unwrap(), b"existing data");
     }
-    std::fs::remove_dir_all(dir).unwrap();
-    std::fs::remove_file(zip).unwrap();
 }
 
 fn sample() -> Vec<Spec> {
@@ -76,7 +76,6 @@ fn a_valid_archive_extracts_exactly_and_replaces_the_destination() {
     assert_eq!(mode & 0o7777, 0o755, "setuid stripped, executable kept");
     assert_eq!(std::fs::metadata(dir.join("out/empty.txt")).unwrap().permissions().mode() & 0o7777, 0o644);
     assert_eq!(listing(&dir), vec!["a.zip", "out"], "no staging directory left");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -93,7 +92,6 @@ fn only_patterns_select_entries() {
     assert!(
         dir.join("out/assets/app.js").exists() && dir.join("out/empty.txt").exists() && !dir.join("out/bin").exists()
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -113,7 +111,6 @@ fn an_archive_made_by_python_zipfile_with_zip64_and_descriptors_extracts() {
         let f = f.unwrap();
         assert_eq!(std::fs::read(dir.join("out/src").join(f.file_name())).unwrap(), std::fs::read(f.path()).unwrap());
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -251,7 +248,6 @@ fn end_records_are_strict() {
     assert!(layout.comment_truncated && layout.entries.len() == 1);
     extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
     assert_eq!(std::fs::read(dir.join("out/a")).unwrap(), b"abc");
-    std::fs::remove_dir_all(dir).unwrap();
     let strict = Options { mode: Mode::Replace, strict: true, ..Options::default() };
     refused_with(
         "comment-past-eof",
@@ -312,7 +308,6 @@ fn layouts_with_one_mainstream_reading_are_read() {
         assert_eq!(std::fs::read(dir.join("out/b")).unwrap(), b"def", "{name}");
         let strict = extract_bytes(archive, &dir.join("strict"), &Options { strict: true, ..Options::default() });
         assert_eq!(strict.is_err(), strict_refuses, "{name}: strict");
-        std::fs::remove_dir_all(dir).unwrap();
     };
     let zip64 = with_zip64_record(2, &[]);
     let mut saturated = zip64.clone();
@@ -401,7 +396,6 @@ fn limits_and_cancellation() {
         Err(Error::Cancelled)
     ));
     assert!(listing(&dir).is_empty(), "nothing left behind");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -417,7 +411,6 @@ fn a_destination_that_is_a_symlink_is_refused_in_every_mode_and_never_written_th
         assert!(std::fs::symlink_metadata(dir.join("out")).unwrap().file_type().is_symlink(), "{mode:?}");
         assert_eq!(listing(&dir), vec!["elsewhere", "out"], "{mode:?}: nothing left beside");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -427,7 +420,6 @@ fn large_entries_stream_and_verify() {
     let dir = workdir("large");
     extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
     assert_eq!(std::fs::read(dir.join("out/big.bin")).unwrap(), big);
-    std::fs::remove_dir_all(&dir).unwrap();
     let mut bad = zip.clone();
     put_u32(&mut bad, l.local[0] + 14, 3);
     put_u32(&mut bad, l.central[0] + 16, 3);
@@ -464,7 +456,6 @@ fn several_large_entries_are_written_behind_by_any_worker_at_any_thread_count() 
             }
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -483,7 +474,6 @@ fn a_very_deep_name_extracts_on_a_small_stack() {
         .join()
         .unwrap();
     assert_eq!(std::fs::read(out.join(&name)).unwrap(), b"at the bottom");
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -501,7 +491,6 @@ fn a_merge_makes_the_next_incremental_run_write_everything_afresh() {
     assert_eq!(std::fs::read(dest.join("app.js")).unwrap(), b"version A");
     assert_eq!(std::fs::read(dest.join("lib.js")).unwrap(), b"library A");
     assert_eq!(extract_bytes(&a, &dest, &inc).unwrap().reused, 2, "with nothing merged since, kept again");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -555,7 +544,6 @@ fn incremental_extraction_keeps_what_did_not_change() {
     refused("manifest-name", &build(&[Spec::file(".bufkit-manifest", b"x")], b"").0, |e| {
         matches!(e, Error::UnsafeName { .. })
     });
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -587,7 +575,6 @@ fn incremental_reuse_never_reaches_through_a_symlinked_directory() {
     assert!(matches!(extract_bytes(&v1, &dest, &inc()), Err(Error::Destination { .. })));
     assert!(std::fs::symlink_metadata(&dest).unwrap().file_type().is_symlink());
     assert_eq!(std::fs::read(elsewhere.join("lib/keep.bin")).unwrap(), content);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
@@ -651,7 +638,6 @@ fn an_archive_truncated_while_it_is_extracted_is_an_error_or_a_snapshot_never_a_
     }
     assert_eq!(errors + whole, 20);
     assert!(listing(&dir).iter().all(|n| n == "a.zip" || n.starts_with("out")), "no staging left: {:?}", listing(&dir));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -669,7 +655,6 @@ fn data_prepended_to_an_archive_is_read_past_when_every_offset_agrees() {
         assert_eq!(std::fs::read(dir.join("out/bin/tool")).unwrap(), b"#!/bin/sh\necho hi\n");
         let strict = Options { strict: true, ..Options::default() };
         assert!(matches!(extract_bytes(&archive, &dir.join("out2"), &strict), Err(Error::Malformed { .. })));
-        std::fs::remove_dir_all(dir).unwrap();
     }
     // One offset that does not agree with the shift: no consistent reading, refused.
     let (mut zip, layout) = build(&sample(), b"");
@@ -692,7 +677,6 @@ fn names_without_the_utf8_flag_are_code_page_437_and_dos_backslashes_are_separat
     extract_bytes(&zip, &dir.join("out"), &Options::default()).unwrap();
     assert_eq!(std::fs::read(dir.join("out/filename_with_æoå.txt")).unwrap(), b"hello");
     assert_eq!(std::fs::read(dir.join("out/docs/readme.txt")).unwrap(), b"read me");
-    std::fs::remove_dir_all(dir).unwrap();
     // With the UTF-8 flag, invalid UTF-8 is refused; backslashes from a Unix host are refused;
     // a DOS backslash path that climbs out is refused after conversion.
     refused("cp437-flagged", &build(&[cp437], b"").0, |e| matches!(e, Error::UnsafeName { .. }));
@@ -723,7 +707,6 @@ fn a_pipe_zip_read_is_a_regular_file_and_symlinks_are_refused_or_skipped_never_c
     assert_eq!((report.files, report.symlinks_skipped), (1, 1));
     assert!(std::fs::symlink_metadata(dir.join("skipped/docs/latest")).is_err(), "no link, no file");
     assert_eq!(listing(&dir), vec!["pipe", "skipped"]);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// One deflated entry the way streaming writers (.NET, some Java tools) write it: a ZIP64 extra
@@ -810,7 +793,6 @@ fn zip64_descriptors_and_all_ones_end_records_extract() {
         extract_bytes(&zip, &out, &Options::default()).unwrap_or_else(|e| panic!("zip64 end {zip64_end}: {e}"));
         assert_eq!(std::fs::read(out.join("s.txt")).unwrap(), data);
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -824,7 +806,6 @@ fn data_appended_after_an_archive_is_read_past_when_one_end_record_fits() {
     assert_eq!((report.files, report.appended), (5, appended.len() as u64));
     let strict = Options { strict: true, ..Options::default() };
     assert!(matches!(extract_bytes(&archive, &dir.join("strict"), &strict), Err(Error::Malformed { .. })));
-    std::fs::remove_dir_all(dir).unwrap();
     // A second directory and end record in the appended data: two readings, refused.
     let copy = &zip[layout.central[0]..];
     let ambiguous = [&zip[..], b"junk", copy, b"more junk"].concat();
@@ -850,7 +831,6 @@ fn a_central_extra_field_that_disagrees_with_its_own_length_is_refused() {
     put_u32(&mut fine, eocd + 12, cd_size + good_extra.len() as u32);
     let dir = workdir("good-extra");
     extract_bytes(&fine, &dir.join("out"), &Options::default()).unwrap();
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A stored "a.txt" whose local header carries `extra`.
@@ -886,7 +866,6 @@ fn local_extra_fields_are_checked_and_zipalign_padding_is_accepted() {
         let dir = workdir("zipalign");
         extract_bytes(&padded, &dir.join("out"), &Options::default()).unwrap();
         assert_eq!(std::fs::read(dir.join("out/a.txt")).unwrap(), b"hello");
-        std::fs::remove_dir_all(dir).unwrap();
     }
 }
 
@@ -928,7 +907,6 @@ fn modification_times_are_restored_unless_told_not_to() {
     extract_bytes(&zip, &dir.join("now"), &Options { no_mtime: true, ..Options::default() }).unwrap();
     let fresh = std::fs::metadata(dir.join("now/ut.txt")).unwrap().mtime();
     assert!((fresh - now).abs() < 60, "no_mtime: the time of the extraction");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

@@ -47,9 +47,7 @@ fn methods_corpus() {
 /// the file with every deflated entry inflated on several cores (refusing with the same error).
 #[test]
 fn extraction_from_a_file_agrees_with_extraction_from_memory() {
-    let dir = std::env::temp_dir().join(format!("asset-extract-corpus-file-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = support::workdir("corpus-file");
     let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus/parse");
     let (mut accepted, mut refused) = (0, 0);
     for entry in std::fs::read_dir(&corpus).unwrap() {
@@ -93,6 +91,5 @@ fn extraction_from_a_file_agrees_with_extraction_from_memory() {
             let _ = std::fs::remove_dir_all(out);
         }
     }
-    std::fs::remove_dir_all(&dir).unwrap();
     assert!(accepted >= 5 && refused >= 5, "{accepted} accepted, {refused} refused");
 }

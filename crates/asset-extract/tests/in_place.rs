@@ -47,7 +47,6 @@ fn every_entry_reads_back_by_name_read_and_mapped() {
         }
         assert!(archive.read(archive.find("assets").unwrap()).is_err(), "a directory has no data");
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The read mode reads the file as it goes: rewritten after opening, a read is a clean error
@@ -90,7 +89,6 @@ fn the_read_mode_survives_the_file_changing() {
     std::fs::write(&next, b"the next version").unwrap();
     std::fs::rename(&next, &path).unwrap();
     assert_eq!(archive.read(index).unwrap(), js);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// The read mode reads only the end of the file at open, and more when the central directory or
@@ -119,7 +117,6 @@ fn the_read_mode_finds_what_the_first_read_misses() {
             assert_eq!(read.read(i).unwrap(), mapped.read(i).unwrap(), "{what}: entry {i}");
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A large entry, several of the reader's chunks long, that compresses poorly enough to need many
@@ -264,7 +261,6 @@ fn a_bad_local_header_refuses_the_archive_or_its_entry() {
             assert_eq!(archive.read(archive.find("c.js").unwrap()).unwrap(), b"let c;");
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Every archive of the fuzz corpora (hostile, truncated, odd), opened from a file with `pread`
@@ -305,7 +301,6 @@ fn the_holdings_agree_on_the_fuzz_corpora() {
         }
     }
     assert!(compared > 50, "only {compared} archives opened");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Verifying without writing (issue 26, `unzip -t`): every entry checked, every failure reported
@@ -347,5 +342,4 @@ fn verify_checks_every_entry_and_reports_every_failure() {
             assert_eq!((verified.entries, verified.bytes), (3, 9));
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -79,10 +79,12 @@ fn archive_of(files: &[(&str, Vec<u8>)], method: u16, encode: fn(&[u8]) -> Vec<u
     build(&specs, b"").0
 }
 
-fn temp_zip(name: &str, bytes: &[u8]) -> PathBuf {
-    let path = std::env::temp_dir().join(format!("asset-extract-methods-{name}-{}.zip", std::process::id()));
-    std::fs::write(&path, bytes).unwrap();
-    path
+/// `bytes` in a temporary file, removed when the returned path is dropped.
+fn temp_zip(name: &str, bytes: &[u8]) -> tempfile::TempPath {
+    let mut file =
+        tempfile::Builder::new().prefix(&format!("asset-extract-methods-{name}-")).suffix(".zip").tempfile().unwrap();
+    std::io::Write::write_all(&mut file, bytes).unwrap();
+    file.into_temp_path()
 }
 
 /// Every way of reading an entry gives `files`' bytes: whole and streamed, from memory, from the
@@ -123,8 +125,6 @@ fn reads_back(name: &str, zip: &[u8], files: &[(&str, Vec<u8>)]) {
         assert_eq!(got_name, file);
         assert!(got == data, "{name}: {file} extracted to memory differs");
     }
-    std::fs::remove_dir_all(dir).unwrap();
-    std::fs::remove_file(path).unwrap();
 }
 
 #[test]
@@ -173,8 +173,6 @@ fn refused(name: &str, zip: &[u8], options: Options<'_>, check: impl Fn(&Error) 
         assert_eq!(listing(&dir), vec!["out"], "{name}: something was left beside the destination");
         assert_eq!(listing(&dir.join("out")), vec!["keep.txt"], "{name}: the destination changed");
     }
-    std::fs::remove_dir_all(dir).unwrap();
-    std::fs::remove_file(path).unwrap();
 }
 
 /// Reading entry `file` of `zip` fails, whole and streamed, from memory and from the file.
@@ -189,7 +187,6 @@ fn unreadable(name: &str, zip: &[u8], file: &str) {
         assert!(streamed_fails, "{name}: streamed");
         assert!(!archive.verify(1).is_ok(), "{name}: verified");
     }
-    std::fs::remove_file(path).unwrap();
 }
 
 #[test]
@@ -351,7 +348,6 @@ fn bytes_after_a_stream_are_read_past_unless_strict_in_every_method() {
         let dir = workdir(&format!("trailing-clean-{name}"));
         extract_bytes(&clean, &dir.join("out"), &Options { strict: true, ..Options::default() })
             .unwrap_or_else(|e| panic!("{name}: a clean stream refused under strict: {e}"));
-        std::fs::remove_dir_all(dir).unwrap();
         let zip = build(&[spec([body.clone(), junk.clone()].concat())], b"").0;
         reads_back(&format!("trailing-{name}"), &zip, &[("data.bin", plain.clone())]);
         // One byte is enough for strict (Deflate64's decoder reads a few bytes ahead, but never
@@ -393,7 +389,6 @@ fn concatenated_streams_make_one_entry_until_its_size() {
             let zip = build(&[Spec { flags, ..Spec::packed("data.bin", &whole, method, padded) }], b"").0;
             let dir = workdir("xz-padding-strict");
             extract_bytes(&zip, &dir.join("out"), &Options { strict: true, ..Options::default() }).unwrap();
-            std::fs::remove_dir_all(dir).unwrap();
         }
         let short = build(&[Spec { flags, ..Spec::packed("data.bin", &whole, method, encode(&a)) }], b"").0;
         unreadable(&format!("short-{name}"), &short, "data.bin");

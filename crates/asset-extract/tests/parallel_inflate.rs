@@ -125,7 +125,6 @@ fn both_ways(name: &str, zip: &[u8], base: Options<'_>) -> Result<Vec<(String, V
             }
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
     serial
 }
 
@@ -224,14 +223,18 @@ fn cancelling_during_a_parallel_entry_leaves_nothing() {
     let err = extract_bytes(&zip, &dest, &options).unwrap_err();
     assert!(matches!(err, Error::Cancelled), "{err}");
     assert!(listing(&dir).is_empty(), "left behind: {:?}", listing(&dir));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// Whole reads, copies and streams of an archive opened in place, on several cores, against a
 /// stream on one: the same bytes, or the same error (the stream's at its end).
 fn reads_agree(name: &str, zip: &[u8]) {
-    let path = std::env::temp_dir().join(format!("asset-extract-parallel-read-{name}-{}.zip", std::process::id()));
-    std::fs::write(&path, zip).unwrap();
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!("asset-extract-parallel-read-{name}-"))
+        .suffix(".zip")
+        .tempfile()
+        .unwrap();
+    std::io::Write::write_all(&mut file, zip).unwrap();
+    let path = file.into_temp_path();
     for archive in [AssetArchive::from_bytes(zip.to_vec()).unwrap(), AssetArchive::open(&path, Holding::Read).unwrap()]
     {
         let archive = Arc::new(archive);
@@ -267,7 +270,6 @@ fn reads_agree(name: &str, zip: &[u8]) {
             }
         }
     }
-    std::fs::remove_file(path).unwrap();
 }
 
 #[test]

@@ -71,7 +71,6 @@ fn every_slice_equals_the_entry_in_memory_mapped_and_read() {
     let read = AssetArchive::open(&path, Holding::Read).unwrap();
     check_slices(&read, &entries);
     assert!(read.checkpoint_memory() > 0 && read.checkpoint_memory() < 4 << 20);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]

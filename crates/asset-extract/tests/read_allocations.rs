@@ -47,9 +47,8 @@ fn a_read_into_the_callers_buffer_allocates_nothing() {
         .map(|i| (format!("assets/js/module{i}.js"), format!("export const v{i} = {i};\n").repeat(20 + i).into_bytes()))
         .collect();
     let zip = asset_extract::fuzzing::deflated_zip(&files);
-    let dir = std::env::temp_dir().join(format!("asset-extract-read-allocations-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("app.apk");
+    let dir = tempfile::Builder::new().prefix("asset-extract-read-allocations-").tempdir().unwrap();
+    let path = dir.path().join("app.apk");
     std::fs::write(&path, &zip).unwrap();
     for holding in [Holding::Map, Holding::Read] {
         let (archive, opening) = counted(|| AssetArchive::open(&path, holding).unwrap());
@@ -79,5 +78,4 @@ fn a_read_into_the_callers_buffer_allocates_nothing() {
             assert!(into_vectors <= 2 * n, "{holding:?}: {into_vectors} allocations for {n} reads");
         }
     }
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -81,7 +81,6 @@ fn every_corpus_archive_extracts_from_a_stream_as_from_a_file() {
         }
     }
     assert!(accepted >= 5 && refused >= 5, "{accepted} accepted, {refused} refused");
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -103,7 +102,6 @@ fn descriptors_prepended_bytes_and_every_kind_of_entry_come_through() {
     let mut prefixed = b"#!/bin/sh\nexit 0\n".repeat(100);
     prefixed.extend_from_slice(&zip);
     assert_eq!(both_ways(&dir, "prefixed", &prefixed), Ok(4));
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A reader that hands out `data` in pieces, pausing after the first as a download does: what
@@ -174,7 +172,6 @@ fn a_stream_staged_as_it_arrives_extracts_exactly_as_its_file() {
     }
     // Nothing but the archive is left: no staging directory.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -199,7 +196,6 @@ fn a_cut_or_padded_stream_is_refused_as_the_file_is_and_leaves_nothing() {
     let mut padded = zip.clone();
     padded.extend_from_slice(&[0x55; 300]);
     let _ = both_ways(&dir, "padded", &padded);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 #[test]
@@ -253,7 +249,6 @@ fn a_failing_stream_or_a_cancellation_leaves_nothing() {
     assert_eq!(incoming.extract(&dest, &Options::default()).unwrap().bytes, 100_000);
     // Nothing but the tree: the spool had no name.
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1);
-    std::fs::remove_dir_all(dir).unwrap();
 }
 
 /// A stored zip of one entry of `len` zeros, produced as it is read: the archive is never in
@@ -359,5 +354,4 @@ fn a_stream_far_larger_than_memory_allowed_is_extracted_in_bounded_memory() {
         from_file >> 20,
         len >> 20
     );
-    std::fs::remove_dir_all(dir).unwrap();
 }

@@ -4,8 +4,8 @@
 
 #[test]
 fn a_large_entry_is_written_as_it_inflates_and_a_bad_crc_still_fails() {
-    let work = std::env::temp_dir().join(format!("bufkit-cat-large-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-cat-large-").tempdir().unwrap();
+    let work = tmp.path();
     let data: Vec<u8> = (0..(80u32 << 20)).map(|i| (i / 4096 % 251) as u8).collect();
     let zip = asset_extract::fuzzing::deflated_zip(&[("big.bin".to_string(), data.clone())]);
     let good = work.join("good.zip");
@@ -33,5 +33,4 @@ fn a_large_entry_is_written_as_it_inflates_and_a_bad_crc_still_fails() {
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("CRC-32"), "{}", String::from_utf8_lossy(&out.stderr));
-    std::fs::remove_dir_all(work).unwrap();
 }

@@ -41,9 +41,8 @@ fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 #[test]
 fn a_replace_killed_at_any_moment_leaves_the_old_tree_or_the_new_one() {
     let trials: u64 = std::env::var("BUFKIT_CRASH_TRIALS").ok().and_then(|v| v.parse().ok()).unwrap_or(10);
-    let work = std::env::temp_dir().join(format!("bufkit-crash-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-crash-").tempdir().unwrap();
+    let work = tmp.path();
     let (a, b, dest) = (work.join("a.zip"), work.join("b.zip"), work.join("dest"));
     std::fs::write(&a, archive("A")).unwrap();
     std::fs::write(&b, archive("B")).unwrap();
@@ -94,8 +93,7 @@ fn a_replace_killed_at_any_moment_leaves_the_old_tree_or_the_new_one() {
     assert!(run(&a).output().unwrap().status.success());
     assert_eq!(tree(&dest), trees[0]);
     let mut left: Vec<String> =
-        std::fs::read_dir(&work).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        std::fs::read_dir(work).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
     left.sort();
     assert_eq!(left, ["a.zip", "b.zip", "dest"], "staging or locks left behind");
-    std::fs::remove_dir_all(&work).unwrap();
 }

@@ -45,8 +45,8 @@ fn extract_piped_pausing(
 
 #[test]
 fn an_archive_piped_in_extracts_as_its_file_and_a_cut_one_leaves_nothing() {
-    let work = std::env::temp_dir().join(format!("bufkit-extract-stdin-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-extract-stdin-").tempdir().unwrap();
+    let work = tmp.path();
     let files: Vec<(String, Vec<u8>)> = (0..50)
         .map(|i| (format!("assets/{i}.js"), format!("function f{i}() {{ return {i}; }}\n").repeat(200).into_bytes()))
         .collect();
@@ -61,14 +61,13 @@ fn an_archive_piped_in_extracts_as_its_file_and_a_cut_one_leaves_nothing() {
     assert!(String::from_utf8_lossy(&cut.stderr).contains("malformed"), "{}", String::from_utf8_lossy(&cut.stderr));
     assert!(!work.join("cut").exists());
     // Nothing else beside the two: the spool had no name.
-    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 1);
-    std::fs::remove_dir_all(work).unwrap();
+    assert_eq!(std::fs::read_dir(work).unwrap().count(), 1);
 }
 
 #[test]
 fn a_large_archive_piped_in_fast_or_slowly_or_redirected_from_a_file_extracts_as_its_file() {
-    let work = std::env::temp_dir().join(format!("bufkit-extract-stdin-large-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-extract-stdin-large-").tempdir().unwrap();
+    let work = tmp.path();
     // 24 MiB of entries: past the 8 MiB held in memory, so the rest of a fast pipe is spliced
     // into the spool's file; a slow one is followed, its entries staged as they arrive.
     let mut state = 0x9e37_79b9_7f4a_7c15u64;
@@ -109,5 +108,4 @@ fn a_large_archive_piped_in_fast_or_slowly_or_redirected_from_a_file_extracts_as
         .output()
         .unwrap();
     check(&redirected, &out);
-    std::fs::remove_dir_all(work).unwrap();
 }

@@ -44,10 +44,9 @@ fn inflate_pack(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn a_git_pack_is_walked_alike_sequentially_and_across_threads() {
-    let work = std::env::temp_dir().join(format!("bufkit-inflate-pack-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
-    let (pack, idx) = packed_repo(&work);
+    let tmp = tempfile::Builder::new().prefix("bufkit-inflate-pack-").tempdir().unwrap();
+    let work = tmp.path();
+    let (pack, idx) = packed_repo(work);
     let (pack_s, idx_s) = (pack.to_str().unwrap(), idx.to_str().unwrap());
 
     let summaries: Vec<serde_json::Value> = [
@@ -110,5 +109,4 @@ fn a_git_pack_is_walked_alike_sequentially_and_across_threads() {
     std::fs::write(&cut_idx, &std::fs::read(&idx).unwrap()[..1000]).unwrap();
     let (ok, _, err) = inflate_pack(&[pack_s, "--idx", cut_idx.to_str().unwrap()]);
     assert!(!ok && err.contains("cut.idx"), "{err}");
-    std::fs::remove_dir_all(&work).unwrap();
 }

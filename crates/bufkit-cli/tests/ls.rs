@@ -14,8 +14,8 @@ fn ls(args: &[&str]) -> (bool, String, String) {
 
 #[test]
 fn entries_are_listed_as_a_table_and_as_json() {
-    let work = std::env::temp_dir().join(format!("bufkit-ls-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-ls-").tempdir().unwrap();
+    let work = tmp.path();
     let good = work.join("app.apk");
     std::fs::write(&good, zip(&[("assets/a.js", b"hello"), ("assets/b.css", b"body{}"), ("readme", b"r")])).unwrap();
     let good = good.to_str().unwrap();
@@ -37,5 +37,4 @@ fn entries_are_listed_as_a_table_and_as_json() {
     let (ok, out, err) = ls(&[evil.to_str().unwrap()]);
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.contains("../escape"), "{err}");
-    std::fs::remove_dir_all(work).unwrap();
 }

@@ -38,11 +38,11 @@ fn ls_cat_test_and_extract_read_every_method() {
     assert!(ok && all == first.repeat(5));
     let (ok, report, err) = support::bufkit(&["test", &zip]);
     assert!(ok, "{report} {err}");
-    let dest = std::env::temp_dir().join(format!("bufkit-cli-methods-{}", std::process::id()));
+    let tmp = tempfile::Builder::new().prefix("bufkit-cli-methods-").tempdir().unwrap();
+    let dest = tmp.path().join("out");
     let (ok, _, err) = support::bufkit(&["extract", &zip, dest.to_str().unwrap()]);
     assert!(ok, "{err}");
     for (name, _) in NAMES {
         assert_eq!(std::fs::read_to_string(dest.join(name)).unwrap(), first, "{name}");
     }
-    std::fs::remove_dir_all(dest).unwrap();
 }

@@ -68,12 +68,11 @@ fn all_refuse(work: &Path, name: &str, archive: &[u8], says: &str) {
 
 #[test]
 fn every_command_accepts_and_refuses_the_same_archives() {
-    let work = std::env::temp_dir().join(format!("bufkit-one-validation-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&work);
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-one-validation-").tempdir().unwrap();
+    let work = tmp.path();
 
     let good = stored(&[("dir/", b""), ("dir/a.txt", b"alpha"), ("b.txt", b"beta")]);
-    for (command, verdict) in verdicts(&work, "good", &good) {
+    for (command, verdict) in verdicts(work, "good", &good) {
         assert_eq!(verdict, Ok(()), "{command}");
     }
 
@@ -84,17 +83,17 @@ fn every_command_accepts_and_refuses_the_same_archives() {
     let mut second = twice[end..].to_vec();
     second[16] ^= 1; // the central directory's offset
     twice.extend_from_slice(&second);
-    all_refuse(&work, "two-end-records", &twice, "no central directory where the end record says");
+    all_refuse(work, "two-end-records", &twice, "no central directory where the end record says");
 
     // A file `a` beside an entry `a/b`: no tree holds both.
     let tree = stored(&[("a", b"file"), ("a/b", b"under a file")]);
-    all_refuse(&work, "file-and-dir", &tree, "a file where another entry needs a directory");
+    all_refuse(work, "file-and-dir", &tree, "a file where another entry needs a directory");
 
     // A directory entry's local header that disagrees with its central record (its method).
     let mut dir_local = good.clone();
     assert_eq!(&dir_local[..4], b"PK\x03\x04");
     dir_local[8] = 12;
-    all_refuse(&work, "dir-local-header", &dir_local, "local header method differs");
+    all_refuse(work, "dir-local-header", &dir_local, "local header method differs");
 
     // A symlink's local header that disagrees with its central record: checked by all, though
     // no command reads or creates the link.
@@ -103,12 +102,11 @@ fn every_command_accepts_and_refuses_the_same_archives() {
     let central = with_link.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
     with_link[central + 5] = 3; // made by Unix
     with_link[central + 38..central + 42].copy_from_slice(&(0o120777u32 << 16).to_le_bytes());
-    for (command, verdict) in verdicts(&work, "link", &with_link) {
+    for (command, verdict) in verdicts(work, "link", &with_link) {
         assert_eq!(verdict, Ok(()), "{command} with a symlink skipped");
     }
     let (ok, listing, _) = support::bufkit(&["ls", work.join("link.zip").to_str().unwrap()]);
     assert!(ok && listing.contains("symlink") && listing.contains("1 entries, 1 symlinks"), "{listing}");
     with_link[8] = 12;
-    all_refuse(&work, "link-local-header", &with_link, "local header method differs");
-    std::fs::remove_dir_all(work).unwrap();
+    all_refuse(work, "link-local-header", &with_link, "local header method differs");
 }

@@ -26,8 +26,8 @@ fn exit_statuses_say_success_failure_and_misuse() {
 
 #[test]
 fn a_reader_that_stops_early_is_not_an_error() {
-    let work = std::env::temp_dir().join(format!("bufkit-process-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-process-").tempdir().unwrap();
+    let work = tmp.path();
     let zip = work.join("big.zip");
     let big: Vec<u8> = (0..8u32 << 20).map(|i| (i * 7 + i / 251) as u8).collect();
     std::fs::write(&zip, asset_extract::fuzzing::stored_zip(&[("big.bin".to_string(), big)])).unwrap();
@@ -38,15 +38,14 @@ fn a_reader_that_stops_early_is_not_an_error() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && err.is_empty(), "{:?}: {err}", out.status);
     assert_eq!(&first[..3], &[0, 7, 14]);
-    std::fs::remove_dir_all(work).unwrap();
 }
 
 #[test]
 fn a_long_listing_arrives_whole_through_a_pipe() {
     // Larger than a pipe's buffer, so the writes block until the reader drains them, and all of
     // it must be there when the process exits.
-    let work = std::env::temp_dir().join(format!("bufkit-process-ls-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-process-ls-").tempdir().unwrap();
+    let work = tmp.path();
     let zip = work.join("many.zip");
     let files: Vec<(String, Vec<u8>)> = (0..2000).map(|i| (format!("f{i:04}.txt"), vec![b'x'; 3])).collect();
     std::fs::write(&zip, asset_extract::fuzzing::stored_zip(&files)).unwrap();
@@ -54,5 +53,4 @@ fn a_long_listing_arrives_whole_through_a_pipe() {
     assert!(ok, "{err}");
     assert_eq!(table.lines().count(), 2002, "header, 2,000 entries, summary");
     assert!(table.trim_end().ends_with("2000 entries"), "{}", &table[table.len() - 100..]);
-    std::fs::remove_dir_all(work).unwrap();
 }

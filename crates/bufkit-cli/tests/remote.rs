@@ -161,8 +161,8 @@ fn bufkit(args: &[&str]) -> std::process::Output {
 
 #[test]
 fn a_remote_archive_reads_as_its_file_fetching_only_what_is_asked() {
-    let work = std::env::temp_dir().join(format!("bufkit-remote-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-remote-").tempdir().unwrap();
+    let work = tmp.path();
     let (zip, files) = archive();
     let path = work.join("app.zip");
     std::fs::write(&path, &zip).unwrap();
@@ -232,13 +232,12 @@ fn a_remote_archive_reads_as_its_file_fetching_only_what_is_asked() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("checkpoints"), "{}", String::from_utf8_lossy(&out.stderr));
     drop(server);
-    std::fs::remove_dir_all(work).unwrap();
 }
 
 #[test]
 fn a_server_that_misbehaves_is_refused_and_leaves_nothing() {
-    let work = std::env::temp_dir().join(format!("bufkit-remote-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-remote-bad-").tempdir().unwrap();
+    let work = tmp.path();
     let (zip, _) = archive();
     for (how, says) in [
         (Server::IgnoresRanges, "must serve ranges"),
@@ -257,5 +256,4 @@ fn a_server_that_misbehaves_is_refused_and_leaves_nothing() {
         let out = bufkit(&["cat", &server.url, "assets/blob.bin"]);
         assert!(!out.status.success(), "{how:?}: cat succeeded");
     }
-    std::fs::remove_dir_all(work).unwrap();
 }

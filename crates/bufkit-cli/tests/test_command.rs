@@ -11,8 +11,8 @@ fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
 
 #[test]
 fn an_archive_is_verified_and_each_failure_named() {
-    let work = std::env::temp_dir().join(format!("bufkit-test-cmd-{}", std::process::id()));
-    std::fs::create_dir_all(&work).unwrap();
+    let tmp = tempfile::Builder::new().prefix("bufkit-test-cmd-").tempdir().unwrap();
+    let work = tmp.path();
     let files: [(&str, &[u8]); 3] = [("assets/a.js", b"hello"), ("assets/b.css", b"body{}"), ("readme", b"r")];
     let good = work.join("good.apk");
     std::fs::write(&good, zip(&files)).unwrap();
@@ -45,7 +45,6 @@ fn an_archive_is_verified_and_each_failure_named() {
     let report: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(report["ok"].as_bool(), Some(false));
     assert!(report["error"].as_str().unwrap().contains("malformed"), "{json}");
-    let listing: Vec<_> = std::fs::read_dir(&work).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let listing: Vec<_> = std::fs::read_dir(work).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(listing.len(), 3, "nothing written beside the archives: {listing:?}");
-    std::fs::remove_dir_all(work).unwrap();
 }

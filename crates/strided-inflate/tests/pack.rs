@@ -20,12 +20,12 @@ fn git(dir: &Path, args: &[&str]) -> String {
 }
 
 /// A repository of this project's real source files over several commits (so there are deltas
-/// and many small trees), packed by `git gc --aggressive`. Returns (pack, idx) paths.
-fn real_pack(name: &str) -> (PathBuf, PathBuf) {
-    let dir = std::env::temp_dir().join(format!("strided-inflate-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    git(&dir, &["init", "-q"]);
+/// and many small trees), packed by `git gc --aggressive`, in a temporary directory removed when
+/// the returned [`RealPack`] is dropped.
+fn real_pack(name: &str) -> RealPack {
+    let repo = tempfile::Builder::new().prefix(&format!("strided-inflate-{name}-")).tempdir().unwrap();
+    let dir = repo.path();
+    git(dir, &["init", "-q"]);
     let crates = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut sources: Vec<PathBuf> = Vec::new();
     for krate in std::fs::read_dir(&crates).unwrap() {
@@ -43,17 +43,24 @@ fn real_pack(name: &str) -> (PathBuf, PathBuf) {
             std::fs::create_dir_all(target.parent().unwrap()).unwrap();
             std::fs::write(target, text).unwrap();
         }
-        git(&dir, &["add", "-A"]);
-        git(&dir, &["commit", "-q", "-m", &format!("round {round}")]);
+        git(dir, &["add", "-A"]);
+        git(dir, &["commit", "-q", "-m", &format!("round {round}")]);
     }
-    git(&dir, &["gc", "-q", "--aggressive"]);
+    git(dir, &["gc", "-q", "--aggressive"]);
     let pack_dir = dir.join(".git/objects/pack");
     let pack = std::fs::read_dir(&pack_dir)
         .unwrap()
         .map(|e| e.unwrap().path())
         .find(|p| p.extension().is_some_and(|e| e == "pack"))
         .expect("git gc wrote a pack");
-    (pack.clone(), pack.with_extension("idx"))
+    RealPack { idx: pack.with_extension("idx"), pack, _repo: repo }
+}
+
+/// A pack and its index, in a repository that lives as long as this does.
+struct RealPack {
+    pack: PathBuf,
+    idx: PathBuf,
+    _repo: tempfile::TempDir,
 }
 
 fn walk_all(bytes: &[u8]) -> Result<Vec<Object>, PackError> {
@@ -67,10 +74,11 @@ fn walk_all(bytes: &[u8]) -> Result<Vec<Object>, PackError> {
 
 #[test]
 fn a_real_pack_walks_exactly_and_matches_git() {
-    let (pack_path, idx_path) = real_pack("walk");
-    let bytes = std::fs::read(&pack_path).unwrap();
+    let repo = real_pack("walk");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let bytes = std::fs::read(pack_path).unwrap();
     let objects = walk_all(&bytes).unwrap();
-    Index::parse(&std::fs::read(&idx_path).unwrap()).unwrap().verify(&bytes, &objects).unwrap();
+    Index::parse(&std::fs::read(idx_path).unwrap()).unwrap().verify(&bytes, &objects).unwrap();
     assert!(objects.iter().any(|o| o.kind == Kind::OfsDelta), "the pack has deltas");
     assert!(objects.iter().filter(|o| o.kind == Kind::Tree).count() >= 4);
 
@@ -91,20 +99,13 @@ fn a_real_pack_walks_exactly_and_matches_git() {
             assert_eq!(o.kind.name(), kind);
         }
     }
-    remove_repo(&pack_path);
-}
-
-/// Deletes the temporary repository a pack came from (pack → pack/ → objects/ → .git/ → repo).
-fn remove_repo(pack: &Path) {
-    if let Some(repo) = pack.ancestors().nth(4) {
-        let _ = std::fs::remove_dir_all(repo);
-    }
 }
 
 #[test]
 fn damaged_packs_name_the_offset_and_stop() {
-    let (pack_path, idx_path) = real_pack("damage");
-    let good = std::fs::read(&pack_path).unwrap();
+    let repo = real_pack("damage");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let good = std::fs::read(pack_path).unwrap();
     let objects = walk_all(&good).unwrap();
     let victim = &objects[objects.len() / 2];
 
@@ -137,20 +138,20 @@ fn damaged_packs_name_the_offset_and_stop() {
     );
 
     // An index that disagrees.
-    let mut idx = std::fs::read(&idx_path).unwrap();
+    let mut idx = std::fs::read(idx_path).unwrap();
     let crc_table = 8 + 256 * 4 + objects.len() * 20;
     idx[crc_table] ^= 1;
     assert!(matches!(Index::parse(&idx).unwrap().verify(&good, &objects), Err(PackError::Index(_))));
-    remove_repo(&pack_path);
 }
 
 /// The parallel walk over the index finds exactly what the sequential walk and `Index::verify`
 /// find, with every object's bytes, on 1, 2 and 4 threads.
 #[test]
 fn the_indexed_walk_agrees_with_the_sequential_one() {
-    let (pack_path, idx_path) = real_pack("indexed");
-    let bytes = std::fs::read(&pack_path).unwrap();
-    let index = Index::parse(&std::fs::read(&idx_path).unwrap()).unwrap();
+    let repo = real_pack("indexed");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let bytes = std::fs::read(pack_path).unwrap();
+    let index = Index::parse(&std::fs::read(idx_path).unwrap()).unwrap();
     let mut expected = Vec::new();
     pack::walk(&bytes, true, |o, data| expected.push((o.clone(), digest(data)))).unwrap();
     for threads in [1, 2, 4] {
@@ -165,16 +166,16 @@ fn the_indexed_walk_agrees_with_the_sequential_one() {
         seen.sort_by_key(|(o, _)| o.offset);
         assert_eq!(seen, expected, "{threads} threads: the same bytes for every object");
     }
-    remove_repo(&pack_path);
 }
 
 /// Damage the indexed walk must catch as the sequential one does: a flipped byte in a stream, a
 /// wrong CRC in the index, a wrong object count, a bad trailer.
 #[test]
 fn the_indexed_walk_refuses_what_the_sequential_one_refuses() {
-    let (pack_path, idx_path) = real_pack("indexed-damage");
-    let good = std::fs::read(&pack_path).unwrap();
-    let idx = std::fs::read(&idx_path).unwrap();
+    let repo = real_pack("indexed-damage");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let good = std::fs::read(pack_path).unwrap();
+    let idx = std::fs::read(idx_path).unwrap();
     let index = Index::parse(&idx).unwrap();
     let objects = walk_all(&good).unwrap();
     let victim = &objects[objects.len() / 2];
@@ -233,7 +234,6 @@ fn the_indexed_walk_refuses_what_the_sequential_one_refuses() {
     assert_eq!(none, Err(Mine::NoIndex));
     let damaged = pack::walk_indexed_from(&trailer, || Ok::<_, Mine>(&index), 2, || (), |_, _, _, _| {});
     assert_eq!(damaged, Err(Mine::Pack(PackError::Checksum)));
-    remove_repo(&pack_path);
 }
 
 fn digest(data: &[u8]) -> u32 {
@@ -247,9 +247,10 @@ fn digest(data: &[u8]) -> u32 {
 /// reaches first.
 #[test]
 fn several_bad_objects_give_the_lowest_ones_error_on_every_thread_count() {
-    let (pack_path, idx_path) = real_pack("several-bad");
-    let good = std::fs::read(&pack_path).unwrap();
-    let index = Index::parse(&std::fs::read(&idx_path).unwrap()).unwrap();
+    let repo = real_pack("several-bad");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let good = std::fs::read(pack_path).unwrap();
+    let index = Index::parse(&std::fs::read(idx_path).unwrap()).unwrap();
     let objects = walk_all(&good).unwrap();
     assert!(objects.len() > 260, "the test pack must span two blocks of 256 objects: {}", objects.len());
     // Objects whose stream, with one byte flipped mid-way, fails to inflate at their own offset.
@@ -282,17 +283,17 @@ fn several_bad_objects_give_the_lowest_ones_error_on_every_thread_count() {
     assert!(
         matches!(pack::walk(&bad, false, |_, _| {}), Err(PackError::Inflate { offset, .. }) if offset == early.offset)
     );
-    remove_repo(&pack_path);
 }
 
 #[test]
 fn the_reverse_index_gives_the_sorted_index_and_a_wrong_one_is_refused() {
-    let (pack_path, idx_path) = real_pack("rev");
-    let idx = std::fs::read(&idx_path).unwrap();
+    let repo = real_pack("rev");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let idx = std::fs::read(idx_path).unwrap();
     let rev = std::fs::read(pack_path.with_extension("rev")).expect("git wrote a .rev beside the .idx");
     let sorted = Index::parse(&idx).unwrap();
     assert_eq!(Index::parse_with_reverse(&idx, &rev).unwrap(), sorted);
-    let bytes = std::fs::read(&pack_path).unwrap();
+    let bytes = std::fs::read(pack_path).unwrap();
     let from_rev = Index::parse_with_reverse(&idx, &rev).unwrap();
     assert_eq!(pack::walk_indexed(&bytes, &from_rev, 2, |_, _| {}).unwrap().len(), sorted.entries.len());
 
@@ -341,9 +342,10 @@ fn the_reverse_index_gives_the_sorted_index_and_a_wrong_one_is_refused() {
 /// comes back as that panic, and never leaves the hashing thread waiting for a walk.
 #[test]
 fn every_walking_thread_returns_its_state_and_panics_come_back() {
-    let (pack_path, idx_path) = real_pack("helpers");
-    let bytes = std::fs::read(&pack_path).unwrap();
-    let idx = std::fs::read(&idx_path).unwrap();
+    let repo = real_pack("helpers");
+    let (pack_path, idx_path) = (&repo.pack, &repo.idx);
+    let bytes = std::fs::read(pack_path).unwrap();
+    let idx = std::fs::read(idx_path).unwrap();
     let objects = walk_all(&bytes).unwrap().len();
     assert!(objects > 270, "the test pack must span two blocks of 256 objects: {objects}");
     for threads in [1, 2, 3] {
@@ -398,5 +400,4 @@ fn every_walking_thread_returns_its_state_and_panics_come_back() {
         }));
         assert!(visit_panics, "{threads} threads: a panic in visit comes back");
     }
-    remove_repo(&pack_path);
 }

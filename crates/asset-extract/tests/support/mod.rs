@@ -1,14 +1,30 @@
 //! Helpers the test binaries share: a fresh temporary directory per test, its listing, and the
 //! tree under a directory.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A fresh, empty directory for test `name` (in this process), under the system's temp dir.
-pub fn workdir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("asset-extract-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
+/// A fresh, empty directory for test `name`, under the system's temp dir; removed with everything
+/// in it when dropped, whether the test passed or not.
+pub fn workdir(name: &str) -> WorkDir {
+    WorkDir(
+        tempfile::Builder::new().prefix(&format!("asset-extract-{name}-")).tempdir().expect("a temporary directory"),
+    )
+}
+
+/// A test's own directory (see [`workdir`]): a `Path` while it lives, gone when dropped.
+pub struct WorkDir(tempfile::TempDir);
+
+impl std::ops::Deref for WorkDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
+impl AsRef<Path> for WorkDir {
+    fn as_ref(&self) -> &Path {
+        self.0.path()
+    }
 }
 
 /// The names in `dir`, sorted.

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static dev.bufkit.tests.Support.*;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 /** Archives read in place through the loaded front: by index and name, into buffers, as streams, views, verification, every compression method. Run on the front {@link Support} loads, by JUnit. */
@@ -37,8 +38,7 @@ final class ArchiveTests {
     /** An archive read in place: found by name, read whole, from threads at once, read and mapped; bad input refused. */
     @Test
     @DisplayName("archive: entries read in place")
-    void archiveInPlace() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive");
+    void archiveInPlace(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "assets/ünïcode.txt", "readme.txt"},
                 new byte[][] {pattern(300_000), "ü".getBytes(java.nio.charset.StandardCharsets.UTF_8), "hi".getBytes()});
         for (boolean mapped : new boolean[] {false, true}) {
@@ -79,9 +79,6 @@ final class ArchiveTests {
         check(refused.status() == Status.UNSAFE_NAME, "hostile: " + refused.status());
         BufkitException missing = expect(BufkitException.class, () -> bufkit.openArchive(dir.resolve("none.apk"), false));
         check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /**
@@ -92,8 +89,7 @@ final class ArchiveTests {
      */
     @Test
     @DisplayName("archive: wrong values are exceptions naming them")
-    void archiveWrongValues() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-wrong");
+    void archiveWrongValues(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"},
                 new byte[][] {pattern(300_000), "hi".getBytes()});
         try (dev.bufkit.AssetArchive a = bufkit.openArchive(apk, false)) {
@@ -137,16 +133,12 @@ final class ArchiveTests {
             check(a.read(a.find("readme.txt").getAsInt()).length == 2, "the archive works after the wrong values");
         }
         expect(NullPointerException.class, () -> bufkit.openArchive(null, false));
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** Issue 26: verify, like unzip -t: OK on a good archive; a damaged first entry named by index and status. */
     @Test
     @DisplayName("archive: verify checks every entry, writing nothing")
-    void archiveVerify() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-verify");
+    void archiveVerify(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"},
                 new byte[][] {pattern(300_000), "hi".getBytes()});
         for (boolean mapped : new boolean[] {false, true}) {
@@ -167,19 +159,15 @@ final class ArchiveTests {
             check(!v.ok() && v.failed() == 1 && v.firstFailed() == 0, "damaged: " + v);
             check(v.firstStatus() != Status.OK && v.firstStatus() != Status.UNKNOWN, "its status: " + v.firstStatus());
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** Issue 26: Deflate64, bzip2, LZMA, Zstandard and XZ, from the fixture the Rust and C tests read
      *  too (the same text once per method): read whole, streamed, verified and extracted, all equal. */
     @Test
     @DisplayName("every compression method: read, streamed, verified, extracted")
-    void everyMethod() throws Exception {
+    void everyMethod(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path fixture = java.nio.file.Path.of(System.getProperty("bufkit.methodsZip"));
         String[] names = {"deflate64.txt", "bzip2.txt", "lzma.txt", "zstd.txt", "xz.txt"};
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-methods");
         check(bufkit.extract(fixture, dir.resolve("out"), ExtractOptions.defaults()).files() == names.length, "extracted");
         byte[] first = null;
         for (boolean mapped : new boolean[] {false, true}) {
@@ -196,17 +184,13 @@ final class ArchiveTests {
                 check(a.verify(2).ok(), "verified");
             }
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** Reads by name, into heap and direct buffers at their position, and as streams in any stride;
      *  a stream outlives its archive; a wrong CRC surfaces at the stream's end. */
     @Test
     @DisplayName("archive: by name, into buffers, as streams")
-    void archiveBuffersAndStreams() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive-io");
+    void archiveBuffersAndStreams(@TempDir java.nio.file.Path dir) throws Exception {
         byte[] js = pattern(300_000);
         java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {js, "hi".getBytes()});
         for (boolean mapped : new boolean[] {false, true}) {
@@ -295,17 +279,13 @@ final class ArchiveTests {
             BufkitException whole = expect(BufkitException.class, () -> a.readAllBytes("readme.txt"));
             check(whole.status() == Status.CRC_MISMATCH, "a whole read: " + whole.status());
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** A stored entry as a read-only view of the mapped file: no view when deflated or not mapped; a
      *  view (or a slice of it) stays valid after close and garbage collection; a bad CRC is refused. */
     @Test
     @DisplayName("archive: views of stored entries outlive close")
-    void archiveViews() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-archive-views");
+    void archiveViews(@TempDir java.nio.file.Path dir) throws Exception {
         byte[] icon = pattern(70_000);
         java.nio.file.Path apk = dir.resolve("app.apk");
         try (java.util.zip.ZipOutputStream z = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(apk))) {
@@ -365,9 +345,6 @@ final class ArchiveTests {
             BufkitException crc = expect(BufkitException.class, () -> b.view("res/icon.png"));
             check(crc.status() == Status.CRC_MISMATCH, "a bad CRC: " + crc.status());
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     private static int single(java.io.InputStream in, byte[] buf) throws java.io.IOException {
@@ -380,8 +357,7 @@ final class ArchiveTests {
     /** Issue 28: any slice by readAt (heap and direct buffers) and through a SeekableByteChannel equals the entry's bytes; checkpoints export and import. */
     @Test
     @DisplayName("archive: any slice by readAt and a SeekableByteChannel; checkpoints export and import")
-    void archiveReadAt() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-read-at");
+    void archiveReadAt(@TempDir java.nio.file.Path dir) throws Exception {
         StringBuilder text = new StringBuilder();
         for (int i = 0; text.length() < 3_000_000; i++) text.append("2026-12-02 GET /item/").append(i * 7919 % 5000).append(' ').append(i % 7).append('\n');
         byte[] log = text.toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
@@ -457,9 +433,6 @@ final class ArchiveTests {
                 check(Arrays.equals(dst.array(), Arrays.copyOfRange(log, 1_234_567, 1_234_667)), "bytes through imported checkpoints");
             }
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
     /** Log lines: about 6 MiB, several chunks for the parallel decoder. */
     private static byte[] logLines(int n) {
@@ -475,8 +448,7 @@ final class ArchiveTests {
      */
     @Test
     @DisplayName("archive: inflated on several cores, the same bytes and errors")
-    void parallelInflate() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-parallel");
+    void parallelInflate(@TempDir java.nio.file.Path dir) throws Exception {
         byte[] log = logLines(260_000);
         check(log.length > 6 << 20, "several chunks: " + log.length);
         java.nio.file.Path apk = zip(dir, "logs.zip", new String[] {"log.txt"}, new byte[][] {log});
@@ -594,8 +566,7 @@ final class ArchiveTests {
     /** An archive served by a channel reads as the file does, by every path; a channel that fails, throws or changes gives a status. */
     @Test
     @DisplayName("archive: read from a channel")
-    void archiveFromChannel() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-channel");
+    void archiveFromChannel(@TempDir java.nio.file.Path dir) throws Exception {
         byte[] big = pattern(6_000_000);
         java.nio.file.Path apk = zip(dir, "app.apk", new String[] {"assets/big.bin", "readme.txt"}, new byte[][] {big, "hi".getBytes()});
         byte[] bytes = java.nio.file.Files.readAllBytes(apk);

@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static dev.bufkit.tests.Support.*;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 /** Growable buffers through the loaded front: growth policies, counters, limits, streams and channels, the panic boundary, threads, the cleaner. Run on the front {@link Support} loads, by JUnit. */
@@ -153,8 +154,7 @@ final class BufferTests {
     /** writeTo a channel (no heap copy) and a stream, on every policy; short writes are looped; the channel view appends. */
     @Test
     @DisplayName("buffer: writeTo channels and streams")
-    void writeToChannelsAndStreams() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-write-to");
+    void writeToChannelsAndStreams(@TempDir java.nio.file.Path dir) throws Exception {
         byte[] expected = pattern(250_000);
         for (Growth g : Growth.values()) {
             try (GrowableBuffer buf = bufkit.newBuffer(BufferConfig.defaults().withGrowth(g).withChunkSize(4096))) {
@@ -196,9 +196,6 @@ final class BufferTests {
         GrowableBuffer closed = bufkit.newBuffer(BufferConfig.defaults());
         closed.close();
         expect(IllegalStateException.class, () -> closed.writeTo(new java.io.ByteArrayOutputStream()));
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     @Test
@@ -370,8 +367,7 @@ final class BufferTests {
      *  and no Cleaner of its own per class ("Cleaner-N"). Makes one of each kind, then looks. */
     @Test
     @DisplayName("one cleaner thread for every kind of object")
-    void oneCleaner() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-cleaner");
+    void oneCleaner(@TempDir java.nio.file.Path dir) throws Exception {
         ExtractCancel cancel = bufkit.newCancel();
         cancel.cancel();
         try (GrowableBuffer b = bufkit.newBuffer(BufferConfig.defaults());

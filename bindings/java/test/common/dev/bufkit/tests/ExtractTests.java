@@ -28,6 +28,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import static dev.bufkit.tests.Support.*;
 
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.api.Test;
 
 /** Extraction through the loaded front: reports, options, progress, cancellation, hostile and changing archives. Run on the front {@link Support} loads, by JUnit. */
@@ -37,14 +38,13 @@ final class ExtractTests {
     /** Issue 27: the JNI front chosen by enum on any JDK (Panama only from 22); the withers for maxRatio and durable reach the extraction. */
     @Test
     @DisplayName("fronts chosen by enum; ratio limit and durable withers")
-    void frontsAndWithers() throws Exception {
+    void frontsAndWithers(@TempDir java.nio.file.Path dir) throws Exception {
         check(Bufkit.load(Bufkit.Front.JNI).front().equals("jni"), "the JNI front by enum");
         if (Runtime.version().feature() >= 22) {
             check(Bufkit.load(Bufkit.Front.PANAMA).front().equals("panama"), "the Panama front by enum");
         } else {
             expect(IllegalStateException.class, () -> Bufkit.load(Bufkit.Front.PANAMA));
         }
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-withers");
         java.nio.file.Path archive = zip(dir, "r.zip", new String[] {"zeros.bin"}, new byte[][] {new byte[1 << 20]});
         ExtractException limited = expect(ExtractException.class,
                 () -> bufkit.extract(archive, dir.resolve("limited"), ExtractOptions.defaults().withMaxRatio(10)));
@@ -66,16 +66,12 @@ final class ExtractTests {
         ExtractOptions every = ExtractOptions.defaults().withThreads(1).withQuota(1 << 30).withMaxRatio(2000).withStrict(true)
                 .withFoldCase(true).withNoMtime(true).withSkipSymlinks(true).withOnly(java.util.List.of("zeros.bin"));
         check(bufkit.extract(archive, dir.resolve("every"), every).files() == 1, "every option at once");
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** Issue 26: the archive's modification time (ZipOutputStream writes an extended timestamp) by default; withNoMtime, now. */
     @Test
     @DisplayName("extract: modification times restored, or not")
-    void extractMtimes() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-mtime");
+    void extractMtimes(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path archive = dir.resolve("t.zip");
         long then = 1_600_000_000_000L;
         try (java.util.zip.ZipOutputStream out = new java.util.zip.ZipOutputStream(java.nio.file.Files.newOutputStream(archive))) {
@@ -91,15 +87,11 @@ final class ExtractTests {
         bufkit.extract(archive, dir.resolve("now"), ExtractOptions.defaults().withNoMtime(true));
         long now = java.nio.file.Files.getLastModifiedTime(dir.resolve("now/old.txt")).toMillis();
         check(Math.abs(now - System.currentTimeMillis()) < 60_000, "no mtime: " + now);
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     @Test
     @DisplayName("extract: a valid archive, with progress")
-    void extractValid() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-extract");
+    void extractValid(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path archive = zip(dir, "a.zip", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {pattern(50_000), "hi".getBytes()});
         java.util.concurrent.atomic.AtomicLong calls = new java.util.concurrent.atomic.AtomicLong();
         ExtractReport r = bufkit.extract(archive, dir.resolve("out"),
@@ -122,16 +114,12 @@ final class ExtractTests {
         ExtractOptions inc = ExtractOptions.defaults().withMode(ExtractMode.REPLACE).withIncremental(true);
         check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 0, "first");
         check(bufkit.extract(archive, dir.resolve("inc"), inc).reused() == 2, "second keeps both");
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** With an interval, progress is at most the first report and the last, which nothing follows; calls never overlap. */
     @Test
     @DisplayName("extract: progress at an interval")
-    void extractProgressAtAnInterval() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-progress");
+    void extractProgressAtAnInterval(@TempDir java.nio.file.Path dir) throws Exception {
         String[] names = new String[500];
         byte[][] data = new byte[500][];
         for (int i = 0; i < names.length; i++) {
@@ -153,16 +141,12 @@ final class ExtractTests {
         check(Arrays.equals(seen.get(seen.size() - 1), new long[] {500, 500}), "the last call is the last report");
         check(!overlapped.get(), "calls overlapped");
         expect(IllegalArgumentException.class, () -> ExtractOptions.defaults().withProgressIntervalMs(-1));
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** Truncating the archive during extraction: a clean error or the archive as it was, never a SIGBUS (the archive used to be mapped). */
     @Test
     @DisplayName("extract: an archive truncated meanwhile never crashes the JVM")
-    void extractTruncatedMeanwhile() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-truncate");
+    void extractTruncatedMeanwhile(@TempDir java.nio.file.Path dir) throws Exception {
         String[] names = new String[16];
         byte[][] contents = new byte[16][];
         for (int i = 0; i < 16; i++) {
@@ -195,15 +179,11 @@ final class ExtractTests {
             }
             cutter.join();
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     @Test
     @DisplayName("extract: a cancel token stops it from another thread")
-    void extractCancelled() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-cancel");
+    void extractCancelled(@TempDir java.nio.file.Path dir) throws Exception {
         String[] names = new String[5000];
         byte[][] contents = new byte[5000][];
         for (int i = 0; i < names.length; i++) {
@@ -240,15 +220,11 @@ final class ExtractTests {
         try (var list = java.nio.file.Files.list(dir)) {
             check(list.count() == 1, "nothing left beside the archive");
         }
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     @Test
     @DisplayName("extract: data prepended is read past, unless strict")
-    void extractPrepended() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-jmod");
+    void extractPrepended(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path zip = zip(dir, "plain.zip", new String[] {"a.txt"}, new byte[][] {"in a jmod".getBytes()});
         java.nio.file.Path jmod = dir.resolve("m.jmod");
         byte[] plain = java.nio.file.Files.readAllBytes(zip);
@@ -274,15 +250,11 @@ final class ExtractTests {
                 () -> bufkit.extract(twins, dir.resolve("folded"), ExtractOptions.defaults().withFoldCase(true)));
         check(folded.status() == Status.UNSAFE_NAME && !java.nio.file.Files.exists(dir.resolve("folded")),
                 "folding case refuses the twins: " + folded.status());
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     @Test
     @DisplayName("extract: a hostile archive leaves nothing")
-    void extractHostile() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-extract");
+    void extractHostile(@TempDir java.nio.file.Path dir) throws Exception {
         // ZipOutputStream refuses nothing: it writes "../evil.txt" as asked.
         java.nio.file.Path archive = zip(dir, "evil.zip", new String[] {"ok.txt", "../evil.txt"}, new byte[][] {"fine".getBytes(), "escape".getBytes()});
         ExtractException e = expect(ExtractException.class, () -> bufkit.extract(archive, dir.resolve("out"), ExtractOptions.defaults()));
@@ -297,16 +269,12 @@ final class ExtractTests {
         check(missing.status() == Status.IO_ERROR, "missing: " + missing.status());
         check(missing.osError() == 2 && missing.entry().equals(dir.resolve("none.zip").toString()), "errno and path: " + missing.osError() + " " + missing.entry());
         check(missing.getCause() instanceof java.nio.file.NoSuchFileException, "cause: " + missing.getCause());
-        try (var walk = java.nio.file.Files.walk(dir)) {
-            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
     }
 
     /** An archive read from an InputStream extracts as its file does; a stream cut short, failing or cancelled leaves nothing. */
     @Test
     @DisplayName("extract: from an InputStream")
-    void extractFromStream() throws Exception {
-        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bufkit-java-stream");
+    void extractFromStream(@TempDir java.nio.file.Path dir) throws Exception {
         java.nio.file.Path archive = zip(dir, "a.zip", new String[] {"assets/app.js", "readme.txt"}, new byte[][] {pattern(500_000), "hi".getBytes()});
         byte[] bytes = java.nio.file.Files.readAllBytes(archive);
         ExtractReport report = bufkit.extract(new java.io.ByteArrayInputStream(bytes), dir.resolve("out"), ExtractOptions.defaults());
