@@ -121,10 +121,9 @@ impl<'a> EntryReader<'a> {
         let Some((store, index, span)) = self.keep.take() else { return };
         let e = self.decoder.entry();
         if let Some(inflater) = self.decoder.inflater() {
-            let points = inflater.take_checkpoints();
             store.insert(
                 index,
-                strided_inflate::Checkpoints::from_checked_pass(e.compressed_size, e.size, e.crc32, span, points),
+                strided_inflate::Checkpoints::from_checked_pass(e.compressed_size, e.size, e.crc32, span, inflater),
             );
         }
     }

@@ -141,3 +141,58 @@ fn a_damaged_entry_fails_its_first_slice_with_the_reason() {
     let failed = archive.read_at(0, 10, &mut [0u8; 10]);
     assert!(matches!(failed, Err(Error::Data { .. } | Error::Crc { .. })), "{failed:?}");
 }
+
+/// An archive served by a source that counts the bytes it reads.
+struct Counted {
+    bytes: Vec<u8>,
+    read: std::sync::Arc<std::sync::atomic::AtomicU64>,
+}
+
+impl asset_extract::Source for Counted {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = self.bytes.get(offset as usize..).unwrap_or(&[]);
+        let n = buf.len().min(rest.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.read.fetch_add(n as u64, std::sync::atomic::Ordering::Relaxed);
+        Ok(n)
+    }
+}
+
+/// Exporting an entry's checkpoints reads its compressed bytes once (the pass that builds them
+/// keeps what the export's digests need), and after a whole read made them, not at all.
+#[test]
+fn exporting_checkpoints_reads_the_entry_once_or_not_at_all() {
+    use std::sync::atomic::Ordering::Relaxed;
+    let (zip, entries) = archive();
+    let read = std::sync::Arc::new(std::sync::atomic::AtomicU64::new(0));
+    let open = || {
+        read.store(0, Relaxed);
+        let archive = AssetArchive::open_source(Counted { bytes: zip.clone(), read: read.clone() }).unwrap();
+        (archive, read.swap(0, Relaxed))
+    };
+    let (archive, _) = open();
+    let compressed = archive.entries()[0].compressed_size;
+    let exported = archive.export_checkpoints(0).unwrap();
+    let once = read.load(Relaxed);
+    assert!(once >= compressed && once < compressed + (64 << 10), "{once} bytes read for an entry of {compressed}");
+    let (archive, _) = open();
+    let mut whole = Vec::new();
+    std::io::Read::read_to_end(&mut archive.reader(0).unwrap(), &mut whole).unwrap();
+    assert!(whole == entries[0]);
+    read.store(0, Relaxed);
+    let after_read = archive.export_checkpoints(0).unwrap();
+    assert_eq!(read.load(Relaxed), 0, "the export after a whole read read the archive");
+    // Both exports' digests are the stream's: every read through each checks them, and passes.
+    for bytes in [exported, after_read] {
+        let (fresh, _) = open();
+        fresh.import_checkpoints(0, &bytes).unwrap();
+        for offset in (0..entries[0].len()).step_by(97_001) {
+            let mut out = [0u8; 100];
+            let n = fresh.read_at(0, offset as u64, &mut out).unwrap();
+            assert!(out[..n] == entries[0][offset..offset + n], "at {offset}");
+        }
+    }
+}

@@ -209,8 +209,6 @@ fn a_remote_archive_reads_as_its_file_fetching_only_what_is_asked() {
     // compressed bytes, at most a quarter of the entry's here), not the entry.
     let log = &files.last().unwrap().1;
     let points = work.join("log.idx");
-    let out = bufkit(&["index", url, "logs/app.log", "-o", points.to_str().unwrap()]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let compressed = {
         let listing = bufkit(&["ls", "--json", file]);
         let rows: serde_json::Value = serde_json::from_slice(&listing.stdout).unwrap();
@@ -218,6 +216,13 @@ fn a_remote_archive_reads_as_its_file_fetching_only_what_is_asked() {
             .as_u64()
             .unwrap()
     };
+    // Indexing fetches the entry once: its checkpoints' digests come from the same pass.
+    let before = server.sent();
+    let out = bufkit(&["index", url, "logs/app.log", "-o", points.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let fetched = server.sent() - before;
+    let bound = (64 << 10) + 22 + central as u64 + compressed + (64 << 10);
+    assert!(fetched <= bound, "{fetched} bytes fetched to index an entry of {compressed} ({bound} allowed)");
     let before = server.sent();
     let at = log.len() - 10_000;
     let range = format!("{at}:4096");

@@ -52,6 +52,7 @@
 
 use std::sync::atomic::Ordering;
 
+use crate::crc::{crc32_between, crc32_concat};
 use crate::{ChunkedInflater, Crc32, Error};
 
 /// Output a checkpoint keeps: deflate's window.
@@ -63,7 +64,7 @@ const MAGIC: &[u8; 8] = b"BKCKPT02";
 
 /// A block boundary of a raw deflate stream and the output before it: where a decoder can
 /// resume ([`ChunkedInflater::resume_fed`]).
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone)]
 pub struct Checkpoint {
     /// Bits of the stream before the block.
     pub bit_offset: u64,
@@ -73,7 +74,30 @@ pub struct Checkpoint {
     pub window: Box<[u8]>,
     /// Where in its block the checkpoint is.
     pub(crate) inside: Inside,
+    /// Recorded on a pass from the stream's start: the CRC-32s of the stream's bytes before the
+    /// byte holding the checkpoint's first bit, and through it. The digests an export writes
+    /// come from them, not from reading the stream again.
+    pub(crate) stream_crc: Option<StreamCrc>,
 }
+
+/// The CRC-32s of the compressed bytes before a checkpoint's first byte and through it (equal
+/// when the checkpoint is on a byte boundary).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct StreamCrc {
+    pub(crate) before: u32,
+    pub(crate) through: u32,
+}
+
+/// Two checkpoints are equal when they resume the same stream at the same place, however they
+/// were made (the CRC-32s of a pass are not part of what a checkpoint is).
+impl PartialEq for Checkpoint {
+    fn eq(&self, other: &Self) -> bool {
+        (self.bit_offset, self.out_offset, &self.window, &self.inside)
+            == (other.bit_offset, other.out_offset, &other.window, &other.inside)
+    }
+}
+
+impl Eq for Checkpoint {}
 
 /// Where a checkpoint is in its block: blocks can be megabytes long, so checkpoints are also
 /// kept inside them.
@@ -170,6 +194,9 @@ pub struct Checkpoints {
     crc32: u32,
     span: u64,
     points: Vec<Checkpoint>,
+    /// Built in one pass over the whole stream: the CRC-32 of all its compressed bytes, which
+    /// with the CRC-32s each checkpoint keeps gives every digest an export writes.
+    stream_crc: Option<u32>,
     /// For imported checkpoints: what binds each to the stream, checked on first use.
     bound: Option<Bound>,
 }
@@ -230,6 +257,21 @@ fn digest<E>(
         at += n as u64;
     }
     Ok(crc.finalize())
+}
+
+/// Checkpoint `k`'s digest (as [`digest`] computes it) from the CRC-32s a pass from the stream's
+/// start kept, `stream_crc` being the whole stream's: `None` where they were not kept.
+fn digest_kept(points: &[Checkpoint], k: usize, compressed_len: u64, stream_crc: Option<u32>) -> Option<u32> {
+    let range = span_bytes(points, k, compressed_len);
+    let before = points[k].stream_crc?.before;
+    let through = match points.get(k + 1) {
+        Some(next) if next.bit_offset.div_ceil(8) <= compressed_len => next.stream_crc?.through,
+        _ => stream_crc?,
+    };
+    let len = range.end - range.start;
+    let mut record = Vec::with_capacity(32 + points[k].window.len() + MAX_HEADER);
+    encode(&points[k], &mut record);
+    Some(crc32_concat(crate::crc32(&record), crc32_between(before, through, len), len))
 }
 
 /// A checkpoint as the export format writes it.
@@ -332,6 +374,7 @@ impl Checkpoints {
         inflater.set_checkpoint_span(0);
         let points = inflater.take_checkpoints();
         result?;
+        let stream_crc = inflater.stream_crc_through(compressed_len);
         if out != len {
             return Err(SeekError::Length { expected: len, actual: Some(out) });
         }
@@ -339,22 +382,25 @@ impl Checkpoints {
         if actual != crc32 {
             return Err(SeekError::Crc { expected: crc32, actual });
         }
-        Ok(Checkpoints { compressed_len, len, crc32, span, points, bound: None })
+        Ok(Checkpoints { compressed_len, len, crc32, span, points, stream_crc, bound: None })
     }
 
-    /// Checkpoints a [`ChunkedInflater`] recorded ([`ChunkedInflater::set_checkpoint_span`],
-    /// [`ChunkedInflater::take_checkpoints`]) over a whole stream of `compressed_len` bytes that
-    /// the caller has checked: it inflated to `len` bytes with CRC-32 `crc32` and ended exactly
-    /// at its last byte. For a full read that makes them as a by-product (the checks are the
-    /// caller's, as [`build`](Self::build) makes them itself).
+    /// The checkpoints `inflater` recorded ([`ChunkedInflater::set_checkpoint_span`]) on a pass
+    /// over a whole stream of `compressed_len` bytes that the caller has checked: it inflated to
+    /// `len` bytes with CRC-32 `crc32` and ended exactly at its last byte. For a full read that
+    /// makes them as a by-product (the checks are the caller's, as [`build`](Self::build) makes
+    /// them itself). Takes them from `inflater`
+    /// ([`take_checkpoints`](ChunkedInflater::take_checkpoints)), with what their export needs.
     pub fn from_checked_pass(
         compressed_len: u64,
         len: u64,
         crc32: u32,
         span: u64,
-        points: Vec<Checkpoint>,
+        inflater: &mut ChunkedInflater<'_>,
     ) -> Checkpoints {
-        Checkpoints { compressed_len, len, crc32, span, points, bound: None }
+        let points = inflater.take_checkpoints();
+        let stream_crc = inflater.stream_crc_through(compressed_len);
+        Checkpoints { compressed_len, len, crc32, span, points, stream_crc, bound: None }
     }
 
     /// Reads up to `out.len()` bytes of the stream's output from `offset` into `out`, inflating
@@ -447,8 +493,9 @@ impl Checkpoints {
     /// The checkpoints as bytes to keep beside the stream (a file next to the archive), for
     /// [`import`](Self::import) in a later run: a header with the stream's sizes and CRC-32,
     /// each checkpoint with its digest (a CRC-32 of the checkpoint and of the compressed bytes
-    /// to the next one, read through `source` as for [`build`](Self::build): the whole stream,
-    /// once), and a CRC-32 of all of it.
+    /// to the next one), and a CRC-32 of all of it. Checkpoints [`build`](Self::build) made need
+    /// no more reading: their pass kept what the digests need. Others (imported, or from another
+    /// pass) read the compressed bytes through `source` as `build` does: the whole stream, once.
     pub fn export<E>(
         &self,
         mut source: impl FnMut(u64, &mut [u8]) -> Result<usize, E>,
@@ -463,7 +510,11 @@ impl Checkpoints {
         out.extend_from_slice(&(self.points.len() as u64).to_le_bytes());
         for (k, p) in self.points.iter().enumerate() {
             encode(p, &mut out);
-            out.extend_from_slice(&digest(&self.points, k, self.compressed_len, &mut source)?.to_le_bytes());
+            let digest = match digest_kept(&self.points, k, self.compressed_len, self.stream_crc) {
+                Some(kept) => kept,
+                None => digest(&self.points, k, self.compressed_len, &mut source)?,
+            };
+            out.extend_from_slice(&digest.to_le_bytes());
         }
         let sum = crate::crc32(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -533,7 +584,7 @@ impl Checkpoints {
             {
                 return Err(refuse("a checkpoint inside a stored block that cannot be"));
             }
-            points.push(Checkpoint { bit_offset, out_offset, window, inside });
+            points.push(Checkpoint { bit_offset, out_offset, window, inside, stream_crc: None });
             digests.push(fields.u32()?);
             (last_bit, last_out) = (bit_offset, out_offset);
         }
@@ -542,7 +593,7 @@ impl Checkpoints {
         }
         let checked = digests.iter().map(|_| std::sync::atomic::AtomicBool::new(false)).collect();
         let bound = Some(Bound { digests: digests.into(), checked });
-        Ok(Checkpoints { compressed_len, len, crc32, span, points, bound })
+        Ok(Checkpoints { compressed_len, len, crc32, span, points, stream_crc: None, bound })
     }
 }
 

@@ -9,8 +9,8 @@
 //! sliding the history to the front. It only stops between symbols: a chunk may run a little past
 //! its nominal size ([`ChunkedInflater::MAX_OVERRUN`]).
 
-use crate::checkpoint::{Checkpoint, Inside};
-use crate::{Error, Format};
+use crate::checkpoint::{Checkpoint, Inside, StreamCrc};
+use crate::{Crc32, Error, Format};
 
 /// History a match may reach back into (deflate's window).
 pub(crate) const HISTORY: usize = 32 << 10;
@@ -295,6 +295,9 @@ pub struct ChunkedInflater<'a> {
     /// The output offset from which the next checkpoint is due.
     next_checkpoint: u64,
     checkpoints: Vec<Checkpoint>,
+    /// While recording checkpoints from a stream's start: the CRC-32 of its first `.0` bytes,
+    /// carried forward over input before it is dropped (each checkpoint keeps it, for its digest).
+    stream_crc: Option<(u64, Crc32)>,
     /// While recording checkpoints: the current Huffman block's header, from the byte holding
     /// its first bit, and the bits of that byte before it; a checkpoint inside the block keeps it.
     header: Vec<u8>,
@@ -383,6 +386,7 @@ impl<'a> ChunkedInflater<'a> {
             checkpoint_span: 0,
             next_checkpoint: 0,
             checkpoints: Vec::new(),
+            stream_crc: None,
             header: Vec::new(),
             header_skip: 0,
             stop_at_bit: u64::MAX,
@@ -487,6 +491,7 @@ impl<'a> ChunkedInflater<'a> {
         // that starts in it keeps the block's header from that byte on.
         let unneeded = self.next_in - (self.bit_count as usize).div_ceil(8);
         if unneeded > 0 {
+            self.carry_stream_crc((self.dropped + unneeded) as u64);
             self.fed.drain(..unneeded);
             self.next_in -= unneeded;
             self.dropped += unneeded;
@@ -513,6 +518,11 @@ impl<'a> ChunkedInflater<'a> {
     pub fn set_checkpoint_span(&mut self, span: u64) {
         self.checkpoint_span = span;
         self.next_checkpoint = span;
+        // Set on a stream started but not yet decoded: its checkpoints are recorded from its
+        // first byte, and so is the CRC their digests rest on.
+        if span > 0 && self.stream_crc.is_none() && self.bit_position() == 0 {
+            self.stream_crc = Some((0, Crc32::new()));
+        }
     }
 
     /// The checkpoints recorded since the stream started, in output order.
@@ -553,6 +563,8 @@ impl<'a> ChunkedInflater<'a> {
                 (self.next_in, self.bits, self.bit_count) = (0, 0, 0);
             }
         }
+        // Resumed mid-stream: the bytes before are not seen, so there is no CRC to carry.
+        self.stream_crc = None;
         let byte = checkpoint.bit_offset / 8;
         self.dropped = usize::try_from(byte).expect("a stream held in a usize-sized address space");
         self.skip_bits = (checkpoint.bit_offset % 8) as u32;
@@ -578,13 +590,57 @@ impl<'a> ChunkedInflater<'a> {
             State::Done => return,
         };
         let kept = (out.min(HISTORY as u64)) as usize;
+        let bit_offset = self.bit_position();
+        let stream_crc = self.stream_crc_at(bit_offset);
         self.checkpoints.push(Checkpoint {
-            bit_offset: self.bit_position(),
+            bit_offset,
             out_offset: out,
             window: self.window[self.pos - kept..self.pos].into(),
             inside,
+            stream_crc,
         });
         self.next_checkpoint = out.saturating_add(self.checkpoint_span);
+    }
+
+    /// Carries the CRC-32 of the stream's first bytes forward to its first `to` bytes (all in
+    /// memory), while recording checkpoints from the start.
+    fn carry_stream_crc(&mut self, to: u64) {
+        if let Some((at, mut crc)) = self.stream_crc
+            && to > at
+        {
+            let held = self.dropped as u64;
+            crc.update(&self.input()[(at - held) as usize..(to - held) as usize]);
+            self.stream_crc = Some((to, crc));
+        }
+    }
+
+    /// The CRC-32s of the stream's bytes before and through the byte holding bit `bit` (which
+    /// is in memory: the decoder is there).
+    fn stream_crc_at(&mut self, bit: u64) -> Option<StreamCrc> {
+        let byte = bit / 8;
+        self.carry_stream_crc(byte);
+        let (_, crc) = self.stream_crc?;
+        let before = crc.finalize();
+        let through = if bit.is_multiple_of(8) {
+            before
+        } else {
+            let mut with = crc;
+            with.update(&self.input()[(byte - self.dropped as u64) as usize..][..1]);
+            with.finalize()
+        };
+        Some(StreamCrc { before, through })
+    }
+
+    /// The CRC-32 of the stream's first `len` bytes, if the checkpoints recorded from its start
+    /// carried it there and those bytes are still in memory (a fed decoder holds the last piece).
+    pub(crate) fn stream_crc_through(&mut self, len: u64) -> Option<u32> {
+        let held_end = (self.dropped + self.input().len()) as u64;
+        let (at, _) = self.stream_crc?;
+        if len < at || len > held_end {
+            return None;
+        }
+        self.carry_stream_crc(len);
+        self.stream_crc.map(|(_, crc)| crc.finalize())
     }
 
     /// The stream's input in memory: all of it, or what is held of what was fed.
@@ -608,6 +664,7 @@ impl<'a> ChunkedInflater<'a> {
         self.stopped_at = None;
         self.skip_bits = 0;
         self.checkpoints.clear();
+        self.stream_crc = (self.checkpoint_span > 0).then(|| (0, Crc32::new()));
         self.next_checkpoint = self.checkpoint_span;
         self.next_in = 0;
         self.bits = 0;

@@ -673,8 +673,13 @@ fn serial_from<E>(
         inflater.start_fed();
         0
     } else {
-        let point =
-            Checkpoint { bit_offset: start_bit, out_offset: out_at, window: window.into(), inside: Inside::Nothing };
+        let point = Checkpoint {
+            bit_offset: start_bit,
+            out_offset: out_at,
+            window: window.into(),
+            inside: Inside::Nothing,
+            stream_crc: None,
+        };
         inflater.resume_fed(&point).map_err(SeekError::Stream)?
     };
     inflater.set_stop_at_bit(stop_bit);
@@ -1058,8 +1063,13 @@ impl MarkerDecoder {
         source: &Source<'_, E>,
     ) -> Option<ChunkOut> {
         let window: Vec<u8> = out.symbols[out.pos - HISTORY..out.pos].iter().map(|&v| v as u8).collect();
-        let point =
-            Checkpoint { bit_offset: here, out_offset: out.pos as u64, window: window.into(), inside: Inside::Nothing };
+        let point = Checkpoint {
+            bit_offset: here,
+            out_offset: out.pos as u64,
+            window: window.into(),
+            inside: Inside::Nothing,
+            stream_crc: None,
+        };
         let mut next = inflater.resume_fed(&point).ok()?;
         inflater.set_stop_at_bit(to_bit);
         bytes.clear();

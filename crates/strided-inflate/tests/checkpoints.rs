@@ -109,6 +109,11 @@ fn short_reads_from_the_source_give_the_same_checkpoints_and_bytes() {
         let n = points.read_at(offset, &mut out, &mut inflater, stingy).unwrap();
         assert!(out[..n] == data[offset as usize..offset as usize + n], "at {offset}");
     }
+    // The digests the pass kept, carried over input dropped 7 bytes at a time, are the stream's.
+    let unread = |_: u64, _: &mut [u8]| -> std::io::Result<usize> { panic!("the export read the stream") };
+    let kept = points.export(unread).unwrap();
+    let imported = Checkpoints::import(&kept, stream.len() as u64, data.len() as u64, crc).unwrap();
+    assert!(kept == imported.export(stingy).unwrap());
 }
 
 #[test]
@@ -194,6 +199,30 @@ fn exported_checkpoints_come_back_equal_and_altered_ones_are_refused() {
     let mut window_len = bytes.clone();
     window_len[first_point + 16] ^= 1;
     assert!(Checkpoints::import(&resum(window_len), n, len, crc).is_err());
+}
+
+/// Built checkpoints export without reading the stream again (their pass kept what the digests
+/// need), and their digests are the ones an export that reads the stream computes: at every level
+/// (stored blocks, whose checkpoints fall on byte boundaries, among them), with bytes after the
+/// stream inside the last span.
+#[test]
+fn built_checkpoints_export_without_reading_the_stream_again() {
+    let data = sample(3 << 20, 13);
+    let unread = |_: u64, _: &mut [u8]| -> std::io::Result<usize> { panic!("the export read the stream") };
+    for level in [0, 1, 6, 9] {
+        let mut stream = deflate(&data, level);
+        for trailing in [&b""[..], b"junk after the stream"] {
+            stream.extend_from_slice(trailing);
+            let points = build(&stream, &data, 64 << 10);
+            assert!(points.count() >= 16, "level {level}: {} checkpoints", points.count());
+            let kept = points.export(unread).expect("an export from what the pass kept");
+            let (n, len, crc) = (stream.len() as u64, data.len() as u64, strided_inflate::crc32(&data));
+            // Imported checkpoints keep no CRC of the stream: their export reads it.
+            let imported = Checkpoints::import(&kept, n, len, crc).unwrap();
+            assert_eq!(imported, points);
+            assert!(kept == imported.export(source(&stream)).unwrap(), "level {level}: other digests");
+        }
+    }
 }
 
 #[test]
