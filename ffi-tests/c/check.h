@@ -2,6 +2,15 @@
 #ifndef BUFKIT_CHECK_H
 #define BUFKIT_CHECK_H
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Where a test makes its own directory: $TMPDIR, else /tmp (also when $TMPDIR is longer than the
+   tests' path buffers allow for). */
+static inline const char *temp_root(void) {
+  const char *dir = getenv("TMPDIR");
+  return dir && *dir && strlen(dir) <= 32 ? dir : "/tmp";
+}
 
 static int checks_failed_in_test;
 static int tests_passed, tests_failed;

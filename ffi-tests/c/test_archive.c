@@ -592,7 +592,7 @@ static void test_parallel_inflate_changes_nothing_but_the_time(void) {
 int main(void) {
   char cmd[128];
   int rc;
-  snprintf(workdir, sizeof workdir, "/tmp/bufkit-c-archive-XXXXXX");
+  snprintf(workdir, sizeof workdir, "%s/bufkit-c-archive-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) return 1;
   RUN(test_entries_are_found_and_read);
   RUN(test_bad_input_is_refused);

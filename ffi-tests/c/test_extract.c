@@ -593,7 +593,7 @@ static void test_null_arguments(void) {
 int main(void) {
   char cmd[300];
   int rc;
-  snprintf(workdir, sizeof workdir, "/tmp/bufkit-c-extract-XXXXXX");
+  snprintf(workdir, sizeof workdir, "%s/bufkit-c-extract-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) {
     perror("mkdtemp");
     return 1;

@@ -288,7 +288,7 @@ static void test_extraction_from_a_source(void) {
 int main(void) {
   char cmd[128];
   int rc;
-  snprintf(workdir, sizeof workdir, "/tmp/bufkit-c-source-XXXXXX");
+  snprintf(workdir, sizeof workdir, "%s/bufkit-c-source-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) return 1;
   RUN(test_a_source_reads_as_the_file_does);
   RUN(test_a_reader_keeps_the_source_until_it_is_freed);

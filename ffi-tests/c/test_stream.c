@@ -135,7 +135,7 @@ static void test_a_large_archive_through_a_stream(void) {
 int main(void) {
   char cmd[128];
   int rc;
-  snprintf(workdir, sizeof workdir, "/tmp/bufkit-c-stream-XXXXXX");
+  snprintf(workdir, sizeof workdir, "%s/bufkit-c-stream-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) return 1;
   RUN(test_an_archive_fed_in_pieces_extracts_as_its_file);
   RUN(test_a_stream_cut_short_leaves_nothing);

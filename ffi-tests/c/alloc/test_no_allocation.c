@@ -165,7 +165,7 @@ static void test_the_counter_sees_the_librarys_allocations(void) {
 
 int main(void) {
   static unsigned char zip[8192];
-  snprintf(workdir, sizeof workdir, "/tmp/bufkit-c-alloc-XXXXXX");
+  snprintf(workdir, sizeof workdir, "%s/bufkit-c-alloc-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) return 2;
   snprintf(good_path, sizeof good_path, "%s/good.zip", workdir);
   snprintf(stored_path, sizeof stored_path, "%s/stored.zip", workdir);
