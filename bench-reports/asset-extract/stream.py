@@ -3,7 +3,9 @@
 against `bufkit extract ARCHIVE DEST` (the same archive from its file) and against
 `cat ARCHIVE | bsdtar -xf - -C DEST` (libarchive, which streams). Alternating rounds, medians of
 wall time; bufkit's peak RSS from wait4; the trees compared with unzip's once. DEST on tmpfs
-(/dev/shm), where the spool goes too.
+(/dev/shm), where the spool goes too. A second table gives the CPU time each took (both processes
+of a pipe) and the transfer alone (`cat ARCHIVE | cat`), and from them the floor on this machine's
+cores: the file's extraction and the transfer spread perfectly over them.
 
 Usage: python3 stream.py BUFKIT ROUNDS ARCHIVE...   (quiet machine)
 
@@ -46,8 +48,9 @@ def feeder(feed):
 
 
 def timed(cmd, feed=None):
-    """Wall seconds and peak RSS (KiB) of `cmd`, its standard input `feed` through a pipe when
-    given (the pipe's writer started first, no shell in between)."""
+    """Wall seconds, peak RSS (KiB) and CPU seconds (user + system, of `cmd` and of the pipe's
+    writer) of `cmd`, its standard input `feed` through a pipe when given (the pipe's writer
+    started first, no shell in between)."""
     t0 = time.perf_counter()
     cat = subprocess.Popen(feeder(feed), stdout=subprocess.PIPE) if feed else None
     proc = subprocess.Popen(cmd, stdin=cat.stdout if cat else subprocess.DEVNULL, stdout=subprocess.DEVNULL,
@@ -56,13 +59,15 @@ def timed(cmd, feed=None):
         cat.stdout.close()
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
+    cpu = usage.ru_utime + usage.ru_stime
     if cat:
-        cat.wait()
+        _, _, writer = os.wait4(cat.pid, 0)
+        cpu += writer.ru_utime + writer.ru_stime
     err = proc.stderr.read().decode()
     proc.stderr.close()
     if status != 0:
         raise SystemExit(f"{cmd} failed ({status}): {err}")
-    return wall, usage.ru_maxrss
+    return wall, usage.ru_maxrss, cpu
 
 
 def same_tree(a, b):
@@ -82,9 +87,9 @@ def paced_main(bufkit, rounds, archives):
                 for how in order:
                     dest = f"{work}/{how}"
                     if how == "alone":
-                        wall, _ = timed(["cat"], feed=archive)
+                        wall, _, _ = timed(["cat"], feed=archive)
                     elif how == "pipe":
-                        wall, _ = timed([bufkit, "extract", "-", dest], feed=archive)
+                        wall, _, _ = timed([bufkit, "extract", "-", dest], feed=archive)
                     elif how == "then":
                         t0 = time.perf_counter()
                         with open(f"{work}/download.zip", "wb") as out:
@@ -95,7 +100,7 @@ def paced_main(bufkit, rounds, archives):
                         os.remove(f"{work}/download.zip")
                     else:
                         os.mkdir(dest)
-                        wall, _ = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
+                        wall, _, _ = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
                     times[how].append(wall)
                     shutil.rmtree(dest, ignore_errors=True)
             a, p, t, b = (statistics.median(times[k]) for k in ("alone", "pipe", "then", "bsdtar"))
@@ -118,6 +123,11 @@ def main():
         return
     print("| archive | from the file | from a pipe | file / pipe | `bsdtar -xf -` from a pipe | bsdtar / pipe | bufkit peak RSS from a pipe | tree as unzip's |")
     print("|---|---:|---:|---:|---:|---:|---:|---|")
+    # What the CPU allows on this machine's cores: the pipe's work is the file's extraction plus
+    # the transfer (`cat` writing the pipe, a reader taking the bytes out of it: `cat | cat`, the
+    # least any reader of a pipe does). Both spread perfectly over the cores is the floor.
+    cores = os.cpu_count()
+    cpu_rows = []
     for archive in archives:
         if not os.path.isfile(archive):
             print(f"skipping {archive}: no such file", file=sys.stderr)
@@ -130,29 +140,44 @@ def main():
             identical = same_tree(f"{work}/unzip", f"{work}/check")
             shutil.rmtree(f"{work}/unzip")
             shutil.rmtree(f"{work}/check")
-            times = {"file": [], "pipe": [], "bsdtar": []}
+            times = {"file": [], "pipe": [], "bsdtar": [], "transfer": []}
+            cpu = {"file": [], "pipe": [], "transfer": []}
             rss = []
             for r in range(rounds):
-                order = ["file", "pipe", "bsdtar"]
-                order = order[r % 3:] + order[:r % 3]
+                order = ["file", "pipe", "bsdtar", "transfer"]
+                order = order[r % 4:] + order[:r % 4]
                 for how in order:
                     dest = f"{work}/{how}"
                     if how == "file":
-                        wall, _ = timed([bufkit, "extract", archive, dest])
+                        wall, _, used = timed([bufkit, "extract", archive, dest])
                     elif how == "pipe":
-                        wall, maxrss = timed([bufkit, "extract", "-", dest], feed=archive)
+                        wall, maxrss, used = timed([bufkit, "extract", "-", dest], feed=archive)
                         rss.append(maxrss)
+                    elif how == "transfer":
+                        wall, _, used = timed(["cat"], feed=archive)
                     else:
                         os.mkdir(dest)
-                        wall, _ = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
+                        wall, _, used = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
                     times[how].append(wall)
-                    shutil.rmtree(dest)
+                    if how in cpu:
+                        cpu[how].append(used)
+                    shutil.rmtree(dest, ignore_errors=True)
             f, p, b = (statistics.median(times[k]) for k in ("file", "pipe", "bsdtar"))
             name = os.path.basename(archive)
             print(f"| {name} | {f * 1000:.1f} ms | {p * 1000:.1f} ms | {f / p:.2f}× | {b * 1000:.1f} ms | {b / p:.2f}× "
                   f"| {max(rss) / 1024:.1f} MiB | {'identical' if identical else 'DIFFERENT'} |")
+            fc, pc, tc = (statistics.median(cpu[k]) for k in ("file", "pipe", "transfer"))
+            floor = max(f, (fc + tc) / cores)
+            cpu_rows.append(f"| {name} | {fc * 1000:.0f} ms | {tc * 1000:.0f} ms | {pc * 1000:.0f} ms "
+                            f"| {floor * 1000:.1f} ms | {f / floor:.2f}× | {f / p:.2f}× |")
         finally:
             shutil.rmtree(work, ignore_errors=True)
+    print()
+    print(f"| archive | CPU, from the file | CPU, the transfer alone (`cat \\| cat`) | CPU, from a pipe (`cat` and bufkit) "
+          f"| floor on {cores} cores | file / floor: the best ratio | file / pipe |")
+    print("|---|---:|---:|---:|---:|---:|---:|")
+    for row in cpu_rows:
+        print(row)
 
 
 if __name__ == "__main__":
