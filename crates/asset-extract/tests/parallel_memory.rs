@@ -12,8 +12,12 @@ use asset_extract::{Options, ParallelInflate, extract};
 use support::workdir;
 use zipwriter::{Spec, build};
 
+/// The counting allocator strided-inflate's memory tests install too (one copy, by path).
+#[path = "../../strided-inflate/tests/support/counting.rs"]
+mod counting;
+
 #[global_allocator]
-static ALLOCATOR: strided_inflate::counting::Counting = strided_inflate::counting::Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// Numbered lines, about 8:1 deflated, streamed into the compressor (never held whole).
 fn deflated_lines(len: usize) -> (Vec<u8>, u32) {
@@ -55,7 +59,7 @@ fn an_entry_far_larger_than_the_chunks_is_not_held() {
     std::fs::write(&path, &zip).unwrap();
     drop(zip);
     let options = Options { parallel_inflate: ParallelInflate::Always, threads, ..Options::default() };
-    let (report, held) = strided_inflate::counting::held(|| extract(&path, &dir.join("out"), &options).unwrap());
+    let (report, held) = counting::held(|| extract(&path, &dir.join("out"), &options).unwrap());
     assert_eq!(report.bytes, len as u64);
     // The bound `ParallelInflate` documents: about 16 MiB for each chunk decoded ahead
     // (`threads + threads / 2 + 1`), whatever the entry's size (here larger than it).

@@ -15,8 +15,12 @@ use asset_extract::{Error, Options, StreamedArchive, extract, extract_stream};
 use support::{tree, workdir};
 use zipwriter::{Spec, build};
 
+/// The counting allocator strided-inflate's memory tests install too (one copy, by path).
+#[path = "../../strided-inflate/tests/support/counting.rs"]
+mod counting;
+
 #[global_allocator]
-static ALLOCATOR: strided_inflate::counting::Counting = strided_inflate::counting::Counting;
+static ALLOCATOR: counting::Counting = counting::Counting;
 
 /// The memory test counts every allocation of the process: it runs alone (`write`), the others
 /// beside each other (`read`).
@@ -337,7 +341,7 @@ fn a_stream_far_larger_than_memory_allowed_is_extracted_in_bounded_memory() {
     std::io::copy(&mut ZerosZip::new(len), &mut std::fs::File::create(&path).unwrap()).unwrap();
     let options = Options { threads: 2, ..Options::default() };
     let held = |run: &dyn Fn() -> asset_extract::Report| {
-        let (report, held) = strided_inflate::counting::held(run);
+        let (report, held) = counting::held(run);
         assert_eq!(report.bytes, len);
         held
     };

@@ -31,9 +31,6 @@
 
 mod checkpoint;
 mod chunked;
-#[cfg(feature = "fuzzing")]
-#[doc(hidden)]
-pub mod counting;
 mod crc;
 mod decoder;
 mod diagnose;

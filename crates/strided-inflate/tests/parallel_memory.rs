@@ -4,7 +4,10 @@
 
 use std::io::Write;
 
-use strided_inflate::{Parallel, counting, inflate_parallel};
+#[path = "support/counting.rs"]
+mod counting;
+
+use strided_inflate::{Parallel, inflate_parallel};
 
 #[global_allocator]
 static ALLOCATOR: counting::Counting = counting::Counting;

@@ -1,7 +1,7 @@
-//! The system allocator, counting the bytes live and the most ever live, for the tests (of this
-//! crate and the ones built on it) that check what an operation holds: never in the product. A
-//! test binary installs it with
-//! `#[global_allocator] static ALLOCATOR: strided_inflate::counting::Counting = strided_inflate::counting::Counting;`.
+//! The system allocator, counting the bytes live and the most ever live, for the tests that check
+//! what an operation holds (this crate's, and asset-extract's, which include this file by path):
+//! test support, never in the product. A test binary installs it with
+//! `#[global_allocator] static ALLOCATOR: counting::Counting = counting::Counting;`.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
