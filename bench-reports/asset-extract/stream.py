@@ -70,6 +70,16 @@ def timed(cmd, feed=None):
     return wall, usage.ru_maxrss, cpu
 
 
+def alternating(kinds, rounds, run):
+    """Runs `run(kind)` for every kind, `rounds` times, the order rotated each round (so no kind
+    always follows another): each kind's results, in a list."""
+    results = {kind: [] for kind in kinds}
+    for r in range(rounds):
+        for kind in kinds[r % len(kinds):] + kinds[:r % len(kinds)]:
+            results[kind].append(run(kind))
+    return results
+
+
 def same_tree(a, b):
     return subprocess.run(["diff", "-r", "-q", a, b], capture_output=True).returncode == 0
 
@@ -80,29 +90,27 @@ def paced_main(bufkit, rounds, archives):
     for archive in archives:
         work = tempfile.mkdtemp(prefix="bufkit-stream-", dir="/dev/shm")
         try:
-            times = {"alone": [], "pipe": [], "then": [], "bsdtar": []}
-            for r in range(rounds):
-                order = ["alone", "pipe", "then", "bsdtar"]
-                order = order[r % 4:] + order[:r % 4]
-                for how in order:
-                    dest = f"{work}/{how}"
-                    if how == "alone":
-                        wall, _, _ = timed(["cat"], feed=archive)
-                    elif how == "pipe":
-                        wall, _, _ = timed([bufkit, "extract", "-", dest], feed=archive)
-                    elif how == "then":
-                        t0 = time.perf_counter()
-                        with open(f"{work}/download.zip", "wb") as out:
-                            subprocess.run(feeder(archive), stdout=out, check=True)
-                        subprocess.run([bufkit, "extract", f"{work}/download.zip", dest], check=True,
-                                       stdout=subprocess.DEVNULL)
-                        wall = time.perf_counter() - t0
-                        os.remove(f"{work}/download.zip")
-                    else:
-                        os.mkdir(dest)
-                        wall, _, _ = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
-                    times[how].append(wall)
-                    shutil.rmtree(dest, ignore_errors=True)
+            def run(how):
+                dest = f"{work}/{how}"
+                if how == "alone":
+                    wall, _, _ = timed(["cat"], feed=archive)
+                elif how == "pipe":
+                    wall, _, _ = timed([bufkit, "extract", "-", dest], feed=archive)
+                elif how == "then":
+                    t0 = time.perf_counter()
+                    with open(f"{work}/download.zip", "wb") as out:
+                        subprocess.run(feeder(archive), stdout=out, check=True)
+                    subprocess.run([bufkit, "extract", f"{work}/download.zip", dest], check=True,
+                                   stdout=subprocess.DEVNULL)
+                    wall = time.perf_counter() - t0
+                    os.remove(f"{work}/download.zip")
+                else:
+                    os.mkdir(dest)
+                    wall, _, _ = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
+                shutil.rmtree(dest, ignore_errors=True)
+                return wall
+
+            times = alternating(["alone", "pipe", "then", "bsdtar"], rounds, run)
             a, p, t, b = (statistics.median(times[k]) for k in ("alone", "pipe", "then", "bsdtar"))
             name = os.path.basename(archive)
             print(f"| {name} | {a * 1000:.0f} ms | {p * 1000:.0f} ms | {t * 1000:.0f} ms | {t / p:.2f}× "
@@ -140,28 +148,25 @@ def main():
             identical = same_tree(f"{work}/unzip", f"{work}/check")
             shutil.rmtree(f"{work}/unzip")
             shutil.rmtree(f"{work}/check")
-            times = {"file": [], "pipe": [], "bsdtar": [], "transfer": []}
-            cpu = {"file": [], "pipe": [], "transfer": []}
-            rss = []
-            for r in range(rounds):
-                order = ["file", "pipe", "bsdtar", "transfer"]
-                order = order[r % 4:] + order[:r % 4]
-                for how in order:
-                    dest = f"{work}/{how}"
-                    if how == "file":
-                        wall, _, used = timed([bufkit, "extract", archive, dest])
-                    elif how == "pipe":
-                        wall, maxrss, used = timed([bufkit, "extract", "-", dest], feed=archive)
-                        rss.append(maxrss)
-                    elif how == "transfer":
-                        wall, _, used = timed(["cat"], feed=archive)
-                    else:
-                        os.mkdir(dest)
-                        wall, _, used = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
-                    times[how].append(wall)
-                    if how in cpu:
-                        cpu[how].append(used)
-                    shutil.rmtree(dest, ignore_errors=True)
+            def run(how):
+                """Wall seconds, peak RSS and CPU seconds of one way of extracting (or the transfer)."""
+                dest = f"{work}/{how}"
+                if how == "file":
+                    measured = timed([bufkit, "extract", archive, dest])
+                elif how == "pipe":
+                    measured = timed([bufkit, "extract", "-", dest], feed=archive)
+                elif how == "transfer":
+                    measured = timed(["cat"], feed=archive)
+                else:
+                    os.mkdir(dest)
+                    measured = timed(["bsdtar", "-xf", "-", "-C", dest], feed=archive)
+                shutil.rmtree(dest, ignore_errors=True)
+                return measured
+
+            runs = alternating(["file", "pipe", "bsdtar", "transfer"], rounds, run)
+            times = {k: [wall for wall, _, _ in v] for k, v in runs.items()}
+            cpu = {k: [used for _, _, used in v] for k, v in runs.items()}
+            rss = [maxrss for _, maxrss, _ in runs["pipe"]]
             f, p, b = (statistics.median(times[k]) for k in ("file", "pipe", "bsdtar"))
             name = os.path.basename(archive)
             print(f"| {name} | {f * 1000:.1f} ms | {p * 1000:.1f} ms | {f / p:.2f}× | {b * 1000:.1f} ms | {b / p:.2f}× "
