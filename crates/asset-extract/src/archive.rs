@@ -158,20 +158,32 @@ impl Mtime {
         match self {
             Mtime::Unix { secs, nanos } => Some((secs, nanos)),
             Mtime::Dos(dos) => {
-                let (date, time) = (dos >> 16, dos & 0xffff);
-                let (month, day) = (((date >> 5) & 0xf) as i32, (date & 0x1f) as i32);
-                if !(1..=12).contains(&month) || day == 0 {
-                    return None;
+                // Most archives give most entries one time (a build's, or 1980's); the time zone
+                // lookup behind each conversion (`mktime` checks the zone file every call) is then
+                // made once per thread, not once per entry.
+                thread_local!(static LAST: std::cell::Cell<Option<(u32, Option<i64>)>> = const { std::cell::Cell::new(None) });
+                if let Some((last, secs)) = LAST.get()
+                    && last == dos
+                {
+                    return secs.map(|secs| (secs, 0));
                 }
-                let (year, hour, minute, second) = (
-                    (1980 + (date >> 9)) as i32,
-                    (time >> 11) as i32,
-                    ((time >> 5) & 0x3f) as i32,
-                    ((time & 0x1f) * 2) as i32,
-                );
-                crate::sys::local_time_to_unix(year, month, day, hour, minute, second).map(|secs| (secs, 0))
+                let secs = Self::dos_to_unix(dos);
+                LAST.set(Some((dos, secs)));
+                secs.map(|secs| (secs, 0))
             }
         }
+    }
+
+    /// A DOS date and time, read as local time, as seconds since the Unix epoch.
+    fn dos_to_unix(dos: u32) -> Option<i64> {
+        let (date, time) = (dos >> 16, dos & 0xffff);
+        let (month, day) = (((date >> 5) & 0xf) as i32, (date & 0x1f) as i32);
+        if !(1..=12).contains(&month) || day == 0 {
+            return None;
+        }
+        let (year, hour, minute, second) =
+            ((1980 + (date >> 9)) as i32, (time >> 11) as i32, ((time >> 5) & 0x3f) as i32, ((time & 0x1f) * 2) as i32);
+        crate::sys::local_time_to_unix(year, month, day, hour, minute, second)
     }
 }
 
@@ -1184,5 +1196,27 @@ fn local_data(
         }
         (Some(_), Some(_), Some(_)) => Err(bad("data descriptor differs from the central directory")),
         _ => Err(bad("data descriptor runs past the end")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Mtime;
+
+    #[test]
+    fn a_remembered_dos_time_converts_as_a_fresh_one() {
+        let dos = |(y, mo, d): (u32, u32, u32), (h, mi, s): (u32, u32, u32)| {
+            (((y - 1980) << 9 | mo << 5 | d) << 16) | (h << 11 | mi << 5 | (s / 2))
+        };
+        let summer = dos((2020, 6, 15), (13, 45, 30));
+        let winter = dos((2021, 1, 2), (3, 4, 6));
+        let no_date = 0; // month 0: no date
+        // Repeats, alternations and a time that is no date, as a thread meets them entry by entry.
+        for value in [summer, summer, winter, summer, no_date, no_date, winter, winter, summer] {
+            let expected = Mtime::dos_to_unix(value).map(|secs| (secs, 0));
+            assert_eq!(Mtime::Dos(value).unix(), expected, "{value:#x}");
+        }
+        assert_eq!(Mtime::Dos(no_date).unix(), None);
+        assert_ne!(Mtime::Dos(summer).unix(), Mtime::Dos(winter).unix());
     }
 }
