@@ -280,6 +280,10 @@ pub fn extract_stream(input: &mut dyn Read, dest: &Path, options: &Options<'_>) 
 /// proved a local one (its entries are not staged as they arrive), the rest of a pipe is moved
 /// into the spool inside the kernel (`splice`), never through this process's memory.
 ///
+/// A regular file at its start (`bufkit extract - < app.apk`) needs no spool: it is extracted in
+/// place, as [`extract`](crate::extract) extracts it, reading only what is selected, and left at
+/// its end, as a stream read to its end is.
+///
 /// ```no_run
 /// use std::os::fd::AsFd;
 /// let report = asset_extract::extract_pipe(std::io::stdin().as_fd(), "out".as_ref(), &Default::default())?;
@@ -292,9 +296,21 @@ pub fn extract_pipe(input: std::os::fd::BorrowedFd<'_>, dest: &Path, options: &O
     }
     let owned = input.try_clone_to_owned().map_err(|e| Error::io("reading", Path::new("(stream)"), e))?;
     let mut reader = File::from(owned);
+    if let Some(source) = file_at_its_start(&reader) {
+        let extracted = crate::extract::extract_spool(&source, dest, options, None);
+        let _ = io::Seek::seek(&mut reader, io::SeekFrom::End(0));
+        return extracted;
+    }
     let mut incoming = StreamedArchive::extracting(dest, options)?;
     incoming.receive(&mut reader, Some(input), options.cancel)?;
     incoming.extract(dest, options)
+}
+
+/// `file` as a source to read in place, where it is a regular file positioned at its start (what
+/// it holds from there is the whole stream, and reading it where it lies reads the same bytes).
+fn file_at_its_start(file: &File) -> Option<FileSource> {
+    let at_start = file.metadata().is_ok_and(|m| m.is_file()) && io::Seek::stream_position(&mut &*file).ok() == Some(0);
+    at_start.then(|| FileSource::from_file(file.try_clone().ok()?, Path::new("(stream)")).ok()).flatten()
 }
 
 /// Where the spool goes: the directory `dest` is created in (or the nearest one that exists), so

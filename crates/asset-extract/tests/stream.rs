@@ -203,6 +203,46 @@ fn a_cut_or_padded_stream_is_refused_as_the_file_is_and_leaves_nothing() {
 }
 
 #[test]
+fn a_file_handed_over_as_a_stream_is_read_in_place_from_its_start_and_streamed_from_elsewhere() {
+    use std::io::{Seek, SeekFrom};
+    use std::os::fd::AsFd;
+    let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
+    let dir = workdir("stream-file");
+    let (zip, _) = build(&[Spec::file("a.txt", &[7u8; 50_000]), Spec::file("b.txt", b"bee")], b"");
+    let prefix = b"a line before the archive\n";
+    let path = dir.join("prefixed.zip");
+    std::fs::write(&path, [&prefix[..], &zip].concat()).unwrap();
+    let len = (prefix.len() + zip.len()) as u64;
+
+    // From its start (`extract - < FILE`): the file itself, prepended bytes and all, as
+    // `extract` reads it; left at its end, as a stream read to its end is.
+    let mut file = std::fs::File::open(&path).unwrap();
+    let report = asset_extract::extract_pipe(file.as_fd(), &dir.join("whole"), &Options::default()).unwrap();
+    assert_eq!(report.prepended, prefix.len() as u64);
+    assert_eq!(tree(&dir.join("whole")), tree_of_file(&path, &dir.join("as-file")));
+    assert_eq!(file.stream_position().unwrap(), len);
+
+    // Past the prefix: what is left of the file is the stream, the archive alone.
+    file.seek(SeekFrom::Start(prefix.len() as u64)).unwrap();
+    let report = asset_extract::extract_pipe(file.as_fd(), &dir.join("rest"), &Options::default()).unwrap();
+    assert_eq!(report.prepended, 0);
+    assert_eq!(tree(&dir.join("rest")), tree(&dir.join("whole")));
+    assert_eq!(file.stream_position().unwrap(), len);
+
+    // A cut file is refused as its stream would be, with nothing left.
+    std::fs::write(&path, &zip[..zip.len() - 1]).unwrap();
+    let cut = std::fs::File::open(&path).unwrap();
+    assert!(asset_extract::extract_pipe(cut.as_fd(), &dir.join("cut"), &Options::default()).is_err());
+    assert!(!dir.join("cut").exists());
+}
+
+/// `dest`'s tree after extracting the file `path` into it.
+fn tree_of_file(path: &Path, dest: &Path) -> Vec<(String, Vec<u8>)> {
+    extract(path, dest, &Options::default()).unwrap();
+    tree(dest)
+}
+
+#[test]
 fn a_failing_stream_or_a_cancellation_leaves_nothing() {
     let _alone = ALONE.read().unwrap_or_else(|p| p.into_inner());
     struct Failing(usize);

@@ -15,7 +15,8 @@ use crate::report;
 pub struct Args {
     /// The archive: a file; an http:// or https:// URL (read by range requests, only the selected
     /// entries' data); or `-`, standard input (a pipe, a socket), spooled beside DEST as it arrives
-    /// and extracted once whole, with every check a file gets.
+    /// and extracted once whole, with every check a file gets (a file redirected to it is read in
+    /// place, as the file).
     pub archive: std::path::PathBuf,
     /// The directory to create (or replace, or merge into).
     pub dest: std::path::PathBuf,
