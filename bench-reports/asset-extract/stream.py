@@ -88,6 +88,9 @@ def paced_main(bufkit, rounds, archives):
     print(f"| archive | at {RATE:g} MB/s: the transfer alone | `bufkit extract -` from the pipe | download, then `bufkit extract FILE` | download-then-extract / pipe | `bsdtar -xf -` from the pipe | bsdtar / pipe |")
     print("|---|---:|---:|---:|---:|---:|---:|")
     for archive in archives:
+        if not os.path.isfile(archive):
+            print(f"skipping {archive}: no such file", file=sys.stderr)
+            continue
         work = tempfile.mkdtemp(prefix="bufkit-stream-", dir="/dev/shm")
         try:
             def run(how):
