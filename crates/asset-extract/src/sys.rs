@@ -249,7 +249,63 @@ pub(crate) fn for_each_entry(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> 
 /// A broken-down local time (as a DOS timestamp records one), as seconds since the epoch,
 /// the way `mktime` reads it (the time zone's rules, daylight saving time decided by them); `None`
 /// if it cannot be represented.
+///
+/// `mktime` looks at the zone file (`/etc/localtime`) on every call, under a lock all threads
+/// share, so a time well away from any change of the zone's offset is found from the offset
+/// instead (`localtime_r`, which does neither), and checked: the answer is `mktime`'s, found with
+/// neither. Times near a change (a gap, an hour met twice) go to `mktime`, which decides them.
 pub(crate) fn local_time_to_unix(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> Option<i64> {
+    away_from_changes(year, month, day, hour, minute, second).or_else(|| mktime(year, month, day, hour, minute, second))
+}
+
+/// The one instant that local time names, where the zone's offset is the same for 26 hours either
+/// side of it (longer than any change of offset lasts, so no other instant has that local time),
+/// and the fields are a time of day that exists (else `None`).
+fn away_from_changes(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> Option<i64> {
+    if !(0..24).contains(&hour) || !(0..60).contains(&minute) || !(0..60).contains(&second) {
+        return None; // normalised by mktime alone
+    }
+    let as_utc = days_from_civil(year, month, day) * 86_400 + i64::from(hour * 3600 + minute * 60 + second);
+    let (first_guess, _) = local_fields(as_utc)?;
+    let (offset, _) = local_fields(as_utc - first_guess)?;
+    let instant = as_utc - offset;
+    let (found, fields) = local_fields(instant)?;
+    const AROUND: i64 = 26 * 3600;
+    let steady =
+        found == offset && local_fields(instant - AROUND)?.0 == offset && local_fields(instant + AROUND)?.0 == offset;
+    (steady && fields == (year, month, day, hour, minute, second)).then_some(instant)
+}
+
+/// A local time: year, month (1–12), day, hour, minute, second.
+type Fields = (i32, i32, i32, i32, i32, i32);
+
+/// The local time zone's offset from UTC at `secs` (`tm_gmtoff`), and the local time there.
+fn local_fields(secs: i64) -> Option<(i64, Fields)> {
+    let t = libc::time_t::try_from(secs).ok()?;
+    // SAFETY: an all-zero `tm` is a valid value (every field an integer, tm_zone a null pointer).
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; localtime_r writes only `tm`.
+    if unsafe { libc::localtime_r(&t, &mut tm) }.is_null() {
+        return None;
+    }
+    #[allow(clippy::useless_conversion, reason = "tm_gmtoff is 32 bits on some targets")]
+    let offset = i64::from(tm.tm_gmtoff);
+    Some((offset, (tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec)))
+}
+
+/// Days from 1970-01-01 to `year-month-day` in the proleptic Gregorian calendar, the day of the
+/// month counted on linearly past the month's end (as `mktime` normalises it).
+fn days_from_civil(year: i32, month: i32, day: i32) -> i64 {
+    let (y, m) = (i64::from(if month <= 2 { year - 1 } else { year }), i64::from(month));
+    let era = y.div_euclid(400);
+    let year_of_era = y - era * 400;
+    let day_of_year = (153 * (m + if m > 2 { -3 } else { 9 }) + 2) / 5 + i64::from(day) - 1;
+    let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
+    era * 146_097 + day_of_era - 719_468
+}
+
+/// `mktime`, for what [`away_from_changes`] leaves.
+fn mktime(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> Option<i64> {
     // SAFETY: an all-zero `tm` is a valid value (every field an integer, tm_zone a null pointer).
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     tm.tm_year = year - 1900;
@@ -263,4 +319,31 @@ pub(crate) fn local_time_to_unix(year: i32, month: i32, day: i32, hour: i32, min
     let secs = unsafe { libc::mktime(&mut tm) };
     #[allow(clippy::useless_conversion, reason = "time_t is 32 bits on some targets")]
     (secs != -1).then_some(i64::from(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{away_from_changes, days_from_civil, mktime};
+
+    #[test]
+    fn a_time_away_from_any_change_of_offset_is_found_without_mktime() {
+        // Mid-June, mid-day: no zone changes its offset within a day of it.
+        let found = away_from_changes(2021, 6, 15, 12, 34, 56);
+        assert!(found.is_some());
+        assert_eq!(found, mktime(2021, 6, 15, 12, 34, 56));
+        // Fields that are no time of day are left to mktime, which normalises them.
+        assert_eq!(away_from_changes(2021, 2, 30, 0, 0, 0), None);
+        assert_eq!(away_from_changes(2021, 6, 15, 24, 0, 0), None);
+        assert_eq!(away_from_changes(2021, 6, 15, 23, 60, 0), None);
+    }
+
+    #[test]
+    fn days_count_from_1970_through_leap_years_and_centuries() {
+        assert_eq!(days_from_civil(1970, 1, 1), 0);
+        assert_eq!(days_from_civil(1969, 12, 31), -1);
+        assert_eq!(days_from_civil(2000, 3, 1), 11_017);
+        assert_eq!(days_from_civil(2100, 3, 1) - days_from_civil(2100, 2, 28), 1); // 2100: no 29th
+        assert_eq!(days_from_civil(2000, 3, 1) - days_from_civil(2000, 2, 28), 2); // 2000: a 29th
+        assert_eq!(days_from_civil(2107, 12, 31), 50_402);
+    }
 }
