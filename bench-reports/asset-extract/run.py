@@ -7,8 +7,13 @@ threads, peak RSS per tool (wait4), and every tool's output compared byte for by
 Each run is timed by spawn_time.c (built here): from posix_spawn to wait4, with nothing of the
 harness inside the clock, and the tool's own peak RSS from wait4.
 
-Usage: python3 bench-reports/asset-extract/run.py [ROUNDS [ARCHIVE...]]   (ARCHIVE: assets, stdlib, big; all by default; needs zip, unzip, bsdtar, libzip-dev, gcc,
-and `cargo install ripunzip --locked` for the ripunzip rows)
+Usage: python3 bench-reports/asset-extract/run.py [ROUNDS [ARCHIVE...]]   (ARCHIVE: assets, stdlib, big, log256, all by
+default; and dostimes, only when named; needs zip, unzip, bsdtar, libzip-dev, gcc, and `cargo install ripunzip --locked` for
+the ripunzip rows)
+
+dostimes is the standard library again, written by Python's zipfile (DOS times only, no extra
+fields, as zips made on Windows or by scripts are), every entry with a time of its own: the most
+local-time conversions an archive asks for. On it, bufkit's files must also have unzip's times.
 """
 import os, shutil, statistics, subprocess, sys, sysconfig
 
@@ -69,6 +74,40 @@ def make_archives():
     archives["log256"] = d
     return archives
 
+def make_dostimes():
+    """The dostimes archive (see the module's doc): every entry 7,919 s after the last, from 2010."""
+    import datetime, zipfile
+    e = os.path.join(WORK, "dostimes.zip")
+    if not os.path.exists(e):
+        stdlib = sysconfig.get_paths()["stdlib"]
+        start, i = datetime.datetime(2010, 1, 1), 0
+        with zipfile.ZipFile(e + ".part", "w", zipfile.ZIP_DEFLATED, compresslevel=6) as z:
+            for d, _, fs in sorted(os.walk(stdlib)):
+                if "__pycache__" in d:
+                    continue
+                for f in sorted(fs):
+                    path = os.path.join(d, f)
+                    if os.path.islink(path) or not os.path.isfile(path):
+                        continue
+                    when = (start + datetime.timedelta(seconds=7919 * i)).timetuple()[:6]
+                    info = zipfile.ZipInfo(os.path.relpath(path, os.path.dirname(stdlib)), date_time=when)
+                    info.compress_type = zipfile.ZIP_DEFLATED
+                    z.writestr(info, open(path, "rb").read())
+                    i += 1
+        os.rename(e + ".part", e)
+    return e
+
+def same_times(a, b):
+    """Paths of the files under `a` whose modification time differs from the same file's under `b`."""
+    differ = []
+    for d, _, fs in os.walk(a):
+        for f in fs:
+            p = os.path.join(d, f)
+            q = os.path.join(b, os.path.relpath(p, a))
+            if int(os.stat(p).st_mtime) != int(os.stat(q).st_mtime):
+                differ.append(os.path.relpath(p, a))
+    return differ
+
 TOOLS = {
     "bufkit-2t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "2"],
     "bufkit-1t": lambda a, d: [BUFKIT, "extract", a, d, "--threads", "1"],
@@ -100,6 +139,8 @@ def main():
     sh("gcc", "-O2", "-o", LIBZIP, os.path.join(ROOT, "bench-reports/asset-extract/libzip_extract.c"), "-lzip")
     sh("gcc", "-O2", "-o", SPAWN_TIME, os.path.join(ROOT, "bench-reports/asset-extract/spawn_time.c"))
     archives = make_archives()
+    if "dostimes" in sys.argv[2:]:
+        archives["dostimes"] = make_dostimes()
     if len(sys.argv) > 2:
         archives = {n: a for n, a in archives.items() if n in sys.argv[2:]}
     print(f"| archive | destination | tool | median | vs bufkit 2 threads | peak RSS |")
@@ -120,6 +161,10 @@ def main():
                     diff = subprocess.run(["diff", "-r", "-q", os.path.join(base, "unzip"), os.path.join(base, tool)], capture_output=True)
                     if diff.returncode != 0:
                         raise SystemExit(f"{tool} output differs from unzip on {name}: {diff.stdout[:300]}")
+            # bufkit gives each file the time unzip gives it (the DOS time read as local time).
+            differ = same_times(os.path.join(base, "bufkit-2t"), os.path.join(base, "unzip"))
+            if differ:
+                raise SystemExit(f"bufkit's times differ from unzip's on {name}: {len(differ)} files, {differ[:3]}")
             ref = statistics.median(times["bufkit-2t"])
             for tool in TOOLS:
                 m = statistics.median(times[tool])

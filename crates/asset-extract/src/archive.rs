@@ -158,9 +158,9 @@ impl Mtime {
         match self {
             Mtime::Unix { secs, nanos } => Some((secs, nanos)),
             Mtime::Dos(dos) => {
-                // Most archives give most entries one time (a build's, or 1980's); the time zone
-                // lookup behind each conversion (`mktime` checks the zone file every call) is then
-                // made once per thread, not once per entry.
+                // Most archives give most entries one time (a build's, or 1980's): each thread
+                // converts it once, not once per entry (a conversion asks the C library for the
+                // zone's offset several times, under a lock all threads share).
                 thread_local!(static LAST: std::cell::Cell<Option<(u32, Option<i64>)>> = const { std::cell::Cell::new(None) });
                 if let Some((last, secs)) = LAST.get()
                     && last == dos

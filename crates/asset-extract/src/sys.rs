@@ -252,8 +252,9 @@ pub(crate) fn for_each_entry(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> 
 ///
 /// `mktime` looks at the zone file (`/etc/localtime`) on every call, under a lock all threads
 /// share, so a time well away from any change of the zone's offset is found from the offset
-/// instead (`localtime_r`, which does neither), and checked: the answer is `mktime`'s, found with
-/// neither. Times near a change (a gap, an hour met twice) go to `mktime`, which decides them.
+/// instead (`localtime_r`, which does neither: it reads the zone as the process last read it),
+/// and checked: the answer is `mktime`'s, found with neither. Times near a change (a gap, an hour
+/// met twice) go to `mktime`, which decides them.
 pub(crate) fn local_time_to_unix(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> Option<i64> {
     away_from_changes(year, month, day, hour, minute, second).or_else(|| mktime(year, month, day, hour, minute, second))
 }
