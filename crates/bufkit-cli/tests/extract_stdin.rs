@@ -97,7 +97,7 @@ fn a_large_archive_piped_in_fast_or_slowly_or_redirected_from_a_file_extracts_as
     let slow = work.join("slow");
     let out = extract_piped_pausing(&zip, &slow, Some((105, std::time::Duration::from_millis(50))));
     check(&slow, &out);
-    // Redirected from a file: nothing to splice from, read as it is.
+    // Redirected from a file: read in place, as the file.
     let path = work.join("a.zip");
     std::fs::write(&path, &zip).unwrap();
     let redirected = work.join("redirected");
