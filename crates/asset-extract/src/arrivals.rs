@@ -1120,6 +1120,49 @@ mod tests {
     }
 
     #[test]
+    fn a_file_staged_ahead_ends_with_the_mode_and_time_of_a_file_written_from_the_spool() {
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let base = workdir("finished");
+        let base = base.path();
+        let text = b"staged with 0644 and the local header's time; ".repeat(40);
+        let mut run = spec("bin/run.sh", &text, true, false);
+        run.unix_mode = 0o100755;
+        let mut private = spec("etc/private.txt", &text[3..], false, true);
+        private.unix_mode = 0o100600;
+        let specs = vec![run, private, spec("plain.txt", &text[9..], true, true)];
+        let zip = build(&specs, b"");
+        let finished = |dest: &Path| -> Vec<(u32, i64)> {
+            specs
+                .iter()
+                .map(|s| {
+                    let meta = std::fs::metadata(dest.join(std::str::from_utf8(&s.name).unwrap())).unwrap();
+                    (meta.permissions().mode() & 0o7777, meta.mtime())
+                })
+                .collect()
+        };
+        let started = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64 - 1;
+        for no_mtime in [false, true] {
+            let options = Options { no_mtime, ..Options::default() };
+            let plain = base.join(format!("plain-{no_mtime}"));
+            crate::extract::extract_spool(&zip, &plain, &options, None).unwrap();
+            let expected = finished(&plain);
+            assert_eq!(expected.iter().map(|f| f.0 & 0o111 != 0).collect::<Vec<_>>(), [true, false, false]);
+            for piece in [7, zip.len()] {
+                let dest = base.join(format!("staged-{no_mtime}-{piece}"));
+                assert_eq!(staged_and_kept(&zip, piece, &dest, &options), (3, 3));
+                let prestaged = follow(&zip, piece, &dest, &options);
+                crate::extract::extract_spool(&zip, &dest, &options, Some(prestaged)).unwrap();
+                let got = finished(&dest);
+                for (g, e) in got.iter().zip(&expected) {
+                    assert_eq!(g.0, e.0, "mode, piece {piece}");
+                    // The archive's time (1980), or, without it, the extraction's.
+                    assert!(g.1 == e.1 || (no_mtime && g.1 >= started && e.1 >= started), "time, piece {piece}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn an_entry_too_long_to_hold_is_followed_past() {
         let base = workdir("long");
         let base = base.path();

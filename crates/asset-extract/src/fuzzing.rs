@@ -595,6 +595,7 @@ pub fn stream(data: &[u8]) {
     let (from_stream, from_file) = (dir.join("stream"), dir.join("file"));
     // One writer: with several, an archive with two faults reports whichever a writer meets first.
     let options = Options { threads: 1, ..Options::default() };
+    let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
     let mut incoming = crate::StreamedArchive::beside(&from_stream).expect("a spool");
     // Every entry the stream's local headers describe staged as it arrives, then checked against
     // the central directory: what is extracted must be exactly what the file gives.
@@ -609,7 +610,7 @@ pub fn stream(data: &[u8]) {
     match (&streamed, &filed) {
         (Ok(a), Ok(b)) => {
             assert_eq!((a.files, a.directories, a.bytes), (b.files, b.directories, b.bytes));
-            assert!(tree(&from_stream) == tree(&from_file), "the stream extracted another tree");
+            assert_eq!(tree(&from_stream, started), tree(&from_file, started), "the stream extracted another tree");
         }
         (Err(a), Err(b)) => {
             assert_eq!(
@@ -632,20 +633,46 @@ impl Drop for RemovedOnDrop {
     }
 }
 
-/// Every path under `dir` (relative) with a file's bytes, sorted.
-fn tree(dir: &std::path::Path) -> Vec<(String, Option<Vec<u8>>)> {
+/// What an extraction left at one path, for comparing two extractions: a file's permission
+/// bits, bytes and time, a directory's permission bits, a link's target.
+#[derive(PartialEq, PartialOrd, Eq, Ord, Debug)]
+enum Node {
+    Directory { mode: u32 },
+    File { mode: u32, bytes: Vec<u8>, mtime: Stamp },
+    Link { target: std::path::PathBuf },
+}
+
+/// A file's modification time: the one the archive gave it, or (where it gave none) the time of
+/// the extraction, which two extractions do not share.
+#[derive(PartialEq, PartialOrd, Eq, Ord, Debug)]
+enum Stamp {
+    Given(i64),
+    OfTheExtraction,
+}
+
+/// Every path under `dir` (relative) with what is there, sorted; links are not followed. A time
+/// at or after `started` is the extraction's own.
+fn tree(dir: &std::path::Path, started: std::time::SystemTime) -> Vec<(String, Node)> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let started = started.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let path = entry.path();
             let rel = path.strip_prefix(dir).expect("under dir").to_string_lossy().into_owned();
-            if path.is_dir() {
-                out.push((rel, None));
+            let meta = std::fs::symlink_metadata(&path).expect("an extracted path");
+            let mode = meta.permissions().mode() & 0o7777;
+            let node = if meta.file_type().is_symlink() {
+                Node::Link { target: std::fs::read_link(&path).expect("a link") }
+            } else if meta.is_dir() {
                 stack.push(path);
+                Node::Directory { mode }
             } else {
-                out.push((rel, std::fs::read(&path).ok()));
-            }
+                let mtime = if meta.mtime() >= started { Stamp::OfTheExtraction } else { Stamp::Given(meta.mtime()) };
+                Node::File { mode, bytes: std::fs::read(&path).expect("an extracted file"), mtime }
+            };
+            out.push((rel, node));
         }
     }
     out.sort();
