@@ -1,6 +1,8 @@
 //! Entries staged as they arrive. While a stream is spooled, its local headers are followed and
 //! the entries they describe are inflated by worker threads, each straight into its file in the
-//! extraction's staging directory, so that extraction does not wait for the stream's end.
+//! extraction's staging directory, so that extraction does not wait for the stream's end. A small
+//! entry is held and inflated once it has arrived; a large one is inflated while it arrives, read
+//! from the spool's file as far as the stream has come.
 //!
 //! Nothing here decides what is extracted. Once the stream has ended, the spool is read on the
 //! one reading path (end records, central directory, every local header checked against it), and
@@ -39,8 +41,8 @@ use crate::staging::{self, Staging};
 use crate::sys;
 use crate::write::{CHUNK, WHOLE_ENTRY_MAX};
 
-/// Entries are staged ahead only up to this compressed size (held whole for a worker): a larger
-/// one is inflated from the spool, on the path (and the cores) a file's large entry takes.
+/// Entries are held whole for a worker up to this compressed size: a larger one is inflated as
+/// it arrives, read from the spool's file (once the stream is spooled to one).
 const STAGE_MAX: u64 = 4 << 20;
 
 /// Compressed bytes queued for the workers at most: beyond, the stream outruns them.
@@ -124,6 +126,9 @@ enum Data {
     Held(Vec<u8>),
     /// In the spool's file, where the job says.
     Spooled,
+    /// In the spool's file as the stream brings them: read as they arrive, so that a large
+    /// entry is inflated while it is downloaded, not after.
+    Arriving,
 }
 
 /// A file staged ahead, and what it was inflated from.
@@ -186,6 +191,21 @@ struct Shared {
     root: File,
     /// The spool's file, once the stream is spooled to one: large entries are read from it.
     spool: std::sync::OnceLock<File>,
+    /// How much of the stream is in the spool's file, and whether that is all of it.
+    arrived: Mutex<Arrived>,
+    /// Signalled when more of the stream is in the spool's file, or no more will come.
+    grown: Condvar,
+    /// Set when the stream is abandoned (an error, a cancellation): entries being inflated as
+    /// they arrive stop too, where the stream's end lets them finish.
+    aborted: AtomicBool,
+}
+
+/// How much of the stream is in the spool's file.
+#[derive(Default)]
+struct Arrived {
+    in_file: u64,
+    /// No more will come: the stream has ended, or was abandoned.
+    ended: bool,
 }
 
 #[derive(Default)]
@@ -250,6 +270,9 @@ impl Arrivals {
             ending: AtomicBool::new(false),
             root,
             spool: std::sync::OnceLock::new(),
+            arrived: Mutex::new(Arrived::default()),
+            grown: Condvar::new(),
+            aborted: AtomicBool::new(false),
         });
         if let Some(file) = self.spool.as_ref().and_then(|f| f.try_clone().ok()) {
             let _ = shared.spool.set(file);
@@ -296,10 +319,23 @@ impl Arrivals {
         self.follower.accepting = self.shared.as_ref().is_some_and(|shared| {
             running && !shared.stopped.load(Ordering::Relaxed) && lock(&shared.queue).bytes < QUEUE_BYTES
         });
+        // Everything received is in the spool's file once there is one: entries inflated as they
+        // arrive may read it.
+        if let Some(shared) = self.shared.as_ref().filter(|_| self.follower.spooled) {
+            lock(&shared.arrived).in_file = self.received;
+            shared.grown.notify_all();
+        }
         let ahead = AHEAD_FREE.saturating_add(self.received.saturating_mul(AHEAD_RATIO));
         let (shared, batch, batch_bytes) = (&self.shared, &mut self.batch, &mut self.batch_bytes);
         self.follower.feed(piece, ahead, &mut |job| {
             let Some(shared) = shared else { return };
+            if matches!(job.data, Data::Arriving) {
+                // Alone, and not counted as queued: it keeps its worker until its entry has
+                // arrived, and goes at the stream's pace.
+                hand_over(shared, std::mem::take(batch), std::mem::take(batch_bytes));
+                hand_over(shared, vec![job], 0);
+                return;
+            }
             *batch_bytes += job.compressed_size as usize;
             batch.push(job);
             if *batch_bytes >= BATCH_BYTES || batch.len() >= BATCH_JOBS {
@@ -328,6 +364,9 @@ impl Arrivals {
     /// Waits for the workers to stage what was queued: the staging directory and what is in it,
     /// for the extraction to keep what the archive describes and remove the rest.
     pub(crate) fn finish(mut self) -> Option<Prestaged> {
+        // All of the stream is in: entries being inflated as they arrived finish (they have what
+        // remains of them), where the queued ones are dropped by `close`.
+        self.end_of_stream(false);
         if self.settle_first {
             self.settle();
         }
@@ -362,8 +401,21 @@ impl Arrivals {
         }
     }
 
-    /// Stops the workers: what is queued, and large entries being inflated, are left to the
-    /// extraction, which starts at once and spreads them over its own workers.
+    /// Tells the workers reading entries as they arrive that no more will come, and with
+    /// `abandoned` that they are to stop.
+    fn end_of_stream(&self, abandoned: bool) {
+        let Some(shared) = &self.shared else { return };
+        if abandoned {
+            shared.aborted.store(true, Ordering::Relaxed);
+        }
+        lock(&shared.arrived).ended = true;
+        shared.grown.notify_all();
+    }
+
+    /// Stops the workers: what is queued, and large entries being inflated from the spool, are
+    /// left to the extraction, which starts at once and spreads them over its own workers. An
+    /// entry inflated as it arrived is finished (all of it has arrived), unless the stream was
+    /// abandoned.
     fn close(&mut self) {
         let Some(shared) = &self.shared else { return };
         {
@@ -385,6 +437,9 @@ impl Arrivals {
 /// left to the extraction, which reads them from the spool at its own pace, the stream never
 /// waiting for the workers.
 fn hand_over(shared: &Shared, batch: Vec<Job>, bytes: usize) {
+    if batch.is_empty() {
+        return;
+    }
     let mut queue = lock(&shared.queue);
     if queue.bytes > 0 && queue.bytes + bytes > QUEUE_BYTES {
         return;
@@ -400,6 +455,7 @@ impl Drop for Arrivals {
     fn drop(&mut self) {
         // Abandoned (an error, a cancellation): the workers end, and the staging directory is
         // removed.
+        self.end_of_stream(true);
         self.close();
     }
 }
@@ -456,11 +512,16 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
         mtime: Mtime::Dos(0),
     };
     let spool = shared.spool.get().map(SpoolRead);
-    let input = match (&job.data, &spool) {
-        (Data::Held(bytes), _) => Input::Slice(bytes),
-        (Data::Spooled, Some(spool)) => Input::of(spool, job.data_at, &entry),
-        (Data::Spooled, None) => return,
+    let arriving = shared.spool.get().map(|file| ArrivingRead { file, shared });
+    let input = match (&job.data, &spool, &arriving) {
+        (Data::Held(bytes), _, _) => Input::Slice(bytes),
+        (Data::Spooled, Some(spool), _) => Input::of(spool, job.data_at, &entry),
+        (Data::Arriving, _, Some(arriving)) => Input::of(arriving, job.data_at, &entry),
+        (Data::Spooled | Data::Arriving, _, _) => return,
     };
+    // An entry read as it arrives stops only if the stream is abandoned: at its end, all of it
+    // is there. Any other stops when the stream ends (the extraction takes it over).
+    let stop = if matches!(job.data, Data::Arriving) { &shared.aborted } else { &shared.ending };
     let whole = entry.size <= WHOLE_ENTRY_MAX && matches!(job.data, Data::Held(_));
     if whole {
         out.clear();
@@ -477,11 +538,8 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
     let written = make_parents(shared, &entry.path).and_then(|()| {
         let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
         let mut file = File::from(sys::open_at(root, &c, flags, AHEAD_MODE as libc::mode_t)?);
-        let written = if whole {
-            file.write_all(out).map(|()| true)
-        } else {
-            stream_into(&entry, input, &mut file, out, &shared.ending)
-        };
+        let written =
+            if whole { file.write_all(out).map(|()| true) } else { stream_into(&entry, input, &mut file, out, stop) };
         let written = written.and_then(|verified| {
             if let (true, Some(time)) = (verified, job.mtime.and_then(crate::write::unix_system_time)) {
                 file.set_times(std::fs::FileTimes::new().set_modified(time))?;
@@ -526,6 +584,35 @@ impl crate::Source for SpoolRead<'_> {
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
         std::os::unix::fs::FileExt::read_at(self.0, buf, offset)
+    }
+}
+
+/// The spool's file read where the stream has reached: a read waits until the bytes it asks for
+/// have arrived, and comes back short (then empty) if the stream ends or is abandoned first.
+struct ArrivingRead<'f> {
+    file: &'f File,
+    shared: &'f Shared,
+}
+
+impl crate::Source for ArrivingRead<'_> {
+    /// Not known while the stream arrives: every read waits for its bytes instead.
+    fn len(&self) -> u64 {
+        u64::MAX
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let wanted = offset.saturating_add(buf.len() as u64);
+        let mut arrived = lock(&self.shared.arrived);
+        while arrived.in_file < wanted && !arrived.ended {
+            arrived = self.shared.grown.wait(arrived).unwrap_or_else(|p| p.into_inner());
+        }
+        let in_file = arrived.in_file;
+        drop(arrived);
+        if self.shared.aborted.load(Ordering::Relaxed) {
+            return Err(std::io::Error::other("the stream was abandoned"));
+        }
+        let room = usize::try_from(in_file.saturating_sub(offset)).unwrap_or(usize::MAX).min(buf.len());
+        std::os::unix::fs::FileExt::read_at(self.file, &mut buf[..room], offset)
     }
 }
 
@@ -724,7 +811,7 @@ fn remove_at(root: RawFd, path: &str, flags: libc::c_int) -> std::io::Result<()>
 struct Local {
     header_at: u64,
     data_at: u64,
-    /// Its name, if staged under it.
+    /// Its name, if it could be staged under it.
     path: Option<String>,
     /// The time its local header records.
     mtime: Mtime,
@@ -732,8 +819,13 @@ struct Local {
     crc32: u32,
     compressed_size: u64,
     size: u64,
+    /// Whether it could be staged: a file with a name of its own, deflated or stored, not
+    /// encrypted.
+    stageable: bool,
     /// Whether its data is kept, to be staged.
     keep: bool,
+    /// Whether it is being staged as it arrives.
+    followed: bool,
 }
 
 /// Where the follower is in the stream.
@@ -805,7 +897,19 @@ impl Follower {
                         self.state = self.begin_data(ahead, dispatch);
                     }
                 }
-                State::Data { local, left } => {
+                State::Data { mut local, left } => {
+                    // A large entry is inflated as it arrives once the spool is a file (its data
+                    // then reads from there from its start, wherever the stream is).
+                    if !local.followed
+                        && local.stageable
+                        && local.compressed_size > STAGE_MAX
+                        && self.spooled
+                        && self.accepting
+                        && self.worth_staging(&local, ahead)
+                    {
+                        (local.followed, local.keep) = (true, false);
+                        self.queue(&local, Data::Arriving, dispatch);
+                    }
                     let take = left.min(piece.len() as u64) as usize;
                     if local.keep && local.compressed_size <= STAGE_MAX {
                         self.held.extend_from_slice(&piece[..take]);
@@ -817,9 +921,9 @@ impl Follower {
                     } else {
                         if local.keep && local.compressed_size <= STAGE_MAX {
                             let data = std::mem::take(&mut self.held);
-                            self.queue(local, Data::Held(data), dispatch);
+                            self.queue(&local, Data::Held(data), dispatch);
                         } else if local.keep && self.spooled {
-                            self.queue(local, Data::Spooled, dispatch);
+                            self.queue(&local, Data::Spooled, dispatch);
                         }
                         self.held.clear();
                         self.state = State::Header;
@@ -841,7 +945,7 @@ impl Follower {
                                     data.extend_from_slice(&piece[..len - data.len()]);
                                 }
                                 data.truncate(len);
-                                self.queue(local, Data::Held(data), dispatch);
+                                self.queue(&local, Data::Held(data), dispatch);
                             }
                             let skip = end.saturating_sub(held_len);
                             piece = &piece[skip..];
@@ -880,7 +984,7 @@ impl Follower {
 
     /// Whether `local` (its sizes known) is to be staged ahead: within the quota, the ratio and
     /// the bound on inflating ahead, and not an entry the extraction would inflate on several
-    /// cores. (One too large to hold is staged only if the spool is a file by its end.)
+    /// cores. (One too large to hold is staged only once the spool is a file: it is read there.)
     fn worth_staging(&self, local: &Local, ahead: u64) -> bool {
         let total = self.queued.saturating_add(local.size);
         let parallel = local.method == Some(Method::Deflate)
@@ -894,8 +998,8 @@ impl Follower {
             && self.wanted.max_ratio.is_none_or(|r| local.size as f64 <= r * local.compressed_size.max(1) as f64)
     }
 
-    fn queue(&mut self, local: Local, data: Data, dispatch: &mut dyn FnMut(Job)) {
-        let (Some(method), Some(path)) = (local.method, local.path) else { return };
+    fn queue(&mut self, local: &Local, data: Data, dispatch: &mut dyn FnMut(Job)) {
+        let (Some(method), Some(path)) = (local.method, local.path.clone()) else { return };
         self.queued = self.queued.saturating_add(local.size);
         let (header_at, data_at, crc32, size) = (local.header_at, local.data_at, local.crc32, local.size);
         let mtime = if self.wanted.no_mtime { None } else { local.mtime.unix() };
@@ -920,17 +1024,21 @@ impl Follower {
             (size, compressed_size) = zip64;
         }
         let method = Method::from_code(code).filter(|m| matches!(m, Method::Stored | Method::Deflate));
-        // A name staged ahead is one the name rules accept as a file's, unchanged, and selected.
+        // A name staged ahead is one the name rules accept as a file's, unchanged, and selected;
+        // looked at only for an entry that can be staged now, or later as it arrives.
         let path = std::str::from_utf8(name).ok().filter(|n| {
-            self.accepting
+            (self.accepting || compressed_size > STAGE_MAX)
                 && matches!(crate::names::check(name, flags & 0x800 != 0, 3, None), Ok((p, Kind::File, _)) if p == *n)
                 && self.wanted.selects(n)
         });
         let encrypted = flags & 1 != 0;
+        let stageable = method.is_some() && path.is_some() && !encrypted;
         let mut local = Local {
             header_at: self.at - h.len() as u64,
             data_at: self.at,
-            keep: method.is_some() && path.is_some() && !encrypted,
+            stageable,
+            keep: stageable && self.accepting,
+            followed: false,
             path: path.map(str::to_owned),
             mtime: crate::archive::mtime_of(extra, u32::from(u16_at(12)) << 16 | u32::from(u16_at(10))),
             method,
@@ -947,7 +1055,7 @@ impl Follower {
         local.keep &= self.worth_staging(&local, ahead);
         if compressed_size == 0 {
             if local.keep {
-                self.queue(local, Data::Held(Vec::new()), dispatch);
+                self.queue(&local, Data::Held(Vec::new()), dispatch);
             }
             return State::Header;
         }
@@ -1160,6 +1268,99 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `n` bytes no compressor shrinks (xorshift).
+    fn noise(n: usize) -> Vec<u8> {
+        let mut x = 0x9E37_79B9_7F4A_7C15u64;
+        (0..n)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                (x >> 24) as u8
+            })
+            .collect()
+    }
+
+    /// The files under the staging directory made beside `dest`, with their lengths.
+    fn staged_beside(dest: &Path) -> Vec<(String, u64)> {
+        let prefix = format!(".{}.bufkit-tmp-", dest.file_name().unwrap().to_string_lossy());
+        let mut found = Vec::new();
+        for dir in std::fs::read_dir(dest.parent().unwrap()).unwrap().flatten() {
+            if dir.file_name().to_string_lossy().starts_with(&prefix) && dir.path().is_dir() {
+                for file in std::fs::read_dir(dir.path()).unwrap().flatten() {
+                    found.push((file.file_name().to_string_lossy().into_owned(), file.metadata().unwrap().len()));
+                }
+            }
+        }
+        found
+    }
+
+    /// A stream of a large entry (10 MiB, past the 8 MiB held in memory), then a small one; and
+    /// the large entry's data.
+    fn large_then_small() -> (Vec<u8>, Vec<u8>) {
+        let large = noise(10 << 20);
+        let zip = build(&[spec("large.bin", &large, true, false), spec("small.txt", b"small", true, false)], b"");
+        (zip, large)
+    }
+
+    #[test]
+    fn a_large_entry_is_inflated_while_it_arrives() {
+        use std::io::Write;
+        let base = workdir("arriving");
+        let dest = base.path().join("out");
+        let (zip, large) = large_then_small();
+        let mut incoming = crate::StreamedArchive::beside(&dest).unwrap();
+        incoming.stage_everything();
+        // All but the last MiB of the large entry.
+        let (arrived, rest) = zip.split_at(9 << 20);
+        for piece in arrived.chunks(64 << 10) {
+            incoming.write_all(piece).unwrap();
+        }
+        // What has arrived is inflated before the rest comes: at least 8 MiB of it.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !staged_beside(&dest).iter().any(|(name, len)| name == "large.bin" && *len >= 8 << 20) {
+            assert!(std::time::Instant::now() < deadline, "not inflated as it arrived: {:?}", staged_beside(&dest));
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        for piece in rest.chunks(64 << 10) {
+            incoming.write_all(piece).unwrap();
+        }
+        let report = incoming.extract(&dest, &Options::default()).unwrap();
+        assert_eq!(report.files, 2);
+        assert_eq!(std::fs::read(dest.join("large.bin")).unwrap(), large);
+        assert_eq!(std::fs::read(dest.join("small.txt")).unwrap(), b"small");
+        assert_eq!(std::fs::read_dir(base.path()).unwrap().count(), 1, "only the destination");
+    }
+
+    #[test]
+    fn a_stream_that_stops_inside_a_large_entry_leaves_nothing_and_never_waits() {
+        use std::io::Write;
+        let base = workdir("stopped");
+        let root = base.path().to_path_buf();
+        // On a thread of its own: a worker left waiting for bytes that will not come would hang
+        // the test, where this fails it.
+        let (done, finished) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let (zip, _) = large_then_small();
+            // Abandoned while a worker waits for the rest of the large entry.
+            let dest = root.join("dropped");
+            let mut incoming = crate::StreamedArchive::beside(&dest).unwrap();
+            incoming.stage_everything();
+            incoming.write_all(&zip[..9 << 20]).unwrap();
+            drop(incoming);
+            // Ended there: refused as the file cut there is.
+            let dest = root.join("cut");
+            let mut incoming = crate::StreamedArchive::beside(&dest).unwrap();
+            incoming.stage_everything();
+            incoming.write_all(&zip[..9 << 20]).unwrap();
+            let refused = incoming.extract(&dest, &Options::default()).is_err();
+            done.send(refused).unwrap();
+        });
+        let refused = finished.recv_timeout(std::time::Duration::from_secs(60)).expect("a worker waited for ever");
+        assert!(refused, "a cut stream was extracted");
+        assert_eq!(std::fs::read_dir(base.path()).unwrap().count(), 0, "nothing left");
     }
 
     #[test]
