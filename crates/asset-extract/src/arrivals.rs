@@ -122,12 +122,10 @@ struct Job {
 
 /// Where a job's compressed bytes are.
 enum Data {
-    /// Held for it.
+    /// Held for it (a small entry, queued once it has arrived).
     Held(Vec<u8>),
-    /// In the spool's file, where the job says.
-    Spooled,
-    /// In the spool's file as the stream brings them: read as they arrive, so that a large
-    /// entry is inflated while it is downloaded, not after.
+    /// In the spool's file as the stream brings them (a large entry, queued as it begins): read
+    /// as they arrive, so that it is inflated while it is downloaded, not after.
     Arriving,
 }
 
@@ -412,10 +410,9 @@ impl Arrivals {
         shared.grown.notify_all();
     }
 
-    /// Stops the workers: what is queued, and large entries being inflated from the spool, are
-    /// left to the extraction, which starts at once and spreads them over its own workers. An
-    /// entry inflated as it arrived is finished (all of it has arrived), unless the stream was
-    /// abandoned.
+    /// Stops the workers: what is queued is left to the extraction, which starts at once and
+    /// spreads it over its own workers. An entry inflated as it arrived is finished (all of it has
+    /// arrived), unless the stream was abandoned.
     fn close(&mut self) {
         let Some(shared) = &self.shared else { return };
         {
@@ -511,16 +508,14 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
         data_offset: job.data_at,
         mtime: Mtime::Dos(0),
     };
-    let spool = shared.spool.get().map(SpoolRead);
     let arriving = shared.spool.get().map(|file| ArrivingRead { file, shared });
-    let input = match (&job.data, &spool, &arriving) {
-        (Data::Held(bytes), _, _) => Input::Slice(bytes),
-        (Data::Spooled, Some(spool), _) => Input::of(spool, job.data_at, &entry),
-        (Data::Arriving, _, Some(arriving)) => Input::of(arriving, job.data_at, &entry),
-        (Data::Spooled | Data::Arriving, _, _) => return,
+    let input = match (&job.data, &arriving) {
+        (Data::Held(bytes), _) => Input::Slice(bytes),
+        (Data::Arriving, Some(arriving)) => Input::of(arriving, job.data_at, &entry),
+        (Data::Arriving, None) => return,
     };
     // An entry read as it arrives stops only if the stream is abandoned: at its end, all of it
-    // is there. Any other stops when the stream ends (the extraction takes it over).
+    // is there. A held one stops when the stream ends (the extraction takes it over).
     let stop = if matches!(job.data, Data::Arriving) { &shared.aborted } else { &shared.ending };
     let whole = entry.size <= WHOLE_ENTRY_MAX && matches!(job.data, Data::Held(_));
     if whole {
@@ -571,19 +566,6 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
         // Anything else (a full file system, most likely) stops staging: the extraction will say
         // what it is, from the spool.
         Err(_) => shared.stopped.store(true, Ordering::Relaxed),
-    }
-}
-
-/// The spool's file, read where it has been written.
-struct SpoolRead<'f>(&'f File);
-
-impl crate::Source for SpoolRead<'_> {
-    fn len(&self) -> u64 {
-        self.0.metadata().map_or(0, |m| m.len())
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        std::os::unix::fs::FileExt::read_at(self.0, buf, offset)
     }
 }
 
@@ -907,7 +889,7 @@ impl Follower {
                         && self.accepting
                         && self.worth_staging(&local, ahead)
                     {
-                        (local.followed, local.keep) = (true, false);
+                        local.followed = true;
                         self.queue(&local, Data::Arriving, dispatch);
                     }
                     let take = left.min(piece.len() as u64) as usize;
@@ -922,8 +904,6 @@ impl Follower {
                         if local.keep && local.compressed_size <= STAGE_MAX {
                             let data = std::mem::take(&mut self.held);
                             self.queue(&local, Data::Held(data), dispatch);
-                        } else if local.keep && self.spooled {
-                            self.queue(&local, Data::Spooled, dispatch);
                         }
                         self.held.clear();
                         self.state = State::Header;
