@@ -250,11 +250,11 @@ pub(crate) fn for_each_entry(fd: &OwnedFd, mut each: impl FnMut(&CStr, bool) -> 
 /// the way `mktime` reads it (the time zone's rules, daylight saving time decided by them); `None`
 /// if it cannot be represented.
 ///
-/// `mktime` looks at the zone file (`/etc/localtime`) on every call, under a lock all threads
+/// `mktime` looks at the zone file (`/etc/localtime`) on every call, holding a lock all threads
 /// share, so a time well away from any change of the zone's offset is found from the offset
-/// instead (`localtime_r`, which does neither: it reads the zone as the process last read it),
-/// and checked: the answer is `mktime`'s, found with neither. Times near a change (a gap, an hour
-/// met twice) go to `mktime`, which decides them.
+/// instead (`localtime_r`, which uses the zone as the process last loaded it: no look at the file,
+/// the lock held only briefly), and checked: the answer is `mktime`'s. Times near a change (a gap,
+/// an hour met twice) go to `mktime`, which decides them.
 pub(crate) fn local_time_to_unix(year: i32, month: i32, day: i32, hour: i32, minute: i32, second: i32) -> Option<i64> {
     away_from_changes(year, month, day, hour, minute, second).or_else(|| mktime(year, month, day, hour, minute, second))
 }
