@@ -326,8 +326,11 @@ struct Directory {
     offset: u64,
     size: u64,
     entries: u64,
-    /// Where the end records start: the directory must end at or before it.
+    /// Where the end records start (the ZIP64 end record, if there is one): the directory must
+    /// end at or before it.
     end: u64,
+    /// Where the end of central directory record this reading comes from starts.
+    record: u64,
 }
 
 impl Directory {
@@ -447,6 +450,7 @@ fn record_at(data: &Window<'_>, pos: usize) -> Result<(Directory, Option<Error>)
         size: u64::from(data.u32(pos + 12).expect("inside")),
         offset: u64::from(data.u32(pos + 16).expect("inside")),
         end: pos as u64,
+        record: pos as u64,
     };
     let disk_entries = u64::from(field(8));
     let saturated = [disk_entries == 0xffff, dir.entries == 0xffff, dir.size == 0xffff_ffff, dir.offset == 0xffff_ffff];
@@ -473,18 +477,22 @@ fn record_at(data: &Window<'_>, pos: usize) -> Result<(Directory, Option<Error>)
     }
     // A ZIP64 locator before a record that needs none: readers that always follow it (Python)
     // and readers that follow it only for saturated fields (Go, unzip) must read the same thing.
-    if pos >= 20
-        && data.u32(pos - 20) == Some(ZIP64_LOCATOR_SIG)
-        && let Ok(wide) = zip64_end(data, pos)
-        && (wide.entries, wide.size, wide.offset) != (dir.entries, dir.size, dir.offset)
-    {
-        return Err(Error::Ambiguous {
-            reason: format!(
-                "the end record reads {} entries in {} bytes at offset {}, its ZIP64 record {} entries in {} \
-                 bytes at offset {}",
-                dir.entries, dir.size, dir.offset, wide.entries, wide.size, wide.offset
-            ),
-        });
+    // The end records then start at its ZIP64 record, where the directory must end.
+    if pos >= 20 && data.u32(pos - 20) == Some(ZIP64_LOCATOR_SIG) {
+        match zip64_end(data, pos) {
+            Ok(wide) if (wide.entries, wide.size, wide.offset) != (dir.entries, dir.size, dir.offset) => {
+                return Err(Error::Ambiguous {
+                    reason: format!(
+                        "the end record at byte {pos} reads {} entries in {} bytes at offset {}, its ZIP64 record \
+                         {} entries in {} bytes at offset {}",
+                        dir.entries, dir.size, dir.offset, wide.entries, wide.size, wide.offset
+                    ),
+                });
+            }
+            Ok(wide) => return Ok((Directory { end: wide.end, ..dir }, refusal)),
+            Err(e @ Error::Ambiguous { .. }) => return Err(e),
+            Err(_) => {}
+        }
     }
     Ok((dir, refusal))
 }
@@ -567,8 +575,8 @@ fn within_limits(dir: Directory) -> Result<Directory, Error> {
 
 /// When no end record reaches the end of the file: the end record followed by other data whose
 /// central directory (as its own fields say, or ZIP64's) ends right where the end records begin
-/// and starts with a central directory signature. Several such records must describe the same
-/// directory, or the archive is ambiguous.
+/// and starts with a central directory signature, or that of an empty archive. Several such
+/// records must describe the same directory, or the archive is ambiguous.
 fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Error> {
     let lowest = data.len().saturating_sub(22 + APPENDED_SEARCH);
     let mut readings: Vec<Reading> = Vec::new();
@@ -584,7 +592,10 @@ fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Err
         };
         let zip64_size = (records != pos).then(|| data.u64(records + 40).map_or(0, |v| v as usize));
         let cd = records.checked_sub(zip64_size.unwrap_or(size));
-        if cd.is_some_and(|cd| data.u32(cd) == Some(CENTRAL_SIG)) {
+        // An empty archive has no directory to find: its record alone is the reading (zip2 and
+        // Python read one whose comment is shorter than the bytes after it).
+        let empty = records == pos && [8, 10].map(|f| data.u16(pos + f)) == [Some(0); 2] && size == 0;
+        if empty || cd.is_some_and(|cd| data.u32(cd) == Some(CENTRAL_SIG)) {
             let (dir, refusal) = record_at(data, pos)?;
             readings.push(Reading { pos, dir, truncated: false, refusal });
         }
@@ -596,6 +607,9 @@ fn end_before_appended_data(data: &Window<'_>) -> Result<(usize, Directory), Err
 }
 
 /// Reads the ZIP64 end record through its locator, which must sit just before the end record.
+/// The record may be where the locator says, or right before the locator (where Python always
+/// reads it, and where it sits when other bytes before the archive shift everything): two
+/// records there that describe different directories are two readings, refused as ambiguous.
 fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
     let at = eocd.checked_sub(20).ok_or_else(|| Error::malformed("ZIP64 fields but no room for a ZIP64 locator"))?;
     if data.u32(at) != Some(ZIP64_LOCATOR_SIG) {
@@ -605,20 +619,35 @@ fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
     if data.u32(at + 4) != Some(0) || data.u32(at + 16).is_none_or(|disks| disks > 1) {
         return Err(Error::malformed("multi-disk archives are not supported (ZIP64 locator)"));
     }
-    let mut record = data.u64(at + 8).expect("inside");
-    if record > at as u64 || (at as u64) - record < 56 {
+    let stated = data.u64(at + 8).expect("inside");
+    if stated > at as u64 || (at as u64) - stated < 56 {
         return Err(Error::malformed("the ZIP64 locator points past itself or past the end"));
     }
-    // With data prepended, the locator's offset is relative to the start of the zip part: the
-    // record then sits right before the locator (its usual place), shifted like everything else.
-    if data.u32(record as usize) != Some(ZIP64_EOCD_SIG) && data.u32(at - 56) == Some(ZIP64_EOCD_SIG) {
-        record = (at - 56) as u64;
+    let before_locator = (at - 56) as u64;
+    let holds = |record: u64| data.u32(record as usize) == Some(ZIP64_EOCD_SIG);
+    // What each reads as it stands, before this library's own checks of it.
+    let reads = |record: u64| [32, 40, 48].map(|field| data.u64(record as usize + field));
+    if before_locator != stated && holds(stated) && holds(before_locator) && reads(stated) != reads(before_locator) {
+        let [a, b] = [stated, before_locator].map(|r| reads(r).map(|v| v.unwrap_or(0)));
+        return Err(Error::Ambiguous {
+            reason: format!(
+                "the ZIP64 locator at byte {at} points at a ZIP64 end record at byte {stated} that reads {} entries \
+                 in {} bytes at offset {}, and the one right before the locator, at byte {before_locator}, reads \
+                 {} entries in {} bytes at offset {}",
+                a[0], a[1], a[2], b[0], b[1], b[2]
+            ),
+        });
     }
-    let r = record as usize;
-    if data.u32(r) != Some(ZIP64_EOCD_SIG) {
-        return Err(Error::malformed("no ZIP64 end record where the locator points"));
+    // Where both agree, the one right before the locator: where the end records start.
+    match [before_locator, stated].into_iter().find(|&r| holds(r)) {
+        Some(record) => zip64_record(data, record as usize, eocd),
+        None => Err(Error::malformed("no ZIP64 end record where the locator points")),
     }
-    let entries = data.u64(r + 32).expect("inside");
+}
+
+/// The ZIP64 end record at `r`, for the end record at `eocd`.
+fn zip64_record(data: &Window<'_>, r: usize, eocd: usize) -> Result<Directory, Error> {
+    let entries = data.u64(r + 32).ok_or_else(|| truncated("the ZIP64 end record"))?;
     if data.u64(r + 24) != Some(entries) {
         return Err(Error::malformed("ZIP64 entry counts disagree"));
     }
@@ -627,9 +656,10 @@ fn zip64_end(data: &Window<'_>, eocd: usize) -> Result<Directory, Error> {
     }
     Ok(Directory {
         entries,
-        size: data.u64(r + 40).expect("inside"),
-        offset: data.u64(r + 48).expect("inside"),
-        end: record,
+        size: data.u64(r + 40).ok_or_else(|| truncated("the ZIP64 end record"))?,
+        offset: data.u64(r + 48).ok_or_else(|| truncated("the ZIP64 end record"))?,
+        end: r as u64,
+        record: eocd as u64,
     })
 }
 
@@ -744,32 +774,74 @@ pub struct Layout {
     pub symlinks: Vec<String>,
 }
 
-/// How far the zip part starts into a file, as its end records and directory signatures say.
-enum Prepended {
-    /// Exactly this far: 0 when the central directory is where the end record says; else, when
-    /// the directory sits where it must (just before the end records) and the end record's offset
-    /// is short of it, the difference, which then shifts every offset.
-    Known(u64),
-    /// A central directory signature both where the end record says and this many bytes later,
-    /// just before the end records: two readings, to be parsed both.
-    Either(u64),
+/// Where the zip part starts in `data` for the directory `dir` the end records describe, as a
+/// count of bytes before it that its offsets do not count. The one rule every reading follows:
+/// a directory may sit where the end record says (`dir.offset`) or right before the end records
+/// (`dir.end - dir.size`, where unzip and Python look first: the zip part after other bytes, its
+/// offsets counted from its own start). Where both places hold a complete directory and they
+/// differ, the archive is refused as ambiguous, whatever else either would fail later: which one
+/// a reader takes must never hang on this library's own checks. Where only one is complete, that
+/// one is read; a shift is then reported as bytes prepended.
+fn prepended_bytes(data: &Window<'_>, dir: &Directory) -> Result<u64, Error> {
+    let stated = dir.offset;
+    let before_ends = dir.end.checked_sub(dir.size).filter(|&at| at != stated);
+    if dir.entries == 0 {
+        return Ok(0);
+    }
+    let starts = |at: u64| data.u32(at as usize) == Some(CENTRAL_SIG);
+    let shifted = match (starts(stated), before_ends.filter(|&at| starts(at))) {
+        (true, None) => return Ok(0),
+        (false, None) => {
+            return Err(Error::malformed(
+                "no central directory where the end record says, nor just before the end records",
+            ));
+        }
+        (false, Some(at)) => at,
+        (true, Some(at)) => match (walks(data, dir, stated), walks(data, dir, at)) {
+            (Some(first), Some(second)) => {
+                return Err(Error::Ambiguous {
+                    reason: format!(
+                        "the end record at byte {} reads {} entries: a central directory of {first} bytes at \
+                         offset {stated}, as it says, and another of {second} bytes at offset {at}, just before the \
+                         end records (an archive after {} bytes of other data)",
+                        dir.record,
+                        dir.entries,
+                        at.abs_diff(stated),
+                    ),
+                });
+            }
+            // The stated one is read, or refused with what is wrong with it.
+            (_, None) => return Ok(0),
+            (None, Some(_)) => at,
+        },
+    };
+    shifted.checked_sub(stated).ok_or_else(|| {
+        Error::malformed(format!(
+            "the central directory sits at offset {shifted}, {} bytes before where the end record at byte {} \
+             says: bytes are missing before it",
+            stated - shifted,
+            dir.record
+        ))
+    })
 }
 
-/// Where the zip part starts in `data`, for the directory `dir` the end records describe.
-fn prepended_bytes(data: &Window<'_>, dir: &Directory) -> Result<Prepended, Error> {
-    let shifted =
-        dir.end.checked_sub(dir.size).filter(|&at| at > dir.offset && data.u32(at as usize) == Some(CENTRAL_SIG));
-    if dir.entries == 0 {
-        return Ok(Prepended::Known(0));
-    }
-    match (data.u32(dir.offset as usize) == Some(CENTRAL_SIG), shifted) {
-        (true, None) => Ok(Prepended::Known(0)),
-        (true, Some(at)) => Ok(Prepended::Either(at - dir.offset)),
-        (false, Some(at)) => Ok(Prepended::Known(at - dir.offset)),
-        (false, None) => {
-            Err(Error::malformed("no central directory where the end record says, nor just before the end records"))
+/// The bytes a central directory of `dir.entries` records takes from `at`, if there is one: each
+/// record with its signature, each ending before the end records. What a reader needs to take it
+/// for the directory; nothing else about its records (names, sizes, local headers) is judged.
+fn walks(data: &Window<'_>, dir: &Directory, from: u64) -> Option<u64> {
+    let mut at = from;
+    for _ in 0..dir.entries {
+        let header = data.get(at as usize..at as usize + 46)?;
+        if u32_at(header, 0) != Some(CENTRAL_SIG) {
+            return None;
+        }
+        let lens = [28, 30, 32].map(|o| u64::from(u16_at(header, o).expect("inside")));
+        at += 46 + lens.iter().sum::<u64>();
+        if at > dir.end {
+            return None;
         }
     }
+    Some(at - from)
 }
 
 /// Like [`read_entries`], also saying how many bytes were prepended.
@@ -825,7 +897,11 @@ impl LocalRef {
 /// (`None` when they cannot be read from it): where to read from when `data` holds too little.
 pub(crate) fn central_start(data: &Window<'_>) -> Option<u64> {
     let (dir, _, _) = find_end(data).ok()?;
-    Some(dir.offset.min(dir.end.saturating_sub(dir.size)))
+    // The ZIP64 end record where the locator says, when that is not where it was found: a parse
+    // reads it to tell whether it is a second reading.
+    let locator = (dir.record as usize).checked_sub(20).filter(|&at| data.u32(at) == Some(ZIP64_LOCATOR_SIG));
+    let zip64_stated = locator.and_then(|at| data.u64(at + 8)).unwrap_or(u64::MAX);
+    Some(dir.offset.min(dir.end.saturating_sub(dir.size)).min(zip64_stated))
 }
 
 /// Like [`read_archive`], touching only the end records and the central directory: every check
@@ -861,7 +937,7 @@ pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &Local
     let name = central
         .get(local.name_at..local.name_at + local.name_len)
         .ok_or_else(|| Error::malformed_entry("central name not held", &e.path))?;
-    let limit = Directory { offset: local.limit, size: 0, entries: 0, end: 0 };
+    let limit = Directory { offset: local.limit, size: 0, entries: 0, end: 0, record: 0 };
     let (data_offset, _) = local_data(
         data,
         local.header_offset,
@@ -895,30 +971,8 @@ pub(crate) struct Locals {
 
 fn parse(data: &Window<'_>, defer_local: bool) -> Result<(Layout, Locals), Error> {
     let (dir, appended, comment_truncated) = find_end(data)?;
-    let end = (appended, comment_truncated);
-    let prepended = match prepended_bytes(data, &dir)? {
-        Prepended::Known(prepended) => prepended,
-        // A directory where the end record says and another just before the end records (an
-        // archive placed after a copy of itself, its offsets left as they were): readers that
-        // allow for prepended data read the second, the others the first. One reading or none.
-        Prepended::Either(shift) => {
-            match (parse_directory(data, dir, 0, end, true), parse_directory(data, dir, shift, end, true)) {
-                (Ok(_), Ok(_)) => {
-                    return Err(Error::Ambiguous {
-                        reason: format!(
-                            "a central directory at offset {} as the end record says, and another {shift} bytes \
-                         later, just before the end records (an archive after {shift} bytes of data)",
-                            dir.offset
-                        ),
-                    });
-                }
-                (Ok(_), Err(_)) => 0,
-                (Err(_), Ok(_)) => shift,
-                (Err(e), Err(_)) => return Err(e),
-            }
-        }
-    };
-    parse_directory(data, dir, prepended, end, defer_local)
+    let prepended = prepended_bytes(data, &dir)?;
+    parse_directory(data, dir, prepended, (appended, comment_truncated), defer_local)
 }
 
 /// Parses the central directory `dir` describes, every offset shifted by `prepended`, and (unless

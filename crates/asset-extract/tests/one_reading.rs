@@ -5,7 +5,10 @@
 mod support;
 mod zipwriter;
 
-use asset_extract::{AssetArchive, Error, Holding, Kind, LocalHeaders, Options, extract, extract_bytes, read_archive};
+use asset_extract::{
+    AssetArchive, Error, Holding, Kind, LocalHeaders, Options, extract, extract_bytes, extract_source, extract_stream,
+    read_archive,
+};
 use support::{listing, workdir};
 use zipwriter::{Spec, build, put_u16, put_u32, with_zip64_record as zip64};
 
@@ -17,12 +20,16 @@ fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> 
     let zip = dir.join("archive.zip");
     std::fs::write(&zip, archive).unwrap();
     let mut results = Vec::new();
-    for (k, from_file) in [false, true].into_iter().enumerate() {
+    // From memory, from the file, from a stream (in pieces of 7 bytes, as a pipe may give them),
+    // and from a caller's source.
+    for k in 0..4 {
         let out = dir.join(format!("out{k}"));
-        let done = if from_file {
-            extract(&zip, &out, &Options::default())
-        } else {
-            extract_bytes(archive, &out, &Options::default())
+        let options = Options::default();
+        let done = match k {
+            0 => extract_bytes(archive, &out, &options),
+            1 => extract(&zip, &out, &options),
+            2 => extract_stream(&mut Trickle(archive), &out, &options),
+            _ => extract_source(&archive, &out, &options),
         };
         results.push(done.map(|_| files_in(&out, &out)));
         if results.last().is_some_and(Result::is_err) {
@@ -33,6 +40,7 @@ fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> 
         results.push(AssetArchive::open(&zip, holding).and_then(|a| read_all(&a)));
     }
     results.push(AssetArchive::from_bytes(archive.to_vec()).and_then(|a| read_all(&a)));
+    results.push(AssetArchive::open_source(archive.to_vec()).and_then(|a| read_all(&a)));
     let first = results.remove(0);
     for (k, other) in results.iter().enumerate() {
         match (&first, other) {
@@ -44,6 +52,18 @@ fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> 
         }
     }
     first
+}
+
+/// A stream that gives at most 7 bytes a read.
+struct Trickle<'a>(&'a [u8]);
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(7).min(self.0.len());
+        buf[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        Ok(n)
+    }
 }
 
 fn files_in(root: &std::path::Path, dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
@@ -96,6 +116,153 @@ fn an_archive_after_a_copy_of_itself_with_unadjusted_offsets_is_ambiguous() {
     let mut stub = b"#!/bin/sh\nexit 0\n".to_vec();
     stub.extend_from_slice(&visible);
     assert_eq!(reading("stub", &stub).unwrap(), vec![("app.js".into(), b"the code every reader runs".to_vec())]);
+}
+
+/// The root of the wrong readings of issue 51: an archive beside an edited copy of itself, its
+/// offsets left as they were, before it or after it (`cat a.zip b.zip`). The end record's offset
+/// lands on the first copy's directory; the directory right before the end records is the
+/// second's. Both are complete, so the archive is refused, whatever one of the two readings
+/// would fail later (a name, a size, a disk number, an overlap): which reading is taken never
+/// hangs on this library's own checks.
+#[test]
+fn two_complete_directories_are_refused_whatever_either_would_fail_later() {
+    let (base, l) = build(&[Spec::file("sub/data.bin", &[7; 300]), Spec::file("readme.txt", b"hello")], b"");
+    type Edit = fn(&mut Vec<u8>, &zipwriter::Layout);
+    let edits: [(&str, Edit); 5] = [
+        ("one name changed", |z, l| {
+            z[l.local[0] + 30 + 1] = b':';
+            z[l.central[0] + 46 + 1] = b':';
+        }),
+        ("a size of 2 GiB in both headers", |z, l| {
+            put_u32(z, l.local[0] + 22, 0x8000_0000);
+            put_u32(z, l.central[0] + 24, 0x8000_0000);
+        }),
+        ("a directory record's disk-start field", |z, l| put_u16(z, l.central[1] + 34, 1)),
+        ("an overlapping compressed size", |z, l| {
+            let grown = u32::from_le_bytes(z[l.central[0] + 20..][..4].try_into().unwrap()) + 40;
+            put_u32(z, l.local[0] + 18, grown);
+            put_u32(z, l.central[0] + 20, grown);
+        }),
+        ("another CRC-32", |z, l| {
+            put_u32(z, l.local[1] + 14, 0x1234_5678);
+            put_u32(z, l.central[1] + 16, 0x1234_5678);
+        }),
+    ];
+    for (what, edit) in edits {
+        let mut edited = base.clone();
+        edit(&mut edited, &l);
+        for (order, archive) in
+            [("before", [edited.as_slice(), &base].concat()), ("after", [base.as_slice(), &edited].concat())]
+        {
+            let err = reading(&format!("two-directories-{order}"), &archive).unwrap_err();
+            let Error::Ambiguous { reason } = &err else { panic!("{what}, the edited copy {order}: {err}") };
+            // Which end record, both offsets, both directories' sizes.
+            let (stated, shifted) = (l.central[0], base.len() + l.central[0]);
+            let size = l.eocd - l.central[0];
+            for said in [
+                format!("end record at byte {}", base.len() + l.eocd),
+                format!("{size} bytes at offset {stated}"),
+                format!("{size} bytes at offset {shifted}"),
+            ] {
+                assert!(reason.contains(&said), "{what}, {order}: {reason:?} does not say {said:?}");
+            }
+        }
+    }
+}
+
+/// Where only one of the two places holds a complete directory, that one is read, from every
+/// path: the one right before the end records (as unzip and Python read it), its shift
+/// reported as bytes prepended; or the stated one, when the other breaks off.
+#[test]
+fn where_only_one_directory_is_complete_it_is_read() {
+    let (first, l) = build(&[Spec::file("first.txt", b"the first copy"), Spec::file("b", b"b")], b"");
+    let (second, _) = build(&[Spec::file("later.txt", b"the later copy"), Spec::file("b", b"b")], b"");
+    let later = vec![("b".to_string(), b"b".to_vec()), ("later.txt".to_string(), b"the later copy".to_vec())];
+    let earlier = vec![("b".to_string(), b"b".to_vec()), ("first.txt".to_string(), b"the first copy".to_vec())];
+    // The first copy's directory breaks off at its second record: the later one is read.
+    let mut broken = first.clone();
+    broken[l.central[1]] = b'X';
+    let archive = [broken.as_slice(), &second].concat();
+    assert_eq!(reading("shifted-only", &archive).unwrap(), later);
+    let report = extract_bytes(&archive, &workdir("shifted-only-report").join("out"), &Options::default()).unwrap();
+    assert_eq!(report.prepended, first.len() as u64);
+    // The later copy's breaks off: the stated one is read.
+    let mut broken = second.clone();
+    broken[l.central[1]] = b'X';
+    let archive = [first.as_slice(), &broken].concat();
+    assert_eq!(reading("stated-only", &archive).unwrap(), earlier);
+    // A directory right before the end records but earlier than the end record says (bytes
+    // cut before it): refused, naming the shift, never read at a negative offset.
+    let mut cut = first.clone();
+    cut.drain(l.local[1]..l.local[1] + 3);
+    let err = reading("bytes-missing", &cut).unwrap_err();
+    assert!(matches!(&err, Error::Malformed { reason, .. } if reason.contains("bytes are missing")), "{err}");
+}
+
+/// CPython's `exe_with_z64`, rebuilt: a stub before an archive whose end record needs no ZIP64
+/// record but has one, with a locator, and nothing adjusted. The ZIP64 record sits right before
+/// the locator (not where the locator says), the directory right before it: read, every offset
+/// shifted by the stub, as Python reads it.
+#[test]
+fn a_stub_before_a_zip64_archive_with_nothing_adjusted_is_read() {
+    let stub: Vec<u8> = b"#!/bin/sh\necho a zip file\n".iter().copied().cycle().take(713).collect();
+    let archive = [stub.as_slice(), &zip64(2, &[])].concat();
+    assert_eq!(reading("stub-zip64", &archive).unwrap().len(), 2);
+    let report = extract_bytes(&archive, &workdir("stub-zip64-report").join("out"), &Options::default()).unwrap();
+    assert_eq!(report.prepended, 713);
+}
+
+/// A ZIP64 locator that points at one ZIP64 end record while another sits right before it
+/// (where Python reads it): two readings when they differ, refused; one when they agree.
+#[test]
+fn a_zip64_locator_and_the_record_before_it_must_agree() {
+    let plain = zip64(2, &[16]);
+    let record = plain.len() - 22 - 20 - 56;
+    // A stored entry whose data is a ZIP64 end record for the archive, saying `entries`; the real
+    // one after the directory, and a locator pointing at the planted one.
+    let planted = |entries: u64| {
+        let record_saying = |entries: u64, cd: usize, size: usize| {
+            let mut r = plain[record..record + 56].to_vec();
+            r[24..40].copy_from_slice(&[entries.to_le_bytes(), entries.to_le_bytes()].concat());
+            r[40..48].copy_from_slice(&(size as u64).to_le_bytes());
+            r[48..56].copy_from_slice(&(cd as u64).to_le_bytes());
+            r
+        };
+        // The layout does not hang on the planted bytes (a stored entry of 56 bytes).
+        let (_, l) = build(&[Spec::stored("pad", &[0; 56]), Spec::file("a", b"abc")], b"");
+        let (cd, size) = (l.central[0], l.eocd - l.central[0]);
+        let (zip, _) = build(&[Spec::stored("pad", &record_saying(entries, cd, size)), Spec::file("a", b"abc")], b"");
+        let mut locator = vec![0x50, 0x4b, 6, 7, 0, 0, 0, 0];
+        locator.extend_from_slice(&((l.local[0] + 30 + 3) as u64).to_le_bytes());
+        locator.extend_from_slice(&1u32.to_le_bytes());
+        let mut out = [&zip[..l.eocd], &record_saying(2, cd, size), &locator, &zip[l.eocd..]].concat();
+        // Every field of the end record saturated: only the ZIP64 records say anything.
+        let eocd = out.len() - 22;
+        put_u16(&mut out, eocd + 8, 0xffff);
+        put_u16(&mut out, eocd + 10, 0xffff);
+        put_u32(&mut out, eocd + 12, 0xffff_ffff);
+        put_u32(&mut out, eocd + 16, 0xffff_ffff);
+        out
+    };
+    // The planted record says 1 entry, the one before the locator 2.
+    let err = reading("zip64-planted", &planted(1)).unwrap_err();
+    assert!(matches!(&err, Error::Ambiguous { reason } if reason.contains("right before the locator")), "{err}");
+    assert_eq!(reading("zip64-planted-agrees", &planted(2)).unwrap().len(), 2);
+}
+
+/// An empty archive whose end record's comment is shorter than the bytes after it (zip2's
+/// `comment_garbage.zip` and `misaligned_comment.zip`): read as empty, as zip2 and Python read it.
+#[test]
+fn an_empty_archive_with_bytes_after_its_comment_is_read_as_empty() {
+    let mut record = vec![0x50, 0x4b, 5, 6];
+    record.extend_from_slice(&[0; 16]);
+    record.extend_from_slice(&6u16.to_le_bytes());
+    let garbage = [record.as_slice(), b"short.omment bla bla bla"].concat();
+    let misaligned = [garbage.as_slice(), &[0; 467]].concat();
+    for (name, archive) in [("comment-garbage", garbage), ("misaligned-comment", misaligned)] {
+        assert_eq!(reading(name, &archive).unwrap(), vec![], "{name}");
+        assert!(read_archive(&archive).unwrap().entries.is_empty());
+    }
 }
 
 /// The last end record is the one unzip and Python read. One that this library refuses (another
