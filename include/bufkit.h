@@ -1546,7 +1546,8 @@ void bk_cancel_free(struct bk_cancel *cancel);
  honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
  the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
  `options` may be NULL for the defaults (see `bk_extract_options`).
- On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`). On
+ On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`; NULL
+ for no report). On
  failure, if given, `entry_buf` receives the name of the
  entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
  truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,

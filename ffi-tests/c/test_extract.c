@@ -586,8 +586,27 @@ static void test_null_arguments(void) {
   bk_extract_report report = {.size = sizeof report};
   CHECK_STATUS(bk_extract(NULL, "x", NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_extract("x", NULL, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
-  CHECK_STATUS(bk_extract("x", "y", NULL, NULL, NULL, 0, NULL, 0), BK_STATUS_NULL_POINTER);
   CHECK_STATUS(bk_cancel_request(NULL), BK_STATUS_NULL_POINTER);
+}
+
+/* report_out may be NULL, as failure_out may: a caller that wants no report gets the extraction. */
+static void test_a_null_report_asks_for_none(void) {
+  char archive[300], dest[300], file[320];
+  bk_extract_failure failure;
+  snprintf(archive, sizeof archive, "%s/good.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/no-report", workdir);
+  CHECK_STATUS(bk_extract(archive, dest, NULL, NULL, NULL, 0, NULL, 0), BK_STATUS_OK);
+  snprintf(file, sizeof file, "%s/readme.txt", dest);
+  CHECK(access(file, F_OK) == 0);
+  snprintf(dest, sizeof dest, "%s/no-report-detailed", workdir);
+  CHECK_STATUS(bk_extract_detailed(archive, dest, NULL, NULL, &failure), BK_STATUS_OK);
+  snprintf(file, sizeof file, "%s/readme.txt", dest);
+  CHECK(access(file, F_OK) == 0);
+  /* A failure still fails, with its status, and leaves nothing. */
+  snprintf(archive, sizeof archive, "%s/evil.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/no-report-evil", workdir);
+  CHECK_STATUS(bk_extract_detailed(archive, dest, NULL, NULL, &failure), BK_STATUS_UNSAFE_NAME);
+  CHECK(access(dest, F_OK) != 0);
 }
 
 int main(void) {
@@ -616,6 +635,7 @@ int main(void) {
   RUN(test_an_archive_truncated_during_extraction_never_crashes_the_host);
   RUN(test_failures_carry_the_os_error_and_the_path);
   RUN(test_null_arguments);
+  RUN(test_a_null_report_asks_for_none);
   RUN(test_the_report_carries_its_size);
   RUN(test_progress_at_an_interval); /* last: it adds to the work directory others count */
   rc = REPORT();

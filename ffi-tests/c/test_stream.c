@@ -50,8 +50,8 @@ static void test_an_archive_fed_in_pieces_extracts_as_its_file(void) {
     CHECK_STATUS(bk_stream_feed(stream, zip_good + at, n), BK_STATUS_OK);
   }
   CHECK_STATUS(bk_stream_feed(stream, NULL, 0), BK_STATUS_OK);
-  CHECK_STATUS(bk_stream_extract(stream, dest, NULL, &report, &failure), BK_STATUS_OK);
-  CHECK(report.files == 2);
+  /* No report wanted: NULL, as for failure_out. */
+  CHECK_STATUS(bk_stream_extract(stream, dest, NULL, NULL, &failure), BK_STATUS_OK);
   snprintf(file, sizeof file, "%s/readme.txt", dest);
   CHECK(exists(file));
   /* Spent. */

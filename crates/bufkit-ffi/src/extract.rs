@@ -254,19 +254,20 @@ const _: () = assert!(size_of::<bk_extract_report>() as u64 == BK_EXTRACT_REPORT
 
 /// The caller's report: its `size` read (the one field the caller sets), the rest written.
 struct ReportOut {
+    /// NULL when the caller wants no report.
     ptr: *mut bk_extract_report,
     size: u64,
 }
 
 impl ReportOut {
-    /// Checks `ptr` and reads its `size`.
+    /// Checks `ptr` and reads its `size`; NULL asks for no report.
     ///
     /// # Safety
     /// `ptr` is NULL, or its `size` field is readable and initialised and `size` bytes from it
     /// are writable and not otherwise accessed during the call.
     unsafe fn new(ptr: *mut bk_extract_report) -> Result<ReportOut, bk_status> {
         if ptr.is_null() {
-            return Err(bk_status::BK_STATUS_NULL_POINTER);
+            return Ok(ReportOut { ptr, size: 0 });
         }
         if !ptr.is_aligned() {
             return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
@@ -281,6 +282,9 @@ impl ReportOut {
 
     /// Writes the fields of `report` that fit in the caller's `size`, `size` itself excepted.
     fn write(&mut self, report: &bk_extract_report) {
+        if self.ptr.is_null() {
+            return;
+        }
         let first = size_of::<u64>();
         let end = (self.size.min(size_of::<bk_extract_report>() as u64)) as usize;
         // SAFETY: `report` is a whole struct of u64s (no padding), so its bytes are initialised;
@@ -369,7 +373,8 @@ pub(crate) fn status_of(e: &Error) -> bk_status {
 /// honoured at once, whatever the archive holds. Files are created with mode 0644, or 0755 where
 /// the archive marks them executable; directories 0755 (never setuid, setgid or sticky).
 /// `options` may be NULL for the defaults (see `bk_extract_options`).
-/// On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`). On
+/// On success `*report_out` is filled (as far as its `size` says: see `bk_extract_report`; NULL
+/// for no report). On
 /// failure, if given, `entry_buf` receives the name of the
 /// entry at fault (empty if none) and `detail_buf` a one-line description, both NUL-terminated and
 /// truncated to fit. Failures: `BK_STATUS_ARCHIVE_MALFORMED`, `BK_STATUS_UNSAFE_NAME`,
