@@ -1187,12 +1187,16 @@ bk_status bk_archive_read(const struct bk_archive *archive,
  - other methods decode from the entry's start; the entry's first slice decodes it whole once
    and checks its CRC-32, as a deflated entry's first slice does.
 
- A CRC-32 covers a whole entry, never a slice: a slice is as checked as the whole pass it rests
- on, and is decoded by the strict decoder. A damaged or cut entry gives the status
- `bk_archive_read` gives for it (never `BK_STATUS_IO_ERROR`, which says a system call failed). In the
- `BK_ARCHIVE_READ` holding, a file changed after that pass gives an error where the data no
- longer decodes, or the new bytes where it does. On failure `*written_out` is 0 and the bytes
- of `dst` are unspecified. A directory is `BK_STATUS_INVALID_ARGUMENT`.
+ A CRC-32 covers a whole entry, never a slice, so each slice is checked against that pass: the
+ compressed bytes it decodes (and those up to the next 64 KiB mark, or a stored entry's 16 KiB
+ blocks) must be the bytes the pass read, by a CRC-32 of each part noted then. A file (in the
+ `BK_ARCHIVE_READ` holding) or a caller's source whose bytes changed since gives a status
+ (`BK_STATUS_CRC_MISMATCH`, an inflate status, or `BK_STATUS_IO_ERROR` for bzip2, LZMA,
+ Zstandard and XZ entries), never other bytes with `BK_STATUS_OK`; a mapped file must not
+ change (see `BK_ARCHIVE_MAP`). A damaged or cut entry gives the status `bk_archive_read` gives
+ for it (never `BK_STATUS_IO_ERROR`, which says a system call failed). On failure
+ `*written_out` is 0 and the bytes of `dst` are unspecified. A directory is
+ `BK_STATUS_INVALID_ARGUMENT`.
 
  # Safety
  `archive` is live; `dst` is writable for `dst_len` bytes (NULL only with 0); `written_out` is

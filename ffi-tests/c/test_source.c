@@ -25,6 +25,7 @@ enum misbehaviour {
   DRIBBLING,      /* at most 7 bytes a call */
   BOASTING,       /* says it read one byte more than asked */
   FICKLE,         /* every byte flipped: the archive's answers change from one call to the next */
+  ALTERED,        /* the byte at `altered_at` flipped: the archive changed after it was checked */
 };
 
 /* An archive served from memory or from a file descriptor (pread). */
@@ -33,6 +34,7 @@ typedef struct {
   int fd;
   uint64_t real_length;
   _Atomic int misbehaving; /* an enum misbehaviour, switched by the test after opening */
+  uint64_t altered_at;
   atomic_long calls;
   atomic_int released;
 } served;
@@ -59,6 +61,8 @@ static int64_t served_read_at(void *ctx, uint64_t offset, uint8_t *buf, size_t l
   }
   if (atomic_load(&s->misbehaving) == FICKLE)
     for (int64_t i = 0; i < n; i++) buf[i] ^= 0x5a;
+  if (atomic_load(&s->misbehaving) == ALTERED && s->altered_at >= offset && s->altered_at - offset < (uint64_t)n)
+    buf[s->altered_at - offset] ^= 0x20;
   if (atomic_load(&s->misbehaving) == BOASTING) return n + 1;
   return n;
 }
@@ -180,6 +184,45 @@ static void test_a_misbehaving_source_gives_a_status(void) {
   }
 }
 
+/* bk_read_at_fn's contract for slices: a source whose bytes change after an entry was checked
+ * gives a status from bk_archive_read_at, or the entry's own bytes where the change lies outside
+ * what the slice reads; never other bytes with BK_STATUS_OK (issue 51). */
+static void test_slices_of_a_source_that_changed_are_a_status_never_other_bytes(void) {
+  static unsigned char whole[5 << 20];
+  unsigned char slice[4096];
+  size_t len = 0, index = 0, written = 0;
+  int refused = 0, read = 0;
+  struct stat st;
+  int fd = open(BUFKIT_BIG_ZIP, O_RDONLY);
+  CHECK(fd >= 0 && fstat(fd, &st) == 0);
+  for (int k = 1; k < 8; k++) {
+    served s = {.fd = fd, .real_length = (uint64_t)st.st_size, .altered_at = (uint64_t)st.st_size * (uint64_t)k / 9};
+    bk_source source = source_of(&s);
+    bk_archive *archive = NULL;
+    CHECK_STATUS(bk_archive_open_source(&source, NULL, &archive), BK_STATUS_OK);
+    if (!archive) break;
+    CHECK_STATUS(read_named(archive, "log.txt", whole, sizeof whole, &len), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_find(archive, "log.txt", 7, &index), BK_STATUS_OK);
+    /* The first slice builds the checkpoints from the bytes as they are. */
+    CHECK_STATUS(bk_archive_read_at(archive, index, 0, slice, sizeof slice, &written), BK_STATUS_OK);
+    atomic_store(&s.misbehaving, ALTERED);
+    for (uint64_t offset = 17; offset + sizeof slice <= len; offset += len / 29) {
+      bk_status status = bk_archive_read_at(archive, index, offset, slice, sizeof slice, &written);
+      if (status == BK_STATUS_OK) {
+        CHECK(written == sizeof slice && memcmp(slice, whole + offset, sizeof slice) == 0);
+        read++;
+      } else {
+        CHECK(status == BK_STATUS_CRC_MISMATCH || status == BK_STATUS_CORRUPT || status == BK_STATUS_TRUNCATED ||
+              status == BK_STATUS_SIZE_MISMATCH);
+        refused++;
+      }
+    }
+    bk_archive_free(archive);
+  }
+  CHECK(refused > 0 && read > 0);
+  close(fd);
+}
+
 static void test_a_length_that_lies_is_refused(void) {
   unsigned char longer[sizeof zip_good + 100];
   bk_archive *archive = NULL;
@@ -294,6 +337,7 @@ int main(void) {
   RUN(test_a_reader_keeps_the_source_until_it_is_freed);
   RUN(test_answers_a_byte_at_a_time_are_read_on);
   RUN(test_a_misbehaving_source_gives_a_status);
+  RUN(test_slices_of_a_source_that_changed_are_a_status_never_other_bytes);
   RUN(test_a_length_that_lies_is_refused);
   RUN(test_bad_arguments);
   RUN(test_extraction_from_a_source);

@@ -120,11 +120,10 @@ impl<'a> EntryReader<'a> {
     fn keep_checkpoints(&mut self) {
         let Some((store, index, span)) = self.keep.take() else { return };
         let e = self.decoder.entry();
-        if let Some(inflater) = self.decoder.inflater() {
-            store.insert(
-                index,
-                strided_inflate::Checkpoints::from_checked_pass(e.compressed_size, e.size, e.crc32, span, inflater),
-            );
+        if let Some(points) = self.decoder.inflater().and_then(|inflater| {
+            strided_inflate::Checkpoints::from_checked_pass(e.compressed_size, e.size, e.crc32, span, inflater)
+        }) {
+            store.insert(index, points);
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::name_index::NameIndex;
 use crate::names::Kind;
 use crate::opened::Opened;
 use crate::parallel_reader::ParallelReader;
+use crate::random_access::{BlockChecked, BlockCrcs};
 use crate::source::{FileSource, Source};
 use crate::{Error, ParallelInflate};
 
@@ -92,6 +93,8 @@ pub struct AssetArchive {
     data_offsets: Vec<AtomicU64>,
     /// Deflated entries' checkpoints, for [`read_at`](Self::read_at).
     checkpoints: crate::random_access::CheckpointStore,
+    /// Other entries' block CRC-32s, for [`read_at`](Self::read_at) from a file or a source.
+    slice_blocks: std::sync::Mutex<std::collections::HashMap<usize, std::sync::Arc<BlockCrcs>>>,
     /// Symlink entries' names, as stored: checked like the others, never read.
     symlinks: Vec<String>,
     /// When large deflated entries are inflated on several cores ([`ParallelInflate`] as a u8).
@@ -243,6 +246,7 @@ impl AssetArchive {
             locals,
             data_offsets,
             checkpoints: crate::random_access::CheckpointStore::new(),
+            slice_blocks: Default::default(),
             symlinks: layout.symlinks,
             parallel: AtomicU8::new(0),
         }
@@ -475,11 +479,12 @@ impl AssetArchive {
     /// - other methods (bzip2, LZMA...) decode from the entry's start. The entry's first slice
     ///   first decodes it whole and checks its CRC-32, as a deflated entry's first slice does.
     ///
-    /// A CRC-32 covers a whole entry, not a slice: a slice is as checked as the whole pass it
-    /// rests on, each slice decoded by the strict decoder. An archive
-    /// held [`Holding::Read`] whose file changes after that pass gives an error where the data no
-    /// longer decodes, or the new bytes where it does; build the checkpoints again (or reopen)
-    /// to check the whole entry again.
+    /// A CRC-32 covers a whole entry, not a slice, so each slice is checked against that pass:
+    /// the compressed bytes it decodes (and those to the next 64 KiB mark, or a stored entry's
+    /// 16 KiB blocks) must be those the pass read, by a CRC-32 of each part noted then. A file
+    /// ([`Holding::Read`]) or a caller's source whose bytes changed since gives an error
+    /// ([`Error::Crc`], [`Error::Data`], or [`Error::Io`] for bzip2, LZMA, Zstandard and XZ
+    /// entries), never other bytes; a mapped file must not change ([`Holding::Map`]).
     ///
     /// ```
     /// # let big: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{i},").into_bytes()).collect();
@@ -502,37 +507,66 @@ impl AssetArchive {
             return Ok(0);
         }
         let data = self.data_offset(index, e)?;
-        match e.method {
-            Method::Stored => {
-                self.checked_whole_once(index, e)?;
-                match Input::of(self.data.source(), data, e) {
-                    Input::Slice(bytes) => out.copy_from_slice(&bytes[offset as usize..offset as usize + want]),
-                    Input::Range { source, offset: at, .. } => {
-                        crate::source::read_exact(source, at + offset, out, &e.path)?;
-                    }
-                }
-                Ok(want)
-            }
-            Method::Deflate => {
+        match (e.method, Input::of(self.data.source(), data, e)) {
+            (Method::Deflate, _) => {
                 let mut source = self.compressed_source(e, data);
                 self.checkpoints.read_at(index, e, offset, out, &mut source)
             }
-            _ => {
-                // No checkpoints for these methods: checked whole once, then each slice decoded
-                // from the start. A decoder's failure is the data's (or the archive's) error,
-                // never a failed system call on the caller's descriptor.
-                self.checked_whole_once(index, e)?;
-                let mut reader = self.reader(index)?;
-                let failed = |err| crate::methods::read_error(e, err);
-                std::io::copy(
-                    &mut std::io::Read::take(std::io::Read::by_ref(&mut reader), offset),
-                    &mut std::io::sink(),
-                )
-                .map_err(failed)?;
-                std::io::Read::read_exact(&mut reader, out).map_err(failed)?;
+            // In memory, or mapped (whose contract is that the file does not change).
+            (Method::Stored, Input::Slice(bytes)) => {
+                self.checked_whole_once(index, e, Input::Slice(bytes))?;
+                out.copy_from_slice(&bytes[offset as usize..offset as usize + want]);
                 Ok(want)
             }
+            (_, Input::Slice(bytes)) => {
+                self.checked_whole_once(index, e, Input::Slice(bytes))?;
+                self.decoded_slice(index, e, Input::Slice(bytes), offset, out)
+            }
+            // From a file or a caller's source, which may change: every block a slice reads is
+            // checked against what the pass that checked the entry's CRC-32 read.
+            (method, Input::Range { source, offset: at, len }) => {
+                let crcs = self.slice_blocks(index, e);
+                let checked = BlockChecked::new(source, at, len, &crcs);
+                let input = Input::Range { source: &checked, offset: 0, len };
+                // The blocks' CRC-32s come from a pass of their own that checks the entry, even
+                // where another read checked it before: they are what that pass read.
+                if !crcs.checked.load(Ordering::Acquire) {
+                    self.check_whole(index, e, input)?;
+                    crcs.checked.store(true, Ordering::Release);
+                }
+                if method == Method::Stored {
+                    checked.read_exact(offset, out, e)?;
+                    Ok(want)
+                } else {
+                    self.decoded_slice(index, e, input, offset, out)
+                }
+            }
         }
+    }
+
+    /// A slice of entry `e` (not deflated: these have no checkpoints) decoded from its start out
+    /// of `input`, once the entry has been checked whole. A decoder's failure is the data's (or
+    /// the archive's) error, never a failed system call on the caller's descriptor.
+    fn decoded_slice(
+        &self,
+        index: usize,
+        e: &Entry,
+        input: Input<'_>,
+        offset: u64,
+        out: &mut [u8],
+    ) -> Result<usize, Error> {
+        let mut reader = EntryReader::new(input, e, &self.crc_checked[index])?;
+        let failed = |err| crate::methods::read_error(e, err);
+        std::io::copy(&mut std::io::Read::take(std::io::Read::by_ref(&mut reader), offset), &mut std::io::sink())
+            .map_err(failed)?;
+        std::io::Read::read_exact(&mut reader, out).map_err(failed)?;
+        Ok(out.len())
+    }
+
+    /// Entry `index`'s block CRC-32s for checked slices.
+    fn slice_blocks(&self, index: usize, e: &Entry) -> std::sync::Arc<BlockCrcs> {
+        let mut held = self.slice_blocks.lock().unwrap_or_else(|err| err.into_inner());
+        std::sync::Arc::clone(held.entry(index).or_insert_with(|| BlockCrcs::new(e.compressed_size).into()))
     }
 
     /// Sets how far apart entries' checkpoints are (`span` output bytes, at least 32 KiB) and
@@ -575,13 +609,18 @@ impl AssetArchive {
         self.checkpoints.import(index, e, bytes)
     }
 
-    /// Reads entry `index` whole through its checking reader, once: its CRC-32 and size checked
-    /// for the slices that rest on it.
-    fn checked_whole_once(&self, index: usize, e: &Entry) -> Result<(), Error> {
+    /// Reads entry `index` whole from `input` through its checking reader, once: its CRC-32 and
+    /// size checked for the slices that rest on it.
+    fn checked_whole_once(&self, index: usize, e: &Entry, input: Input<'_>) -> Result<(), Error> {
         if self.crc_checked[index].load(Ordering::Acquire) {
             return Ok(());
         }
-        let mut reader = self.reader(index)?;
+        self.check_whole(index, e, input)
+    }
+
+    /// Reads entry `index` whole from `input` through its checking reader: its CRC-32 and size.
+    fn check_whole(&self, index: usize, e: &Entry, input: Input<'_>) -> Result<(), Error> {
+        let mut reader = EntryReader::new(input, e, &self.crc_checked[index])?;
         std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| crate::methods::read_error(e, err))?;
         self.crc_checked[index].store(true, Ordering::Release);
         Ok(())

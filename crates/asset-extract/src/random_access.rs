@@ -9,9 +9,11 @@
 //! MiB unless set): an entry whose checkpoints would not fit gets a longer span, and the
 //! checkpoints of the entries read longest ago are dropped to make room.
 //!
-//! What checks a slice, since a CRC-32 covers only a whole entry: a stored entry's CRC-32 is
-//! checked over the whole entry on its first slice; a deflated entry's checkpoints come from a
-//! pass that checked it, and every slice is decoded by the strict decoder from one of them.
+//! What checks a slice, since a CRC-32 covers only a whole entry: the pass that checked the whole
+//! entry notes CRC-32s of its compressed bytes, and every slice checks the bytes it reads against
+//! them. A deflated entry's checkpoints carry them (see `strided_inflate::Checkpoints`); other
+//! entries read from a file or a caller's source are read in 16 KiB blocks, each checked
+//! ([`BlockChecked`]). Bytes that changed since give an error, never other bytes.
 
 #![forbid(unsafe_code)]
 
@@ -173,7 +175,9 @@ pub(crate) fn seek_error(e: &Entry, err: SeekError<std::io::Error>) -> Error {
     match err {
         SeekError::Source(source) => Error::Io { action: "reading", path: e.path.clone(), source },
         SeekError::Stream(source) => Error::Data { entry: e.path.clone(), source },
-        SeekError::Crc { .. } => Error::Crc { entry: e.path.clone() },
+        // Compressed bytes other than those the checkpoints were made from: the entry's data
+        // no longer matches what its CRC-32 was checked over.
+        SeekError::Crc { .. } | SeekError::Changed { .. } => Error::Crc { entry: e.path.clone() },
         SeekError::Length { expected, actual } => Error::Data {
             entry: e.path.clone(),
             source: strided_inflate::Error::SizeMismatch {
@@ -228,5 +232,127 @@ impl CheckpointStore {
             .map_err(|err| Error::CheckpointsRefused { entry: e.path.clone(), reason: err.0 })?;
         self.insert(index, points);
         Ok(())
+    }
+}
+
+/// Bytes per block of a checked slice: a slice of an entry read from a file or a caller's source
+/// reads and checks the whole blocks it touches.
+const BLOCK: u64 = 16 << 10;
+
+/// The CRC-32 of each block of one entry's compressed bytes, noted when the block was first read:
+/// by the pass over the whole entry that checked its CRC-32, for every block that pass needed.
+/// 8 bytes per 16 KiB.
+pub(crate) struct BlockCrcs {
+    noted: Mutex<Vec<Option<u32>>>,
+    /// A pass over the whole entry through [`BlockChecked`] checked its CRC-32.
+    pub(crate) checked: std::sync::atomic::AtomicBool,
+}
+
+impl BlockCrcs {
+    pub(crate) fn new(compressed_len: u64) -> BlockCrcs {
+        BlockCrcs {
+            noted: Mutex::new(vec![None; compressed_len.div_ceil(BLOCK) as usize]),
+            checked: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+}
+
+/// One entry's compressed bytes, `len` of them from `base` in `source`, read by whole blocks, each
+/// checked against the CRC-32 noted when it was first read. What slices of stored, bzip2 and LZMA
+/// entries read through, so that a source whose bytes changed since the entry's CRC-32 was
+/// checked gives an error, never other bytes. (Deflated entries' slices are checked through their
+/// checkpoints.)
+pub(crate) struct BlockChecked<'a> {
+    source: &'a dyn crate::Source,
+    base: u64,
+    len: u64,
+    crcs: &'a BlockCrcs,
+    /// The block read last, and its bytes.
+    held: Mutex<(u64, Vec<u8>)>,
+}
+
+/// What a checked read found.
+pub(crate) enum BlockError {
+    /// The block's bytes are not those first read.
+    Changed,
+    /// The source failed, or ended before the entry's bytes.
+    Io(std::io::Error),
+}
+
+impl<'a> BlockChecked<'a> {
+    pub(crate) fn new(source: &'a dyn crate::Source, base: u64, len: u64, crcs: &'a BlockCrcs) -> BlockChecked<'a> {
+        BlockChecked { source, base, len, crcs, held: Mutex::new((u64::MAX, Vec::new())) }
+    }
+
+    /// Up to `buf.len()` bytes from `offset` of the entry's compressed bytes, from one block.
+    fn read_checked(&self, offset: u64, buf: &mut [u8]) -> Result<usize, BlockError> {
+        if offset >= self.len || buf.is_empty() {
+            return Ok(0);
+        }
+        let block = offset / BLOCK;
+        let mut held = self.held.lock().unwrap_or_else(|e| e.into_inner());
+        if held.0 != block {
+            let start = block * BLOCK;
+            held.1.resize((self.len - start).min(BLOCK) as usize, 0);
+            let mut done = 0;
+            while done < held.1.len() {
+                match self.source.read_at(self.base + start + done as u64, &mut held.1[done..]) {
+                    Ok(0) => return Err(BlockError::Io(std::io::ErrorKind::UnexpectedEof.into())),
+                    Ok(n) => done += n.min(held.1.len() - done),
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(BlockError::Io(e)),
+                }
+            }
+            let crc = strided_inflate::crc32(&held.1);
+            let mut crcs = self.crcs.noted.lock().unwrap_or_else(|e| e.into_inner());
+            match &mut crcs[block as usize] {
+                Some(noted) if *noted != crc => {
+                    held.0 = u64::MAX;
+                    return Err(BlockError::Changed);
+                }
+                Some(_) => {}
+                unseen => *unseen = Some(crc),
+            }
+            held.0 = block;
+        }
+        let within = (offset - block * BLOCK) as usize;
+        let n = buf.len().min(held.1.len() - within);
+        buf[..n].copy_from_slice(&held.1[within..within + n]);
+        Ok(n)
+    }
+
+    /// Fills `out` from `offset` of the entry's compressed bytes (a stored entry's data), each
+    /// block checked: [`Error::Crc`] where one changed since it was first read.
+    pub(crate) fn read_exact(&self, mut offset: u64, mut out: &mut [u8], e: &Entry) -> Result<(), Error> {
+        while !out.is_empty() {
+            match self.read_checked(offset, out) {
+                Ok(0) => return Err(Error::malformed_entry("the archive shrank since it was opened", &e.path)),
+                Ok(n) => {
+                    offset += n as u64;
+                    out = &mut out[n..];
+                }
+                Err(BlockError::Changed) => return Err(Error::Crc { entry: e.path.clone() }),
+                Err(BlockError::Io(err)) => {
+                    return Err(Error::Io { action: "reading", path: e.path.clone(), source: err });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl crate::Source for BlockChecked<'_> {
+    fn len(&self) -> u64 {
+        self.len
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.read_checked(offset, buf).map_err(|err| match err {
+            BlockError::Changed => std::io::Error::new(
+                std::io::ErrorKind::InvalidData,
+                "the archive's bytes changed since this entry's CRC-32 was checked",
+            ),
+            BlockError::Io(err) => err,
+        })
     }
 }

@@ -394,3 +394,36 @@ fn concatenated_streams_make_one_entry_until_its_size() {
         unreadable(&format!("short-{name}"), &short, "data.bin");
     }
 }
+
+/// Slices of a bzip2, LZMA, Zstandard or XZ entry from a caller's source whose bytes change after
+/// the entry was checked: an error, or the entry's own bytes, never other bytes with success.
+#[test]
+fn slices_of_a_source_that_changes_are_an_error_never_other_bytes() {
+    let data = sample(300_000, 9);
+    for (name, method, encode, flags) in encoders() {
+        let zip = archive_of(&[("data.txt", data.clone())], method, encode, flags);
+        let (mut refused, mut read) = (0, 0);
+        for flipped in (40..zip.len() - 100).step_by(zip.len() / 9) {
+            let changed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+            let source = support::Changing { bytes: zip.clone(), flipped, changed: changed.clone() };
+            let archive = AssetArchive::open_source(source).unwrap();
+            let mut slice = vec![0u8; 4096];
+            archive.read_at(0, 0, &mut slice).unwrap();
+            changed.store(true, std::sync::atomic::Ordering::Relaxed);
+            for offset in (0..data.len() as u64 - 4096).step_by(70_001) {
+                match archive.read_at(0, offset, &mut slice) {
+                    Ok(_) => {
+                        assert!(
+                            slice == data[offset as usize..offset as usize + 4096],
+                            "{name}: other bytes at {offset}"
+                        );
+                        read += 1;
+                    }
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        // Slices decode from the entry's start: a change anywhere before them is seen.
+        assert!(refused > 0, "{name}: {refused} refused, {read} read");
+    }
+}

@@ -196,3 +196,40 @@ fn exporting_checkpoints_reads_the_entry_once_or_not_at_all() {
         }
     }
 }
+
+/// Slices of a source whose bytes change after the entry was checked: an error, or the entry's
+/// own bytes where the change is outside what the slice reads, never other bytes with success;
+/// for deflated entries (through their checkpoints) and stored ones (block by block).
+#[test]
+fn slices_of_a_source_that_changes_are_an_error_never_other_bytes() {
+    let (zip, entries) = archive();
+    let central = zip.windows(4).rposition(|w| w == b"PK\x01\x02").unwrap();
+    let (mut refused, mut read) = (0, 0);
+    for flipped in (0..central).step_by(37 << 10) {
+        let changed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let source = support::Changing { bytes: zip.clone(), flipped, changed: changed.clone() };
+        let archive = AssetArchive::open_source(source).unwrap();
+        let mut slice = vec![0u8; 4096];
+        for index in 0..2 {
+            archive.read_at(index, 0, &mut slice).unwrap(); // the first pass: checkpoints, or blocks
+        }
+        changed.store(true, std::sync::atomic::Ordering::Relaxed);
+        for (index, data) in entries.iter().enumerate().take(2) {
+            for k in 0..40u64 {
+                let offset = k * (data.len() as u64 / 40) + 11;
+                match archive.read_at(index, offset, &mut slice) {
+                    Ok(n) => {
+                        assert!(
+                            slice[..n] == data[offset as usize..offset as usize + n],
+                            "entry {index}: other bytes with OK at {offset}, a byte flipped at {flipped}"
+                        );
+                        read += 1;
+                    }
+                    Err(Error::Crc { .. } | Error::Data { .. }) => refused += 1,
+                    Err(err) => panic!("entry {index} at {offset}: {err}"),
+                }
+            }
+        }
+    }
+    assert!(refused > 20 && read > 100, "{refused} refused, {read} read");
+}

@@ -6,17 +6,21 @@
 //! for, at most about `span` bytes, whatever the stream's size.
 //!
 //! What checks a slice: a CRC-32 covers a whole stream, never a slice. The checkpoints come from
-//! a pass whose CRC-32 and length matched what the caller expected; a read decodes from one of
-//! them with the same strict decoder, so a stream changed since then is refused where it no
-//! longer decodes, but a change that still decodes gives its new bytes. Callers that must know
-//! (a file that may change under them) build the checkpoints again, which checks the CRC-32 again.
+//! a pass whose CRC-32 and length matched what the caller expected, and that pass noted the
+//! CRC-32 of the compressed bytes from the stream's start at every 64 KiB mark. A read decodes
+//! from one checkpoint with the same strict decoder, then checks the compressed bytes it fed the
+//! decoder, read on to the next mark, against those CRC-32s: a stream changed since gives
+//! [`SeekError::Changed`] (or the decoder's error), never its new bytes, at the cost of a CRC-32
+//! over what the read took and at most 64 KiB more.
+//!
 //! [`Checkpoints::import`] takes checkpoints kept from an earlier run (an app's first start
 //! computes them once): they must match the stream's sizes and CRC-32 and their own checksum, and
 //! are refused otherwise. Each checkpoint is also bound to the compressed bytes it describes: the
 //! export carries, per checkpoint, a CRC-32 of the checkpoint itself (offsets, window, block
-//! state) and of the stream's bytes from it to the next one, and a read through an imported
-//! checkpoint checks it the first time it is used ([`SeekError::Unbound`]), at the cost of
-//! reading that span's compressed bytes once. So checkpoints made for another stream (the same
+//! state) and of the stream's bytes from it to the next one (and one of the bytes before the
+//! first), and a read through an imported checkpoint checks it the first time it is used
+//! ([`SeekError::Unbound`]), at the cost of reading that span's compressed bytes once; that read
+//! also notes the span's CRC-32s at each mark, which later reads are checked against as above. So checkpoints made for another stream (the same
 //! data compressed otherwise, the same sizes and CRC-32), or damaged, are refused, never read
 //! from. A checksum is no signature: whoever can write the file and recompute its checksums can
 //! still choose a window, so that reads through it return other bytes (never out of bounds:
@@ -50,8 +54,6 @@
 
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::Ordering;
-
 use crate::crc::{crc32_between, crc32_concat};
 use crate::{ChunkedInflater, Crc32, Error};
 
@@ -60,7 +62,10 @@ const WINDOW: usize = 32 << 10;
 /// Input read from the source at a time.
 const FEED: usize = 64 << 10;
 /// The export format's first bytes, and its version.
-const MAGIC: &[u8; 8] = b"BKCKPT02";
+const MAGIC: &[u8; 8] = b"BKCKPT03";
+/// Compressed bytes between two marks: a slice's compressed bytes are checked from where its
+/// decoding starts to the next mark after the last byte it fed the decoder.
+pub(crate) const STREAM_MARK: u64 = 64 << 10;
 
 /// A block boundary of a raw deflate stream and the output before it: where a decoder can
 /// resume ([`ChunkedInflater::resume_fed`]).
@@ -170,6 +175,16 @@ pub enum SeekError<E> {
         /// Which checkpoint, from 0.
         checkpoint: usize,
     },
+    /// The compressed bytes a read decoded are not those the checkpoints were made from: the
+    /// stream changed since (a file rewritten, a source that answers otherwise). What the read
+    /// wrote is not the stream's.
+    #[error("the stream's bytes from {from} to {to} are not those its checkpoints were made from (changed since)")]
+    Changed {
+        /// The first compressed byte checked.
+        from: u64,
+        /// The byte after the last.
+        to: u64,
+    },
     /// The offset asked for is past the stream's end.
     #[error("offset {offset} is past the end of the {len}-byte stream")]
     OutOfRange {
@@ -197,8 +212,8 @@ pub struct Checkpoints {
     /// Built in one pass over the whole stream: the CRC-32 of all its compressed bytes, which
     /// with the CRC-32s each checkpoint keeps gives every digest an export writes.
     stream_crc: Option<u32>,
-    /// For imported checkpoints: what binds each to the stream, checked on first use.
-    bound: Option<Bound>,
+    /// What binds the checkpoints to the stream's compressed bytes, and every slice too.
+    checks: Checks,
 }
 
 impl PartialEq for Checkpoints {
@@ -211,57 +226,123 @@ impl PartialEq for Checkpoints {
 
 impl Eq for Checkpoints {}
 
-/// Imported checkpoints' digests ([`digest`]), and which have been checked against the stream.
-struct Bound {
-    digests: Box<[u32]>,
-    checked: Box<[std::sync::atomic::AtomicBool]>,
+/// What a read's compressed bytes are checked against. The stream is cut into regions, each
+/// decoded from its own start: region 0 from the stream's start, region `k + 1` from checkpoint
+/// `k`'s first byte, each to where the next begins. A read checks the CRC-32 of the bytes it fed
+/// the decoder in each region, from the region's start to the region's end or to the next mark
+/// (a multiple of [`STREAM_MARK`]) past the last byte fed, reading those few more bytes: so no
+/// read returns bytes other than the stream's with success, at the cost of a CRC-32 over what it
+/// read and at most one mark's worth more.
+enum Checks {
+    /// From a pass over the whole stream: the CRC-32 of its first `(i + 1) × STREAM_MARK` bytes
+    /// at `i`. With the CRC-32 each checkpoint kept of the bytes before it and the whole stream's,
+    /// any region's CRC-32 to any mark follows.
+    Stream {
+        marks: Box<[u32]>,
+        /// How far the pass saw the stream's bytes (its end, or the end of what it needed).
+        reach: u64,
+        /// The CRC-32 of the first `reach` bytes.
+        at_reach: u32,
+    },
+    /// Imported: each region's digest (region 0's is the CRC-32 of its bytes; checkpoint `k`'s,
+    /// region `k + 1`'s, covers its exported record and its bytes through the byte holding the
+    /// next checkpoint's first bit), and once a read first goes through a region and its digest
+    /// matched, the region's CRC-32s from its start to each mark inside it and to its end.
+    Imported { digests: Box<[u32]>, regions: Box<[std::sync::OnceLock<Box<[u32]>>]> },
+    /// Made by a pass that did not keep the stream's CRC-32s: reads are not checked.
+    Unchecked,
 }
 
-impl Clone for Bound {
+impl Clone for Checks {
     fn clone(&self) -> Self {
-        let checked = self.checked.iter().map(|c| std::sync::atomic::AtomicBool::new(c.load(Ordering::Relaxed)));
-        Bound { digests: self.digests.clone(), checked: checked.collect() }
+        match self {
+            Checks::Stream { marks, reach, at_reach } => {
+                Checks::Stream { marks: marks.clone(), reach: *reach, at_reach: *at_reach }
+            }
+            Checks::Imported { digests, regions } => {
+                Checks::Imported { digests: digests.clone(), regions: regions.iter().cloned().collect() }
+            }
+            Checks::Unchecked => Checks::Unchecked,
+        }
     }
 }
 
-/// The compressed bytes checkpoint `k` of `points` describes: from the byte holding its first bit
-/// to the byte holding the next checkpoint's (or the stream's end).
+/// Where region `j` starts: 0, or the byte holding checkpoint `j - 1`'s first bit.
+fn region_start(points: &[Checkpoint], j: usize) -> u64 {
+    j.checked_sub(1).map_or(0, |k| points[k].bit_offset / 8)
+}
+
+/// Where region `j` ends: where the next begins, or the stream's end.
+fn region_end(points: &[Checkpoint], j: usize, compressed_len: u64) -> u64 {
+    points.get(j).map_or(compressed_len, |next| (next.bit_offset / 8).min(compressed_len))
+}
+
+/// The compressed bytes checkpoint `k` of `points` describes, for its digest: from the byte
+/// holding its first bit to the byte holding the next checkpoint's (or the stream's end).
 fn span_bytes(points: &[Checkpoint], k: usize, compressed_len: u64) -> std::ops::Range<u64> {
     let end = points.get(k + 1).map_or(compressed_len, |next| next.bit_offset.div_ceil(8).min(compressed_len));
     points[k].bit_offset / 8..end
 }
 
-/// Checkpoint `k`'s digest: a CRC-32 of its exported record and of its span's compressed bytes,
-/// read through `source`.
+/// Region `j`'s digest, read through `source`, with its CRC-32s from its start to each mark
+/// inside it and to its end (see [`Checks::Imported`]). Region 0's digest is the CRC-32 of its
+/// bytes; checkpoint `k`'s (region `k + 1`) a CRC-32 of its exported record and of
+/// [`span_bytes`].
 fn digest<E>(
     points: &[Checkpoint],
-    k: usize,
+    j: usize,
     compressed_len: u64,
     source: &mut (impl FnMut(u64, &mut [u8]) -> Result<usize, E> + ?Sized),
-) -> Result<u32, SeekError<E>> {
-    let mut record = Vec::with_capacity(32 + points[k].window.len() + MAX_HEADER);
-    encode(&points[k], &mut record);
+) -> Result<(u32, Box<[u32]>), SeekError<E>> {
+    let (start, end) = (region_start(points, j), region_end(points, j, compressed_len));
+    let through = match j.checked_sub(1) {
+        Some(k) => span_bytes(points, k, compressed_len).end,
+        None => end,
+    };
+    let mut buf = vec![0u8; FEED.min((through - start) as usize).max(1)];
     let mut crc = Crc32::new();
-    crc.update(&record);
-    let range = span_bytes(points, k, compressed_len);
-    let mut buf = vec![0u8; FEED.min((range.end - range.start) as usize).max(1)];
-    let mut at = range.start;
-    while at < range.end {
-        let want = ((range.end - at) as usize).min(buf.len());
+    let mut crcs = Vec::new();
+    let mut at = start;
+    while at < through {
+        // Pieces stop at each mark and at the region's end, where a CRC-32 is noted.
+        let next_mark = ((at / STREAM_MARK + 1) * STREAM_MARK).min(end);
+        let stop = if at < end { next_mark } else { through };
+        let want = ((stop - at) as usize).min(buf.len());
         let n = source(at, &mut buf[..want]).map_err(SeekError::Source)?;
         if n == 0 {
             // The stream is shorter than the checkpoint says: it cannot describe it.
-            return Err(SeekError::Unbound { checkpoint: k });
+            return Err(SeekError::Unbound { checkpoint: j.saturating_sub(1) });
         }
         crc.update(&buf[..n]);
         at += n as u64;
+        if at <= end && (at == end || at.is_multiple_of(STREAM_MARK)) {
+            crcs.push(crc.finalize());
+        }
     }
-    Ok(crc.finalize())
+    if start == end {
+        crcs.push(0);
+    }
+    let digest = match j.checked_sub(1) {
+        Some(k) => {
+            let mut record = Vec::with_capacity(32 + points[k].window.len() + MAX_HEADER);
+            encode(&points[k], &mut record);
+            crc32_concat(crate::crc32(&record), crc.finalize(), through - start)
+        }
+        None => crc.finalize(),
+    };
+    Ok((digest, crcs.into()))
 }
 
-/// Checkpoint `k`'s digest (as [`digest`] computes it) from the CRC-32s a pass from the stream's
+/// Region `j`'s digest (as [`digest`] computes it) from the CRC-32s a pass from the stream's
 /// start kept, `stream_crc` being the whole stream's: `None` where they were not kept.
-fn digest_kept(points: &[Checkpoint], k: usize, compressed_len: u64, stream_crc: Option<u32>) -> Option<u32> {
+fn digest_kept(points: &[Checkpoint], j: usize, compressed_len: u64, stream_crc: Option<u32>) -> Option<u32> {
+    let Some(k) = j.checked_sub(1) else {
+        // Region 0: the bytes before the first checkpoint, or the whole stream.
+        return match points.first() {
+            Some(first) => first.stream_crc.map(|c| c.before),
+            None => stream_crc,
+        };
+    };
     let range = span_bytes(points, k, compressed_len);
     let before = points[k].stream_crc?.before;
     let through = match points.get(k + 1) {
@@ -374,7 +455,7 @@ impl Checkpoints {
         inflater.set_checkpoint_span(0);
         let points = inflater.take_checkpoints();
         result?;
-        let stream_crc = inflater.stream_crc_through(compressed_len);
+        let (checks, stream_crc) = Checks::of_pass(inflater, compressed_len);
         if out != len {
             return Err(SeekError::Length { expected: len, actual: Some(out) });
         }
@@ -382,7 +463,7 @@ impl Checkpoints {
         if actual != crc32 {
             return Err(SeekError::Crc { expected: crc32, actual });
         }
-        Ok(Checkpoints { compressed_len, len, crc32, span, points, stream_crc, bound: None })
+        Ok(Checkpoints { compressed_len, len, crc32, span, points, stream_crc, checks })
     }
 
     /// The checkpoints `inflater` recorded ([`ChunkedInflater::set_checkpoint_span`]) on a pass
@@ -390,17 +471,23 @@ impl Checkpoints {
     /// `len` bytes with CRC-32 `crc32` and ended exactly at its last byte. For a full read that
     /// makes them as a by-product (the checks are the caller's, as [`build`](Self::build) makes
     /// them itself). Takes them from `inflater`
-    /// ([`take_checkpoints`](ChunkedInflater::take_checkpoints)), with what their export needs.
+    /// ([`take_checkpoints`](ChunkedInflater::take_checkpoints)), with what their export and
+    /// the checks of every later read need. `None` where the pass did not record them from the
+    /// stream's start (the span set after decoding began): reads through such checkpoints could
+    /// not be checked against the bytes the pass saw.
     pub fn from_checked_pass(
         compressed_len: u64,
         len: u64,
         crc32: u32,
         span: u64,
         inflater: &mut ChunkedInflater<'_>,
-    ) -> Checkpoints {
+    ) -> Option<Checkpoints> {
         let points = inflater.take_checkpoints();
-        let stream_crc = inflater.stream_crc_through(compressed_len);
-        Checkpoints { compressed_len, len, crc32, span, points, stream_crc, bound: None }
+        let (checks, stream_crc) = Checks::of_pass(inflater, compressed_len);
+        if matches!(checks, Checks::Unchecked) {
+            return None;
+        }
+        Some(Checkpoints { compressed_len, len, crc32, span, points, stream_crc, checks })
     }
 
     /// Reads up to `out.len()` bytes of the stream's output from `offset` into `out`, inflating
@@ -422,14 +509,9 @@ impl Checkpoints {
             return Ok(0);
         }
         let from = self.points.partition_point(|p| p.out_offset <= offset);
-        if let (Some(k), Some(bound)) = (from.checked_sub(1), &self.bound)
-            && !bound.checked[k].load(Ordering::Acquire)
-        {
-            if digest(&self.points, k, self.compressed_len, &mut source)? != bound.digests[k] {
-                return Err(SeekError::Unbound { checkpoint: k });
-            }
-            bound.checked[k].store(true, Ordering::Release);
-        }
+        // The region decoding starts in: `from` (0 from the stream's start, `k + 1` from
+        // checkpoint `k`); an imported checkpoint is checked before its window is used.
+        self.region_crcs(from, &mut source)?;
         let mut at = match from.checked_sub(1).map(|i| &self.points[i]) {
             Some(point) => inflater.resume_fed(point).map_err(SeekError::Stream)?,
             None => {
@@ -437,25 +519,135 @@ impl Checkpoints {
                 0
             }
         };
+        let mut fed = Fed::new(&self.points, from, self.reach(), self.compressed_len);
         let mut filled = 0usize;
-        while filled < want {
-            feed(inflater, &mut at, self.compressed_len, &mut source)?;
-            let chunk_end = inflater.total_out();
-            let Some(chunk) = inflater.next_chunk().map_err(SeekError::Stream)? else {
-                return Err(SeekError::Length { expected: self.len, actual: Some(inflater.total_out()) });
+        {
+            let mut tallied = |offset: u64, buf: &mut [u8]| {
+                let n = source(offset, buf)?;
+                fed.add(&self.points, &buf[..n.min(buf.len())]);
+                Ok(n)
             };
-            // The chunk covers [chunk_end, chunk_end + chunk.len()) of the output.
-            let (start, end) = (chunk_end, chunk_end + chunk.len() as u64);
-            let need_from = offset + filled as u64;
-            if end <= need_from {
-                continue;
+            while filled < want {
+                feed(inflater, &mut at, self.compressed_len, &mut tallied)?;
+                let chunk_end = inflater.total_out();
+                let Some(chunk) = inflater.next_chunk().map_err(SeekError::Stream)? else {
+                    return Err(SeekError::Length { expected: self.len, actual: Some(inflater.total_out()) });
+                };
+                // The chunk covers [chunk_end, chunk_end + chunk.len()) of the output.
+                let (start, end) = (chunk_end, chunk_end + chunk.len() as u64);
+                let need_from = offset + filled as u64;
+                if end <= need_from {
+                    continue;
+                }
+                let skip = (need_from - start) as usize;
+                let n = (chunk.len() - skip).min(want - filled);
+                out[filled..filled + n].copy_from_slice(&chunk[skip..skip + n]);
+                filled += n;
             }
-            let skip = (need_from - start) as usize;
-            let n = (chunk.len() - skip).min(want - filled);
-            out[filled..filled + n].copy_from_slice(&chunk[skip..skip + n]);
-            filled += n;
         }
+        self.check_fed(fed, &mut source)?;
         Ok(filled)
+    }
+
+    /// How far the checks reach into the stream: its end, or for checkpoints from a pass over a
+    /// stream that ended before its last compressed byte, what that pass saw (which holds the
+    /// stream's end: bytes past it never change a read's output).
+    fn reach(&self) -> u64 {
+        match self.checks {
+            Checks::Stream { reach, .. } => reach,
+            _ => self.compressed_len,
+        }
+    }
+
+    /// Region `j`'s CRC-32s from its start to each mark inside it and to its end, for imported
+    /// checkpoints (its digest checked against the stream's bytes the first time: `Unbound` if it
+    /// does not match); `None` for checkpoints from a pass, which need none.
+    fn region_crcs<E>(
+        &self,
+        j: usize,
+        source: &mut (impl FnMut(u64, &mut [u8]) -> Result<usize, E> + ?Sized),
+    ) -> Result<Option<&[u32]>, SeekError<E>> {
+        let Checks::Imported { digests, regions } = &self.checks else { return Ok(None) };
+        if let Some(crcs) = regions[j].get() {
+            return Ok(Some(crcs));
+        }
+        let (digest, crcs) = digest(&self.points, j, self.compressed_len, source)?;
+        if digest != digests[j] {
+            return Err(SeekError::Unbound { checkpoint: j.saturating_sub(1) });
+        }
+        Ok(Some(regions[j].get_or_init(|| crcs)))
+    }
+
+    /// What region `j`'s bytes from its start to `to` (a mark inside it, or its end) must have as
+    /// their CRC-32; `None` where that is not known.
+    fn expected_crc<E>(
+        &self,
+        j: usize,
+        to: u64,
+        source: &mut (impl FnMut(u64, &mut [u8]) -> Result<usize, E> + ?Sized),
+    ) -> Result<Option<u32>, SeekError<E>> {
+        let (start, end) = (region_start(&self.points, j), region_end(&self.points, j, self.compressed_len));
+        Ok(match &self.checks {
+            Checks::Stream { marks, reach, at_reach } => {
+                // The CRC-32 of the stream's first `x` bytes, at the places the pass noted it.
+                let prefix = |x: u64| -> Option<u32> {
+                    if x == 0 {
+                        Some(0)
+                    } else if x == *reach {
+                        Some(*at_reach)
+                    } else if x.is_multiple_of(STREAM_MARK) {
+                        marks.get((x / STREAM_MARK - 1) as usize).copied()
+                    } else {
+                        // A region's bounds: the bytes before a checkpoint's first byte.
+                        let k = self.points.partition_point(|p| p.bit_offset / 8 < x);
+                        self.points.get(k).filter(|p| p.bit_offset / 8 == x)?.stream_crc.map(|c| c.before)
+                    }
+                };
+                prefix(start).zip(prefix(to)).map(|(before, through)| crc32_between(before, through, to - start))
+            }
+            Checks::Imported { .. } => {
+                let crcs = self.region_crcs(j, source)?.expect("imported");
+                if to >= end {
+                    crcs.last().copied()
+                } else {
+                    crcs.get((to / STREAM_MARK - start / STREAM_MARK - 1) as usize).copied()
+                }
+            }
+            Checks::Unchecked => None,
+        })
+    }
+
+    /// Checks the compressed bytes a read fed its decoder, region by region, reading on to the
+    /// next mark (or its region's end) after the last: [`SeekError::Changed`] where they are not
+    /// the bytes the checkpoints were made from.
+    fn check_fed<E>(
+        &self,
+        mut fed: Fed,
+        source: &mut (impl FnMut(u64, &mut [u8]) -> Result<usize, E> + ?Sized),
+    ) -> Result<(), SeekError<E>> {
+        if matches!(self.checks, Checks::Unchecked) {
+            return Ok(());
+        }
+        if fed.pos > fed.start {
+            let to = fed.pos.next_multiple_of(STREAM_MARK).min(fed.end);
+            let mut buf = vec![0u8; (to - fed.pos) as usize];
+            let mut at = 0;
+            while at < buf.len() {
+                let n = source(fed.pos + at as u64, &mut buf[at..]).map_err(SeekError::Source)?;
+                if n == 0 {
+                    return Err(SeekError::Changed { from: fed.start, to });
+                }
+                at += n.min(buf.len() - at);
+            }
+            fed.crc.update(&buf);
+            fed.done.push((fed.region, fed.start, to, fed.crc.finalize()));
+        }
+        for (j, from, to, crc) in fed.done {
+            if self.expected_crc(j, to, source)? != Some(crc) {
+                return Err(SeekError::Changed { from, to });
+            }
+        }
+        Ok(())
     }
 
     /// The stream's inflated length.
@@ -508,13 +700,15 @@ impl Checkpoints {
         out.extend_from_slice(&self.crc32.to_le_bytes());
         out.extend_from_slice(&self.span.to_le_bytes());
         out.extend_from_slice(&(self.points.len() as u64).to_le_bytes());
+        let mut digest_of = |j: usize| match digest_kept(&self.points, j, self.compressed_len, self.stream_crc) {
+            Some(kept) => Ok(kept),
+            None => digest(&self.points, j, self.compressed_len, &mut source).map(|(digest, _)| digest),
+        };
+        // Region 0's digest, then each checkpoint with its region's.
+        out.extend_from_slice(&digest_of(0)?.to_le_bytes());
         for (k, p) in self.points.iter().enumerate() {
             encode(p, &mut out);
-            let digest = match digest_kept(&self.points, k, self.compressed_len, self.stream_crc) {
-                Some(kept) => kept,
-                None => digest(&self.points, k, self.compressed_len, &mut source)?,
-            };
-            out.extend_from_slice(&digest.to_le_bytes());
+            out.extend_from_slice(&digest_of(k + 1)?.to_le_bytes());
         }
         let sum = crate::crc32(&out);
         out.extend_from_slice(&sum.to_le_bytes());
@@ -554,7 +748,8 @@ impl Checkpoints {
             return Err(refuse("impossible span or count"));
         }
         let mut points = Vec::with_capacity(count as usize);
-        let mut digests = Vec::with_capacity(count as usize);
+        let mut digests = Vec::with_capacity(count as usize + 1);
+        digests.push(fields.u32()?);
         let (mut last_bit, mut last_out) = (0u64, 0u64);
         for _ in 0..count {
             let (bit_offset, out_offset, window_len) = (fields.u64()?, fields.u64()?, u64::from(fields.u32()?));
@@ -591,9 +786,66 @@ impl Checkpoints {
         if !fields.0.is_empty() {
             return Err(refuse("bytes after the last checkpoint"));
         }
-        let checked = digests.iter().map(|_| std::sync::atomic::AtomicBool::new(false)).collect();
-        let bound = Some(Bound { digests: digests.into(), checked });
-        Ok(Checkpoints { compressed_len, len, crc32, span, points, stream_crc: None, bound })
+        let regions = digests.iter().map(|_| std::sync::OnceLock::new()).collect();
+        let checks = Checks::Imported { digests: digests.into(), regions };
+        Ok(Checkpoints { compressed_len, len, crc32, span, points, stream_crc: None, checks })
+    }
+}
+
+impl Checks {
+    /// The checks a pass that recorded checkpoints leaves (see
+    /// [`ChunkedInflater::take_stream_marks`]), and the CRC-32 of the whole stream when the pass
+    /// saw it all (what an export's digests need).
+    fn of_pass(inflater: &mut ChunkedInflater<'_>, compressed_len: u64) -> (Checks, Option<u32>) {
+        match inflater.take_stream_marks(compressed_len) {
+            Some((marks, reach, at_reach)) => {
+                let whole = (reach == compressed_len).then_some(at_reach);
+                (Checks::Stream { marks: marks.into(), reach, at_reach }, whole)
+            }
+            None => (Checks::Unchecked, None),
+        }
+    }
+}
+
+/// The compressed bytes a read fed its decoder, as CRC-32s region by region: the regions it
+/// went through whole, and the one it is in.
+struct Fed {
+    region: usize,
+    start: u64,
+    /// Where the region ends (or the checks' reach, if sooner).
+    end: u64,
+    /// The next byte to come.
+    pos: u64,
+    reach: u64,
+    compressed_len: u64,
+    crc: Crc32,
+    /// (region, from, to, CRC-32) of each region gone through.
+    done: Vec<(usize, u64, u64, u32)>,
+}
+
+impl Fed {
+    fn new(points: &[Checkpoint], region: usize, reach: u64, compressed_len: u64) -> Fed {
+        let start = region_start(points, region);
+        let end = region_end(points, region, compressed_len).min(reach);
+        Fed { region, start, end, pos: start, reach, compressed_len, crc: Crc32::new(), done: Vec::new() }
+    }
+
+    /// The next `bytes` fed (each piece follows the last: the decoder is fed in order).
+    fn add(&mut self, points: &[Checkpoint], mut bytes: &[u8]) {
+        while !bytes.is_empty() && self.pos < self.reach {
+            if self.pos == self.end {
+                let done = std::mem::take(&mut self.done);
+                let mut next = Fed::new(points, self.region + 1, self.reach, self.compressed_len);
+                next.done = done;
+                next.done.push((self.region, self.start, self.end, self.crc.finalize()));
+                *self = next;
+                continue;
+            }
+            let take = ((self.end - self.pos) as usize).min(bytes.len());
+            self.crc.update(&bytes[..take]);
+            self.pos += take as u64;
+            bytes = &bytes[take..];
+        }
     }
 }
 

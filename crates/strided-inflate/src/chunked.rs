@@ -9,7 +9,7 @@
 //! sliding the history to the front. It only stops between symbols: a chunk may run a little past
 //! its nominal size ([`ChunkedInflater::MAX_OVERRUN`]).
 
-use crate::checkpoint::{Checkpoint, Inside, StreamCrc};
+use crate::checkpoint::{Checkpoint, Inside, STREAM_MARK, StreamCrc};
 use crate::{Crc32, Error, Format};
 
 /// History a match may reach back into (deflate's window).
@@ -298,6 +298,9 @@ pub struct ChunkedInflater<'a> {
     /// While recording checkpoints from a stream's start: the CRC-32 of its first `.0` bytes,
     /// carried forward over input before it is dropped (each checkpoint keeps it, for its digest).
     stream_crc: Option<(u64, Crc32)>,
+    /// With `stream_crc`: the CRC-32 of the stream's first `(i + 1) × STREAM_MARK` bytes at `i`,
+    /// as far as it has been carried (what a slice's compressed bytes are checked against).
+    stream_marks: Vec<u32>,
     /// While recording checkpoints: the current Huffman block's header, from the byte holding
     /// its first bit, and the bits of that byte before it; a checkpoint inside the block keeps it.
     header: Vec<u8>,
@@ -386,6 +389,7 @@ impl<'a> ChunkedInflater<'a> {
             checkpoint_span: 0,
             next_checkpoint: 0,
             checkpoints: Vec::new(),
+            stream_marks: Vec::new(),
             stream_crc: None,
             header: Vec::new(),
             header_skip: 0,
@@ -522,6 +526,7 @@ impl<'a> ChunkedInflater<'a> {
         // first byte, and so is the CRC their digests rest on.
         if span > 0 && self.stream_crc.is_none() && self.bit_position() == 0 {
             self.stream_crc = Some((0, Crc32::new()));
+            self.stream_marks.clear();
         }
     }
 
@@ -604,14 +609,37 @@ impl<'a> ChunkedInflater<'a> {
 
     /// Carries the CRC-32 of the stream's first bytes forward to its first `to` bytes (all in
     /// memory), while recording checkpoints from the start.
+    /// Notes it at every mark on the way.
     fn carry_stream_crc(&mut self, to: u64) {
-        if let Some((at, mut crc)) = self.stream_crc
+        if let Some((mut at, mut crc)) = self.stream_crc
             && to > at
         {
             let held = self.dropped as u64;
-            crc.update(&self.input()[(at - held) as usize..(to - held) as usize]);
+            while at < to {
+                let mark = (at / STREAM_MARK + 1) * STREAM_MARK;
+                let end = mark.min(to);
+                crc.update(&self.input()[(at - held) as usize..(end - held) as usize]);
+                if end == mark {
+                    self.stream_marks.push(crc.finalize());
+                }
+                at = end;
+            }
             self.stream_crc = Some((to, crc));
         }
+    }
+
+    /// What a pass that recorded checkpoints from the stream's start saw of its compressed bytes,
+    /// up to the first `len` or as far as it holds them if fewer (a stream that ended before
+    /// bytes it never needed): how far (`reach`), the CRC-32 of the first `(i + 1) ×
+    /// STREAM_MARK` bytes at `i` for every mark within it, and the CRC-32 of all `reach` bytes.
+    /// `None` where the pass did not start at the stream's start.
+    pub(crate) fn take_stream_marks(&mut self, len: u64) -> Option<(Vec<u32>, u64, u32)> {
+        let held_end = (self.dropped + self.input().len()) as u64;
+        let reach = len.min(held_end);
+        let whole = self.stream_crc_through(reach)?;
+        let mut marks = std::mem::take(&mut self.stream_marks);
+        marks.truncate((reach / STREAM_MARK) as usize);
+        (marks.len() as u64 == reach / STREAM_MARK).then_some((marks, reach, whole))
     }
 
     /// The CRC-32s of the stream's bytes before and through the byte holding bit `bit` (which
@@ -665,6 +693,7 @@ impl<'a> ChunkedInflater<'a> {
         self.skip_bits = 0;
         self.checkpoints.clear();
         self.stream_crc = (self.checkpoint_span > 0).then(|| (0, Crc32::new()));
+        self.stream_marks.clear();
         self.next_checkpoint = self.checkpoint_span;
         self.next_in = 0;
         self.bits = 0;

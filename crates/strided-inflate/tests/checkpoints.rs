@@ -335,3 +335,64 @@ fn checkpoint_import_harness_over_every_mode() {
         strided_inflate::fuzzing::checkpoint_import(&input);
     }
 }
+
+/// A stream that changes after its checkpoints were made (a file rewritten, a caller's source
+/// that answers otherwise): every read gives an error or the stream's own bytes, never other
+/// bytes with success, through built and imported checkpoints alike, wherever the change is.
+#[test]
+fn a_stream_changed_since_its_checkpoints_gives_an_error_never_other_bytes() {
+    let data = sample(3 << 20, 21);
+    let stream = deflate(&data, 6);
+    let points = build(&stream, &data, 256 << 10);
+    let (len, crc) = (data.len() as u64, strided_inflate::crc32(&data));
+    let imported =
+        Checkpoints::import(&points.export(source(&stream)).unwrap(), stream.len() as u64, len, crc).unwrap();
+    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, 16 << 10);
+    let mut slice = vec![0u8; 4096];
+    let (mut changed, mut unchanged) = (0, 0);
+    // A byte changed at many places; reads at many offsets, some of 300 KiB that cross spans.
+    for (i, at) in (0..stream.len()).step_by(stream.len() / 37).enumerate() {
+        let mut other = stream.clone();
+        other[at] ^= 0x5a;
+        for (k, offset) in (0..len).step_by(len as usize / 23).enumerate() {
+            let want = if (i + k) % 5 == 0 { 300 << 10 } else { 4096 };
+            slice.resize(want, 0);
+            for (which, checkpoints) in [("built", &points), ("imported", &imported)] {
+                match checkpoints.read_at(offset, &mut slice, &mut inflater, source(&other)) {
+                    Ok(n) => {
+                        assert!(
+                            slice[..n] == data[offset as usize..offset as usize + n],
+                            "{which}: other bytes with OK at {offset} after a change at byte {at}"
+                        );
+                        unchanged += 1;
+                    }
+                    Err(
+                        SeekError::Changed { .. }
+                        | SeekError::Stream(_)
+                        | SeekError::Unbound { .. }
+                        | SeekError::Length { .. },
+                    ) => changed += 1,
+                    Err(e) => panic!("{which} at {offset}: {e}"),
+                }
+            }
+        }
+    }
+    // Both outcomes happen: the check is not a refusal of everything.
+    assert!(changed > 50 && unchanged > 500, "{changed} refused, {unchanged} read");
+    // A source that answers otherwise at every call: the same.
+    let calls = std::cell::Cell::new(0u32);
+    let mut flaky = |offset: u64, buf: &mut [u8]| {
+        let n = source(&stream)(offset, buf)?;
+        calls.set(calls.get() + 1);
+        if calls.get().is_multiple_of(3) && n > 0 {
+            buf[n / 2] ^= 1;
+        }
+        Ok::<usize, std::io::Error>(n)
+    };
+    for offset in (0..len).step_by(len as usize / 50) {
+        slice.resize(4096, 0);
+        if let Ok(n) = points.read_at(offset, &mut slice, &mut inflater, &mut flaky) {
+            assert!(slice[..n] == data[offset as usize..offset as usize + n], "other bytes with OK at {offset}");
+        }
+    }
+}

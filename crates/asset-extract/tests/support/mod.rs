@@ -56,3 +56,30 @@ pub fn tree(dir: &Path) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// A caller's source whose bytes change after the slices' first pass (one byte flipped at
+/// `flipped` once `changed` is set): the header's contract for `bk_read_at_fn`.
+#[allow(dead_code)] // only the tests of slices use it
+pub struct Changing {
+    pub bytes: Vec<u8>,
+    pub flipped: usize,
+    pub changed: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl asset_extract::Source for Changing {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = self.bytes.get(offset as usize..).unwrap_or(&[]);
+        let n = rest.len().min(buf.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        if self.changed.load(std::sync::atomic::Ordering::Relaxed)
+            && let Some(at) = self.flipped.checked_sub(offset as usize).filter(|&at| at < n)
+        {
+            buf[at] ^= 0x20;
+        }
+        Ok(n)
+    }
+}
