@@ -1,8 +1,11 @@
 /* Concurrency stress of the C ABI, as a C host would use it: many threads per object, misuse
    mixed in, every result checked against what the header promises. One scenario per object:
    the pool, buffers, inflate, extraction (one destination replaced by many runs, sibling
-   destinations, merge then incremental, cancellation) and archives (one shared by every thread,
-   and one file truncated and rewritten under the readers).
+   destinations, merge then incremental, cancellation), archives (one shared by every thread,
+   and one file truncated and rewritten under the readers), caller sources (one shared source
+   and sources of each thread's own answering short, too much, failing or changed at any place,
+   lying lengths, release exactly once) and streams (reads that fail, end early, say too much or
+   trickle three bytes a call; feed misused).
 
    Usage: stress SECONDS_PER_SCENARIO WORKDIR (WORKDIR is created, and removed at the end).
    Prints one line per scenario and "N passed, N failed" last. ffi-tests/stress/run.sh builds it
@@ -540,6 +543,243 @@ static void scenario_archives(void) {
   bk_archive_free(shaky);
 }
 
+/* ---- caller sources: answers of every kind, from many threads (issue 51) ------------------ */
+
+/* A source serving `bytes` that, once `bad` is set, answers each call in one way of many: right,
+   short, more than asked, a failure, or right but with one byte changed at any place of it. */
+struct chaos {
+  const uint8_t *bytes;
+  size_t len;
+  atomic_int bad;
+  atomic_ulong calls;
+  atomic_int released;
+};
+
+static int64_t chaos_read_at(void *ctx, uint64_t offset, uint8_t *buf, size_t len) {
+  struct chaos *c = ctx;
+  uint64_t r = (atomic_fetch_add(&c->calls, 1) + 1) * 0x9e3779b97f4a7c15ull;
+  r ^= r >> 29;
+  if (offset >= c->len) return 0;
+  size_t n = len < c->len - offset ? len : c->len - (size_t)offset;
+  memcpy(buf, c->bytes + offset, n);
+  if (!atomic_load(&c->bad)) return (int64_t)n;
+  switch (r % 8) {
+  case 0: return n > 1 ? (int64_t)(1 + (r >> 8) % (n - 1)) : (int64_t)n; /* short */
+  case 1: return (int64_t)len + 1;                                       /* more than asked */
+  case 2: return -EIO;                                                   /* a failure */
+  case 3:                                                                /* changed somewhere */
+    if (n) buf[(r >> 8) % n] ^= (uint8_t)(1 + (r >> 40) % 255);
+    return (int64_t)n;
+  default: return (int64_t)n;
+  }
+}
+
+static void chaos_release(void *ctx) { atomic_fetch_add(&((struct chaos *)ctx)->released, 1); }
+
+static bk_source chaos_source(struct chaos *c, uint64_t length) {
+  return (bk_source){.length = length, .read_at = chaos_read_at, .release = chaos_release, .ctx = c};
+}
+
+/* What a source that misbehaves may give: a status about the archive, its data or the I/O. */
+static int source_failure_ok(bk_status s) {
+  return s == BK_STATUS_IO_ERROR || (s >= BK_STATUS_TRUNCATED && s <= BK_STATUS_CORRUPT) ||
+         (s >= BK_STATUS_ARCHIVE_MALFORMED && s <= BK_STATUS_LIMIT_EXCEEDED) || s == BK_STATUS_ARCHIVE_AMBIGUOUS;
+}
+
+/* readme.txt and assets/app.js of zip_good, whole. */
+static uint8_t app_js[4096];
+static size_t app_js_len;
+
+struct source_arg {
+  bk_archive *shared;
+  size_t index;
+  int thread;
+  uint64_t seed;
+};
+
+static void *source_worker(void *p) {
+  struct source_arg *a = p;
+  double end = now() + seconds;
+  long ops = 0;
+  uint8_t out[4096];
+  char dest[300], file[340];
+  snprintf(dest, sizeof dest, "%s/source-%d", workdir, a->thread);
+  snprintf(file, sizeof file, "%s/readme.txt", dest);
+  while (now() < end) {
+    size_t n = 0;
+    /* The shared archive, whose source misbehaves in every way, read whole and by slices. */
+    bk_status s = bk_archive_read(a->shared, a->index, out, sizeof out, &n);
+    EXPECT(s == BK_STATUS_OK ? n == app_js_len && memcmp(out, app_js, n) == 0 : source_failure_ok(s), "read: %u", s);
+    uint64_t offset = next_random(&a->seed) % app_js_len;
+    size_t want = 1 + next_random(&a->seed) % 900;
+    s = bk_archive_read_at(a->shared, a->index, offset, out, want, &n);
+    if (s == BK_STATUS_OK) {
+      size_t stop = offset + want < app_js_len ? (size_t)offset + want : app_js_len;
+      EXPECT(n == stop - offset && memcmp(out, app_js + offset, n) == 0, "slice at %llu", (unsigned long long)offset);
+    } else {
+      EXPECT(source_failure_ok(s), "slice: %u", s);
+    }
+    /* A source of its own, misbehaving from its first answer: opened, read through a reader that
+       outlives the archive, released exactly once on every path. */
+    struct chaos own = {.bytes = zip_good, .len = sizeof zip_good, .bad = 1, .calls = next_random(&a->seed) % 8};
+    bk_source source = chaos_source(&own, sizeof zip_good);
+    bk_archive *archive = NULL;
+    s = bk_archive_open_source(&source, NULL, &archive);
+    if (s == BK_STATUS_OK) {
+      bk_archive_reader *reader = NULL;
+      size_t index = 0;
+      if (bk_archive_find(archive, "assets/app.js", 13, &index) == BK_STATUS_OK &&
+          bk_archive_reader_open(archive, index, &reader) == BK_STATUS_OK) {
+        bk_archive_free(archive);
+        archive = NULL;
+        EXPECT(atomic_load(&own.released) == 0, "released while a reader reads");
+        size_t total = 0;
+        while ((s = bk_archive_reader_read(reader, out + total, sizeof out - total, &n)) == BK_STATUS_OK && n > 0)
+          total += n;
+        EXPECT(s == BK_STATUS_OK ? total == app_js_len && memcmp(out, app_js, total) == 0 : source_failure_ok(s),
+               "reader: %u", s);
+        bk_archive_reader_free(reader);
+      }
+      bk_archive_free(archive);
+    } else {
+      EXPECT(source_failure_ok(s) && archive == NULL, "open: %u", s);
+    }
+    EXPECT(atomic_load(&own.released) == 1, "released %d times after open", atomic_load(&own.released));
+    /* Extraction from a misbehaving source, over this thread's last tree: the new tree whole, or
+       the status and the last tree untouched. */
+    struct chaos extracting = {.bytes = zip_good, .len = sizeof zip_good, .bad = 1, .calls = next_random(&a->seed) % 8};
+    source = chaos_source(&extracting, sizeof zip_good);
+    bk_extract_options opts = {.size = sizeof opts, .mode = BK_EXTRACT_REPLACE, .threads = 1};
+    int existed = access(file, F_OK) == 0;
+    s = bk_extract_source(&source, dest, &opts, NULL, NULL);
+    EXPECT(s == BK_STATUS_OK || source_failure_ok(s), "extract: %u", s);
+    EXPECT(atomic_load(&extracting.released) == 1, "released %d times by extraction", atomic_load(&extracting.released));
+    if (s == BK_STATUS_OK || existed) {
+      FILE *f = fopen(file, "rb");
+      size_t got = f ? fread(out, 1, sizeof out, f) : 0;
+      if (f) fclose(f);
+      EXPECT(got == 17 && memcmp(out, "hello from a zip\n", 17) == 0, "the tree at %s", dest);
+    } else {
+      EXPECT(access(dest, F_OK) != 0, "a failed first extraction left %s", dest);
+    }
+    /* Lengths that lie, longer and shorter: a status, released once. */
+    struct chaos lying = {.bytes = zip_good, .len = sizeof zip_good};
+    source = chaos_source(&lying, sizeof zip_good + (next_random(&a->seed) % 2 ? 100 : -10));
+    archive = NULL;
+    s = bk_archive_open_source(&source, NULL, &archive);
+    EXPECT(s != BK_STATUS_OK && source_failure_ok(s) && archive == NULL, "a lying length: %u", s);
+    EXPECT(atomic_load(&lying.released) == 1, "released %d times after a lying length", atomic_load(&lying.released));
+    ops += 4;
+  }
+  atomic_fetch_add(&operations, ops);
+  return NULL;
+}
+
+static void scenario_sources(void) {
+  struct chaos shared_bytes = {.bytes = zip_good, .len = sizeof zip_good};
+  bk_source source = chaos_source(&shared_bytes, sizeof zip_good);
+  bk_archive *shared = NULL;
+  size_t index = 0;
+  struct source_arg args[THREADS];
+  if (bk_archive_open_source(&source, NULL, &shared) != BK_STATUS_OK) abort();
+  if (bk_archive_find(shared, "assets/app.js", 13, &index) != BK_STATUS_OK) abort();
+  if (bk_archive_read(shared, index, app_js, sizeof app_js, &app_js_len) != BK_STATUS_OK) abort();
+  atomic_store(&shared_bytes.bad, 1);
+  for (int i = 0; i < THREADS; i++) args[i] = (struct source_arg){shared, index, i, 0x2545f4914f6cdd1dull * (uint64_t)(i + 3)};
+  run_threads(source_worker, args, sizeof args[0], THREADS);
+  EXPECT(atomic_load(&shared_bytes.released) == 0, "released while open");
+  bk_archive_free(shared);
+  EXPECT(atomic_load(&shared_bytes.released) == 1, "released %d times", atomic_load(&shared_bytes.released));
+}
+
+/* ---- streams: reads that fail, end early, say too much or trickle; feed misused ------------ */
+
+enum stream_way { TRICKLE, FAILS, ENDS_EARLY, TOO_MUCH, WAYS };
+
+struct piped {
+  const uint8_t *bytes;
+  size_t len, at, cut;
+  int way;
+};
+
+static int64_t piped_read(void *ctx, uint8_t *buf, size_t len) {
+  struct piped *p = ctx;
+  if (p->way != TRICKLE && p->at >= p->cut) {
+    if (p->way == FAILS) return -EIO;
+    if (p->way == ENDS_EARLY) return 0;
+    return (int64_t)len + 1; /* TOO_MUCH */
+  }
+  size_t stop = p->way == TRICKLE ? p->len : p->cut; /* the misbehaviour starts at `cut` exactly */
+  size_t n = stop - p->at < 3 ? stop - p->at : 3;
+  if (n > len) n = len;
+  memcpy(buf, p->bytes + p->at, n);
+  p->at += n;
+  return (int64_t)n;
+}
+
+struct stream_arg {
+  int thread;
+  uint64_t seed;
+};
+
+static void *stream_worker(void *p) {
+  struct stream_arg *a = p;
+  double end = now() + seconds;
+  long ops = 0;
+  char dest[300], file[340];
+  uint8_t out[64];
+  snprintf(dest, sizeof dest, "%s/stream-%d", workdir, a->thread);
+  snprintf(file, sizeof file, "%s/readme.txt", dest);
+  static const bk_status expected[WAYS] = {BK_STATUS_OK, BK_STATUS_IO_ERROR, BK_STATUS_ARCHIVE_MALFORMED,
+                                           BK_STATUS_IO_ERROR};
+  while (now() < end) {
+    struct piped piped = {.bytes = zip_good, .len = sizeof zip_good, .way = (int)(next_random(&a->seed) % WAYS)};
+    piped.cut = next_random(&a->seed) % sizeof zip_good;
+    bk_extract_options opts = {.size = sizeof opts, .mode = BK_EXTRACT_REPLACE, .threads = 1};
+    bk_extract_failure failure;
+    int existed = access(file, F_OK) == 0;
+    bk_status s = bk_extract_stream(piped_read, &piped, dest, &opts, NULL, &failure);
+    EXPECT(s == expected[piped.way], "stream way %d cut at %zu: %u", piped.way, piped.cut, s);
+    if (s == BK_STATUS_OK || existed) {
+      FILE *f = fopen(file, "rb");
+      size_t got = f ? fread(out, 1, sizeof out, f) : 0;
+      if (f) fclose(f);
+      EXPECT(got == 17 && memcmp(out, "hello from a zip\n", 17) == 0, "the tree at %s", dest);
+    } else {
+      EXPECT(access(dest, F_OK) != 0, "a failed first extraction left %s", dest);
+    }
+    /* Fed by hand, in pieces of every size (empty ones included), then misused. */
+    bk_stream *stream = NULL;
+    char fed_dest[320];
+    snprintf(fed_dest, sizeof fed_dest, "%s-fed", dest);
+    EXPECT(bk_stream_new(fed_dest, &stream) == BK_STATUS_OK && stream, "new");
+    if (!stream) continue;
+    for (size_t at = 0; at < sizeof zip_good;) {
+      size_t n = next_random(&a->seed) % 40;
+      if (n > sizeof zip_good - at) n = sizeof zip_good - at;
+      EXPECT(bk_stream_feed(stream, n ? zip_good + at : NULL, n) == BK_STATUS_OK, "feed");
+      at += n;
+    }
+    EXPECT(bk_stream_feed(stream, NULL, 5) == BK_STATUS_NULL_POINTER, "feed NULL bytes");
+    s = bk_stream_extract(stream, fed_dest, &opts, NULL, NULL);
+    EXPECT(s == BK_STATUS_OK, "fed: %u", s);
+    EXPECT(bk_stream_feed(stream, zip_good, 1) == BK_STATUS_INVALID_ARGUMENT, "feed after extract");
+    EXPECT(bk_stream_extract(stream, fed_dest, &opts, NULL, NULL) == BK_STATUS_INVALID_ARGUMENT, "extract twice");
+    bk_stream_free(stream);
+    EXPECT(bk_stream_feed(NULL, zip_good, 1) == BK_STATUS_NULL_POINTER, "feed NULL stream");
+    bk_stream_free(NULL);
+    ops += 2;
+  }
+  atomic_fetch_add(&operations, ops);
+  return NULL;
+}
+
+static void scenario_streams(void) {
+  struct stream_arg args[THREADS];
+  for (int i = 0; i < THREADS; i++) args[i] = (struct stream_arg){i, 0xbf58476d1ce4e5b9ull * (uint64_t)(i + 5)};
+  run_threads(stream_worker, args, sizeof args[0], THREADS);
+}
+
 int main(int argc, char **argv) {
   struct {
     const char *name;
@@ -548,7 +788,9 @@ int main(int argc, char **argv) {
                    {"buffers", scenario_buffers},
                    {"inflate", scenario_inflate},
                    {"extraction", scenario_extraction},
-                   {"archives", scenario_archives}};
+                   {"archives", scenario_archives},
+                   {"sources", scenario_sources},
+                   {"streams", scenario_streams}};
   int passed = 0, failed = 0;
   char cmd[700];
   if (argc != 3 || (seconds = atof(argv[1])) <= 0) {
