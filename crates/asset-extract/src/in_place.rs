@@ -97,6 +97,8 @@ pub struct AssetArchive {
     slice_blocks: std::sync::Mutex<std::collections::HashMap<usize, std::sync::Arc<BlockCrcs>>>,
     /// Symlink entries' names, as stored: checked like the others, never read.
     symlinks: Vec<String>,
+    /// Bytes before the zip part that its offsets do not count.
+    prepended: u64,
     /// When large deflated entries are inflated on several cores ([`ParallelInflate`] as a u8).
     parallel: AtomicU8,
 }
@@ -248,6 +250,7 @@ impl AssetArchive {
             checkpoints: crate::random_access::CheckpointStore::new(),
             slice_blocks: Default::default(),
             symlinks: layout.symlinks,
+            prepended: layout.prepended,
             parallel: AtomicU8::new(0),
         }
     }
@@ -257,6 +260,20 @@ impl AssetArchive {
     /// read, and extraction refuses or skips them.
     pub fn symlinks(&self) -> &[String] {
         &self.symlinks
+    }
+
+    /// How many bytes of other data come before the zip part (a self-extractor's stub, a
+    /// script before a jar), its offsets counted from its own start: read past, as unzip (which
+    /// warns of them) and Python do. 0 for a plain archive.
+    ///
+    /// ```
+    /// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+    /// let archive = asset_extract::AssetArchive::from_bytes([b"#!/bin/sh\nexit 0\n".as_slice(), &zip].concat())?;
+    /// assert_eq!(archive.prepended(), 17);
+    /// # Ok::<(), asset_extract::Error>(())
+    /// ```
+    pub fn prepended(&self) -> u64 {
+        self.prepended
     }
 
     /// Number of entries (files and directories), in archive order.

@@ -23,7 +23,10 @@ pub fn run(archive: &Path, patterns: &[String], json: bool) -> Result<(), String
         .filter(|name| patterns.is_empty() || patterns.iter().any(|p| asset_extract::matches_pattern(p, name)))
         .map(String::as_str)
         .collect();
-    let text = if json { as_json(&selected, &links) } else { as_table(&selected, &links) };
+    let mut text = if json { as_json(&selected, &links) } else { as_table(&selected, &links) };
+    if !json && opened.prepended() > 0 {
+        text += &format!("{:>26}  ({} bytes before the archive, read past)\n", "", opened.prepended());
+    }
     if let Some(fetched) = fetched {
         crate::remote::report(archive, &fetched);
     }

@@ -36,8 +36,12 @@ pub fn run(archive: &Path, json: bool, threads: usize) -> Result<(), String> {
         for (index, e) in &verified.failures {
             text += &format!("FAILED  {}: {e}\n", opened.entries()[*index].path);
         }
+        let before = match opened.prepended() {
+            0 => String::new(),
+            n => format!(" ({n} bytes before the archive, read past)"),
+        };
         text += &if verified.is_ok() {
-            format!("OK      {name}: {} entries, {} bytes verified\n", verified.entries, verified.bytes)
+            format!("OK      {name}: {} entries, {} bytes verified{before}\n", verified.entries, verified.bytes)
         } else {
             format!("FAILED  {name}: {} of {} entries\n", verified.failures.len(), verified.entries)
         };
@@ -64,6 +68,7 @@ fn as_json(name: &str, opened: &AssetArchive, verified: &Verification) -> serde_
         "ok": verified.is_ok(),
         "entries": verified.entries,
         "bytes": verified.bytes,
+        "prepended": opened.prepended(),
         "failures": failures,
     })
 }

@@ -38,3 +38,20 @@ fn entries_are_listed_as_a_table_and_as_json() {
     assert!(!ok && out.is_empty(), "{out}");
     assert!(err.contains("../escape"), "{err}");
 }
+
+/// Bytes before the archive (a stub, its offsets left counting from the archive's own start) are
+/// read past, and said, as unzip warns of them: by `ls`, and by `test` in its lines and its JSON.
+#[test]
+fn bytes_before_the_archive_are_said() {
+    let tmp = tempfile::Builder::new().prefix("bufkit-ls-").tempdir().unwrap();
+    let stubbed = tmp.path().join("stubbed.zip");
+    std::fs::write(&stubbed, [b"#!/bin/sh\nexit 0\n".as_slice(), &zip(&[("a.txt", b"hi")])].concat()).unwrap();
+    let stubbed = stubbed.to_str().unwrap();
+    let (ok, table, _) = ls(&[stubbed]);
+    assert!(ok && table.contains("(17 bytes before the archive, read past)"), "{table}");
+    let (ok, text, _) = support::bufkit(&["test", stubbed]);
+    assert!(ok && text.contains("1 entries, 2 bytes verified (17 bytes before the archive, read past)"), "{text}");
+    let (ok, json, _) = support::bufkit(&["test", "--json", stubbed]);
+    let report: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(ok && report["prepended"] == 17, "{json}");
+}
