@@ -7,7 +7,7 @@ refusal), unless the layout is listed as refused on purpose.
 
 Usage: ffi-tests/corpus/ambiguous.py BUFKIT   Prints one line per layout, "N passed, N failed" last.
 """
-import io, os, struct, subprocess, sys, tempfile, zipfile
+import io, os, re, struct, subprocess, sys, tempfile, zipfile
 
 
 def build(files, comment=b"", method=zipfile.ZIP_DEFLATED):
@@ -152,11 +152,17 @@ def unzip_reads(path):
         return None
     if names.stdout == b"Empty zipfile.\n":
         return []  # what zipinfo says in place of names
+    names = names.stdout.decode("utf-8", "replace").splitlines()
+    # Symlinks, which unzip makes as links (-p prints their targets): not files, as for bufkit.
+    long = subprocess.run(["unzip", "-Z", path], capture_output=True).stdout.decode("utf-8", "replace")
+    kinds = [line[0] for line in long.splitlines() if re.match(r"^\S{10}\s+\d+\.\d+ ", line)]
+    links = {name for name, kind in zip(names, kinds) if kind == "l"} if len(kinds) == len(names) else set()
     out = []
-    for name in names.stdout.decode("utf-8", "replace").splitlines():
-        if name.endswith("/"):
+    for name in names:
+        if name.endswith("/") or name in links:
             continue
-        data = subprocess.run(["unzip", "-p", path, name], capture_output=True)
+        # unzip takes a name as a pattern: its wildcards escaped.
+        data = subprocess.run(["unzip", "-p", path, re.sub(r"([\[\]*?])", r"\\\1", name)], capture_output=True)
         if data.returncode > 1:
             return None
         out.append((name, data.stdout))

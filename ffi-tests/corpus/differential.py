@@ -1,21 +1,24 @@
 #!/usr/bin/env python3
-"""Differential fuzzing of bufkit's reading of zip archives against Python's zipfile: structure-
-aware mutations of seed archives (fields of the end records, central and local headers set to
-boundary or random values, records repeated, the archive placed after a copy of itself, comments
-stretched, bytes cut or appended). The rule is "one reading or none": where both read a mutant,
-they must read the same files with the same bytes in the same order; bufkit may refuse what
-Python reads (it is stricter on purpose), never read it otherwise. bufkit must also never crash
-(a panic, a signal) or hang.
+"""Differential fuzzing of bufkit's reading of zip archives against Python's zipfile and Info-ZIP
+unzip: structure-aware mutations of seed archives (fields of the end records, central and local
+headers set to boundary or random values, records repeated, the archive placed before or after a
+copy of itself, comments stretched, bytes cut or appended). The rule is "one reading or none":
+where bufkit reads a mutant, it reads the same files with the same bytes as each of Python and
+unzip that reads it; it may refuse what they read (it is stricter on purpose), never read it
+otherwise. bufkit reads each mutant from four places, which must give one reading or one
+refusal: the file (`ls`, `cat`, and `cat` inflating on several cores), the file extracted, a pipe
+(`extract -`), and a URL served by range requests from a server this script starts on 127.0.0.1.
+bufkit must also never crash (a panic, a signal) or hang.
 
 Usage: ffi-tests/corpus/differential.py BUFKIT [--mutants N] [--seed S] [--keep DIR]
 The test command runs 300 mutants; the long run is
     ffi-tests/corpus/differential.py target/release/bufkit --mutants 20000 --keep /tmp/bufkit-diff
 which keeps every failing mutant in DIR. Prints one line per failure, "N passed, N failed" last.
 """
-import argparse, io, json, os, random, struct, subprocess, sys, tempfile, zipfile
+import argparse, http.server, io, json, os, random, shutil, struct, subprocess, sys, tempfile, threading, zipfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from ambiguous import Unseekable  # a file zipfile cannot seek in, so it writes data descriptors
+from ambiguous import Unseekable, unzip_reads  # a file zipfile cannot seek in; unzip's reading
 
 EOCD, ZIP64_EOCD, ZIP64_LOCATOR = b"PK\x05\x06", b"PK\x06\x06", b"PK\x06\x07"
 CENTRAL, LOCAL = b"PK\x01\x02", b"PK\x03\x04"
@@ -90,10 +93,10 @@ def mutate(data, rng):
     choice = rng.randrange(10)
     if choice < 5:
         return set_field(data, rng)
-    if choice == 5:  # a copy of the archive, one byte different, placed before it, offsets as they were
+    if choice == 5:  # a copy of the archive, one byte different, placed before or after it, offsets as they were
         at = rng.randrange(len(data))
         copy = data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:]
-        return copy + data
+        return copy + data if rng.random() < 0.5 else data + copy
     if choice == 6:  # a record repeated
         recs = records(data)
         if recs:
@@ -127,6 +130,84 @@ def python_reads(path):
             return [(i.filename, z.read(i)) for i in z.infolist() if not i.is_dir() and not is_symlink(i)]
     except Exception:
         return None
+
+
+class RangeServer(http.server.ThreadingHTTPServer):
+    """Serves `self.archive` at any path on 127.0.0.1 by range requests (206 with Content-Range,
+    an ETag), as an object store does."""
+    daemon_threads = True
+
+    def __init__(self):
+        super().__init__(("127.0.0.1", 0), RangeHandler)
+        self.archive = b""
+        threading.Thread(target=self.serve_forever, daemon=True).start()
+
+    def url(self, n):
+        return f"http://127.0.0.1:{self.server_address[1]}/mutant-{n}.zip"
+
+
+class RangeHandler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def do_GET(self):
+        data, size = self.server.archive, len(self.server.archive)
+        spec = (self.headers.get("Range") or "").removeprefix("bytes=")
+        if not spec:
+            start, end = 0, size - 1
+        elif spec.startswith("-"):
+            start, end = max(size - int(spec[1:]), 0), size - 1
+        else:
+            a, _, b = spec.partition("-")
+            start, end = int(a), min(int(b) if b else size - 1, size - 1)
+        if size == 0 or start > end:
+            self.send_response(416)
+            self.send_header("Content-Range", f"bytes */{size}")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        self.send_response(206 if spec else 200)
+        if spec:
+            self.send_header("Content-Range", f"bytes {start}-{end}/{size}")
+        self.send_header("Content-Length", str(end - start + 1))
+        self.send_header("ETag", f'"{hash(data) & 0xffffffff:08x}"')
+        self.end_headers()
+        self.wfile.write(data[start:end + 1])
+
+
+def tree(root):
+    """The files under `root`: (relative path, bytes), sorted."""
+    found = []
+    for dirpath, _, names in os.walk(root):
+        for name in names:
+            path = os.path.join(dirpath, name)
+            with open(path, "rb") as f:
+                found.append((os.path.relpath(path, root), f.read()))
+    return sorted(found)
+
+
+def extractions(bufkit, path, data, url, work):
+    """bufkit's extraction of the mutant from the file, a pipe and the URL: {place: tree or None
+    (refused)}, and a problem if one crashed or hung."""
+    found = {}
+    for place, archive, stdin in (("file", path, None), ("pipe", "-", data), ("url", url, None)):
+        dest = os.path.join(work, "out-" + place)
+        try:
+            run = subprocess.run([bufkit, "extract", archive, dest], input=stdin, capture_output=True, timeout=30)
+        except subprocess.TimeoutExpired:
+            return found, f"extract from the {place} hung (30 s)"
+        if run.returncode not in (0, 1):
+            return found, f"extract from the {place} exited {run.returncode}: {run.stderr[-300:]!r}"
+        if run.returncode == 0:
+            found[place] = tree(dest)
+        elif os.path.exists(dest):
+            return found, f"a refused extraction from the {place} left {dest}"
+        else:
+            found[place] = None
+        shutil.rmtree(dest, ignore_errors=True)
+    return found, None
 
 
 def bufkit_reads(bufkit, path):
@@ -165,7 +246,9 @@ def main():
     args = parser.parse_args()
     rng = random.Random(args.seed)
     base = seeds(rng)
-    passed = failed = refused = agreed = stricter = 0
+    passed = failed = refused = agreed = stricter = everywhere = 0
+    server = RangeServer()
+    names = lambda r: [name for name, _ in r]
     with tempfile.TemporaryDirectory() as work:
         path = os.path.join(work, "mutant.zip")
         for n in range(args.mutants):
@@ -174,12 +257,28 @@ def main():
                 data = mutate(data, rng)
             with open(path, "wb") as f:
                 f.write(data)
-            theirs = python_reads(path)
+            server.archive = data
+            peers = {"python": python_reads(path), "unzip": unzip_reads(path)}
+            theirs = peers["python"]
             ours, crash = bufkit_reads(args.bufkit, path)
             problem = crash
-            if problem is None and ours is not None and theirs is not None and ours != theirs:
-                names = lambda r: [name for name, _ in r]
-                problem = f"read one way where Python reads another: bufkit {names(ours)}, python {names(theirs)}"
+            for peer, reading in peers.items():
+                if problem is None and ours is not None and reading is not None and sorted(ours) != sorted(reading):
+                    problem = f"read one way where {peer} reads another: bufkit {names(ours)}, {peer} {names(reading)}"
+            if problem is None:
+                places, problem = extractions(args.bufkit, path, data, server.url(n), work)
+                # Extraction refuses what reading by name cannot tell (a tree that cannot be made).
+                readings = {p: t for p, t in places.items()}
+                if problem is None and len({repr(t) for t in readings.values()}) > 1:
+                    said = ", ".join(f"{p}: {'refused' if t is None else len(t)}" for p, t in readings.items())
+                    problem = f"the places disagree: {said}"
+                extracted = readings.get("file")
+                everywhere += problem is None and extracted is not None
+                if problem is None and extracted is not None and ours is None:
+                    problem = "extracted from the file, refused by ls/cat"
+                if problem is None and extracted is not None and names(extracted) != sorted(names(ours)):
+                    if sorted(extracted) != sorted((name, b) for name, b in ours if not name.endswith("/")):
+                        problem = f"extracted other files than ls/cat read: {names(extracted)} against {names(ours)}"
             if problem:
                 failed += 1
                 print(f"FAIL mutant {n}: {problem}")
@@ -192,8 +291,9 @@ def main():
                 refused += ours is None
                 stricter += ours is None and theirs is not None
                 agreed += ours is not None and theirs is not None
-    print(f"differential: {args.mutants} mutants, {agreed} read alike by both, {refused} refused by bufkit "
-          f"({stricter} of them read by Python)", file=sys.stderr)
+    print(f"differential: {args.mutants} mutants, {agreed} read alike by bufkit and Python, {refused} refused by "
+          f"bufkit ({stricter} of them read by Python), {everywhere} extracted alike from the file, a pipe and a URL",
+          file=sys.stderr)
     print(f"{passed} passed, {failed} failed")
     sys.exit(1 if failed else 0)
 
