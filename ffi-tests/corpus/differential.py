@@ -90,9 +90,16 @@ def set_field(data, rng):
 
 
 def mutate(data, rng):
-    choice = rng.randrange(10)
+    choice = rng.randrange(11)
     if choice < 5:
         return set_field(data, rng)
+    if choice == 10:  # a copy with a field set or a name bufkit refuses, placed before or after the archive
+        if rng.random() < 0.5:
+            copy = set_field(data, rng)
+        else:
+            copy = data.replace(b"assets/app.js", rng.choice([b"a:sets/app.js", b"assets\\app.js", b"../ets/app.js",
+                                                               b"/ssets/app.js", b"assets/app.j\0"]))
+        return copy + data if rng.random() < 0.5 else data + copy
     if choice == 5:  # a copy of the archive, one byte different, placed before or after it, offsets as they were
         at = rng.randrange(len(data))
         copy = data[:at] + bytes([data[at] ^ 0x20]) + data[at + 1:]
