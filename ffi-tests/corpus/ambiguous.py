@@ -69,8 +69,9 @@ def layouts():
     # 6c. Other projects' own test archives, read as those projects read them (issue 51):
     # CPython's stub before a ZIP64 archive with nothing adjusted, and zip2's empty archives
     # whose comment is shorter than the bytes after it.
-    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "cpython-exe_with_z64"), "rb") as f:
-        yield "CPython's exe_with_z64", f.read(), False
+    for peer in ("exe_with_z64", "exe_with_zip"):
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "peers", "cpython-" + peer), "rb") as f:
+            yield f"CPython's {peer}", f.read(), False
     empty = struct.pack("<IHHHHIIH", 0x06054B50, 0, 0, 0, 0, 0, 0, 6)
     yield "zip2's comment_garbage.zip", empty + b"short.omment bla bla bla", False
     yield "zip2's misaligned_comment.zip", empty + b"short.omment bla bla bla" + bytes(467), False

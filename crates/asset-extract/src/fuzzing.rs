@@ -624,6 +624,150 @@ pub fn stream(data: &[u8]) {
     }
 }
 
+/// `data` = a piece size (its first byte, 1 to 256), then an archive, read from every place an
+/// archive comes from: memory, a file, a stream (a reader giving at most the piece size a call,
+/// as a pipe may) and a caller's source (answering at most the piece size a call); each
+/// extracted, and read in place through `AssetArchive` from memory and from the source. One
+/// reading or one refusal: the same tree from every extraction and the same files from every
+/// archive in place, or every one refused (an archive with several faults may be refused for
+/// any of them) and nothing left at any destination. (A URL, read by ranges, is the CLI's: `ffi-tests/corpus/differential.py` reads
+/// each mutant from the file, a pipe and a loopback URL through `bufkit`.)
+pub fn sources(data: &[u8]) {
+    let Some((&piece, archive)) = data.split_first() else { return };
+    let piece = usize::from(piece) + 1;
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let run = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("asset-extract-fuzz-sources-{}-{run}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a directory of our own");
+    let _removed = RemovedOnDrop(dir.clone());
+    let path = dir.join("archive.zip");
+    std::fs::write(&path, archive).expect("written");
+    let options = Options { threads: 1, ..Options::default() };
+    let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
+    let served = Pieces { bytes: archive, piece };
+    let places: [(&str, &Extraction<'_>); 4] = [
+        ("memory", &|dest| crate::extract_bytes(archive, dest, &options)),
+        ("file", &|dest| crate::extract(&path, dest, &options)),
+        ("stream", &|dest| crate::extract_stream(&mut Trickle { rest: archive, piece }, dest, &options)),
+        ("source", &|dest| crate::extract_source(&served, dest, &options)),
+    ];
+    let mut first: Option<(&str, Result<Tree, Error>)> = None;
+    for (place, extract) in places {
+        let dest = dir.join(place);
+        let outcome = extract(&dest).map(|_| tree(&dest, started));
+        if outcome.is_err() {
+            assert!(!dest.exists(), "a refused extraction from the {place} left its destination");
+        }
+        match &first {
+            None => first = Some((place, outcome)),
+            Some((was, seen)) => match (seen, &outcome) {
+                (Ok(a), Ok(b)) => assert!(a == b, "the {place} extracted another tree than the {was}"),
+                // Refused by both (an archive with several faults may be refused for either).
+                (Err(_), Err(_)) => {}
+                (a, b) => panic!("the {was}: {a:?}; the {place}: {b:?}"),
+            },
+        }
+    }
+    // In place: the archive's files read whole, from memory and from the source, agree; and, where
+    // extraction read the archive, they are its files.
+    let in_memory = crate::AssetArchive::from_bytes(archive.to_vec()).and_then(|a| files_of(&a));
+    let from_source = crate::AssetArchive::open_source(served.to_owned()).and_then(|a| files_of(&a));
+    match (&in_memory, &from_source) {
+        (Ok(a), Ok(b)) => assert!(a == b, "in place, the source read other files than memory"),
+        (Err(_), Err(_)) => {}
+        (a, b) => panic!("in place, from memory {a:?}, from the source {b:?}"),
+    }
+    if let (Some((_, Ok(_))), Err(e)) = (&first, &in_memory) {
+        panic!("extracted, but refused in place: {e}");
+    }
+    if let (Some((_, Ok(extracted))), Ok(read)) = (&first, &in_memory) {
+        let files: Vec<(&str, &[u8])> = extracted
+            .iter()
+            .filter_map(|(name, node)| match node {
+                Node::File { bytes, .. } => Some((name.as_str(), bytes.as_slice())),
+                _ => None,
+            })
+            .collect();
+        let read: Vec<(&str, &[u8])> = read.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+        assert!(files == read, "extraction wrote other files than are read in place");
+    }
+}
+
+/// One way of extracting the archive into a destination.
+type Extraction<'a> = dyn Fn(&std::path::Path) -> Result<crate::Report, Error> + 'a;
+
+/// What an extraction left, as [`tree`] lists it.
+type Tree = Vec<(String, Node)>;
+
+/// An archive's files (not directories) read whole, sorted by name.
+fn files_of(archive: &crate::AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
+    let mut files = Vec::new();
+    for (i, e) in archive.entries().iter().enumerate() {
+        if e.kind == Kind::File {
+            files.push((e.path.clone(), archive.read(i)?.to_vec()));
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// A reader giving at most `piece` bytes a call.
+struct Trickle<'a> {
+    rest: &'a [u8],
+    piece: usize,
+}
+
+impl std::io::Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.piece).min(self.rest.len());
+        buf[..n].copy_from_slice(&self.rest[..n]);
+        self.rest = &self.rest[n..];
+        Ok(n)
+    }
+}
+
+/// A caller's source answering at most `piece` bytes a call.
+#[derive(Clone)]
+struct Pieces<'a> {
+    bytes: &'a [u8],
+    piece: usize,
+}
+
+impl Pieces<'_> {
+    fn to_owned(&self) -> OwnedPieces {
+        OwnedPieces { bytes: self.bytes.to_vec(), piece: self.piece }
+    }
+}
+
+impl crate::Source for Pieces<'_> {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = self.bytes.get(offset as usize..).unwrap_or(&[]);
+        let n = buf.len().min(self.piece).min(rest.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        Ok(n)
+    }
+}
+
+/// [`Pieces`] owning its bytes, for an archive that keeps its source.
+struct OwnedPieces {
+    bytes: Vec<u8>,
+    piece: usize,
+}
+
+impl crate::Source for OwnedPieces {
+    fn len(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
+        Pieces { bytes: &self.bytes, piece: self.piece }.read_at(offset, buf)
+    }
+}
+
 /// A run's directory, removed however the run ends (a failed check panics).
 struct RemovedOnDrop(std::path::PathBuf);
 

@@ -22,6 +22,16 @@
 //! offset says), reported in [`Report::prepended`]; data appended after the end record is read
 //! past when exactly one end record fits ([`Report::appended`]); [`Options::strict`] refuses both.
 //!
+//! One reading or none: where the bytes admit two readings, every reader must agree, or the
+//! archive is refused ([`Error::Ambiguous`], naming the end record, both offsets and both sizes).
+//! A directory may sit where an end record says or right before the end records (where unzip and
+//! Python look first); a ZIP64 end record where its locator says or right before the locator
+//! (where Python reads it). Where both places hold a complete one (its records walk, each with
+//! its signature) and they differ, the archive is refused, whatever this library would find wrong
+//! with either later: before an archive or after it, the same. Where only one is complete, it is
+//! read, and a shift is reported as bytes prepended. The same holds from a file, memory, a
+//! stream, a caller's [`Source`] and, in the CLI, a URL.
+//!
 //! ```no_run
 //! let report = asset_extract::extract(
 //!     std::path::Path::new("app.apk"),

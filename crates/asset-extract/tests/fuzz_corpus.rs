@@ -36,6 +36,12 @@ fn stream_corpus() {
     assert!(replay("stream", asset_extract::fuzzing::stream) >= 5);
 }
 
+/// One reading or one refusal from memory, a file, a stream and a caller's source (issue 51).
+#[test]
+fn sources_corpus() {
+    assert!(replay("sources", asset_extract::fuzzing::sources) >= 200);
+}
+
 #[test]
 fn methods_corpus() {
     assert!(replay("methods", asset_extract::fuzzing::methods) >= 5);

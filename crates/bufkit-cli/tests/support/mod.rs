@@ -1,4 +1,6 @@
-//! What the CLI's tests share: running the `bufkit` binary this build made.
+//! What the CLI's tests share: running the `bufkit` binary this build made, and a range server.
+
+pub mod range_server;
 
 /// Runs `bufkit ARGS…`: whether it succeeded, its stdout and its stderr.
 pub fn bufkit(args: &[&str]) -> (bool, String, String) {
