@@ -825,23 +825,37 @@ fn prepended_bytes(data: &Window<'_>, dir: &Directory) -> Result<u64, Error> {
     })
 }
 
-/// The bytes a central directory of `dir.entries` records takes from `at`, if there is one: each
-/// record with its signature, each ending before the end records. What a reader needs to take it
-/// for the directory; nothing else about its records (names, sizes, local headers) is judged.
+/// The bytes a central directory takes from `from`, if a reader could take one to start there:
+/// `dir.entries` records, each with its signature and ending before the end records (as unzip
+/// walks a directory, by its count), or records with their signatures until `dir.size` bytes are
+/// taken, whatever their count and wherever they end (as Python walks it, by its size). Nothing
+/// else about the records (names, sizes, local headers) is judged: a reading another reader
+/// takes is a reading.
 fn walks(data: &Window<'_>, dir: &Directory, from: u64) -> Option<u64> {
-    let mut at = from;
-    for _ in 0..dir.entries {
+    let record_len = |at: u64| -> Option<u64> {
         let header = data.get(at as usize..at as usize + 46)?;
-        if u32_at(header, 0) != Some(CENTRAL_SIG) {
-            return None;
+        (u32_at(header, 0) == Some(CENTRAL_SIG))
+            .then(|| 46 + [28, 30, 32].map(|o| u64::from(u16_at(header, o).expect("inside"))).iter().sum::<u64>())
+    };
+    let by_count = || {
+        let mut at = from;
+        for _ in 0..dir.entries {
+            at += record_len(at)?;
+            if at > dir.end {
+                return None;
+            }
         }
-        let lens = [28, 30, 32].map(|o| u64::from(u16_at(header, o).expect("inside")));
-        at += 46 + lens.iter().sum::<u64>();
-        if at > dir.end {
-            return None;
+        Some(at - from)
+    };
+    // Python reads a record's name, extra field and comment short where the file ends, and goes on.
+    let by_size = || {
+        let mut at = from;
+        while at - from < dir.size {
+            at += record_len(at)?;
         }
-    }
-    Some(at - from)
+        Some(at - from)
+    };
+    by_count().or_else(by_size)
 }
 
 /// Like [`read_entries`], also saying how many bytes were prepended.

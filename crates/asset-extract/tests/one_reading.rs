@@ -453,3 +453,16 @@ fn a_saturated_disk_number_defers_to_the_zip64_extra_field() {
     put_u16(&mut zip, l.central[0] + 34, 0xffff);
     assert!(reading("disk-saturated-alone", &zip).is_err());
 }
+
+/// A directory Python takes by its size though its count says more (the first record's comment
+/// length made to cover the rest, and past the file's end): still a reading, so beside another
+/// complete directory the archive is refused, not read as the other (found by differential.py,
+/// seed 101).
+#[test]
+fn a_directory_python_walks_by_its_size_is_a_reading_too() {
+    let (first, l) = build(&[Spec::file("a.txt", b"the first copy"), Spec::file("b.txt", b"b")], b"");
+    let mut second = first.clone();
+    put_u16(&mut second, l.central[0] + 32, 0xffff);
+    let err = reading("size-walk", &[first.as_slice(), &second].concat()).unwrap_err();
+    assert!(matches!(&err, Error::Ambiguous { reason } if reason.contains("just before the end records")), "{err}");
+}
