@@ -3,7 +3,9 @@
 # under AddressSanitizer+UBSan and under valgrind, plus header and pkg-config checks.
 # Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, the host's architecture).
 # With another ARCH (aarch64), the programs are built by Debian's cross gcc (ARCH-linux-gnu-gcc)
-# and run under qemu-user: the plain variants, shared and static. The sanitizer and valgrind
+# and run under qemu-user: the plain variants, shared and static. With ARCH `musl`, they are built
+# by musl-gcc against the x86-64 musl (Alpine) build's libbufkit.a and run here: the static
+# variant alone (Rust builds no musl cdylib by default). The sanitizer and valgrind
 # variants run on the native build only: under qemu-user AddressSanitizer needs its leak checker
 # off and still reports memory that growable-buffer maps itself (placed where qemu's x86-64
 # address layout puts it, outside the shadow aarch64 ASan reserves) as a wild pointer; valgrind
@@ -15,6 +17,8 @@ lib=${1:-$root/target/release}
 arch=${2:-$(uname -m)}
 if [[ $arch == "$(uname -m)" ]]; then
   cc=gcc cxx=g++ nm=nm emulate=() out=$root/build/c
+elif [[ $arch == musl ]]; then
+  cc=musl-gcc cxx=none nm=nm emulate=() out=$root/build/c-musl
 else
   # The cross toolchain's libraries first (see scripts/aarch64-env).
   cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ nm=$arch-linux-gnu-nm
@@ -111,6 +115,13 @@ PY
 cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c"
   -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"" -DBUFKIT_CUT_ZIP="\"$out/cut.zip\"" -DBUFKIT_JUNK_ZIP="\"$out/junk.zip\"" -DBUFKIT_TWIN_ZIP="\"$out/twin.zip\"")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
+# musl: Rust's musl staticlib leaves the unwinder to the final link (rustc takes its own
+# libunwind.a; gcc's libgcc_eh here is glibc's), so a C program links that libunwind.a too, and
+# --eh-frame-hdr, which gcc leaves out of static links: without it a panic cannot unwind to the
+# ABI's boundary and the process aborts ("failed to initiate panic").
+[[ $arch == musl ]] &&
+  static_libs=("$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl/lib/self-contained/libunwind.a" -static
+    -Wl,--eh-frame-hdr -lpthread -lm)
 passed=0 failed=0
 
 # One check that is not a test program: counted as one test.
@@ -153,6 +164,12 @@ cp "$out/twice.c" "$out/twice.cc"
 check header-c11-twice "$cc" "${cflags[@]}" -c "$out/twice.c" -o "$out/twice.o"
 command -v "$cxx" >/dev/null &&
   check header-cxx "$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic -I"$root/include" -c "$out/twice.cc" -o "$out/twicecc.o"
+if [[ $arch == musl ]]; then
+  variant static "" "$lib/libbufkit.a" "${static_libs[@]}"
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
 check pkg-config-build bash -c "$cc \"$out/twice.c\" \$(PKG_CONFIG_PATH='$lib' pkg-config --cflags --libs bufkit) -Wl,-rpath,'$lib' -o '$out/pc' && ${emulate[*]} '$out/pc'"
 # The library's exports are exactly the C ABI's functions, and every one the header declares.
 check exports-only-bk bash -c "! $nm -D --defined-only '$lib/libbufkit.so' | awk 'NF==3{print \$3}' | grep -v '^bk_'"

@@ -7,8 +7,9 @@
 //! Everything inside a tree is opened relative to a directory descriptor, never following a
 //! symlink in the last step. What is not POSIX is chosen here, per system, so that a port touches
 //! this file alone:
-//! - `rename_paths` (rename without replacing, or swap two paths in one step) is `renameat2` on
-//!   Linux, the same system call by number on Android (bionic's wrapper needs API level 30),
+//! - `rename_paths` (rename without replacing, or swap two paths in one step) is the `renameat2`
+//!   system call by number on Linux and Android (musl before 1.2.5 has no wrapper for it, and
+//!   bionic's needs API level 30),
 //!   `renamex_np` on macOS and iOS, and `ENOSYS` elsewhere, where the callers' fallbacks run
 //!   (they already handle kernels and file systems without it);
 //! - errno, cleared before `readdir`, lives behind `__errno_location` (glibc, musl),
@@ -84,16 +85,9 @@ pub(crate) enum Rename {
 /// Renames the path `from` to `to` as `how` says, in one step. `ENOSYS` where the system has no
 /// such call, `EINVAL` (or `ENOTSUP`) where the file system lacks it.
 pub(crate) fn rename_paths(from: &CStr, to: &CStr, how: Rename) -> io::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        let flags = match how {
-            Rename::NoReplace => libc::RENAME_NOREPLACE,
-            Rename::Exchange => libc::RENAME_EXCHANGE,
-        };
-        // SAFETY: both paths are NUL-terminated strings outliving the call.
-        ok_or_errno(unsafe { libc::renameat2(libc::AT_FDCWD, from.as_ptr(), libc::AT_FDCWD, to.as_ptr(), flags) })
-    }
-    #[cfg(target_os = "android")]
+    // By number on Linux and Android: musl before 1.2.5 has no renameat2 wrapper (Alpine 3.19
+    // and older, Debian's musl-tools), and bionic's needs API level 30.
+    #[cfg(any(target_os = "linux", target_os = "android"))]
     {
         let flags = match how {
             Rename::NoReplace => libc::RENAME_NOREPLACE,
@@ -151,7 +145,8 @@ pub(crate) fn link_at(from_dir: RawFd, from: &CStr, to_dir: RawFd, to: &CStr) ->
 pub(crate) fn set_mtime_at(dir: RawFd, name: &CStr, secs: i64, nanos: u32) -> io::Result<()> {
     let times = [
         libc::timespec { tv_sec: 0, tv_nsec: libc::UTIME_OMIT },
-        libc::timespec { tv_sec: secs as libc::time_t, tv_nsec: nanos as _ },
+        // `as _`: libc names musl's time_t deprecated (a note on its width), not the type.
+        libc::timespec { tv_sec: secs as _, tv_nsec: nanos as _ },
     ];
     // SAFETY: `dir` is an open directory, `name` NUL-terminated and `times` two timespecs, all
     // outliving the call.
@@ -282,7 +277,8 @@ type Fields = (i32, i32, i32, i32, i32, i32);
 
 /// The local time zone's offset from UTC at `secs` (`tm_gmtoff`), and the local time there.
 fn local_fields(secs: i64) -> Option<(i64, Fields)> {
-    let t = libc::time_t::try_from(secs).ok()?;
+    #[allow(clippy::useless_conversion, reason = "time_t is 32 bits on some targets")]
+    let t = secs.try_into().ok()?;
     // SAFETY: an all-zero `tm` is a valid value (every field an integer, tm_zone a null pointer).
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     // SAFETY: both pointers are valid for the call; localtime_r writes only `tm`.
