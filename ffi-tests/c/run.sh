@@ -4,8 +4,10 @@
 # Usage: ffi-tests/c/run.sh [LIBDIR [ARCH]]   (default target/release, the host's architecture).
 # With another ARCH (aarch64), the programs are built by Debian's cross gcc (ARCH-linux-gnu-gcc)
 # and run under qemu-user: the plain variants, shared and static. With ARCH `musl`, they are built
-# by musl-gcc against the x86-64 musl (Alpine) build's libbufkit.a and run here: the static
-# variant alone (Rust builds no musl cdylib by default). The sanitizer and valgrind
+# by musl-gcc against the x86-64 musl (Alpine) build's libbufkit.a and run here; with
+# `aarch64-musl`, by zig's cc (PyPI's ziglang: Debian has no aarch64 musl gcc) against the aarch64
+# musl build's, and run under qemu-user: the static variant alone (Rust builds no musl cdylib by
+# default). The sanitizer and valgrind
 # variants run on the native build only: under qemu-user AddressSanitizer needs its leak checker
 # off and still reports memory that growable-buffer maps itself (placed where qemu's x86-64
 # address layout puts it, outside the shadow aarch64 ASan reserves) as a wild pointer; valgrind
@@ -18,7 +20,13 @@ arch=${2:-$(uname -m)}
 if [[ $arch == "$(uname -m)" ]]; then
   cc=gcc cxx=g++ nm=nm emulate=() out=$root/build/c
 elif [[ $arch == musl ]]; then
-  cc=musl-gcc cxx=none nm=nm emulate=() out=$root/build/c-musl
+  cc=musl-gcc cxx=none nm=nm emulate=() out=$root/build/c-musl musl_triple=x86_64-unknown-linux-musl
+elif [[ $arch == aarch64-musl ]]; then
+  out=$root/build/c-aarch64-musl musl_triple=aarch64-unknown-linux-musl cxx=none nm=nm emulate=(qemu-aarch64)
+  mkdir -p "$out"
+  printf '#!/bin/sh\nexec python3 -m ziglang cc -target aarch64-linux-musl "$@"\n' >"$out/cc"
+  chmod +x "$out/cc"
+  cc=$out/cc
 else
   # The cross toolchain's libraries first (see scripts/aarch64-env).
   cc=$arch-linux-gnu-gcc cxx=$arch-linux-gnu-g++ nm=$arch-linux-gnu-nm
@@ -119,8 +127,8 @@ static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 # libunwind.a; gcc's libgcc_eh here is glibc's), so a C program links that libunwind.a too, and
 # --eh-frame-hdr, which gcc leaves out of static links: without it a panic cannot unwind to the
 # ABI's boundary and the process aborts ("failed to initiate panic").
-[[ $arch == musl ]] &&
-  static_libs=("$(rustc --print sysroot)/lib/rustlib/x86_64-unknown-linux-musl/lib/self-contained/libunwind.a" -static
+[[ $arch == *musl ]] &&
+  static_libs=("$(rustc --print sysroot)/lib/rustlib/$musl_triple/lib/self-contained/libunwind.a" -static
     -Wl,--eh-frame-hdr -lpthread -lm)
 passed=0 failed=0
 
@@ -164,7 +172,7 @@ cp "$out/twice.c" "$out/twice.cc"
 check header-c11-twice "$cc" "${cflags[@]}" -c "$out/twice.c" -o "$out/twice.o"
 command -v "$cxx" >/dev/null &&
   check header-cxx "$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic -I"$root/include" -c "$out/twice.cc" -o "$out/twicecc.o"
-if [[ $arch == musl ]]; then
+if [[ $arch == *musl ]]; then
   variant static "" "$lib/libbufkit.a" "${static_libs[@]}"
   echo "$passed passed, $failed failed"
   [[ $failed -eq 0 ]]
