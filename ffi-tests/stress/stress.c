@@ -590,6 +590,22 @@ static int source_failure_ok(bk_status s) {
 static uint8_t app_js[4096];
 static size_t app_js_len;
 
+/* zip_good's tree at `dest` (its readme.txt whole) if `whole`, else nothing there: after an
+   extraction over this thread's last tree, which a failure leaves as it was. */
+static void expect_tree(const char *dest, int whole) {
+  char file[340];
+  uint8_t out[64];
+  snprintf(file, sizeof file, "%s/readme.txt", dest);
+  if (whole) {
+    FILE *f = fopen(file, "rb");
+    size_t got = f ? fread(out, 1, sizeof out, f) : 0;
+    if (f) fclose(f);
+    EXPECT(got == 17 && memcmp(out, "hello from a zip\n", 17) == 0, "the tree at %s", dest);
+  } else {
+    EXPECT(access(dest, F_OK) != 0, "a failed first extraction left %s", dest);
+  }
+}
+
 struct source_arg {
   bk_archive *shared;
   size_t index;
@@ -654,14 +670,7 @@ static void *source_worker(void *p) {
     s = bk_extract_source(&source, dest, &opts, NULL, NULL);
     EXPECT(s == BK_STATUS_OK || source_failure_ok(s), "extract: %u", s);
     EXPECT(atomic_load(&extracting.released) == 1, "released %d times by extraction", atomic_load(&extracting.released));
-    if (s == BK_STATUS_OK || existed) {
-      FILE *f = fopen(file, "rb");
-      size_t got = f ? fread(out, 1, sizeof out, f) : 0;
-      if (f) fclose(f);
-      EXPECT(got == 17 && memcmp(out, "hello from a zip\n", 17) == 0, "the tree at %s", dest);
-    } else {
-      EXPECT(access(dest, F_OK) != 0, "a failed first extraction left %s", dest);
-    }
+    expect_tree(dest, s == BK_STATUS_OK || existed);
     /* Lengths that lie, longer and shorter: a status, released once. */
     struct chaos lying = {.bytes = zip_good, .len = sizeof zip_good};
     source = chaos_source(&lying, sizeof zip_good + (next_random(&a->seed) % 2 ? 100 : -10));
@@ -727,7 +736,6 @@ static void *stream_worker(void *p) {
   double end = now() + seconds;
   long ops = 0;
   char dest[300], file[340];
-  uint8_t out[64];
   snprintf(dest, sizeof dest, "%s/stream-%d", workdir, a->thread);
   snprintf(file, sizeof file, "%s/readme.txt", dest);
   static const bk_status expected[WAYS] = {BK_STATUS_OK, BK_STATUS_IO_ERROR, BK_STATUS_ARCHIVE_MALFORMED,
@@ -740,14 +748,7 @@ static void *stream_worker(void *p) {
     int existed = access(file, F_OK) == 0;
     bk_status s = bk_extract_stream(piped_read, &piped, dest, &opts, NULL, &failure);
     EXPECT(s == expected[piped.way], "stream way %d cut at %zu: %u", piped.way, piped.cut, s);
-    if (s == BK_STATUS_OK || existed) {
-      FILE *f = fopen(file, "rb");
-      size_t got = f ? fread(out, 1, sizeof out, f) : 0;
-      if (f) fclose(f);
-      EXPECT(got == 17 && memcmp(out, "hello from a zip\n", 17) == 0, "the tree at %s", dest);
-    } else {
-      EXPECT(access(dest, F_OK) != 0, "a failed first extraction left %s", dest);
-    }
+    expect_tree(dest, s == BK_STATUS_OK || existed);
     /* Fed by hand, in pieces of every size (empty ones included), then misused. */
     bk_stream *stream = NULL;
     char fed_dest[320];

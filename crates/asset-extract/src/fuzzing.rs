@@ -644,7 +644,7 @@ pub fn sources(data: &[u8]) {
     std::fs::write(&path, archive).expect("written");
     let options = Options { threads: 1, ..Options::default() };
     let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
-    let served = Pieces { bytes: archive, piece };
+    let served = Pieces { bytes: archive.to_vec(), piece };
     let places: [(&str, &Extraction<'_>); 4] = [
         ("memory", &|dest| crate::extract_bytes(archive, dest, &options)),
         ("file", &|dest| crate::extract(&path, dest, &options)),
@@ -671,7 +671,7 @@ pub fn sources(data: &[u8]) {
     // In place: the archive's files read whole, from memory and from the source, agree; and, where
     // extraction read the archive, they are its files.
     let in_memory = crate::AssetArchive::from_bytes(archive.to_vec()).and_then(|a| files_of(&a));
-    let from_source = crate::AssetArchive::open_source(served.to_owned()).and_then(|a| files_of(&a));
+    let from_source = crate::AssetArchive::open_source(served.clone()).and_then(|a| files_of(&a));
     match (&in_memory, &from_source) {
         (Ok(a), Ok(b)) => assert!(a == b, "in place, the source read other files than memory"),
         (Err(_), Err(_)) => {}
@@ -700,7 +700,7 @@ type Extraction<'a> = dyn Fn(&std::path::Path) -> Result<crate::Report, Error> +
 type Tree = Vec<(String, Node)>;
 
 /// An archive's files (not directories) read whole, sorted by name.
-fn files_of(archive: &crate::AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
+pub fn files_of(archive: &crate::AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut files = Vec::new();
     for (i, e) in archive.entries().iter().enumerate() {
         if e.kind == Kind::File {
@@ -711,10 +711,12 @@ fn files_of(archive: &crate::AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Err
     Ok(files)
 }
 
-/// A reader giving at most `piece` bytes a call.
-struct Trickle<'a> {
-    rest: &'a [u8],
-    piece: usize,
+/// A reader giving at most `piece` bytes a call, as a pipe may.
+pub struct Trickle<'a> {
+    /// What is left to give.
+    pub rest: &'a [u8],
+    /// The most one read gives.
+    pub piece: usize,
 }
 
 impl std::io::Read for Trickle<'_> {
@@ -726,20 +728,16 @@ impl std::io::Read for Trickle<'_> {
     }
 }
 
-/// A caller's source answering at most `piece` bytes a call.
+/// A caller's source serving `bytes`, answering at most `piece` bytes a call.
 #[derive(Clone)]
-struct Pieces<'a> {
-    bytes: &'a [u8],
-    piece: usize,
+pub struct Pieces {
+    /// The archive.
+    pub bytes: Vec<u8>,
+    /// The most one call answers.
+    pub piece: usize,
 }
 
-impl Pieces<'_> {
-    fn to_owned(&self) -> OwnedPieces {
-        OwnedPieces { bytes: self.bytes.to_vec(), piece: self.piece }
-    }
-}
-
-impl crate::Source for Pieces<'_> {
+impl crate::Source for Pieces {
     fn len(&self) -> u64 {
         self.bytes.len() as u64
     }
@@ -749,22 +747,6 @@ impl crate::Source for Pieces<'_> {
         let n = buf.len().min(self.piece).min(rest.len());
         buf[..n].copy_from_slice(&rest[..n]);
         Ok(n)
-    }
-}
-
-/// [`Pieces`] owning its bytes, for an archive that keeps its source.
-struct OwnedPieces {
-    bytes: Vec<u8>,
-    piece: usize,
-}
-
-impl crate::Source for OwnedPieces {
-    fn len(&self) -> u64 {
-        self.bytes.len() as u64
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        Pieces { bytes: &self.bytes, piece: self.piece }.read_at(offset, buf)
     }
 }
 

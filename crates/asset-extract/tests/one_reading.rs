@@ -5,6 +5,7 @@
 mod support;
 mod zipwriter;
 
+use asset_extract::fuzzing::{Trickle, files_of};
 use asset_extract::{
     AssetArchive, Error, Holding, Kind, LocalHeaders, Options, extract, extract_bytes, extract_source, extract_stream,
     read_archive,
@@ -28,7 +29,7 @@ fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> 
         let done = match k {
             0 => extract_bytes(archive, &out, &options),
             1 => extract(&zip, &out, &options),
-            2 => extract_stream(&mut Trickle(archive), &out, &options),
+            2 => extract_stream(&mut Trickle { rest: archive, piece: 7 }, &out, &options),
             _ => extract_source(&archive, &out, &options),
         };
         results.push(done.map(|_| files_in(&out, &out)));
@@ -37,10 +38,10 @@ fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> 
         }
     }
     for holding in [Holding::Read, Holding::Map] {
-        results.push(AssetArchive::open(&zip, holding).and_then(|a| read_all(&a)));
+        results.push(AssetArchive::open(&zip, holding).and_then(|a| files_of(&a)));
     }
-    results.push(AssetArchive::from_bytes(archive.to_vec()).and_then(|a| read_all(&a)));
-    results.push(AssetArchive::open_source(archive.to_vec()).and_then(|a| read_all(&a)));
+    results.push(AssetArchive::from_bytes(archive.to_vec()).and_then(|a| files_of(&a)));
+    results.push(AssetArchive::open_source(archive.to_vec()).and_then(|a| files_of(&a)));
     let first = results.remove(0);
     for (k, other) in results.iter().enumerate() {
         match (&first, other) {
@@ -52,18 +53,6 @@ fn reading(name: &str, archive: &[u8]) -> Result<Vec<(String, Vec<u8>)>, Error> 
         }
     }
     first
-}
-
-/// A stream that gives at most 7 bytes a read.
-struct Trickle<'a>(&'a [u8]);
-
-impl std::io::Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = buf.len().min(7).min(self.0.len());
-        buf[..n].copy_from_slice(&self.0[..n]);
-        self.0 = &self.0[n..];
-        Ok(n)
-    }
 }
 
 fn files_in(root: &std::path::Path, dir: &std::path::Path) -> Vec<(String, Vec<u8>)> {
@@ -79,17 +68,6 @@ fn files_in(root: &std::path::Path, dir: &std::path::Path) -> Vec<(String, Vec<u
     }
     found.sort();
     found
-}
-
-fn read_all(archive: &AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
-    let mut found = Vec::new();
-    for (i, e) in archive.entries().iter().enumerate() {
-        if e.kind == Kind::File {
-            found.push((e.path.clone(), archive.read(i)?.to_vec()));
-        }
-    }
-    found.sort();
-    Ok(found)
 }
 
 /// An archive placed after a complete archive of the same layout, its offsets left as they were:

@@ -13,26 +13,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+use asset_extract::fuzzing::Pieces;
 use support::range_server::{RangeServer, Server};
-
-/// A caller's source answering at most `piece` bytes a call.
-struct Pieces {
-    bytes: Vec<u8>,
-    piece: usize,
-}
-
-impl asset_extract::Source for Pieces {
-    fn len(&self) -> u64 {
-        self.bytes.len() as u64
-    }
-
-    fn read_at(&self, offset: u64, buf: &mut [u8]) -> std::io::Result<usize> {
-        let rest = self.bytes.get(offset as usize..).unwrap_or(&[]);
-        let n = buf.len().min(self.piece).min(rest.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        Ok(n)
-    }
-}
 
 /// Every file under `dir`, with its bytes, sorted; `None` if `dir` does not exist.
 fn tree(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
