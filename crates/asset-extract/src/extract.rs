@@ -21,6 +21,7 @@ use crate::opened::{Opened, check_end};
 use crate::source::{FileSource, Source};
 use crate::staging::{self, Staging};
 use crate::tree::Tree;
+use crate::windows_names;
 use crate::write::{Halt, Inflaters, Job, Prefetch, Scratch, WHOLE_ENTRY_MAX, write_file};
 
 /// How to extract.
@@ -32,6 +33,12 @@ pub struct Options<'a> {
     /// Refuse names that differ only in case even where the destination's file system keeps them
     /// apart (they are always refused where it folds case, which is detected).
     pub fold_case: bool,
+    /// Refuse every name Windows reads otherwise than it is stored, as extraction on Windows
+    /// always does: a colon (an alternate data stream), `< > " | ? *` and control characters, a
+    /// trailing dot or space, a reserved device name with any extension (`CON`, `nul.txt`,
+    /// `COM1`, `LPT1`), an 8.3 short name (`GIT~1`), and names that differ only in case. For
+    /// archives bound for Windows as well: on Linux such names are legal and extracted as they are.
+    pub portable_names: bool,
     /// Map the archive instead of reading it with `pread` ([`extract`] only): the file must not
     /// be truncated or rewritten while it is extracted, or the process dies of SIGBUS, and a JVM
     /// or BEAM with it. Only for archives nothing else writes (an installed APK). By default the
@@ -436,8 +443,13 @@ fn select(layout: Layout, locals: Option<Locals>, options: &Options<'_>) -> Resu
     if entries.is_empty() && !options.only.is_empty() {
         return Err(Error::NothingSelected { patterns: options.only.clone() });
     }
+    // Names Windows reads otherwise, where the tree is for Windows.
+    let for_windows = options.portable_names || crate::sys::WINDOWS_NAMES;
+    if for_windows && let Some((e, reason)) = entries.iter().find_map(|e| Some((e, windows_names::refusal(&e.path)?))) {
+        return Err(Error::UnsafeName { entry: e.path.clone(), reason });
+    }
     // Exact collisions were refused at open; names that differ only in case collide where asked.
-    if options.fold_case {
+    if options.fold_case || for_windows {
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
     let bytes = check_limits(&entries, options)?;

@@ -70,6 +70,7 @@ mod stream;
 mod sys;
 mod tree;
 mod verify;
+mod windows_names;
 mod write;
 
 pub use archive::{

@@ -23,6 +23,10 @@ use std::mem::MaybeUninit;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 
 /// `Ok(())` for a call that returned 0, else the OS error it left.
+/// Whether extraction writes for Windows, which reads some names otherwise than they are stored
+/// (see `windows_names`): there, those are refused always.
+pub(crate) const WINDOWS_NAMES: bool = cfg!(windows);
+
 fn ok_or_errno(rc: libc::c_int) -> io::Result<()> {
     if rc == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }

@@ -31,6 +31,12 @@ pub struct Args {
     /// Refuse names that differ only in case even where DEST's file system keeps them apart.
     #[arg(long)]
     pub fold_case: bool,
+    /// Refuse every name Windows reads otherwise than it is stored (a colon, `< > " | ? *`, a
+    /// trailing dot or space, a device name such as CON or nul.txt, an 8.3 short name such as
+    /// GIT~1, names that differ only in case), as extraction on Windows always does: for archives
+    /// bound for Windows as well.
+    #[arg(long)]
+    pub portable_names: bool,
     /// Refuse entries that inflate to more than this many times their compressed size.
     #[arg(long)]
     pub max_ratio: Option<f64>,
@@ -178,6 +184,7 @@ pub fn run(args: Args) -> Result<(), String> {
     let options = Options {
         mode,
         fold_case: args.fold_case,
+        portable_names: args.portable_names,
         max_ratio: args.max_ratio,
         map_archive: args.map_archive,
         strict: args.strict,
