@@ -19,10 +19,8 @@
 /// Maps keyed by names and offsets of our own parsing: a fast hasher.
 type HashMap<K, V> = std::collections::HashMap<K, V, foldhash::fast::RandomState>;
 type HashSet<K> = std::collections::HashSet<K, foldhash::fast::RandomState>;
-use std::ffi::CString;
 use std::fs::File;
 use std::io::Write;
-use std::os::fd::{AsRawFd, RawFd};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
@@ -38,7 +36,7 @@ use crate::extract::{Options, matches};
 use crate::names::Kind;
 use crate::opened::Opened;
 use crate::staging::{self, Staging};
-use crate::sys;
+use crate::sys::{self, Dir};
 use crate::write::{CHUNK, WHOLE_ENTRY_MAX};
 
 /// Entries are held whole for a worker up to this compressed size: a larger one is inflated as
@@ -186,7 +184,7 @@ struct Shared {
     /// Set when the stream has ended: the workers stop.
     ending: AtomicBool,
     /// The staging directory, open.
-    root: File,
+    root: Dir,
     /// The spool's file, once the stream is spooled to one: large entries are read from it.
     spool: std::sync::OnceLock<File>,
     /// How much of the stream is in the spool's file, and whether that is all of it.
@@ -259,7 +257,7 @@ impl Arrivals {
         self.started = true;
         staging::sweep_beside(&self.dest);
         let Ok(staging) = Staging::beside(&self.dest) else { return false };
-        let Ok(root) = File::open(staging.path()) else { return false };
+        let Ok(root) = Dir::open(staging.path()) else { return false };
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue::default()),
             ready: Condvar::new(),
@@ -373,7 +371,7 @@ impl Arrivals {
         let (files, dirs) = std::mem::take(&mut *lock(&shared.staged));
         let staging = self.staging.take()?;
         let root = shared.root.try_clone().ok();
-        let umask = umask_in(staging.path());
+        let umask = sys::umask_in(staging.path());
         Some(Prestaged { files, dirs, root, umask, staging: Some(staging), claimed: HashMap::default() })
     }
 
@@ -528,11 +526,9 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
         // SAFETY: read_whole succeeded, so it initialised all `size` bytes of the spare capacity.
         unsafe { out.set_len(job.size as usize) };
     }
-    let root = shared.root.as_raw_fd();
-    let Ok(c) = CString::new(entry.path.as_str()) else { return };
+    let root = &shared.root;
     let written = make_parents(shared, &entry.path).and_then(|()| {
-        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
-        let mut file = File::from(sys::open_at(root, &c, flags, AHEAD_MODE as libc::mode_t)?);
+        let mut file = root.create_file(&entry.path, AHEAD_MODE)?;
         let written =
             if whole { file.write_all(out).map(|()| true) } else { stream_into(&entry, input, &mut file, out, stop) };
         let written = written.and_then(|verified| {
@@ -542,7 +538,7 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
             Ok(verified)
         });
         if !matches!(written, Ok(true)) {
-            let _ = sys::unlink_at(root, &c, 0);
+            let _ = root.remove_file(&entry.path);
         }
         written
     });
@@ -594,7 +590,7 @@ impl crate::Source for ArrivingRead<'_> {
             return Err(std::io::Error::other("the stream was abandoned"));
         }
         let room = usize::try_from(in_file.saturating_sub(offset)).unwrap_or(usize::MAX).min(buf.len());
-        std::os::unix::fs::FileExt::read_at(self.file, &mut buf[..room], offset)
+        sys::read_at(self.file, &mut buf[..room], offset)
     }
 }
 
@@ -649,8 +645,7 @@ fn make_parents(shared: &Shared, path: &str) -> std::io::Result<()> {
         let end = parent[at..].find('/').map_or(parent.len(), |k| at + k);
         let dir = &parent[..end];
         if !lock(&shared.staged).1.contains(dir) {
-            let c = CString::new(dir).map_err(|_| std::io::ErrorKind::InvalidInput)?;
-            match sys::mkdir_at(shared.root.as_raw_fd(), &c, 0o755) {
+            match shared.root.make_dir(dir) {
                 Ok(()) => {}
                 // Another worker's, or one that exists as something else, which the next step
                 // finds.
@@ -664,23 +659,12 @@ fn make_parents(shared: &Shared, path: &str) -> std::io::Result<()> {
     Ok(())
 }
 
-/// The process's file mode creation mask, read from a file created in `dir` with every
-/// permission asked (reading it with `umask(2)` would change it, for every thread, meanwhile).
-fn umask_in(dir: &Path) -> Option<u32> {
-    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-    let probe = dir.join(".bufkit-umask-probe");
-    let file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o777).open(&probe).ok()?;
-    let mode = file.metadata().ok()?.permissions().mode();
-    let _ = std::fs::remove_file(&probe);
-    Some(!mode & 0o777)
-}
-
 /// What a stream staged as it arrived: its staging directory, with the files and directories
 /// made in it ahead.
 pub(crate) struct Prestaged {
     files: HashMap<String, Staged>,
     dirs: HashSet<String>,
-    root: Option<File>,
+    root: Option<Dir>,
     umask: Option<u32>,
     staging: Option<Staging>,
     /// The files kept, by where their local headers start: set by [`keep`](Self::keep).
@@ -699,8 +683,7 @@ impl Prestaged {
     /// holds nothing the archive does not. Where a kept file's local header fails its check,
     /// nothing is kept: the extraction then meets every fault where a file's would.
     pub(crate) fn keep(&mut self, opened: &Opened<'_>, entries: &[Entry], locals: &[LocalRef]) -> Result<(), Error> {
-        let root = self.root.as_ref().map_or(-1, AsRawFd::as_raw_fd);
-        let can_place = self.umask.is_some() && root >= 0;
+        let can_place = self.umask.is_some() && self.root.is_some();
         let mut needed_dirs: HashSet<&str> = HashSet::default();
         let mut checks: Vec<(&LocalRef, &Entry)> = Vec::new();
         for (e, local) in entries.iter().zip(locals) {
@@ -736,13 +719,15 @@ impl Prestaged {
         let path_of = |p: &str| self.staging.as_ref().map_or_else(|| Path::new(p).to_path_buf(), |s| s.path().join(p));
         for (path, staged) in &self.files {
             if self.claimed.get(&staged.header_at) != Some(staged) {
-                remove_at(root, path, 0).map_err(|e| Error::io("removing", &path_of(path), e))?;
+                remove_at(self.root.as_ref(), path, |d, p| d.remove_file(p))
+                    .map_err(|e| Error::io("removing", &path_of(path), e))?;
             }
         }
         let mut unneeded: Vec<&String> = self.dirs.iter().filter(|d| !needed_dirs.contains(d.as_str())).collect();
         unneeded.sort_by_key(|d| std::cmp::Reverse(d.matches('/').count()));
         for dir in unneeded {
-            remove_at(root, dir, libc::AT_REMOVEDIR).map_err(|e| Error::io("removing", &path_of(dir), e))?;
+            remove_at(self.root.as_ref(), dir, |d, p| d.remove_dir(p))
+                .map_err(|e| Error::io("removing", &path_of(dir), e))?;
         }
         Ok(())
     }
@@ -780,10 +765,10 @@ impl Prestaged {
     }
 }
 
-/// Removes `path` under `root` (a directory with `AT_REMOVEDIR`); gone already is fine.
-fn remove_at(root: RawFd, path: &str, flags: libc::c_int) -> std::io::Result<()> {
-    let c = CString::new(path).map_err(|_| std::io::ErrorKind::InvalidInput)?;
-    match sys::unlink_at(root, &c, flags) {
+/// Removes `path` under `root` with `remove` (a file's or a directory's); gone already is fine.
+fn remove_at(root: Option<&Dir>, path: &str, remove: fn(&Dir, &str) -> std::io::Result<()>) -> std::io::Result<()> {
+    let Some(root) = root else { return Err(std::io::Error::other("the staging directory is not open")) };
+    match remove(root, path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
         other => other,
     }
@@ -1207,6 +1192,7 @@ mod tests {
         assert_eq!(std::fs::read_dir(base).unwrap().count(), 8, "only the destinations");
     }
 
+    #[cfg(unix)]
     #[test]
     fn a_file_staged_ahead_ends_with_the_mode_and_time_of_a_file_written_from_the_spool() {
         use std::os::unix::fs::{MetadataExt, PermissionsExt};

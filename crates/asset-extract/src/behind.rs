@@ -10,7 +10,6 @@
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
@@ -54,7 +53,8 @@ impl Chunk {
     /// Writes the chunk; gives back the window that held it.
     fn write(self) -> Result<Box<[u8]>, Error> {
         let bytes = &self.window[self.range.clone()];
-        self.target.file.write_all_at(bytes, self.offset).map_err(|e| Error::io("writing", &self.target.path, e))?;
+        crate::sys::write_all_at(&self.target.file, bytes, self.offset)
+            .map_err(|e| Error::io("writing", &self.target.path, e))?;
         Ok(self.window)
     }
 }

@@ -6,11 +6,10 @@
 
 use std::fs;
 use std::io;
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use crate::Error;
+use crate::sys;
 
 /// What to do with a destination that already exists.
 ///
@@ -94,15 +93,14 @@ pub(crate) fn inspect(dest: &Path, mode: Mode) -> Result<Found, Error> {
 /// `.` or `..` as the last component, whatever the slashes around it: such a name is never a
 /// directory one means to create or replace.
 fn dot_name(dest: &Path) -> Option<&'static str> {
-    let bytes = dest.as_os_str().as_bytes();
-    let trimmed = bytes.strip_suffix(b"/").map_or(bytes, |_| {
-        let end = bytes.iter().rposition(|&b| b != b'/').map_or(0, |i| i + 1);
-        &bytes[..end]
-    });
+    let separator = |b: &u8| b.is_ascii() && std::path::is_separator(char::from(*b));
+    let bytes = dest.as_os_str().as_encoded_bytes();
+    let end = bytes.iter().rposition(|b| !separator(b)).map_or(0, |i| i + 1);
+    let trimmed = &bytes[..end];
     if trimmed.is_empty() {
         return Some("is the root directory");
     }
-    let last = trimmed.rsplit(|&b| b == b'/').next().unwrap_or(trimmed);
+    let last = trimmed.rsplit(separator).next().unwrap_or(trimmed);
     (last == b"." || last == b"..").then_some("names `.` or `..`: say which directory you mean")
 }
 
@@ -130,8 +128,10 @@ fn protected(dest: &Path) -> Result<Option<&'static str>, Error> {
 /// Whether `dir` (canonical) is the root of a filesystem: another device than its parent's, or
 /// its own parent.
 fn is_mount_point(dir: &Path) -> bool {
-    let (Ok(meta), Some(Ok(up))) = (fs::metadata(dir), dir.parent().map(fs::metadata)) else { return false };
-    meta.dev() != up.dev() || meta.ino() == up.ino()
+    let (Ok((dev, ino)), Some(Ok((up_dev, up_ino)))) = (sys::file_id(dir), dir.parent().map(sys::file_id)) else {
+        return false;
+    };
+    dev != up_dev || ino == up_ino
 }
 
 /// Puts the staged tree at `dest` as `found` allows: refuses, rather than overwrites, a
@@ -140,22 +140,21 @@ fn is_mount_point(dir: &Path) -> bool {
 pub(crate) fn rename_into_place(staged: &Path, dest: &Path, found: Found) -> Result<(), Error> {
     match found {
         Found::Nothing => {
-            let (from, to) = (c_path(staged)?, c_path(dest)?);
             // Fails instead of replacing anything at `dest`.
-            match crate::sys::rename_paths(&from, &to, crate::sys::Rename::NoReplace) {
+            match sys::rename_paths(staged, dest, sys::Rename::NoReplace) {
                 Ok(()) => Ok(()),
-                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
                     Err(refuse(dest, "appeared while the archive was extracted; left as it is"))
                 }
                 Err(e) => Err(Error::io("moving into place", dest, e)),
             }
         }
         // rename(2) replaces an empty directory only: one filled meanwhile makes it fail.
-        Found::EmptyDirectory => fs::rename(staged, dest).map_err(|e| match e.raw_os_error() {
-            Some(libc::ENOTEMPTY | libc::EEXIST) => {
+        Found::EmptyDirectory => sys::rename_over_empty_dir(staged, dest).map_err(|e| match e.kind() {
+            io::ErrorKind::DirectoryNotEmpty | io::ErrorKind::AlreadyExists => {
                 refuse(dest, "was filled while the archive was extracted; left as it is")
             }
-            Some(libc::ENOTDIR) => {
+            io::ErrorKind::NotADirectory => {
                 refuse(dest, "was replaced by a file while the archive was extracted; left as it is")
             }
             _ => Error::io("moving into place", dest, e),
@@ -172,12 +171,6 @@ pub(crate) fn still_a_directory(dest: &Path) -> Result<(), Error> {
         Ok(_) => Err(refuse(dest, "stopped being a directory while the archive was extracted; left as it is")),
         Err(e) => Err(Error::io("inspecting", dest, e)),
     }
-}
-
-/// `path` as a C string for the `*at` calls.
-pub(crate) fn c_path(path: &Path) -> Result<std::ffi::CString, Error> {
-    std::ffi::CString::new(path.as_os_str().as_bytes())
-        .map_err(|_| Error::io("naming", path, io::ErrorKind::InvalidInput.into()))
 }
 
 #[cfg(test)]

@@ -673,7 +673,7 @@ fn write_all(
     }
     if options.durable {
         for d in tree.paths().rev().chain(std::iter::once(root.to_path_buf())) {
-            File::open(&d).and_then(|f| f.sync_all()).map_err(|e| Error::io("syncing", &d, e))?;
+            crate::sys::sync_dir(&d).map_err(|e| Error::io("syncing", &d, e))?;
         }
     }
     Ok(Report {
@@ -697,11 +697,8 @@ fn restore_late_mtimes(tree: &Tree<'_>, entries: &[Entry], durable: bool) -> Res
             Kind::Directory => true,
             Kind::File => crate::write::written_behind(e, durable),
         };
-        let Some(time) = late.then(|| crate::write::system_time(e.mtime)).flatten() else { continue };
-        let path = tree.full_path(&e.path);
-        // Our own fresh tree, under the staging directory: nothing else links into it.
-        let set = File::open(&path).and_then(|f| f.set_times(std::fs::FileTimes::new().set_modified(time)));
-        set.map_err(|err| Error::io("setting the time of", &path, err))?;
+        let Some(time) = late.then(|| e.mtime.unix()).flatten() else { continue };
+        tree.set_mtime(&e.path, time)?;
     }
     Ok(())
 }

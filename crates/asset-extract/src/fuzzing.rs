@@ -565,7 +565,10 @@ pub fn methods(data: &[u8]) {
 pub fn own_binary() -> std::process::Command {
     let exe = std::env::current_exe().expect("the test binary's path");
     let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
+    // A runner (qemu-user, wine) runs this binary from the host; a Windows program starts
+    // another without one.
     let runner = std::env::vars()
+        .filter(|_| !cfg!(windows))
         .find(|(name, _)| name.starts_with(&prefix) && name.ends_with("_RUNNER"))
         .map(|(_, value)| value.split_whitespace().map(str::to_string).collect::<Vec<_>>())
         .filter(|words| !words.is_empty());
@@ -779,23 +782,29 @@ enum Stamp {
 /// Every path under `dir` (relative) with what is there, sorted; links are not followed. A time
 /// at or after `started` is the extraction's own.
 fn tree(dir: &std::path::Path, started: std::time::SystemTime) -> Vec<(String, Node)> {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let started = started.duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() as i64);
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         for entry in std::fs::read_dir(&d).into_iter().flatten().flatten() {
             let path = entry.path();
-            let rel = path.strip_prefix(dir).expect("under dir").to_string_lossy().into_owned();
+            // Joined by `/` on every system, as entry names are.
+            let under = path.strip_prefix(dir).expect("under dir").components();
+            let rel = under.map(|c| c.as_os_str().to_string_lossy()).collect::<Vec<_>>().join("/");
             let meta = std::fs::symlink_metadata(&path).expect("an extracted path");
-            let mode = meta.permissions().mode() & 0o7777;
+            let mode = crate::sys::permission_bits(&meta);
             let node = if meta.file_type().is_symlink() {
                 Node::Link { target: std::fs::read_link(&path).expect("a link") }
             } else if meta.is_dir() {
                 stack.push(path);
                 Node::Directory { mode }
             } else {
-                let mtime = if meta.mtime() >= started { Stamp::OfTheExtraction } else { Stamp::Given(meta.mtime()) };
+                let secs = meta
+                    .modified()
+                    .expect("a modification time")
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or_else(|before| -(before.duration().as_secs_f64().ceil() as i64), |d| d.as_secs() as i64);
+                let mtime = if secs >= started { Stamp::OfTheExtraction } else { Stamp::Given(secs) };
                 Node::File { mode, bytes: std::fs::read(&path).expect("an extracted file"), mtime }
             };
             out.push((rel, node));

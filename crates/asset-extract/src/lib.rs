@@ -89,6 +89,7 @@ pub use names::Kind;
 pub use parallel_reader::ParallelReader;
 pub use source::{FileSource, Source};
 pub use stream::{StreamedArchive, extract_pipe, extract_stream};
+pub use sys::BorrowedPipe;
 pub use verify::Verification;
 
 /// The README's example, compiled and run as a doctest.

@@ -5,17 +5,13 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
-use std::ffi::CString;
-use std::fs::{File, OpenOptions};
 use std::io::Read;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::Path;
 
 use crate::Entry;
 use crate::Error;
 use crate::names::MANIFEST_NAME as NAME;
-use crate::sys;
+use crate::sys::{self, Dir};
 use crate::tree::Tree;
 
 const MAGIC: &[u8] = b"bufkit-manifest 1\n";
@@ -25,26 +21,17 @@ pub(crate) type Manifest = HashMap<String, (u32, u64, u32)>;
 
 /// The destination an incremental extraction replaces: a handle on it and its manifest.
 pub(crate) struct Previous {
-    root: File,
+    root: Dir,
     manifest: Manifest,
-}
-
-/// Opens `name` in `dir` with `flags`, never following a symlink; `None` if that fails.
-fn open_at(dir: RawFd, name: &str, flags: libc::c_int) -> Option<OwnedFd> {
-    sys::open_at(dir, &CString::new(name).ok()?, flags, 0).ok()
 }
 
 /// The existing destination and its manifest; `None` if there is none, it is not a directory (a
 /// symlink in its place is not followed), or the manifest is not valid: then everything is written
 /// afresh.
 pub(crate) fn previous(dest: &Path) -> Option<Previous> {
-    let root = OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-        .open(dest)
-        .ok()?;
+    let root = Dir::open(dest).ok()?;
     let mut bytes = Vec::new();
-    File::from(open_at(root.as_raw_fd(), NAME, libc::O_RDONLY)?).read_to_end(&mut bytes).ok()?;
+    root.open_file(NAME).ok()?.read_to_end(&mut bytes).ok()?;
     let manifest = parse(&bytes)?;
     Some(Previous { root, manifest })
 }
@@ -83,8 +70,8 @@ pub(crate) fn write(root: &Path, files: &[&Entry]) -> Result<(), Error> {
 /// manifest says it is unchanged and the old file is still a regular file of that size, with the
 /// modification time `mtime` (seconds and nanoseconds) when one is to be restored: a link shares
 /// its inode, so its time cannot be set without changing the old tree's file too, and a file
-/// whose time differs is written afresh. The old path is walked one directory at a time with
-/// `O_NOFOLLOW`, and the file itself is checked without following it: a symlink put anywhere on
+/// whose time differs is written afresh. The old path is walked one directory at a time, never
+/// through a link, and the file itself is checked without following it: a symlink put anywhere on
 /// the way makes the file be written afresh, never reached through. False means: write it.
 pub(crate) fn reuse(previous: &Previous, entry: &Entry, mtime: Option<(i64, u32)>, tree: &Tree<'_>) -> bool {
     if previous.manifest.get(&entry.path) != Some(&(entry.crc32, entry.size, entry.mode)) {
@@ -94,20 +81,17 @@ pub(crate) fn reuse(previous: &Previous, entry: &Entry, mtime: Option<(i64, u32)
         Some((dirs, name)) => (Some(dirs), name),
         None => (None, entry.path.as_str()),
     };
-    let mut held: Option<OwnedFd> = None;
+    let mut held: Option<Dir> = None;
     for component in dirs.into_iter().flat_map(|d| d.split('/')) {
-        let at = held.as_ref().map_or(previous.root.as_raw_fd(), AsRawFd::as_raw_fd);
-        match open_at(at, component, libc::O_RDONLY | libc::O_DIRECTORY) {
-            Some(fd) => held = Some(fd),
-            None => return false,
+        match held.as_ref().unwrap_or(&previous.root).open_dir(component) {
+            Ok(dir) => held = Some(dir),
+            Err(_) => return false,
         }
     }
-    let dir = held.as_ref().map_or(previous.root.as_raw_fd(), AsRawFd::as_raw_fd);
-    let Ok(name) = CString::new(name) else { return false };
-    let Ok(st) = crate::sys::stat_at(dir, &name) else { return false };
-    let same_time = mtime.is_none_or(|(secs, nanos)| (st.st_mtime, st.st_mtime_nsec) == (secs, i64::from(nanos)));
-    st.st_mode & libc::S_IFMT == libc::S_IFREG
-        && st.st_size as u64 == entry.size
-        && same_time
-        && tree.link_from(dir, &name, &entry.path)
+    let dir = held.as_ref().unwrap_or(&previous.root);
+    let Ok(status) = dir.status(name) else { return false };
+    status.kind == sys::Kind::File
+        && status.size == entry.size
+        && mtime.is_none_or(|time| status.mtime == time)
+        && tree.link_from(dir, name, &entry.path)
 }

@@ -5,7 +5,6 @@
 use std::fs::File;
 use std::io;
 use std::mem::MaybeUninit;
-use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
 use std::path::Path;
 
 use crate::Error;
@@ -156,29 +155,8 @@ source_by_pointer!(&S, Box<S>, std::sync::Arc<S>);
 #[derive(Debug)]
 pub struct FileSource {
     file: File,
-    identity: Identity,
-}
-
-/// What identifies a file's version: which file, its size and its last change.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Identity {
-    dev: u64,
-    ino: u64,
-    len: u64,
-    mtime: (i64, i64),
-    ctime: (i64, i64),
-}
-
-impl Identity {
-    fn of(meta: &std::fs::Metadata) -> Identity {
-        Identity {
-            dev: meta.dev(),
-            ino: meta.ino(),
-            len: meta.len(),
-            mtime: (meta.mtime(), meta.mtime_nsec()),
-            ctime: (meta.ctime(), meta.ctime_nsec()),
-        }
-    }
+    /// The file's version when opened, which reads check it still has.
+    version: crate::sys::Version,
 }
 
 impl FileSource {
@@ -186,11 +164,7 @@ impl FileSource {
     /// socket, or a FIFO, which is opened without waiting for a writer (a plain `open(2)` of a
     /// FIFO blocks until one comes, and the caller's thread with it).
     pub fn open(path: &Path) -> Result<FileSource, Error> {
-        let file = std::fs::OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_NONBLOCK | libc::O_NOCTTY)
-            .open(path)
-            .map_err(|e| Error::io("opening", path, e))?;
+        let file = crate::sys::open_archive(path).map_err(|e| Error::io("opening", path, e))?;
         FileSource::from_file(file, path)
     }
 
@@ -207,7 +181,7 @@ impl FileSource {
             };
             return Err(Error::io("reading the archive", path, what));
         }
-        Ok(FileSource { identity: Identity::of(&meta), file })
+        Ok(FileSource { version: crate::sys::Version::of(&meta), file })
     }
 
     /// The open file.
@@ -218,11 +192,11 @@ impl FileSource {
 
 impl Source for FileSource {
     fn len(&self) -> u64 {
-        self.identity.len
+        self.version.len()
     }
 
     fn read_at(&self, offset: u64, buf: &mut [u8]) -> io::Result<usize> {
-        std::os::unix::fs::FileExt::read_at(&self.file, buf, offset)
+        crate::sys::read_at(&self.file, buf, offset)
     }
 
     fn read_at_uninit(&self, offset: u64, buf: &mut [MaybeUninit<u8>]) -> io::Result<usize> {
@@ -233,7 +207,7 @@ impl Source for FileSource {
     /// opened), but a change of its size or contents since (its modification or change time) is
     /// not, so that nothing is put in place from an archive rewritten midway.
     fn check_unchanged(&self) -> io::Result<()> {
-        if Identity::of(&self.file.metadata()?) != self.identity {
+        if crate::sys::Version::of(&self.file.metadata()?) != self.version {
             return Err(io::Error::other("the archive changed while it was read"));
         }
         Ok(())

@@ -2,8 +2,9 @@
 //! or inside it (merge, so files rename within one filesystem). It is renamed into place when
 //! everything verified, removed otherwise.
 //!
-//! Each staging directory `S` has a lock file `S.lock` beside it, locked (`flock`) for as long as
-//! its extraction runs; the kernel drops the lock when the process dies, however it dies. A run
+//! Each staging directory `S` has a lock file `S.lock` beside it, locked (`File::lock`: `flock`,
+//! or `LockFileEx` on Windows) for as long as its extraction runs; the system drops the lock when
+//! the process dies, however it dies. A run
 //! creates its lock file, locks it, and only then writes into it: an empty lock file may be one
 //! whose run has not locked it yet. Before staging, an extraction sweeps what dead runs left for
 //! the same destination: a staging directory whose (written) lock it can take is removed, and an
@@ -14,15 +15,15 @@
 
 #![forbid(unsafe_code)]
 
-use std::fs::{self, File, OpenOptions};
+use std::fs::{self, File};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::Error;
 use crate::destination::{self, Found};
 use crate::remove::remove_tree;
+use crate::sys;
 
 /// The temporary directory and its held lock; both removed on drop unless committed.
 pub(crate) struct Staging {
@@ -39,7 +40,7 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
 /// Takes `lock`'s exclusive lock, waiting for whoever holds it.
 fn lock_waiting(file: &File) -> io::Result<()> {
     loop {
-        match crate::sys::lock_exclusive(file, true) {
+        match file.lock() {
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             other => return other,
         }
@@ -51,7 +52,7 @@ const UNLOCKED_LOCK_AGE: std::time::Duration = std::time::Duration::from_secs(36
 
 /// Takes `lock`'s exclusive lock without waiting: true if taken (no live owner).
 fn try_lock(file: &File) -> bool {
-    crate::sys::lock_exclusive(file, false).is_ok()
+    file.try_lock().is_ok()
 }
 
 impl Staging {
@@ -72,13 +73,7 @@ impl Staging {
         let unique = format!("{prefix}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
         let path = dir.join(unique);
         let lock_path = with_suffix(&path, ".lock");
-        let mut lock = OpenOptions::new()
-            .write(true)
-            .create_new(true)
-            .mode(0o600)
-            .custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(&lock_path)
-            .map_err(|e| Error::io("creating", &lock_path, e))?;
+        let mut lock = sys::create_lock_file(&lock_path).map_err(|e| Error::io("creating", &lock_path, e))?;
         // Waiting is right here: the file is ours (a fresh unique name), and only a sweep can
         // hold its lock, for the instant it takes to see the file is still empty.
         if let Err(e) = lock_waiting(&lock).and_then(|()| io::Write::write_all(&mut lock, b"live\n")) {
@@ -87,7 +82,7 @@ impl Staging {
         }
         // From here on, dropping `staging` removes the lock file (and the directory once made).
         let mut staging = Staging { path: None, lock: Some((lock_path, lock)) };
-        fs::DirBuilder::new().mode(0o755).create(&path).map_err(|e| Error::io("creating", &path, e))?;
+        sys::make_dir(&path).map_err(|e| Error::io("creating", &path, e))?;
         staging.path = Some(path);
         Ok(staging)
     }
@@ -107,7 +102,7 @@ impl Staging {
         }
         result?;
         if durable && let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {
-            File::open(parent).and_then(|d| d.sync_all()).map_err(|e| Error::io("syncing", parent, e))?;
+            sys::sync_dir(parent).map_err(|e| Error::io("syncing", parent, e))?;
         }
         Ok(())
     }
@@ -120,12 +115,12 @@ impl Staging {
         // One atomic swap: at every instant `dest` is the old tree or the new one, even if this
         // process is killed; the old tree then sits under the staging name, which this function
         // removes, or the next run's sweep does (its lock died with this process).
-        match exchange(&destination::c_path(staged)?, &destination::c_path(dest)?) {
+        match sys::rename_paths(staged, dest, sys::Rename::Exchange) {
             Ok(()) => return remove_tree(staged, threads).map_err(|e| Error::io("removing the old", staged, e)),
-            Err(e) if !matches!(e.raw_os_error(), Some(libc::EINVAL | libc::ENOSYS | libc::EOPNOTSUPP)) => {
+            Err(e) if !sys::unsupported(&e) => {
                 return Err(Error::io("swapping into place", dest, e));
             }
-            Err(_) => {} // a file system without RENAME_EXCHANGE: two renames
+            Err(_) => {} // a system or file system that cannot swap: two renames
         }
         // Unique like the staging name itself, and found by the sweep if this process dies
         // between the two renames (then `dest` is briefly absent, and the sweep puts it back).
@@ -137,11 +132,6 @@ impl Staging {
         }
         remove_tree(&aside, threads).map_err(|e| Error::io("removing the old", &aside, e))
     }
-}
-
-/// Swaps the paths `a` and `b` atomically (`renameat2(RENAME_EXCHANGE)`).
-fn exchange(a: &std::ffi::CStr, b: &std::ffi::CStr) -> io::Result<()> {
-    crate::sys::rename_paths(a, b, crate::sys::Rename::Exchange)
 }
 
 impl Drop for Staging {
@@ -181,8 +171,7 @@ fn sweep(dir: &Path, prefix: &str, dest: Option<&Path>) {
         let Some(name) = name.to_str() else { continue };
         let Some(stem) = name.strip_suffix(".lock").filter(|s| s.starts_with(prefix)) else { continue };
         let lock_path = dir.join(name);
-        let Ok(lock) = OpenOptions::new().write(true).custom_flags(libc::O_NOFOLLOW | libc::O_CLOEXEC).open(&lock_path)
-        else {
+        let Ok(lock) = sys::open_existing_lock(&lock_path) else {
             continue;
         };
         if !try_lock(&lock) {

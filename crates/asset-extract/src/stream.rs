@@ -19,6 +19,7 @@ use std::sync::atomic::Ordering;
 
 use crate::arrivals::{Arrivals, Wanted};
 use crate::extract::{Options, Report};
+use crate::sys::BorrowedPipe;
 use crate::{Error, FileSource};
 
 /// What a spool copies at a time.
@@ -148,7 +149,7 @@ impl StreamedArchive {
     fn receive(
         &mut self,
         input: &mut dyn Read,
-        mut pipe: Option<std::os::fd::BorrowedFd<'_>>,
+        mut pipe: Option<BorrowedPipe<'_>>,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<(), Error> {
         let stream = Path::new("(stream)");
@@ -188,10 +189,9 @@ impl StreamedArchive {
     /// pieces.
     fn splice_from(
         &mut self,
-        pipe: std::os::fd::BorrowedFd<'_>,
+        pipe: BorrowedPipe<'_>,
         cancel: Option<&std::sync::atomic::AtomicBool>,
     ) -> Result<Option<u64>, Error> {
-        use std::os::fd::AsRawFd;
         let Spool::File(file) = &self.spool else { return Ok(None) };
         if self.follows() {
             return Ok(None);
@@ -201,14 +201,14 @@ impl StreamedArchive {
             if cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
                 return Err(Error::Cancelled);
             }
-            match crate::sys::splice_to_file(pipe.as_raw_fd(), file.as_raw_fd(), COPY) {
+            match crate::sys::splice_to_file(pipe, file, self.len, COPY) {
                 Ok(0) => return Ok(Some(moved)),
                 Ok(n) => {
                     moved += n as u64;
                     self.len += n as u64;
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) if moved == 0 && e.raw_os_error() == Some(libc::EINVAL) => return Ok(None),
+                Err(e) if moved == 0 && crate::sys::unsupported(&e) => return Ok(None),
                 Err(e) => return Err(Error::io("spooling", &self.place, e)),
             }
         }
@@ -224,8 +224,8 @@ impl Write for StreamedArchive {
         if let Spool::Memory(held) = &mut self.spool
             && held.len() + bytes.len() > IN_MEMORY
         {
-            let mut file = unnamed_file(place).map_err(failed)?;
-            file.write_all(held).map_err(failed)?;
+            let file = crate::sys::unnamed_file(place).map_err(failed)?;
+            crate::sys::write_all_at(&file, held, 0).map_err(failed)?;
             if let Some(arrivals) = &mut self.arrivals {
                 arrivals.spooled_to(&file);
             }
@@ -236,7 +236,12 @@ impl Write for StreamedArchive {
                 held.extend_from_slice(bytes);
                 bytes.len()
             }
-            Spool::File(file) => file.write(bytes).map_err(failed)?,
+            // At its offset, never at the handle's position: readers of the arriving spool read
+            // at theirs through the same file (on Windows, a read at an offset moves it).
+            Spool::File(file) => {
+                crate::sys::write_all_at(file, bytes, self.len).map_err(failed)?;
+                bytes.len()
+            }
         };
         if let Some(arrivals) = &mut self.arrivals {
             arrivals.feed(&bytes[..n]);
@@ -285,12 +290,14 @@ pub fn extract_stream(input: &mut dyn Read, dest: &Path, options: &Options<'_>) 
 /// its end, as a stream read to its end is.
 ///
 /// ```no_run
-/// use std::os::fd::AsFd;
+/// # #[cfg(unix)] {
+/// use std::os::fd::AsFd; // on Windows: std::os::windows::io::AsHandle, and `as_handle()`
 /// let report = asset_extract::extract_pipe(std::io::stdin().as_fd(), "out".as_ref(), &Default::default())?;
 /// println!("{} files", report.files);
+/// # }
 /// # Ok::<(), asset_extract::Error>(())
 /// ```
-pub fn extract_pipe(input: std::os::fd::BorrowedFd<'_>, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
+pub fn extract_pipe(input: BorrowedPipe<'_>, dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
         return Err(Error::Cancelled);
     }
@@ -327,42 +334,4 @@ fn spool_place(dest: &Path) -> PathBuf {
         }
     }
     dir
-}
-
-/// A file in `dir` with no name: nothing to clean up whatever happens. Where the system or the
-/// file system has no unnamed files (`O_TMPFILE`, Linux only), a named one removed at once.
-fn unnamed_file(dir: &Path) -> io::Result<File> {
-    #[cfg(any(target_os = "linux", target_os = "android"))]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        let unnamed = std::fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .custom_flags(libc::O_TMPFILE | libc::O_CLOEXEC)
-            .mode(0o600)
-            .open(dir);
-        match unnamed {
-            Ok(file) => return Ok(file),
-            Err(e) if matches!(e.raw_os_error(), Some(libc::EOPNOTSUPP | libc::EISDIR | libc::EINVAL)) => {}
-            Err(e) => return Err(e),
-        }
-    }
-    named_then_removed(dir)
-}
-
-/// A new file in `dir`, its name removed as soon as it is open.
-fn named_then_removed(dir: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    for attempt in 0..100u32 {
-        let path = dir.join(format!(".bufkit-stream-{}-{attempt}", std::process::id()));
-        match std::fs::OpenOptions::new().read(true).write(true).create_new(true).mode(0o600).open(&path) {
-            Ok(file) => {
-                std::fs::remove_file(&path)?;
-                return Ok(file);
-            }
-            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-            Err(e) => return Err(e),
-        }
-    }
-    Err(io::Error::other("no name free for a spool"))
 }

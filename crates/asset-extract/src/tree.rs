@@ -6,34 +6,48 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
-use std::ffi::{CStr, CString};
-use std::fs::{File, OpenOptions};
+use std::fs::File;
 use std::io;
-use std::os::fd::{AsRawFd, RawFd};
-use std::os::unix::fs::OpenOptionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::Error;
 use crate::archive::Entry;
 use crate::names::Kind;
-use crate::sys;
+use crate::sys::{self, Dir};
 
 /// One directory of the tree.
-struct Dir<'a> {
+struct Planned<'a> {
     path: &'a str,
     parent: Option<usize>,
-    /// Set by the first worker that needs the directory: `Ok` once made, or the `errno` of its
-    /// `mkdirat`, which every later caller reports too.
-    made: OnceLock<Result<(), i32>>,
+    /// Set by the first worker that needs the directory: `Ok` once made, or how making it failed,
+    /// which every later caller reports too.
+    made: OnceLock<Result<(), Failed>>,
+}
+
+/// How making a directory failed: the OS's error code where it gave one.
+#[derive(Clone, Copy)]
+struct Failed {
+    kind: io::ErrorKind,
+    code: Option<i32>,
+}
+
+impl Failed {
+    fn of(err: &io::Error) -> Failed {
+        Failed { kind: err.kind(), code: err.raw_os_error() }
+    }
+
+    fn error(self) -> io::Error {
+        self.code.map_or_else(|| self.kind.into(), io::Error::from_raw_os_error)
+    }
 }
 
 /// The directories the selected entries need, parents before children, and a handle on the root
 /// they are made in.
 pub(crate) struct Tree<'a> {
-    root: File,
+    root: Dir,
     root_path: &'a Path,
-    dirs: Vec<Dir<'a>>,
+    dirs: Vec<Planned<'a>>,
     index: HashMap<&'a str, usize, foldhash::fast::RandomState>,
 }
 
@@ -42,7 +56,7 @@ pub(crate) struct Tree<'a> {
 /// the caller's thread (a BEAM dirty scheduler has a small stack).
 fn intern<'a>(
     path: &'a str,
-    dirs: &mut Vec<Dir<'a>>,
+    dirs: &mut Vec<Planned<'a>>,
     index: &mut HashMap<&'a str, usize, foldhash::fast::RandomState>,
 ) {
     let mut missing = Vec::new();
@@ -57,22 +71,17 @@ fn intern<'a>(
         at = dir.rsplit_once('/').map(|(up, _)| up);
     }
     for dir in missing.into_iter().rev() {
-        dirs.push(Dir { path: dir, parent, made: OnceLock::new() });
+        dirs.push(Planned { path: dir, parent, made: OnceLock::new() });
         index.insert(dir, dirs.len() - 1);
         parent = Some(dirs.len() - 1);
     }
-}
-
-/// The relative path as a C string: entry paths never hold NUL (names are checked when parsed).
-fn c_path(path: &str) -> io::Result<CString> {
-    CString::new(path).map_err(|_| io::ErrorKind::InvalidInput.into())
 }
 
 impl<'a> Tree<'a> {
     /// Plans the directories of `entries` (explicit directory entries and every file's parents)
     /// under `root`, an existing directory that only this extraction writes into.
     pub(crate) fn plan(root: &'a Path, entries: &'a [Entry]) -> Result<Tree<'a>, Error> {
-        let mut tree_dirs: Vec<Dir<'a>> = Vec::new();
+        let mut tree_dirs: Vec<Planned<'a>> = Vec::new();
         let mut index: HashMap<&'a str, usize, _> = HashMap::with_hasher(foldhash::fast::RandomState::default());
         for e in entries {
             let dir = match e.kind {
@@ -84,11 +93,7 @@ impl<'a> Tree<'a> {
             }
         }
         let dirs = tree_dirs;
-        let root_handle = OpenOptions::new()
-            .read(true)
-            .custom_flags(libc::O_DIRECTORY | libc::O_NOFOLLOW | libc::O_CLOEXEC)
-            .open(root)
-            .map_err(|e| Error::io("opening", root, e))?;
+        let root_handle = Dir::open(root).map_err(|e| Error::io("opening", root, e))?;
         Ok(Tree { root: root_handle, root_path: root, dirs, index })
     }
 
@@ -126,20 +131,17 @@ impl<'a> Tree<'a> {
     fn make_one(&self, i: usize) -> Result<(), Error> {
         let dir = &self.dirs[i];
         let made = dir.made.get_or_init(|| {
-            let path = c_path(dir.path).map_err(|_| libc::EINVAL)?;
-            match crate::sys::mkdir_at(self.root.as_raw_fd(), &path, 0o755) {
+            match self.root.make_dir(dir.path) {
                 // Made already, as files staged from a stream were written ahead of the plan: a
                 // directory, not followed if a link (the tree holds only what this extraction made).
-                Err(e) if e.raw_os_error() == Some(libc::EEXIST) => {
-                    match crate::sys::stat_at(self.root.as_raw_fd(), &path) {
-                        Ok(st) if st.st_mode & libc::S_IFMT == libc::S_IFDIR => Ok(()),
-                        _ => Err(libc::EEXIST),
-                    }
-                }
-                other => other.map_err(|e| e.raw_os_error().unwrap_or(libc::EIO)),
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => match self.root.status(dir.path) {
+                    Ok(status) if status.kind == sys::Kind::Dir => Ok(()),
+                    _ => Err(Failed::of(&e)),
+                },
+                other => other.map_err(|e| Failed::of(&e)),
             }
         });
-        made.map_err(|errno| Error::io("creating", &self.root_path.join(dir.path), io::Error::from_raw_os_error(errno)))
+        made.map_err(|failed| Error::io("creating", &self.root_path.join(dir.path), failed.error()))
     }
 
     /// Makes the directory that will hold `path` (nothing to do at the root).
@@ -155,29 +157,23 @@ impl<'a> Tree<'a> {
         (0..self.dirs.len()).try_for_each(|i| self.make(i))
     }
 
-    /// Creates `path` as a new regular file with `mode`, its parent made first. `O_EXCL |
-    /// O_NOFOLLOW`: never writes through anything already there (the staging tree holds only what
-    /// this extraction created, so this is belt and braces).
+    /// Creates `path` as a new regular file with `mode`, its parent made first. Never writes
+    /// through anything already there (the staging tree holds only what this extraction created,
+    /// so this is belt and braces).
     pub(crate) fn create_file(&self, path: &str, mode: u32) -> Result<File, Error> {
         self.make_parent(path)?;
-        let full = || self.root_path.join(path);
-        let c = c_path(path).map_err(|e| Error::io("creating", &full(), e))?;
-        let flags = libc::O_WRONLY | libc::O_CREAT | libc::O_EXCL;
-        sys::open_at(self.root.as_raw_fd(), &c, flags, mode as libc::mode_t)
-            .map(File::from)
-            .map_err(|e| Error::io("creating", &full(), e))
+        self.root.create_file(path, mode).map_err(|e| Error::io("creating", &self.root_path.join(path), e))
     }
 
     /// Hard-links `name` in directory `dir` (not following it if it is a symlink) as `path` in the
     /// tree, its parent made first; false if that fails for any reason.
-    pub(crate) fn link_from(&self, dir: RawFd, name: &CStr, path: &str) -> bool {
-        let Ok(target) = c_path(path) else { return false };
+    pub(crate) fn link_from(&self, dir: &Dir, name: &str, path: &str) -> bool {
         if self.make_parent(path).is_err() {
             return false;
         }
         // A symlink at `name` would be linked itself, not followed (and the caller has checked it
         // is a regular file).
-        crate::sys::link_at(dir, name, self.root.as_raw_fd(), &target).is_ok()
+        dir.hard_link(name, &self.root, path).is_ok()
     }
 
     /// Finishes `path`, a file written into the tree before it was planned (staged from a
@@ -190,21 +186,23 @@ impl<'a> Tree<'a> {
         durable: bool,
     ) -> Result<(), Error> {
         let full = || self.root_path.join(path);
-        let c = c_path(path).map_err(|e| Error::io("finishing", &full(), e))?;
         if let Some(mode) = mode {
-            sys::chmod_at(self.root.as_raw_fd(), &c, mode).map_err(|e| Error::io("setting the mode of", &full(), e))?;
+            self.root.set_mode(path, mode).map_err(|e| Error::io("setting the mode of", &full(), e))?;
         }
         if let Some((secs, nanos)) = mtime {
-            sys::set_mtime_at(self.root.as_raw_fd(), &c, secs, nanos)
-                .map_err(|e| Error::io("setting the time of", &full(), e))?;
+            self.root.set_mtime(path, secs, nanos).map_err(|e| Error::io("setting the time of", &full(), e))?;
         }
         if durable {
-            let file = sys::open_at(self.root.as_raw_fd(), &c, libc::O_RDONLY, 0)
-                .map(File::from)
-                .map_err(|e| Error::io("opening", &full(), e))?;
+            let file = self.root.open_file(path).map_err(|e| Error::io("opening", &full(), e))?;
             file.sync_all().map_err(|e| Error::io("syncing", &full(), e))?;
         }
         Ok(())
+    }
+
+    /// Sets the modification time of `path` (seconds and nanoseconds since the epoch), not
+    /// following a link.
+    pub(crate) fn set_mtime(&self, path: &str, (secs, nanos): (i64, u32)) -> Result<(), Error> {
+        self.root.set_mtime(path, secs, nanos).map_err(|e| Error::io("setting the time of", &self.full_path(path), e))
     }
 
     /// The full path of `path` under the root, for messages and for the few calls that need one.

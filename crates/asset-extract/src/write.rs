@@ -5,7 +5,6 @@
 
 use std::fs::File;
 use std::io::Write;
-use std::os::unix::fs::FileExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -245,9 +244,7 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
                 let behind = job.behind;
                 return stream_entry(decoder, job, |offset, inflater| {
                     if !behind.has_writer() {
-                        return target
-                            .file
-                            .write_all_at(inflater.last_chunk(), offset)
+                        return crate::sys::write_all_at(&target.file, inflater.last_chunk(), offset)
                             .map_err(|err| Error::io("writing", &target.path, err));
                     }
                     // The decoder's window goes to the writer as it is; a written one replaces it.

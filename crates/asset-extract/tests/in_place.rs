@@ -82,7 +82,12 @@ fn the_read_mode_survives_the_file_changing() {
     std::fs::write(&path, &scrambled).unwrap();
     assert!(archive.read(index).is_err(), "rewritten in place: the CRC check catches it");
 
-    // An update by rename: the open archive keeps its file.
+    // An update by rename: the open archive keeps its file. On Windows, replacing a file another
+    // handle holds open needs POSIX rename semantics (Windows 10 1607 and later, on NTFS), which
+    // wine lacks: not checked there.
+    if !cfg!(unix) {
+        return;
+    }
     std::fs::write(&path, &zip).unwrap();
     let archive = AssetArchive::open(&path, Holding::Read).unwrap();
     let next = dir.join("next.apk");

@@ -1,6 +1,8 @@
 //! DOS times are local times: each converts to the instant `mktime` gives, in zones with daylight
 //! saving time, half-hour offsets and changes of a whole day, on and around the days they change.
-//! A binary of its own: it sets `TZ`, which the whole process reads.
+//! A binary of its own: it sets `TZ`, which the whole process reads. Unix only: Windows reads its
+//! zone from the system, not from `TZ`.
+#![cfg(unix)]
 
 use asset_extract::Mtime;
 

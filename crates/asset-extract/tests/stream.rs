@@ -202,6 +202,7 @@ fn a_cut_or_padded_stream_is_refused_as_the_file_is_and_leaves_nothing() {
     let _ = both_ways(&dir, "padded", &padded);
 }
 
+#[cfg(unix)]
 #[test]
 fn a_file_handed_over_as_a_stream_is_read_in_place_from_its_start_and_streamed_from_elsewhere() {
     use std::io::{Seek, SeekFrom};
@@ -237,6 +238,7 @@ fn a_file_handed_over_as_a_stream_is_read_in_place_from_its_start_and_streamed_f
 }
 
 /// `dest`'s tree after extracting the file `path` into it.
+#[cfg(unix)]
 fn tree_of_file(path: &Path, dest: &Path) -> Vec<(String, Vec<u8>)> {
     extract(path, dest, &Options::default()).unwrap();
     tree(dest)

@@ -83,3 +83,19 @@ impl asset_extract::Source for Changing {
         Ok(n)
     }
 }
+
+/// The permission bits of what is at `path` (not following a link); `None` on Windows, which has
+/// none.
+#[allow(dead_code, reason = "not every test binary checks modes")]
+pub fn mode_bits(path: &Path) -> Option<u32> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        Some(std::fs::symlink_metadata(path).ok()?.permissions().mode() & 0o7777)
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = path;
+        None
+    }
+}
