@@ -853,7 +853,8 @@ typedef struct bk_extract_report {
 typedef struct bk_extract_failure {
   /*
    The `errno` of the system call that failed (`ENOENT`, `ENOSPC`, `EACCES`...) for
-   `BK_STATUS_IO_ERROR`; 0 otherwise.
+   `BK_STATUS_IO_ERROR`; 0 otherwise. On Windows, the C runtime's errno value for what the
+   Win32 error was (`ENOENT` for a file not found).
    */
   int32_t os_error;
   /*
@@ -1500,7 +1501,9 @@ bk_status bk_buffer_copy_out(const struct bk_buffer *buffer,
 /*
  Writes every byte to file descriptor `fd` with `writev` (segments go out as they are, no copy),
  retrying short writes and EINTR, and stores the bytes written in `*written_out`. The fd is not
- closed. On `BK_STATUS_IO_ERROR`, `errno` tells why and an unknown prefix may have been written.
+ closed. On `BK_STATUS_IO_ERROR`, `errno` tells why (on Windows, `GetLastError()` for a failed
+ write; `errno` is `EBADF` for a descriptor the C runtime does not know) and an unknown prefix
+ may have been written.
 
  # Safety
  `buffer` is a live buffer; `fd` is an open descriptor the caller owns; `written_out` is valid for one write.

@@ -29,6 +29,9 @@ fn main() {
         // fails if any other symbol is exported.
         println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
     }
+    // Windows: rustc's export list for the DLL (a .def file) names bzip2-sys's hook too, and GNU
+    // ld exports all a .def file names; scripts/windows/mingw-gcc, the linker our scripts set,
+    // cuts it to the `bk_` functions.
     // OUT_DIR is <target>/<profile>/build/<pkg>-<hash>/out: the libraries land in <target>/<profile>.
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     let Some(lib_dir) = out_dir.ancestors().nth(3) else { return };

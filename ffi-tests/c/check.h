@@ -6,10 +6,15 @@
 #include <string.h>
 
 /* Where a test makes its own directory: $TMPDIR, else /tmp (also when $TMPDIR is longer than the
-   tests' path buffers allow for). */
+   tests' path buffers allow for); on Windows %TEMP%, else the current directory. */
 static inline const char *temp_root(void) {
+#ifdef _WIN32
+  const char *dir = getenv("TEMP");
+  return dir && *dir && strlen(dir) <= 32 ? dir : ".";
+#else
   const char *dir = getenv("TMPDIR");
   return dir && *dir && strlen(dir) <= 32 ? dir : "/tmp";
+#endif
 }
 
 static int checks_failed_in_test;

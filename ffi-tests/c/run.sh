@@ -21,6 +21,10 @@ if [[ $arch == "$(uname -m)" ]]; then
   cc=gcc cxx=g++ nm=nm emulate=() out=$root/build/c
 elif [[ $arch == musl ]]; then
   cc=musl-gcc cxx=none nm=nm emulate=() out=$root/build/c-musl musl_triple=x86_64-unknown-linux-musl
+elif [[ $arch == windows ]]; then
+  # The x86-64 Windows build (mingw-w64), run under wine: the DLL beside the programs.
+  cc=x86_64-w64-mingw32-gcc cxx=x86_64-w64-mingw32-g++ nm=x86_64-w64-mingw32-nm emulate=(wine)
+  out=$root/build/c-windows
 elif [[ $arch == aarch64-musl ]]; then
   out=$root/build/c-aarch64-musl musl_triple=aarch64-unknown-linux-musl cxx=none nm=nm emulate=(qemu-aarch64)
   mkdir -p "$out"
@@ -34,8 +38,9 @@ else
   out=$root/build/c-$arch
 fi
 mkdir -p "$out"
+exe_suffix=; [[ $arch == windows ]] && exe_suffix=.exe # wine runs a program by its full name
 abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
-ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
+[[ $arch == windows ]] || ln -sf libbufkit.so "$lib/libbufkit.so.$abi"
 # A zip with a large deflated entry (4.8 MiB of log lines, level 6: two chunks for the parallel decoder) and a stored one, for the
 # random-access tests; made here with Python's zipfile, so that nothing large is committed.
 python3 - "$out/big.zip" <<'PY'
@@ -120,8 +125,11 @@ for _ in range(count):
 end = struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, count, count, len(central), len(data), 0)
 open(sys.argv[2], "wb").write(bytes(data) + bytes(central) + end)
 PY
+# Windows programs see this machine's root as drive Z: under wine.
+drive=; [[ $arch == windows ]] && drive=Z:
 cflags=(-std=c11 -pthread -Wall -Wextra -Werror -pedantic -g -I"$root/include" -I"$root/ffi-tests/c"
-  -DBUFKIT_METHODS_ZIP="\"$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$out/big.zip\"" -DBUFKIT_CUT_ZIP="\"$out/cut.zip\"" -DBUFKIT_JUNK_ZIP="\"$out/junk.zip\"" -DBUFKIT_TWIN_ZIP="\"$out/twin.zip\"")
+  -DBUFKIT_METHODS_ZIP="\"$drive$root/crates/asset-extract/tests/data/methods.zip\"" -DBUFKIT_BIG_ZIP="\"$drive$out/big.zip\""
+  -DBUFKIT_CUT_ZIP="\"$drive$out/cut.zip\"" -DBUFKIT_JUNK_ZIP="\"$drive$out/junk.zip\"" -DBUFKIT_TWIN_ZIP="\"$drive$out/twin.zip\"")
 static_libs=(-lgcc_s -lutil -lrt -lpthread -lm -ldl -lc)
 # musl: Rust's musl staticlib leaves the unwinder to the final link (rustc takes its own
 # libunwind.a; gcc's libgcc_eh here is glibc's), so a C program links that libunwind.a too, and
@@ -146,9 +154,9 @@ program() { # source, variant name, runner-prefix (may be empty), compile flags.
     failed=$((failed + 1)); echo "FAIL build $exe (see $exe.build.log)" >&2; return
   fi
   local line rc
-  $runner "${emulate[@]}" "$exe" >"$exe.out" 2>"$exe.log"
+  $runner "${emulate[@]}" "$exe$exe_suffix" >"$exe.out" 2>"$exe.log"
   rc=$?
-  line=$(tail -n 1 "$exe.out")
+  line=$(tail -n 1 "$exe.out" | tr -d '\r')
   if [[ $line =~ ^([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
     passed=$((passed + BASH_REMATCH[1])); failed=$((failed + BASH_REMATCH[2]))
     if [[ $rc -ne 0 && ${BASH_REMATCH[2]} -eq 0 ]]; then failed=$((failed + 1)); echo "FAIL $exe exited $rc (see $exe.log)" >&2; fi
@@ -172,6 +180,26 @@ cp "$out/twice.c" "$out/twice.cc"
 check header-c11-twice "$cc" "${cflags[@]}" -c "$out/twice.c" -o "$out/twice.o"
 command -v "$cxx" >/dev/null &&
   check header-cxx "$cxx" -std=c++17 -Wall -Wextra -Werror -pedantic -I"$root/include" -c "$out/twice.cc" -o "$out/twicecc.o"
+if [[ $arch == windows ]]; then
+  # The DLL exports the C ABI's functions and nothing else (see scripts/windows/mingw-gcc).
+  x86_64-w64-mingw32-objdump -p "$lib/bufkit.dll" | sed -n '/Ordinal\/Name Pointer/,/^$/p' | awk 'NR>1 && NF {print $NF}' \
+    >"$out/exports.txt"
+  check exports-only-bk bash -c "! grep -v '^bk_' '$out/exports.txt'"
+  check exports-every-declared bash -c "diff <(sort '$out/exports.txt') \
+    <(sed -nE 's/^[a-z].* \**(bk_[a-z0-9_]+)\(.*/\1/p' '$root/include/bufkit.h' | sort -u)"
+  # Beside the programs, as an application ships them: the DLL, and mingw-w64's thread and
+  # unwinder runtimes the test programs link (-pthread).
+  cp "$lib/bufkit.dll" "$out/"
+  for dll in libwinpthread-1.dll libgcc_s_seh-1.dll; do
+    cp "$(x86_64-w64-mingw32-gcc -print-file-name="$dll")" "$out/" 2>/dev/null ||
+      cp "$(find /usr/lib/gcc/x86_64-w64-mingw32 /usr/x86_64-w64-mingw32 -name "$dll" | head -n 1)" "$out/"
+  done
+  variant shared "" -L"$lib" -lbufkit
+  variant static "" "$lib/libbufkit.a" -lkernel32 -lntdll -luserenv -lws2_32 -ldbghelp
+  echo "$passed passed, $failed failed"
+  [[ $failed -eq 0 ]]
+  exit
+fi
 if [[ $arch == *musl ]]; then
   variant static "" "$lib/libbufkit.a" "${static_libs[@]}"
   echo "$passed passed, $failed failed"

@@ -2,13 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bufkit.h"
 #include "check.h"
+#include "posix.h"
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static bk_buffer *new_buffer(uint32_t growth, size_t max_capacity) {
   bk_buffer_config config;
@@ -281,6 +281,20 @@ static void test_a_rust_panic_comes_back_as_a_status(void) {
   bk_buffer_free(buffer);
 }
 
+#ifdef _WIN32
+/* The address space this process has reserved or committed, in KiB (VmSize's counterpart). */
+static long vm_size_kib(void) {
+  MEMORY_BASIC_INFORMATION region;
+  uintptr_t at = 0;
+  unsigned long long used = 0;
+  while (VirtualQuery((const void *)at, &region, sizeof region) == sizeof region) {
+    if (region.State != MEM_FREE) used += region.RegionSize;
+    at = (uintptr_t)region.BaseAddress + region.RegionSize;
+    if (at == 0) break;
+  }
+  return (long)(used / 1024);
+}
+#else
 /* VmSize of this process in KiB, from /proc/self/status (-1 if unreadable). */
 static long vm_size_kib(void) {
   char line[256];
@@ -292,6 +306,7 @@ static long vm_size_kib(void) {
   fclose(f);
   return kib;
 }
+#endif
 
 /* Large buffers are 2 MiB-aligned mappings; the slack after an odd length once stayed mapped
    (munmap at an unaligned address fails): 1000 rounds took VmSize from 69 MiB to 2 GiB. */

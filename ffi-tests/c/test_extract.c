@@ -4,6 +4,7 @@
 #include "archives.h"
 #include "bufkit.h"
 #include "check.h"
+#include "posix.h"
 #include "zips.h"
 
 #include <dirent.h>
@@ -13,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static char workdir[256];
 
@@ -312,9 +311,20 @@ static void test_concurrent_extractions_into_one_destination_all_succeed(void) {
   }
   for (int t = 0; t < 6; t++) {
     pthread_join(threads[t], NULL);
+#ifdef _WIN32
+    /* Windows cannot swap two directories in one step: a run that meets the destination moved
+       aside by another is refused, and loses nothing; the next run sweeps what it left. */
+    CHECK(racers[t].failures == 0 || racers[t].last == BK_STATUS_IO_ERROR || racers[t].last == BK_STATUS_DESTINATION_REFUSED);
+#else
     CHECK(racers[t].failures == 0);
     if (racers[t].failures) fprintf(stderr, "  %d runs failed, the last with %s: %s\n", racers[t].failures, bk_status_message(racers[t].last), racers[t].detail);
+#endif
   }
+#ifdef _WIN32
+  racers[0] = (struct racer){archive, dest, 1, 0, BK_STATUS_OK, ""};
+  extract_repeatedly(&racers[0]);
+  CHECK(racers[0].failures == 0);
+#endif
   CHECK(count_entries(dest) == 4);
 }
 
@@ -573,7 +583,9 @@ static void test_failures_carry_the_os_error_and_the_path(void) {
   snprintf(dest, sizeof dest, "%s/detailed", workdir);
   CHECK_STATUS(bk_extract_detailed("/nonexistent/archive.zip", dest, NULL, &report, failure), BK_STATUS_IO_ERROR);
   CHECK(failure->os_error == ENOENT && strcmp(failure->path, "/nonexistent/archive.zip") == 0);
+#ifndef _WIN32 /* Windows words it otherwise ("The system cannot find the path specified.") */
   CHECK(strstr(failure->detail, "No such file") != NULL);
+#endif
   CHECK_STATUS(bk_extract_detailed(archive, workdir, NULL, &report, failure), BK_STATUS_DESTINATION_REFUSED);
   CHECK(failure->os_error == 0 && strcmp(failure->path, workdir) == 0);
   CHECK_STATUS(bk_extract_detailed(archive, dest, NULL, &report, failure), BK_STATUS_OK);
@@ -610,7 +622,6 @@ static void test_a_null_report_asks_for_none(void) {
 }
 
 int main(void) {
-  char cmd[300];
   int rc;
   snprintf(workdir, sizeof workdir, "%s/bufkit-c-extract-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) {
@@ -639,7 +650,6 @@ int main(void) {
   RUN(test_the_report_carries_its_size);
   RUN(test_progress_at_an_interval); /* last: it adds to the work directory others count */
   rc = REPORT();
-  snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
-  if (system(cmd) != 0) return 1;
+  if (remove_tree(workdir) != 0) return 1;
   return rc;
 }

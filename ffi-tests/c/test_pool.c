@@ -208,6 +208,16 @@ static void test_lease_ids_are_not_predictable(void) {
   CHECK(same < 4);
 }
 
+#ifdef _WIN32
+#include <windows.h>
+/* Whether `addr` lies in committed memory of this process (a 1 MiB block is a region of its own,
+   released when freed). */
+static int mapped_at(uintptr_t addr) {
+  MEMORY_BASIC_INFORMATION region;
+  if (VirtualQuery((const void *)addr, &region, sizeof region) != sizeof region) return -1;
+  return region.State == MEM_COMMIT;
+}
+#else
 /* Whether `addr` lies in a mapping of this process (/proc/self/maps; adjacent mappings may be
    merged into one line, so a range, not a start, is looked for). */
 static int mapped_at(uintptr_t addr) {
@@ -224,6 +234,7 @@ static int mapped_at(uintptr_t addr) {
   fclose(maps);
   return found;
 }
+#endif
 
 struct cacher {
   bk_pool *pool;

@@ -5,6 +5,7 @@
 #include "bufkit.h"
 #include "archives.h"
 #include "check.h"
+#include "posix.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static char workdir[64];
 
@@ -329,7 +328,6 @@ static void test_extraction_from_a_source(void) {
 }
 
 int main(void) {
-  char cmd[128];
   int rc;
   snprintf(workdir, sizeof workdir, "%s/bufkit-c-source-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) return 1;
@@ -342,7 +340,6 @@ int main(void) {
   RUN(test_bad_arguments);
   RUN(test_extraction_from_a_source);
   rc = REPORT();
-  snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
-  if (system(cmd) != 0) return 1;
+  if (remove_tree(workdir) != 0) return 1;
   return rc;
 }

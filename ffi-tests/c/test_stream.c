@@ -4,12 +4,12 @@
 #include "bufkit.h"
 #include "archives.h"
 #include "check.h"
+#include "posix.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 static char workdir[64];
 
@@ -133,7 +133,6 @@ static void test_a_large_archive_through_a_stream(void) {
 }
 
 int main(void) {
-  char cmd[128];
   int rc;
   snprintf(workdir, sizeof workdir, "%s/bufkit-c-stream-XXXXXX", temp_root());
   if (!mkdtemp(workdir)) return 1;
@@ -142,7 +141,6 @@ int main(void) {
   RUN(test_a_read_callback_stream);
   RUN(test_a_large_archive_through_a_stream);
   rc = REPORT();
-  snprintf(cmd, sizeof cmd, "rm -rf %s", workdir);
-  if (system(cmd) != 0) return 1;
+  if (remove_tree(workdir) != 0) return 1;
   return rc;
 }

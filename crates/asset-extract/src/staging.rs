@@ -99,6 +99,11 @@ impl Staging {
         let result = Self::put_in_place(&staged, dest, found, threads);
         if result.is_err() {
             let _ = fs::remove_dir_all(&staged);
+            // An old tree moved aside and not removed (`S.old`) is left with its lock file, for
+            // the next run's sweep to remove.
+            if fs::symlink_metadata(with_suffix(&staged, ".old")).is_ok_and(|m| m.is_dir()) {
+                self.lock.take();
+            }
         }
         result?;
         if durable && let Some(parent) = dest.parent().filter(|p| !p.as_os_str().is_empty()) {

@@ -1,7 +1,6 @@
 //! `bufkit extract`: asset-extract from the command line, with a progress bar on a terminal.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use asset_extract::{Error, Mode, Options, Progress};
@@ -117,47 +116,6 @@ struct Summary {
     requests: Option<u64>,
 }
 
-/// Set by SIGINT/SIGTERM: the extraction's cancel flag.
-static INTERRUPTED: AtomicBool = AtomicBool::new(false);
-
-extern "C" fn on_signal(_: libc::c_int) {
-    INTERRUPTED.store(true, Ordering::Relaxed); // an atomic store: async-signal-safe
-}
-
-/// Turns SIGINT and SIGTERM into the extraction's cancel, so an interrupted run removes its
-/// staging directory before it exits.
-fn cancel_on_signals() {
-    for signal in [libc::SIGINT, libc::SIGTERM] {
-        // SAFETY: a zeroed sigaction with a handler that only stores to an atomic is valid; the
-        // handler lives for the whole program.
-        unsafe {
-            let mut action: libc::sigaction = std::mem::zeroed();
-            action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
-            libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut());
-        }
-    }
-}
-
-/// Widens standard input's pipe to 1 MiB when it is one: the writer and this process then switch
-/// 16 times less often than with the default 64 KiB. Nothing happens otherwise, or if refused.
-#[cfg(any(target_os = "linux", target_os = "android"))]
-fn widen_stdin_pipe() {
-    use std::os::unix::fs::FileTypeExt;
-    use std::os::unix::io::AsRawFd;
-    let stdin = std::io::stdin();
-    let Ok(meta) = std::fs::metadata("/proc/self/fd/0") else { return };
-    if meta.file_type().is_fifo() {
-        // SAFETY: F_SETPIPE_SZ on our own open descriptor takes an int and touches no memory; a
-        // refusal (EPERM above /proc/sys/fs/pipe-max-size) is harmless.
-        unsafe { libc::fcntl(stdin.as_raw_fd(), libc::F_SETPIPE_SZ, 1 << 20) };
-    }
-}
-
-/// Elsewhere a pipe's size is the system's.
-#[cfg(not(any(target_os = "linux", target_os = "android")))]
-fn widen_stdin_pipe() {}
-
 #[derive(Serialize)]
 struct Failure<'a> {
     archive: String,
@@ -173,7 +131,7 @@ pub fn run(args: Args) -> Result<(), String> {
         (_, true) => Mode::Merge,
         _ => Mode::Create,
     };
-    cancel_on_signals();
+    crate::sys::cancel_on_interrupt();
     let bar = if args.json { ProgressBar::hidden() } else { ProgressBar::new(0) };
     bar.set_style(ProgressStyle::with_template("{bar:30} {bytes}/{total_bytes} {msg}").expect("static template"));
     let progress = |p: Progress| {
@@ -189,7 +147,7 @@ pub fn run(args: Args) -> Result<(), String> {
         map_archive: args.map_archive,
         strict: args.strict,
         skip_symlinks: args.skip_symlinks,
-        cancel: Some(&INTERRUPTED),
+        cancel: Some(&crate::sys::INTERRUPTED),
         threads: args.threads,
         parallel_inflate: args.parallel_inflate.into(),
         only: args.only.clone(),
@@ -203,8 +161,7 @@ pub fn run(args: Args) -> Result<(), String> {
     let start = Instant::now();
     let mut fetched = None;
     let result = if archive == Path::new("-") {
-        widen_stdin_pipe();
-        asset_extract::extract_pipe(std::os::fd::AsFd::as_fd(&std::io::stdin()), dest, &options)
+        crate::sys::with_stdin_pipe(|stdin| asset_extract::extract_pipe(stdin, dest, &options))
     } else if crate::remote::is_url(archive) {
         crate::remote::open_url(archive).and_then(|source| {
             fetched = Some(source.fetched());

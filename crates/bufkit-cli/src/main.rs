@@ -12,6 +12,7 @@ mod range_response;
 mod remote;
 mod report;
 mod slice;
+mod sys;
 mod test;
 
 use clap::{Parser, Subcommand};
@@ -139,9 +140,7 @@ enum Command {
 #[cfg_attr(not(test), unsafe(no_mangle))]
 #[cfg_attr(test, allow(dead_code))] // the test harness brings its own `main`
 extern "C" fn main(_argc: std::ffi::c_int, _argv: *const *const std::ffi::c_char) -> std::ffi::c_int {
-    // SAFETY: setting a signal's disposition to SIG_IGN has no preconditions; no other thread
-    // exists yet.
-    unsafe { libc::signal(libc::SIGPIPE, libc::SIG_IGN) };
+    sys::ignore_broken_pipe();
     // The arguments come from std (which reads them on Linux whatever the entry point).
     // After a panic (its message printed by the hook), std's status: 101.
     let status = std::panic::catch_unwind(run).unwrap_or(101);

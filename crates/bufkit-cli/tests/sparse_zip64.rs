@@ -5,6 +5,8 @@
 //! sparse: its 5 GiB entry is a hole in the file, free on disk. Works in a temporary directory of
 //! its own.
 
+#![cfg(unix)] // measures the child with wait4 and its rusage: a POSIX call
+
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,9 +1,6 @@
 //! `bk_buffer`: the growable byte buffer of the `growable-buffer` crate.
 
 use bufkit_ffi_macros::{Boundary, export};
-use std::fs::File;
-use std::mem::ManuallyDrop;
-use std::os::fd::FromRawFd;
 use std::os::raw::c_int;
 
 use growable_buffer::{Config, GrowableBuffer, Growth};
@@ -303,7 +300,9 @@ pub unsafe extern "C" fn bk_buffer_copy_out(
 
 /// Writes every byte to file descriptor `fd` with `writev` (segments go out as they are, no copy),
 /// retrying short writes and EINTR, and stores the bytes written in `*written_out`. The fd is not
-/// closed. On `BK_STATUS_IO_ERROR`, `errno` tells why and an unknown prefix may have been written.
+/// closed. On `BK_STATUS_IO_ERROR`, `errno` tells why (on Windows, `GetLastError()` for a failed
+/// write; `errno` is `EBADF` for a descriptor the C runtime does not know) and an unknown prefix
+/// may have been written.
 ///
 /// # Safety
 /// `buffer` is a live buffer; `fd` is an open descriptor the caller owns; `written_out` is valid for one write.
@@ -317,11 +316,14 @@ pub unsafe extern "C" fn bk_buffer_write_fd(
     if fd < 0 {
         return Err(bk_status::BK_STATUS_INVALID_ARGUMENT);
     }
-    // SAFETY: fd is open per the contract; ManuallyDrop keeps the caller's fd open.
-    let mut file = ManuallyDrop::new(unsafe { File::from_raw_fd(fd) });
+    // SAFETY: fd is open and stays open for the call, per the contract.
+    // (`None`: a descriptor the C runtime does not know, which set errno to EBADF.)
+    let Some(mut file) = (unsafe { crate::sys::borrow_descriptor(fd) }) else {
+        return Err(bk_status::BK_STATUS_IO_ERROR);
+    };
     let written = buffer.inner.write_all_to(&mut *file).map_err(|e| {
         if let Some(code) = e.raw_os_error() {
-            crate::sys::set_errno(code);
+            crate::sys::set_os_error(code);
         }
         bk_status::BK_STATUS_IO_ERROR
     })?;

@@ -305,7 +305,8 @@ impl ReportOut {
 #[derive(Debug, Clone, Copy)]
 pub struct bk_extract_failure {
     /// The `errno` of the system call that failed (`ENOENT`, `ENOSPC`, `EACCES`...) for
-    /// `BK_STATUS_IO_ERROR`; 0 otherwise.
+    /// `BK_STATUS_IO_ERROR`; 0 otherwise. On Windows, the C runtime's errno value for what the
+    /// Win32 error was (`ENOENT` for a file not found).
     pub os_error: i32,
     /// The entry at fault, or for `BK_STATUS_IO_ERROR` and `BK_STATUS_DESTINATION_REFUSED` the
     /// path concerned; empty if none. NUL-terminated, truncated to fit.
@@ -515,7 +516,10 @@ unsafe fn described(
     let outcome = match failed {
         Ok(None) => Ok(()),
         Ok(Some((status, e))) => {
-            failure.os_error = e.os_error().unwrap_or(0);
+            failure.os_error = match &e {
+                Error::Io { source, .. } => crate::sys::errno_of(source).unwrap_or(0),
+                _ => 0,
+            };
             set_c_string(e.entry().or(e.path()).unwrap_or(""), &mut failure.path);
             set_c_string(&e.to_string(), &mut failure.detail);
             Err(status)

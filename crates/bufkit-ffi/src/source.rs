@@ -110,7 +110,7 @@ pub(crate) fn callback_count(n: i64, room: usize, what: &str) -> io::Result<usiz
         Err(_) => {
             let failed = || io::Error::other(format!("{what} failed ({n})"));
             let error = match n.checked_neg().and_then(|e| i32::try_from(e).ok()) {
-                Some(errno @ 1..=4095) => io::Error::from_raw_os_error(errno),
+                Some(errno @ 1..=4095) => crate::sys::error_of_errno(errno),
                 _ => failed(),
             };
             Err(if error.kind() == io::ErrorKind::Interrupted { failed() } else { error })

@@ -115,26 +115,6 @@ fn copy_all(
     Ok(allocated)
 }
 
-fn rusage() -> libc::rusage {
-    // SAFETY: getrusage fills the struct it is given; zeroed is a valid starting value.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: RUSAGE_SELF with a valid out-pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
-    usage
-}
-
-/// This process's peak resident memory (VmHWM: its own address space, unlike `ru_maxrss`, which
-/// exec inherits from the parent).
-fn peak_rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().trim_end_matches("kB").trim().to_string()))
-        })
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
-}
-
 /// The child: measures one strategy over `rounds` passes and prints one JSON line.
 pub fn run_child(strategy: &str, rounds: usize) -> Result<(), String> {
     let files = assets();
@@ -144,7 +124,7 @@ pub fn run_child(strategy: &str, rounds: usize) -> Result<(), String> {
     let pool = BufferPool::new(PoolConfig::default()).map_err(|e| e.to_string())?;
     let mut reused = vec![0u8; BUFFER];
     copy_all(strategy, &files[..1], &mut out, &pool, &mut reused)?; // the destination is warm for all
-    let (faults0, misses0) = (rusage().ru_minflt, pool.stats().misses());
+    let (faults0, misses0) = (crate::sys::page_faults(), pool.stats().misses());
     let start = Instant::now();
     let mut allocated = 0;
     for _ in 0..rounds {
@@ -152,7 +132,7 @@ pub fn run_child(strategy: &str, rounds: usize) -> Result<(), String> {
     }
     let seconds = start.elapsed().as_secs_f64();
     allocated += pool.stats().misses() - misses0;
-    let usage = rusage();
+    let faults = crate::sys::page_faults();
     let m = Measurement {
         strategy: strategy.to_string(),
         files: files.len(),
@@ -160,8 +140,8 @@ pub fn run_child(strategy: &str, rounds: usize) -> Result<(), String> {
         rounds,
         seconds,
         allocations: allocated,
-        minor_faults: (usage.ru_minflt - faults0) as u64,
-        peak_rss_kib: peak_rss_kib(),
+        minor_faults: faults - faults0,
+        peak_rss_kib: crate::sys::peak_rss_kib(),
     };
     println!("{}", serde_json::to_string(&m).map_err(|e| e.to_string())?);
     Ok(())
