@@ -794,6 +794,16 @@ typedef struct bk_extract_options {
    `BK_STATUS_INVALID_ARGUMENT`. The files written, and every error, are the same either way.
    */
   uint64_t parallel_inflate;
+  /*
+   Refuse, with `BK_STATUS_UNSAFE_NAME` naming the entry, every name that Windows reads
+   otherwise than it is stored, on every system: reserved device names with any extension
+   (`CON`, `NUL`, `COM1`, `LPT1.txt`), trailing dots and spaces, alternate data streams
+   (`a:b`), characters Windows does not allow, 8.3 short names (`GIT~1`), and names that
+   differ only in case. For archives bound for Windows and other systems alike. On Windows
+   these are refused whatever this says; backslashes, drive letters and UNC prefixes are
+   refused everywhere always.
+   */
+  uint64_t portable_names;
 } bk_extract_options;
 
 /*

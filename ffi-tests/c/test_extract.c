@@ -132,8 +132,9 @@ static void test_options_are_size_first(void) {
   const char *patterns[] = {"readme.txt", NULL};
   snprintf(archive, sizeof archive, "%s/good.zip", workdir);
   snprintf(dest, sizeof dest, "%s/sized", workdir);
-  /* One field (parallel_inflate) past the minimum: a program built before it passes the minimum. */
-  CHECK(sizeof(bk_extract_options) == BK_EXTRACT_OPTIONS_MIN_SIZE + 8);
+  /* Two fields (parallel_inflate, portable_names) past the minimum: a program built before them
+     passes the minimum. */
+  CHECK(sizeof(bk_extract_options) == BK_EXTRACT_OPTIONS_MIN_SIZE + 16);
   CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_INVALID_ARGUMENT);
   {
     bk_extract_options older = {.size = BK_EXTRACT_OPTIONS_MIN_SIZE, .threads = 1};
@@ -157,6 +158,36 @@ static void test_options_are_size_first(void) {
   grown.newer[1] = 0;
   CHECK_STATUS(bk_extract(archive, dest, &grown.known, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
   CHECK(report.files == 2);
+}
+
+/* portable_names: a name Windows reads as a device is refused, naming it; without the option it
+   extracts (not on Windows, which refuses it always). zip_evil with "../evil.txt" renamed
+   "aux/con.txt" (as long: every offset stays). */
+static void test_portable_names_refuses_what_windows_reads_otherwise(void) {
+  char archive[300], dest[300], entry[64];
+  unsigned char zip[sizeof zip_evil];
+  bk_extract_options opts = {.size = sizeof opts};
+  bk_extract_report report = {.size = sizeof report};
+  memcpy(zip, zip_evil, sizeof zip);
+  for (size_t at = 0; at + 11 <= sizeof zip; at++)
+    if (memcmp(zip + at, "../evil.txt", 11) == 0) memcpy(zip + at, "aux/con.txt", 11);
+  snprintf(archive, sizeof archive, "%s/device.zip", workdir);
+  snprintf(dest, sizeof dest, "%s/device-out", workdir);
+  write_file(archive, zip, sizeof zip);
+  opts.portable_names = 1;
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, entry, sizeof entry, NULL, 0), BK_STATUS_UNSAFE_NAME);
+  CHECK(strcmp(entry, "aux/con.txt") == 0);
+  CHECK(access(dest, F_OK) != 0);
+  opts.portable_names = 0;
+#ifdef _WIN32
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, entry, sizeof entry, NULL, 0), BK_STATUS_UNSAFE_NAME);
+  CHECK(access(dest, F_OK) != 0);
+#else
+  CHECK_STATUS(bk_extract(archive, dest, &opts, &report, NULL, 0, NULL, 0), BK_STATUS_OK);
+  CHECK(report.files == 2);
+#endif
+  remove_tree(dest);
+  remove(archive);
 }
 
 static void test_a_hostile_archive_leaves_nothing(void) {
@@ -630,6 +661,7 @@ int main(void) {
   }
   RUN(test_a_valid_archive_extracts);
   RUN(test_a_hostile_archive_leaves_nothing);
+  RUN(test_portable_names_refuses_what_windows_reads_otherwise);
   RUN(test_options_are_size_first);
   RUN(test_a_huge_thread_count_replaces_promptly);
   RUN(test_missing_and_truncated_archives);

@@ -62,6 +62,10 @@ static int extract_options_from_map(ErlNifEnv *env, ERL_NIF_TERM map, bk_extract
     if (!bk_parallel_inflate_from_atom(env, value, &code)) return -1;
     o->parallel_inflate = code;
   }
+  if (enif_get_map_value(env, map, enif_make_atom(env, "portable_names"), &value)) {
+    if (enif_is_identical(value, enif_make_atom(env, "true"))) o->portable_names = 1;
+    else if (!enif_is_identical(value, enif_make_atom(env, "false"))) return -1;
+  }
   return 0;
 }
 

@@ -43,6 +43,12 @@
 %% `parallel_inflate': When a large deflated entry is inflated on several cores (using 'threads' decoding
 %%   threads): a 'bk_parallel_inflate' (default 'BK_PARALLEL_INFLATE_AUTO'); another value is
 %%   'BK_STATUS_INVALID_ARGUMENT'. The files written, and every error, are the same either way.
+%% `portable_names': Refuse, with 'BK_STATUS_UNSAFE_NAME' naming the entry, every name that Windows reads
+%%   otherwise than it is stored, on every system: reserved device names with any extension ('CON', 'NUL',
+%%   'COM1', 'LPT1.txt'), trailing dots and spaces, alternate data streams ('a:b'), characters Windows does
+%%   not allow, 8.3 short names ('GIT~1'), and names that differ only in case. For archives bound for Windows
+%%   and other systems alike. On Windows these are refused whatever this says; backslashes, drive letters and
+%%   UNC prefixes are refused everywhere always.
 -type extract_options() :: #{
     mode => create | replace | merge,
     threads => non_neg_integer(),
@@ -57,12 +63,13 @@
     progress_interval_ms => non_neg_integer(),
     only => [unicode:chardata()],
     progress => pid(),
-    parallel_inflate => auto | always | never
+    parallel_inflate => auto | always | never,
+    portable_names => boolean()
 }.
 
 %% Every key extract_options() has.
 -define(EXTRACT_OPTION_KEYS, [mode, threads, quota, max_ratio, fold_case, strict, skip_symlinks, durable,
-        no_mtime, incremental, progress_interval_ms, only, progress, parallel_inflate]).
+        no_mtime, incremental, progress_interval_ms, only, progress, parallel_inflate, portable_names]).
 
 %% What extract/3 did: the fields of bk_extract_report (include/bufkit.h).
 %% `files': Regular files written.

@@ -727,7 +727,15 @@ prepended_data_is_read_past_unless_strict_test() ->
         {ok, _} = zip:create(Twins, [{"Readme.txt", <<"one">>}, {"README.txt", <<"two">>}]),
         {ok, #{files := 2}} = bufkit:extract(Twins, filename:join(Dir, "twins"), #{}),
         ?assertMatch({error, {unsafe_name, _}}, bufkit:extract(Twins, filename:join(Dir, "folded"), #{fold_case => true})),
-        ?assertNot(filelib:is_dir(filename:join(Dir, "folded")))
+        ?assertNot(filelib:is_dir(filename:join(Dir, "folded"))),
+        %% portable_names: a name Windows reads as a device is refused, naming it; without the
+        %% option it extracts here.
+        Device = filename:join(Dir, "device.zip"),
+        {ok, _} = zip:create(Device, [{"ok.txt", <<"fine">>}, {"assets/con.txt", <<"device">>}]),
+        ?assertEqual({error, {unsafe_name, <<"assets/con.txt">>}},
+                     bufkit:extract(Device, filename:join(Dir, "portable"), #{portable_names => true})),
+        ?assertNot(filelib:is_dir(filename:join(Dir, "portable"))),
+        {ok, #{files := 2}} = bufkit:extract(Device, filename:join(Dir, "device"), #{portable_names => false})
     end).
 
 %% A stream fed in pieces: exact bytes used, the total once done, the output handed over; a

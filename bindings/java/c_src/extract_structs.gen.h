@@ -61,6 +61,9 @@ static int bk_jni_extract_options(JNIEnv *env, jobject record, bk_extract_option
     (*env)->DeleteLocalRef(env, value);
     if ((*env)->ExceptionCheck(env)) return -1;
   }
+  if (!(get = (*env)->GetMethodID(env, type, "portableNames", "()Z"))) return -1;
+  o->portable_names = (*env)->CallBooleanMethod(env, record, get) ? 1 : 0;
+  if ((*env)->ExceptionCheck(env)) return -1;
   return 0;
 }
 

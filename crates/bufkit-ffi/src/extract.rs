@@ -193,6 +193,15 @@ pub struct bk_extract_options {
     /// `BK_STATUS_INVALID_ARGUMENT`. The files written, and every error, are the same either way.
     #[binding(enumeration(c = "bk_parallel_inflate", java = "ParallelInflate"))]
     pub parallel_inflate: u64,
+    /// Refuse, with `BK_STATUS_UNSAFE_NAME` naming the entry, every name that Windows reads
+    /// otherwise than it is stored, on every system: reserved device names with any extension
+    /// (`CON`, `NUL`, `COM1`, `LPT1.txt`), trailing dots and spaces, alternate data streams
+    /// (`a:b`), characters Windows does not allow, 8.3 short names (`GIT~1`), and names that
+    /// differ only in case. For archives bound for Windows and other systems alike. On Windows
+    /// these are refused whatever this says; backslashes, drive letters and UNC prefixes are
+    /// refused everywhere always.
+    #[binding(flag)]
+    pub portable_names: u64,
 }
 
 /// The smallest `bk_extract_options.size` accepted: the options of ABI version 3, the first with
@@ -672,9 +681,7 @@ fn run_extract(
     let options = Options {
         mode: opts.mode()?,
         fold_case: o.fold_case != 0,
-        // Not in bk_extract_options yet: the Windows name rules apply where the library runs
-        // on Windows, and C callers elsewhere cannot ask for them yet.
-        portable_names: false,
+        portable_names: o.portable_names != 0,
         strict: o.strict != 0,
         skip_symlinks: o.skip_symlinks != 0,
         map_archive: false, // read, so a changed archive is an error, never a SIGBUS in the host

@@ -51,8 +51,14 @@ package dev.bufkit;
  *     decoding threads): a {@code bk_parallel_inflate} (default {@code BK_PARALLEL_INFLATE_AUTO}); another
  *     value is {@code BK_STATUS_INVALID_ARGUMENT}. The files written, and every error, are the same either
  *     way.
+ * @param portableNames true: refuse, with {@code BK_STATUS_UNSAFE_NAME} naming the entry, every name that
+ *     Windows reads otherwise than it is stored, on every system: reserved device names with any extension
+ *     ({@code CON}, {@code NUL}, {@code COM1}, {@code LPT1.txt}), trailing dots and spaces, alternate data
+ *     streams ({@code a:b}), characters Windows does not allow, 8.3 short names ({@code GIT~1}), and names
+ *     that differ only in case. For archives bound for Windows and other systems alike. On Windows these are
+ *     refused whatever this says; backslashes, drive letters and UNC prefixes are refused everywhere always.
  */
-public record ExtractOptions(ExtractMode mode, int threads, long quota, double maxRatio, boolean foldCase, boolean strict, boolean skipSymlinks, boolean durable, boolean noMtime, boolean incremental, int progressIntervalMs, java.util.List<String> only, ProgressListener progress, ExtractCancel cancel, ParallelInflate parallelInflate) {
+public record ExtractOptions(ExtractMode mode, int threads, long quota, double maxRatio, boolean foldCase, boolean strict, boolean skipSymlinks, boolean durable, boolean noMtime, boolean incremental, int progressIntervalMs, java.util.List<String> only, ProgressListener progress, ExtractCancel cancel, ParallelInflate parallelInflate, boolean portableNames) {
     /** Checks ranges and copies the lists. */
     public ExtractOptions {
         java.util.Objects.requireNonNull(mode, "mode");
@@ -66,38 +72,38 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
 
     /** The defaults: every field's zero in C. */
     public static ExtractOptions defaults() {
-        return new ExtractOptions(ExtractMode.CREATE, 0, 0, 0, false, false, false, false, false, false, 0, java.util.List.of(), null, null, ParallelInflate.AUTO);
+        return new ExtractOptions(ExtractMode.CREATE, 0, 0, 0, false, false, false, false, false, false, 0, java.util.List.of(), null, null, ParallelInflate.AUTO, false);
     }
 
     /** With {@link #mode()}: What may happen to an existing destination: a {@code bk_extract_mode} (default
      *  {@code BK_EXTRACT_CREATE}); another value is {@code BK_STATUS_INVALID_ARGUMENT}. */
     public ExtractOptions withMode(ExtractMode mode) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #threads()}: Worker threads; 0 (the default) means one per core. At most 256 are started,
      *  and no more than there are files to write (or, replacing a tree, directories to remove). */
     public ExtractOptions withThreads(int threads) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #quota()}: Refuse archives that would write more than this many bytes in all; 0 (the
      *  default) for no quota. */
     public ExtractOptions withQuota(long quota) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #maxRatio()}: Refuse entries inflating to more than this many times their compressed size;
      *  0 (the default) for no limit. Negative or not finite is {@code BK_STATUS_INVALID_ARGUMENT}. */
     public ExtractOptions withMaxRatio(double maxRatio) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #foldCase()}: true: refuse entry names that differ only in case even where the
      *  destination's file system keeps them apart (they are always refused where it folds case, which is
      *  detected). */
     public ExtractOptions withFoldCase(boolean foldCase) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #strict()}: true: refuse archives with other data prepended to the zip part (by default
@@ -106,19 +112,19 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
      *  an entry whose compressed data goes on after its stream ends (by default read past, in every method,
      *  as unzip and Python read it; the readers {@code bk_archive_*} always read past it). */
     public ExtractOptions withStrict(boolean strict) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #skipSymlinks()}: true: skip symlink entries instead of refusing the archive (the
      *  default). A link is never created either way. */
     public ExtractOptions withSkipSymlinks(boolean skipSymlinks) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #durable()}: true: sync every file and directory to disk before the destination is
      *  replaced. */
     public ExtractOptions withDurable(boolean durable) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #noMtime()}: true: leave files and directories with the time of the extraction. By default
@@ -126,7 +132,7 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
      *  extra field, else its DOS date and time read as local time, as {@code unzip} does (a directory gets
      *  its own only when the archive has an entry for it). */
     public ExtractOptions withNoMtime(boolean noMtime) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #incremental()}: true: incremental mode. The destination keeps a manifest ({@code
@@ -137,7 +143,7 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
      *  BK_EXTRACT_MERGE}) into the destination removes the manifest, so the incremental run after it writes
      *  every file afresh instead of keeping files the merge replaced. */
     public ExtractOptions withIncremental(boolean incremental) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #progressIntervalMs()}: Report progress at most once every this many milliseconds, plus
@@ -145,14 +151,14 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
      *  (the default) reports every entry as it is done, from any worker thread, possibly at once. Bindings
      *  that pay per report (a message to a BEAM process, a JVM upcall) set an interval. */
     public ExtractOptions withProgressIntervalMs(int progressIntervalMs) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #only()}: Patterns ({@code *}, {@code ?}, or {@code dir/}; UTF-8, NUL-terminated) of the
      *  entries to extract: {@code only_len} of them. With none (the default), every entry is extracted;
      *  matching nothing is {@code BK_STATUS_NOTHING_SELECTED}. */
     public ExtractOptions withOnly(java.util.List<String> only) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #progress()}: Called with progress (NULL for none), from the extraction's worker threads,
@@ -160,13 +166,13 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
      *  pid that receives {@code {bufkit_extract_progress, EntriesDone, EntriesTotal, BytesDone, BytesTotal}}
      *  messages (with {@code progress_interval_ms} 50 unless given). */
     public ExtractOptions withProgress(ProgressListener progress) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #cancel()}: A cancellation flag to watch (NULL for none); it must outlive the extraction.
      *  */
     public ExtractOptions withCancel(ExtractCancel cancel) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 
     /** With {@link #parallelInflate()}: When a large deflated entry is inflated on several cores (using
@@ -174,6 +180,17 @@ public record ExtractOptions(ExtractMode mode, int threads, long quota, double m
      *  BK_PARALLEL_INFLATE_AUTO}); another value is {@code BK_STATUS_INVALID_ARGUMENT}. The files written,
      *  and every error, are the same either way. */
     public ExtractOptions withParallelInflate(ParallelInflate parallelInflate) {
-        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate);
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
+    }
+
+    /** With {@link #portableNames()}: true: refuse, with {@code BK_STATUS_UNSAFE_NAME} naming the entry,
+     *  every name that Windows reads otherwise than it is stored, on every system: reserved device names with
+     *  any extension ({@code CON}, {@code NUL}, {@code COM1}, {@code LPT1.txt}), trailing dots and spaces,
+     *  alternate data streams ({@code a:b}), characters Windows does not allow, 8.3 short names ({@code
+     *  GIT~1}), and names that differ only in case. For archives bound for Windows and other systems alike.
+     *  On Windows these are refused whatever this says; backslashes, drive letters and UNC prefixes are
+     *  refused everywhere always. */
+    public ExtractOptions withPortableNames(boolean portableNames) {
+        return new ExtractOptions(mode, threads, quota, maxRatio, foldCase, strict, skipSymlinks, durable, noMtime, incremental, progressIntervalMs, only, progress, cancel, parallelInflate, portableNames);
     }
 }

@@ -51,6 +51,7 @@ final class ExtractStructs {
         s.set(JAVA_INT, 52, o.incremental() ? 1 : 0); // incremental
         s.set(JAVA_INT, 56, o.progressIntervalMs()); // progress_interval_ms
         s.set(JAVA_LONG, 104, (long) o.parallelInflate().code()); // parallel_inflate
+        s.set(JAVA_LONG, 112, o.portableNames() ? 1L : 0L); // portable_names
         return s;
     }
 

@@ -75,7 +75,8 @@ public final class Layouts {
         ADDRESS.withName("progress"),
         ADDRESS.withName("progress_user_data"),
         ADDRESS.withName("cancel"),
-        JAVA_LONG.withName("parallel_inflate")).withName("bk_extract_options");
+        JAVA_LONG.withName("parallel_inflate"),
+        JAVA_LONG.withName("portable_names")).withName("bk_extract_options");
 
     /** bk_extract_report: What an extraction did, filled by {@code bk_extract}. */
     public static final StructLayout EXTRACT_REPORT = MemoryLayout.structLayout(

@@ -250,6 +250,17 @@ final class ExtractTests {
                 () -> bufkit.extract(twins, dir.resolve("folded"), ExtractOptions.defaults().withFoldCase(true)));
         check(folded.status() == Status.UNSAFE_NAME && !java.nio.file.Files.exists(dir.resolve("folded")),
                 "folding case refuses the twins: " + folded.status());
+        // portable_names reaches Java: a name Windows reads as a device is refused, naming it;
+        // without the option it extracts here (not on Windows, which refuses it always).
+        java.nio.file.Path device = zip(dir, "device.zip", new String[] {"ok.txt", "assets/con.txt"},
+                new byte[][] {"fine".getBytes(), "device".getBytes()});
+        ExtractException portable = expect(ExtractException.class,
+                () -> bufkit.extract(device, dir.resolve("portable"), ExtractOptions.defaults().withPortableNames(true)));
+        check(portable.status() == Status.UNSAFE_NAME && portable.entry().equals("assets/con.txt")
+                && !java.nio.file.Files.exists(dir.resolve("portable")), "portable names: " + portable.getMessage());
+        if (!System.getProperty("os.name").startsWith("Windows")) {
+            check(bufkit.extract(device, dir.resolve("device"), ExtractOptions.defaults()).files() == 2, "con.txt here");
+        }
     }
 
     @Test
