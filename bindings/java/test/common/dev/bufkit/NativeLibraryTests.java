@@ -56,15 +56,40 @@ final class NativeLibraryTests {
         check(cache != null, "the test runner sets XDG_CACHE_HOME to a temporary directory");
         check(loaded.startsWith(Path.of(cache, "bufkit")), "loaded " + loaded + ", not from " + cache);
         check(loaded.getFileName().toString().equals(NativeLibrary.FILE_NAME), "file name " + loaded);
-        check(PosixFilePermissions.toString(Files.getPosixFilePermissions(loaded.getParent())).equals("rwx------"), "private directory");
-        check(Files.getPosixFilePermissions(loaded).stream().noneMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS")),
-                "private file");
+        check(loaded.getParent().getFileName().toString().startsWith(NativeLibrary.runningPlatform() + "-"), "platform folder " + loaded);
+        if (POSIX) {
+            check(PosixFilePermissions.toString(Files.getPosixFilePermissions(loaded.getParent())).equals("rwx------"), "private directory");
+            check(Files.getPosixFilePermissions(loaded).stream().noneMatch(p -> p.name().startsWith("GROUP") || p.name().startsWith("OTHERS")),
+                    "private file");
+        } else {
+            Path probe = Files.createTempFile("bufkit-owner", ".tmp");
+            try {
+                check(Files.getOwner(loaded).equals(Files.getOwner(probe)), "owned by this user: " + Files.getOwner(loaded));
+            } finally {
+                Files.delete(probe);
+            }
+        }
     }
 
     private static void platformNames() {
-        check(NativeLibrary.platform("Linux", "amd64").equals("linux-x86_64"), "amd64");
-        check(NativeLibrary.platform("Linux", "aarch64").equals("linux-aarch64"), "aarch64");
-        check(NativeLibrary.platform("Mac OS X", "aarch64").equals("mac-os-x-aarch64"), "macOS");
+        check(NativeLibrary.platform("Linux", "amd64", "gnu").equals("linux-x86_64"), "amd64");
+        check(NativeLibrary.platform("Linux", "aarch64", "gnu").equals("linux-aarch64"), "aarch64");
+        check(NativeLibrary.platform("Linux", "amd64", "musl").equals("linux-musl-x86_64"), "musl");
+        check(NativeLibrary.platform("Linux", "aarch64", "musl").equals("linux-musl-aarch64"), "musl aarch64");
+        check(NativeLibrary.platform("Windows 11", "amd64", "").equals("windows-x86_64"), "Windows");
+        check(NativeLibrary.platform("Windows Server 2022", "amd64", "").equals("windows-x86_64"), "Windows Server");
+        check(NativeLibrary.platform("Mac OS X", "aarch64", "").equals("macos-aarch64"), "macOS arm64");
+        check(NativeLibrary.platform("Mac OS X", "x86_64", "").equals("macos-x86_64"), "macOS x86-64");
+        check(NativeLibrary.platform("FreeBSD", "amd64", "").equals("freebsd-x86_64"), "FreeBSD");
+        // The running one: this JDK's C library is glibc here (Debian), and the jar carries its library.
+        check(NativeLibrary.runningPlatform().equals(NativeLibrary.platform(System.getProperty("os.name"), System.getProperty("os.arch"),
+                "gnu")), NativeLibrary.runningPlatform());
+        check(NativeLibrary.mapsMusl("7f0000-7f1000 r-xp 00000000 08:01 123 /lib/ld-musl-x86_64.so.1"), "musl's loader");
+        check(NativeLibrary.mapsMusl("7f0000-7f1000 r-xp 00000000 08:01 123 /usr/lib/libc.musl-aarch64.so.1"), "musl's libc");
+        check(!NativeLibrary.mapsMusl("7f0000-7f1000 r-xp 00000000 08:01 123 /usr/lib/x86_64-linux-gnu/libc.so.6"), "glibc");
+        check(!NativeLibrary.mapsMusl("7f0000-7f1000 rw-p 00000000 00:00 0 [heap]"), "anonymous");
+        check(NativeLibrary.isAndroid("Dalvik", "The Android Project"), "Android");
+        check(!NativeLibrary.isAndroid(System.getProperty("java.vm.name"), System.getProperty("java.vendor")), "this JVM");
     }
 
     private static void unsupportedPlatform() {
@@ -101,7 +126,7 @@ final class NativeLibraryTests {
         try {
             List<Future<Path>> results = new ArrayList<>();
             for (int i = 0; i < 8; i++) {
-                results.add(threads.submit(() -> NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha)));
+                results.add(threads.submit(() -> NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha)));
             }
             Path first = results.get(0).get();
             for (Future<Path> r : results) {
@@ -112,7 +137,7 @@ final class NativeLibraryTests {
                 check(left.count() == 1, "no temporary files left beside it");
             }
             // A second run finds the intact copy and reuses it.
-            check(NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha).equals(first), "reused");
+            check(NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha).equals(first), "reused");
         } finally {
             threads.shutdown();
             removeTree(root);
@@ -124,10 +149,10 @@ final class NativeLibraryTests {
         byte[] bytes = sample();
         String sha = NativeLibrary.sha256(bytes);
         try {
-            Path file = NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha);
+            Path file = NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha);
             Files.write(file, "replaced".getBytes(java.nio.charset.StandardCharsets.UTF_8));
             try {
-                NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha);
+                NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha);
                 throw new AssertionError("a corrupted copy was accepted");
             } catch (UnsatisfiedLinkError e) {
                 check(e.getMessage().contains(file.toString()) && e.getMessage().contains("linux-x86_64")
@@ -138,15 +163,20 @@ final class NativeLibraryTests {
         }
     }
 
+    private static final boolean POSIX = java.nio.file.FileSystems.getDefault().supportedFileAttributeViews().contains("posix");
+
     private static void othersCanWrite() throws IOException {
+        if (!POSIX) {
+            return; // Windows: no permission bits (the owner is checked, see loadedFromTheCache)
+        }
         Path root = freshRoot();
         byte[] bytes = sample();
         String sha = NativeLibrary.sha256(bytes);
         try {
-            Path file = NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha);
+            Path file = NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha);
             Files.setPosixFilePermissions(file.getParent(), PosixFilePermissions.fromString("rwxrwxrwx"));
             try {
-                NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha);
+                NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha);
                 throw new AssertionError("a world-writable cache directory was trusted");
             } catch (UnsatisfiedLinkError e) {
                 check(e.getMessage().contains(file.getParent().toString()) && e.getMessage().contains("writable by other users"), e.getMessage());
@@ -161,12 +191,19 @@ final class NativeLibraryTests {
         byte[] bytes = sample();
         String sha = NativeLibrary.sha256(bytes);
         try {
-            Path file = NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha);
+            Path file = NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha);
             Path elsewhere = root.getParent().resolve("elsewhere.so");
             Files.move(file, elsewhere);
-            Files.createSymbolicLink(file, elsewhere);
+            if (Boolean.getBoolean("dev.bufkit.wine")) {
+                return; // wine makes the host's symbolic links, which its Windows calls do not show as links
+            }
             try {
-                NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", bytes, sha);
+                Files.createSymbolicLink(file, elsewhere);
+            } catch (java.nio.file.FileSystemException e) {
+                return; // Windows without the privilege to make links: no link to refuse
+            }
+            try {
+                NativeLibrary.unpack(root, "9.9.9", "linux-x86_64", "libbufkit_java.so", bytes, sha);
                 throw new AssertionError("a symlink was followed");
             } catch (UnsatisfiedLinkError e) {
                 check(e.getMessage().contains("symbolic link"), e.getMessage());
@@ -179,12 +216,13 @@ final class NativeLibraryTests {
     /** A second JVM, told to load a library that does not exist: one exception says it all. */
     private static void nothingLoads() throws Exception {
         Path launcher = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process p = new ProcessBuilder(launcher.toString(), "-D" + NativeLibrary.PATH_PROPERTY + "=/nonexistent/libbufkit_java.so",
+        String missing = Path.of("/nonexistent", NativeLibrary.FILE_NAME).toString();
+        Process p = new ProcessBuilder(launcher.toString(), "-D" + NativeLibrary.PATH_PROPERTY + "=" + missing,
                 "-cp", System.getProperty("dev.bufkit.testClassPath", System.getProperty("java.class.path")), "dev.bufkit.LoadProbe")
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         check(p.waitFor() == 3, "exit " + p.exitValue() + ": " + out);
-        check(out.contains("dev.bufkit.jni.JniBufkit") && out.contains("/nonexistent/libbufkit_java.so"), out);
+        check(out.contains("dev.bufkit.jni.JniBufkit") && out.contains(missing), out);
         if (Runtime.version().feature() >= 22) {
             check(out.contains("dev.bufkit.panama.PanamaBufkit"), out);
         }

@@ -10,8 +10,8 @@ final class JniNative {
     private JniNative() {}
 
     static {
-        // The jar's own copy (or -Ddev.bufkit.library): see dev.bufkit.NativeLibrary.
-        System.load(dev.bufkit.NativeLibrary.path().toString());
+        // The jar's own copy, -Ddev.bufkit.library, or on Android the app's: see dev.bufkit.NativeLibrary.
+        dev.bufkit.NativeLibrary.loadForJni();
     }
 
     /**

@@ -307,20 +307,7 @@ final class ArchiveTests {
             check(read.view("res/icon.png").isEmpty(), "no views when read with pread");
         }
         dev.bufkit.AssetArchive a = bufkit.openArchive(apk, true);
-        java.nio.ByteBuffer slice;
-        try {
-            java.nio.ByteBuffer view = a.view("res/icon.png").orElseThrow();
-            check(view.isReadOnly() && view.isDirect() && view.remaining() == icon.length, "a read-only direct view of the whole entry");
-            byte[] back = new byte[icon.length];
-            view.duplicate().get(back);
-            check(Arrays.equals(back, icon), "the view's bytes");
-            expect(java.nio.ReadOnlyBufferException.class, () -> view.put(0, (byte) 1));
-            check(a.view("assets/app.js").isEmpty(), "no view of a deflated entry");
-            expect(IndexOutOfBoundsException.class, () -> a.view(99));
-            slice = view.slice(60_000, 10_000); // only the slice is kept
-        } finally {
-            a.close();
-        }
+        java.nio.ByteBuffer slice = sliceOfView(a, icon); // closes a, keeps only the slice
         expect(IllegalStateException.class, () -> a.view(0));
         for (int i = 0; i < 5; i++) {
             System.gc();
@@ -344,6 +331,33 @@ final class ArchiveTests {
         try (dev.bufkit.AssetArchive b = bufkit.openArchive(bad, true)) {
             BufkitException crc = expect(BufkitException.class, () -> b.view("res/icon.png"));
             check(crc.status() == Status.CRC_MISMATCH, "a bad CRC: " + crc.status());
+        }
+        // The slice holds the file mapped. Windows removes a file only once nothing has it open
+        // or mapped (deleting it before leaves it pending): once the views are collected.
+        slice = null;
+        for (int i = 0; i < 100 && java.nio.file.Files.exists(apk); i++) {
+            System.gc();
+            Thread.sleep(20);
+            java.nio.file.Files.deleteIfExists(apk);
+        }
+        check(!java.nio.file.Files.exists(apk), "the archive can be deleted once its views are collected");
+    }
+
+    /** Checks a's view of res/icon.png, closes a and returns a slice of the view (in a frame of
+     *  its own, so that the slice is the only reference left to the view). */
+    private static java.nio.ByteBuffer sliceOfView(dev.bufkit.AssetArchive a, byte[] icon) {
+        try {
+            java.nio.ByteBuffer view = a.view("res/icon.png").orElseThrow();
+            check(view.isReadOnly() && view.isDirect() && view.remaining() == icon.length, "a read-only direct view of the whole entry");
+            byte[] back = new byte[icon.length];
+            view.duplicate().get(back);
+            check(Arrays.equals(back, icon), "the view's bytes");
+            expect(java.nio.ReadOnlyBufferException.class, () -> view.put(0, (byte) 1));
+            check(a.view("assets/app.js").isEmpty(), "no view of a deflated entry");
+            expect(IndexOutOfBoundsException.class, () -> a.view(99));
+            return view.slice(60_000, 10_000);
+        } finally {
+            a.close();
         }
     }
 
