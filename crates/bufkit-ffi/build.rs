@@ -29,6 +29,10 @@ fn main() {
         // fails if any other symbol is exported.
         println!("cargo:rustc-cdylib-link-arg=-Wl,--exclude-libs,ALL");
     }
+    if target_os == "macos" {
+        // Programs find the library through their rpath, not at the path it was built at.
+        println!("cargo:rustc-cdylib-link-arg=-Wl,-install_name,@rpath/libbufkit.dylib");
+    }
     // Windows: rustc's export list for the DLL (a .def file) names bzip2-sys's hook too, and GNU
     // ld exports all a .def file names; scripts/windows/mingw-gcc, the linker our scripts set,
     // cuts it to the `bk_` functions.

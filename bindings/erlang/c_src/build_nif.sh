@@ -9,7 +9,8 @@
 #      include/. With --cargo (rebar3's hook) the static library is built first with
 #      `cargo build --release -p bufkit-ffi`; without it a missing one is an error saying what to run.
 # To build for another architecture (an arm64 release from x86-64): CC=aarch64-linux-gnu-gcc
-# BUFKIT_ARCH=aarch64.
+# BUFKIT_ARCH=aarch64; for macOS, BUFKIT_OS=macos with a CC for it and BUFKIT_LIBDIR holding the
+# macOS libbufkit.a (a macOS C archive's lib/).
 # Usage: c_src/build_nif.sh [--cargo]
 set -eu
 app=$(cd "$(dirname "$0")/.." && pwd -P) # -P: a _checkouts symlink must not hide the checkout
@@ -49,8 +50,14 @@ fi
 erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
 nif_dir=${BUFKIT_NIF_DIR:-$app/priv} # build.sh puts it beside its ebin/, outside a checkout's sources
 mkdir -p "$nif_dir"
+# The link, by the OS the NIF is for (BUFKIT_OS, default this one's): on macOS the BEAM's
+# enif_* functions are found when it loads the NIF.
+case ${BUFKIT_OS:-$(uname -s)} in
+  Darwin|macos) link=(-undefined dynamic_lookup) ;;
+  *) link=(-Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc) ;;
+esac
 "${CC:-gcc}" -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
   -I"$erts_include" -I"$include" \
   "$app"/c_src/*.c "$lib/libbufkit.a" \
-  -Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc \
+  "${link[@]}" \
   -o "$nif_dir/bufkit_nif.so"
