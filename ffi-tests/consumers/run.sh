@@ -24,7 +24,8 @@
 #   erlang-rebar3                        a rebar3 project with bufkit in _checkouts/: rebar3 eunit
 #   erlang-rebar3-linked-checkout        the same, _checkouts/bufkit a symlink into this checkout
 #   erlang-missing-library               no libbufkit.a: the NIF build says what to run
-#   erlang-macos-*-nif-link              the NIF built for macOS by zig's cc against the macOS archive
+#   erlang-OS-ARCH-nif-link              the NIF built for musl and macOS (x86-64, aarch64) by zig's
+#                                        cc from the application's vendored libraries
 #   erlang-aarch64-nif                   the application's NIF cross-built for aarch64, no cargo
 #   rust-cargo                           a Cargo project depending on the packaged crates by path
 #   readme-snippets                      every README snippet is taken from one of these projects
@@ -269,20 +270,25 @@ if [[ $(uname -m) == x86_64 ]]; then
     echo 'aarch64 NIF, exporting only nif_init'"
 fi
 
-# The NIF for macOS (both architectures), built from the application's sources against the macOS
-# C archive's static library by zig's cc: link-checked (no macOS BEAM here).
+# The NIF for musl (Alpine) and macOS, each architecture, built from the application as shipped
+# (its vendored libbufkit.a, no cargo) by zig's cc: link-checked, no such BEAM being here.
 if [[ $(uname -m) == x86_64 ]]; then
-  for arch in x86_64 aarch64; do
-    min=10.15; [[ $arch == aarch64 ]] && min=11.0
-    printf '#!/bin/sh\nexec python3 -m ziglang cc -target %s-macos.%s "$@"\n' "$arch" "$min" >"$work/zig-macos-$arch"
-    chmod +x "$work/zig-macos-$arch"
-    check "erlang-macos-$arch-nif-link" bash -c "
-      mkdir -p '$work/erl-mac-$arch' && tar -C '$work/erl-mac-$arch' -xzf '$dist/bufkit-erlang-$version.tar.gz' &&
-      CC='$work/zig-macos-$arch' BUFKIT_OS=macos BUFKIT_LIBDIR='$work/mac-$arch/bufkit-$version-macos-$arch/lib' \
-        BUFKIT_INCLUDE='$work/mac-$arch/bufkit-$version-macos-$arch/include' BUFKIT_NIF_DIR='$work/erl-mac-$arch/priv' \
-        '$work/erl-mac-$arch/bufkit/c_src/build_nif.sh' &&
-      file '$work/erl-mac-$arch/priv/bufkit_nif.so' | grep -q 'Mach-O 64-bit' &&
-      llvm-nm -gU '$work/erl-mac-$arch/priv/bufkit_nif.so' | grep -q ' _nif_init$' && echo 'macOS $arch NIF linked, nif_init exported'"
+  for os in linux-musl macos; do
+    for arch in x86_64 aarch64; do
+      target=$arch-linux-musl
+      [[ $os == macos ]] && { target=$arch-macos.10.15; [[ $arch == aarch64 ]] && target=$arch-macos.11.0; }
+      printf '#!/bin/sh\nexec python3 -m ziglang cc -target %s "$@"\n' "$target" >"$work/zig-$os-$arch"
+      chmod +x "$work/zig-$os-$arch"
+      if [[ $os == macos ]]; then
+        exports="llvm-nm -gU '$work/erl-$os-$arch/priv/bufkit_nif.so' | grep -q ' _nif_init\$'" kind='Mach-O 64-bit'
+      else
+        exports="[[ \$(nm -D --defined-only '$work/erl-$os-$arch/priv/bufkit_nif.so' | awk 'NF==3{print \$3}') == nif_init ]]" kind='ELF 64-bit'
+      fi
+      check "erlang-$os-$arch-nif-link" bash -c "
+        mkdir -p '$work/erl-$os-$arch' && tar -C '$work/erl-$os-$arch' -xzf '$dist/bufkit-erlang-$version.tar.gz' &&
+        CC='$work/zig-$os-$arch' BUFKIT_OS=$os BUFKIT_ARCH=$arch BUFKIT_NIF_DIR='$work/erl-$os-$arch/priv' '$work/erl-$os-$arch/bufkit/c_src/build_nif.sh' &&
+        file '$work/erl-$os-$arch/priv/bufkit_nif.so' | grep -q '$kind' && $exports && echo '$os $arch NIF linked from the vendored library, nif_init exported'"
+    done
   done
 fi
 

@@ -3,30 +3,40 @@
 # libbufkit.a linked in statically, and every symbol but the NIF's entry point kept private. rebar3 runs it before compiling (rebar.config); build.sh runs it too.
 # Where libbufkit.a and bufkit.h come from, first found:
 #   1. BUFKIT_LIBDIR (libbufkit.a; bufkit.h from BUFKIT_INCLUDE, default BUFKIT_LIBDIR/../include);
-#   2. c_src/vendor/ARCH/ (ARCH from uname -m: x86_64 or aarch64), bufkit.h in c_src/vendor/, as in
-#      the rebar3 application scripts/dist packs;
+#   2. c_src/vendor/PLATFORM/, bufkit.h in c_src/vendor/, as in the rebar3 application scripts/dist
+#      packs: PLATFORM is ARCH (x86_64 or aarch64) on glibc Linux, ARCH-musl on musl Linux
+#      (Alpine), macos-ARCH on macOS;
 #   3. the bufkit checkout this application sits in (bindings/erlang): target/release and
 #      include/. With --cargo (rebar3's hook) the static library is built first with
 #      `cargo build --release -p bufkit-ffi`; without it a missing one is an error saying what to run.
-# To build for another architecture (an arm64 release from x86-64): CC=aarch64-linux-gnu-gcc
-# BUFKIT_ARCH=aarch64; for macOS, BUFKIT_OS=macos with a CC for it and BUFKIT_LIBDIR holding the
-# macOS libbufkit.a (a macOS C archive's lib/).
-# Usage: c_src/build_nif.sh [--cargo]
+# The platform is this machine's; to build for another, set BUFKIT_ARCH (x86_64, aarch64),
+# BUFKIT_OS (linux, linux-musl, macos) and a CC for it: CC=aarch64-linux-gnu-gcc BUFKIT_ARCH=aarch64
+# for an arm64 release from x86-64.
 set -eu
 app=$(cd "$(dirname "$0")/.." && pwd -P) # -P: a _checkouts symlink must not hide the checkout
 cargo_build=false
 [[ ${1:-} == --cargo ]] && cargo_build=true
+arch=${BUFKIT_ARCH:-$(uname -m)}
+[[ $arch == arm64 ]] && arch=aarch64
+if [[ -n ${BUFKIT_OS:-} ]]; then
+  os=$BUFKIT_OS
+elif [[ $(uname -s) == Darwin ]]; then
+  os=macos
+elif ldd --version 2>&1 | grep -qi musl; then
+  os=linux-musl
+else
+  os=linux
+fi
 if [[ -n ${BUFKIT_LIBDIR:-} ]]; then
   lib=$BUFKIT_LIBDIR include=${BUFKIT_INCLUDE:-$BUFKIT_LIBDIR/../include}
 elif [[ -d $app/c_src/vendor ]]; then
-  arch=${BUFKIT_ARCH:-$(uname -m)}
-  [[ $arch == arm64 ]] && arch=aarch64
-  [[ -f $app/c_src/vendor/$arch/libbufkit.a ]] || {
-    echo "bufkit: this application carries libbufkit.a for $(ls "$app/c_src/vendor" | grep -v '\.h$' | tr '\n' ' ')but not for $arch;" >&2
-    echo "        set BUFKIT_LIBDIR to a directory holding one built for $arch" >&2
+  case $os in linux) platform=$arch ;; linux-musl) platform=$arch-musl ;; *) platform=$os-$arch ;; esac
+  [[ -f $app/c_src/vendor/$platform/libbufkit.a ]] || {
+    echo "bufkit: this application carries libbufkit.a for $(ls "$app/c_src/vendor" | grep -v '\.h$' | tr '\n' ' ')but not for $platform;" >&2
+    echo "        set BUFKIT_LIBDIR to a directory holding one built for $platform" >&2
     exit 1
   }
-  lib=$app/c_src/vendor/$arch include=$app/c_src/vendor
+  lib=$app/c_src/vendor/$platform include=$app/c_src/vendor
 elif checkout=$(cd "$app/../.." && pwd -P) && [[ -f $checkout/crates/bufkit-ffi/Cargo.toml ]]; then
   lib=$checkout/target/release include=$checkout/include
   if $cargo_build; then
@@ -50,10 +60,18 @@ fi
 erts_include=$(erl -noshell -eval 'io:format("~s/erts-~s/include", [code:root_dir(), erlang:system_info(version)]), halt().')
 nif_dir=${BUFKIT_NIF_DIR:-$app/priv} # build.sh puts it beside its ebin/, outside a checkout's sources
 mkdir -p "$nif_dir"
-# The link, by the OS the NIF is for (BUFKIT_OS, default this one's): on macOS the BEAM's
-# enif_* functions are found when it loads the NIF.
-case ${BUFKIT_OS:-$(uname -s)} in
-  Darwin|macos) link=(-undefined dynamic_lookup) ;;
+# The link, by the OS the NIF is for: on macOS the BEAM's enif_* functions are found when it
+# loads the NIF.
+case $os in
+  macos) link=(-undefined dynamic_lookup) ;;
+  # musl: the unwinder is inside the libbufkit.a of bufkit's musl archives; the exports are cut
+  # to nif_init by a version script (zig's linker, the one cross linker for musl here, has no
+  # --exclude-libs)
+  linux-musl)
+    map=$(mktemp)
+    trap 'rm -f "$map"' EXIT
+    printf '{\n  global: nif_init;\n  local: *;\n};\n' >"$map"
+    link=(-Wl,--version-script="$map" -Wl,--eh-frame-hdr -lpthread -lm -ldl -lc) ;;
   *) link=(-Wl,--exclude-libs,ALL -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc) ;;
 esac
 "${CC:-gcc}" -std=c11 -O2 -g -Wall -Wextra -Werror -fPIC -shared -fvisibility=hidden \
