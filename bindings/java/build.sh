@@ -11,8 +11,8 @@
 #   linux-musl-aarch64   the same
 #   windows-x86_64       mingw-w64's gcc; jni_md.h from the Windows Java runtime that
 #                        BUFKIT_JAVA_WINDOWS_JDK names (scripts/windows/java-runtime fetches one)
-#   macos-x86_64         zig's cc (deployment target 10.15); jni_md.h as Linux's, which is the same
-#   macos-aarch64        the same (11.0)
+#   macos-x86_64         zig's cc (deployment targets: scripts/macos/targets); jni_md.h as Linux's,
+#   macos-aarch64        which is the same there
 # OUT/classes/ keeps the compiled classes, OUT/native/ the libraries.
 # Usage: bindings/java/build.sh JDK22_HOME [LIBDIR [OUT]]   (LIBDIR: where the host's libbufkit.a
 # is, default target/release; OUT default build/java). One JDK 22+ compiles both fronts (--release
@@ -66,9 +66,14 @@ jni_library() { # platform, libdir
       x86_64-w64-mingw32-gcc "${flags[@]}" -I"$win/include/win32" -shared "$out/native/bufkit_java.def" "$2/libbufkit.a" \
         -lkernel32 -lntdll -luserenv -lws2_32 -ldbghelp -static-libgcc -Wl,-S -o "$target" ;;
     macos-x86_64|macos-aarch64)
-      local a=${1#macos-} min=10.15; [[ $a == aarch64 ]] && min=11.0
-      zig_cc -target "$a-macos.$min" "${flags[@]}" -I"$jdk/include/linux" -fPIC -shared "$2/libbufkit.a" \
-        -Wl,-install_name,@rpath/libbufkit_java.dylib -o "$target" ;;
+      # Exports cut to bk_ and Java_: the glue compiled hidden but for JNIEXPORT, and the static
+      # library's other symbols hidden (zig's linker ignores export lists; see scripts/c-package).
+      . "$root/scripts/macos/targets"
+      local a=${1#macos-} min_var=macos_min_${1#macos-}
+      "$root/scripts/macos/hide-symbols" "$2/libbufkit.a" "$out/native/$1/hidden.a" _bk_ >/dev/null
+      zig_cc -target "$a-macos.${!min_var}" "${flags[@]}" -I"$jdk/include/linux" -fPIC -fvisibility=hidden -shared \
+        -Wl,-force_load,"$out/native/$1/hidden.a" -Wl,-dead_strip -Wl,-install_name,@rpath/libbufkit_java.dylib -o "$target"
+      rm -f "$out/native/$1/hidden.a" ;;
     *) echo "bindings/java/build.sh: no recipe for platform $1" >&2; return 1 ;;
   esac
 }

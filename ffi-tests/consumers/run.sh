@@ -49,6 +49,7 @@ check() { # name, command...
   fi
 }
 version=$(sed -nE 's/^version = "(.*)"$/\1/p' "$root/Cargo.toml" | head -n 1)
+jar=$dist/bufkit-$version.jar
 
 # --- C ----------------------------------------------------------------------------------------
 tar -C "$work" -xzf "$dist/bufkit-$version-linux-$(uname -m).tar.gz"
@@ -132,10 +133,14 @@ if [[ $(uname -m) == x86_64 ]]; then
     mkdir -p "$work/mac-$arch"
     tar -C "$work/mac-$arch" -xzf "$dist/bufkit-$version-macos-$arch.tar.gz"
     pmac=$work/mac-$arch/bufkit-$version-macos-$arch
-    min=10.15; [[ $arch == aarch64 ]] && min=11.0
+    . "$root/scripts/macos/targets"
+    min_var=macos_min_$arch min=${!min_var}
     cpu=x86_64; [[ $arch == aarch64 ]] && cpu=arm64
     check "c-macos-$arch-link" bash -c "
       llvm-objdump --macho --dylib-id '$pmac/lib/libbufkit.dylib' | grep -qx '@rpath/libbufkit.dylib' &&
+      [[ \$(llvm-nm -gU '$pmac/lib/libbufkit.dylib' | grep -c ' _bk_') -gt 70 ]] &&
+      ! llvm-nm -gU '$pmac/lib/libbufkit.dylib' | grep -v ' _bk_\| ___dso_handle\$\| __mh_dylib_header\$' | grep . &&
+      { [[ $arch == x86_64 ]] || llvm-objdump --macho --private-headers '$pmac/lib/libbufkit.dylib' | grep -q LC_CODE_SIGNATURE; } &&
       llvm-objdump --macho --private-headers '$pmac/lib/libbufkit.dylib' | grep -A4 LC_BUILD_VERSION | grep -q 'minos $min' &&
       python3 -m ziglang cc -target $arch-macos.$min -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pmac/include' -L'$pmac/lib' -lbufkit \
         -Wl,-rpath,@executable_path/../lib -o '$work/mac-$arch/consumer' &&
@@ -143,12 +148,13 @@ if [[ $(uname -m) == x86_64 ]]; then
       python3 -m ziglang cc -target $arch-macos.$min -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pmac/include' '$pmac/lib/libbufkit.a' \
         \$(PKG_CONFIG_PATH='$pmac/lib/pkgconfig' pkg-config --static --libs-only-l bufkit | sed 's/-lbufkit//') -o '$work/mac-$arch/static' &&
       llvm-objdump --macho --private-headers '$work/mac-$arch/static' | grep -q 'cputype.*' && file '$work/mac-$arch/static' | grep -q 'Mach-O 64-bit.*$cpu' &&
-      echo 'linked: shared (@rpath/libbufkit.dylib, macOS $min) and static, $cpu'"
+      unzip -p '$jar' dev/bufkit/native/macos-$arch/libbufkit_java.dylib >'$work/mac-$arch/java.dylib' &&
+      ! llvm-nm -gU '$work/mac-$arch/java.dylib' | grep -v ' _bk_\| _Java_dev_bufkit_\| ___dso_handle\$\| __mh_dylib_header\$' | grep . &&
+      echo 'linked: shared (@rpath/libbufkit.dylib, macOS $min, bk_ exports alone) and static, $cpu; the jar library exports bk_ and Java_ alone'"
   done
 fi
 
 # --- Java -------------------------------------------------------------------------------------
-jar=$dist/bufkit-$version.jar
 jdk17=$("$root/scripts/find-jdk" 17 exactly || "$root/scripts/find-jdk" 17)
 jdk22=$("$root/scripts/find-jdk" 22)
 java_run() { # jdk, front, flags...
@@ -276,7 +282,8 @@ if [[ $(uname -m) == x86_64 ]]; then
   for os in linux-musl macos; do
     for arch in x86_64 aarch64; do
       target=$arch-linux-musl
-      [[ $os == macos ]] && { target=$arch-macos.10.15; [[ $arch == aarch64 ]] && target=$arch-macos.11.0; }
+      min_var=macos_min_$arch
+      [[ $os == macos ]] && target=$arch-macos.${!min_var}
       printf '#!/bin/sh\nexec python3 -m ziglang cc -target %s "$@"\n' "$target" >"$work/zig-$os-$arch"
       chmod +x "$work/zig-$os-$arch"
       if [[ $os == macos ]]; then
