@@ -9,7 +9,8 @@
 #                                        the cross gcc and run under qemu-user
 #   c-cmake                              a CMake project: find_package(bufkit), bufkit::bufkit and
 #                                        bufkit::bufkit_static (cmake from PyPI if missing)
-#   c-musl-static                        the musl (Alpine) tarball's static library, musl-gcc
+#   c-musl-static, c-musl-aarch64-static the musl (Alpine) tarballs' static libraries: musl-gcc, and
+#                                        zig's cc with the program run under qemu-user
 #   c-windows-shared, c-windows-static   the Windows .zip, mingw-w64's gcc, run under wine
 #   c-macos-x86_64-link, -aarch64-link   the macOS tarballs: install name, deployment target, and
 #                                        the program linked shared and static by zig's cc
@@ -110,6 +111,18 @@ if [[ $(uname -m) == x86_64 ]]; then
     musl-gcc -std=c11 -Wall -Wextra -Werror -static '$work/consumer.c' \$(PKG_CONFIG_PATH='$pm/lib/pkgconfig' pkg-config --cflags bufkit) \
       '$pm/lib/libbufkit.a' \$(PKG_CONFIG_PATH='$pm/lib/pkgconfig' pkg-config --static --libs-only-other --libs-only-l bufkit | sed 's/-lbufkit//') \
       -o '$work/musl-static' && file '$work/musl-static' | grep -q 'statically linked' && '$work/musl-static' \$(mktemp -d '$work/run.XXXXXX')"
+
+  # The aarch64 musl tarball likewise, built by zig's cc (Debian has no aarch64 musl gcc), run
+  # under qemu-user.
+  mkdir -p "$work/musl64"
+  tar -C "$work/musl64" -xzf "$dist/bufkit-$version-linux-musl-aarch64.tar.gz"
+  pm64=$work/musl64/bufkit-$version-linux-musl-aarch64
+  check c-musl-aarch64-static bash -c "
+    python3 -m ziglang cc -target aarch64-linux-musl -std=c11 -Wall -Wextra -Werror -static '$work/consumer.c' \
+      \$(PKG_CONFIG_PATH='$pm64/lib/pkgconfig' pkg-config --cflags bufkit) '$pm64/lib/libbufkit.a' \
+      \$(PKG_CONFIG_PATH='$pm64/lib/pkgconfig' pkg-config --static --libs-only-other --libs-only-l bufkit | sed 's/-lbufkit//') \
+      -o '$work/musl64-static' && file '$work/musl64-static' | grep -q 'ARM aarch64.*statically linked' &&
+    qemu-aarch64 '$work/musl64-static' \$(mktemp -d '$work/run.XXXXXX')"
 
   # --- C on Windows: the .zip, shared (the DLL beside the program) and static, under wine ------
   mkdir -p "$work/win"
