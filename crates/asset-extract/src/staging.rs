@@ -25,6 +25,9 @@ use crate::destination::{self, Found};
 use crate::remove::remove_tree;
 use crate::sys;
 
+/// Numbers this process's staging names (after its id).
+static COUNTER: AtomicU64 = AtomicU64::new(0);
+
 /// The temporary directory and its held lock; both removed on drop unless committed.
 pub(crate) struct Staging {
     path: Option<PathBuf>,
@@ -69,11 +72,24 @@ impl Staging {
     }
 
     fn create(dir: &Path, prefix: &str) -> Result<Staging, Error> {
-        static COUNTER: AtomicU64 = AtomicU64::new(0);
-        let unique = format!("{prefix}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
-        let path = dir.join(unique);
-        let lock_path = with_suffix(&path, ".lock");
-        let mut lock = sys::create_lock_file(&lock_path).map_err(|e| Error::io("creating", &lock_path, e))?;
+        // The process id makes the name unique among live runs; a dead run's files may still
+        // hold the same id (ids are reused, and what a sweep cannot clean stays): then the next
+        // number.
+        let mut attempts = 0;
+        let (path, lock_path, mut lock) = loop {
+            let unique = format!("{prefix}{}-{}", std::process::id(), COUNTER.fetch_add(1, Ordering::Relaxed));
+            let path = dir.join(unique);
+            let lock_path = with_suffix(&path, ".lock");
+            attempts += 1;
+            match sys::create_lock_file(&lock_path) {
+                Ok(lock) if fs::symlink_metadata(&path).is_err() => break (path, lock_path, lock),
+                Ok(_) => {
+                    let _ = fs::remove_file(&lock_path);
+                }
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists && attempts < 100 => {}
+                Err(e) => return Err(Error::io("creating", &lock_path, e)),
+            }
+        };
         // Waiting is right here: the file is ours (a fresh unique name), and only a sweep can
         // hold its lock, for the instant it takes to see the file is still empty.
         if let Err(e) = lock_waiting(&lock).and_then(|()| io::Write::write_all(&mut lock, b"live\n")) {
@@ -215,7 +231,26 @@ fn sweep(dir: &Path, prefix: &str, dest: Option<&Path>) {
 
 #[cfg(test)]
 mod tests {
-    use super::{Staging, sweep_beside};
+    use super::{COUNTER, Staging, sweep_beside};
+    use std::sync::atomic::Ordering;
+
+    /// A dead run with this process's id (ids are reused) may have left lock files the sweep
+    /// keeps for now (empty ones, which a run may not have locked yet): a new run takes the next
+    /// free name instead of failing.
+    #[test]
+    fn names_a_dead_run_left_with_this_process_s_id_are_skipped() {
+        let dir = tempfile::Builder::new().prefix("asset-extract-staging-reused-id-").tempdir().unwrap();
+        let dest = dir.path().join("out");
+        let next = COUNTER.load(Ordering::Relaxed);
+        for n in next..next + 20 {
+            let lock = dir.path().join(format!(".out.bufkit-tmp-{}-{n}.lock", std::process::id()));
+            std::fs::write(lock, b"").unwrap();
+        }
+        let staging = Staging::beside(&dest).unwrap_or_else(|e| panic!("{e}"));
+        assert!(staging.path().is_dir());
+        drop(staging);
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 20, "the dead run's files are left as they were");
+    }
 
     /// Issue 29, 6: one run's sweep could take another live run's lock file between its creation
     /// and its `flock`, and that run then failed (EAGAIN, or ENOENT). Many threads stage for one
