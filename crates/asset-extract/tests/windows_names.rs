@@ -69,3 +69,33 @@ fn ordinary_names_extract_with_portable_names() {
     let report = extract_bytes(&zip, &dir.join("out"), &portable).unwrap();
     assert_eq!(report.files as usize, names.len());
 }
+
+/// The classes refused everywhere, portable or not: `..\` and other backslashes from a Unix host
+/// (snyk's zip-slip-win), and from a DOS or Windows host (where a backslash is a separator) the
+/// paths that climb out, drive letters and UNC prefixes once converted.
+#[test]
+fn separators_drive_letters_and_unc_prefixes_are_refused_everywhere() {
+    let from_unix = |name: &[u8]| Spec { name: name.to_vec(), ..Spec::file("x", b"hostile") };
+    let from_dos = |name: &[u8]| Spec { name: name.to_vec(), unix_mode: None, ..Spec::file("x", b"hostile") };
+    let cases = [
+        ("`..\\` from a Unix host", from_unix(b"..\\evil.txt")),
+        ("`..\\` from a DOS host", from_dos(b"..\\..\\evil.txt")),
+        ("a drive-relative path", from_unix(b"C:evil.txt")),
+        ("a drive letter from a DOS host", from_dos(b"C:\\Windows\\evil.dll")),
+        ("a UNC prefix from a DOS host", from_dos(b"\\\\server\\share\\evil.txt")),
+        ("a device path from a DOS host", from_dos(b"\\\\?\\C:\\evil.txt")),
+    ];
+    for (class, spec) in cases {
+        let (zip, _) = build(&[spec, Spec::file("ok.txt", b"fine")], b"");
+        for options in [Options::default(), Options { portable_names: true, ..Options::default() }] {
+            let dir = workdir("windows-names-everywhere");
+            let dest = dir.join("out");
+            match extract_bytes(&zip, &dest, &options) {
+                Err(Error::UnsafeName { .. }) => {}
+                other => panic!("{class} (portable_names {}): {other:?}", options.portable_names),
+            }
+            let left: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+            assert!(left.is_empty(), "{class}: a refused extraction left {left:?}");
+        }
+    }
+}
