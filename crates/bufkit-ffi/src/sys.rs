@@ -17,26 +17,7 @@ use std::mem::ManuallyDrop;
 /// code on Windows) where a C caller of a failed export looks, as after `write(2)`: errno on
 /// Unix, `GetLastError()` on Windows.
 pub(crate) fn set_os_error(code: i32) {
-    #[cfg(any(target_os = "linux", target_os = "hurd", target_os = "emscripten"))]
-    // SAFETY: returns this thread's errno slot, valid for the thread's life.
-    unsafe {
-        *libc::__errno_location() = code;
-    }
-    #[cfg(any(target_os = "android", target_os = "netbsd", target_os = "openbsd"))]
-    // SAFETY: as above.
-    unsafe {
-        *libc::__errno() = code;
-    }
-    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd", target_os = "dragonfly"))]
-    // SAFETY: as above.
-    unsafe {
-        *libc::__error() = code;
-    }
-    #[cfg(windows)]
-    // SAFETY: sets this thread's last-error value; no preconditions.
-    unsafe {
-        windows_sys::Win32::Foundation::SetLastError(code as u32);
-    }
+    errno::set_errno(errno::Errno(code));
 }
 
 /// The open file behind the C runtime's descriptor `fd`, borrowed: not closed when dropped.

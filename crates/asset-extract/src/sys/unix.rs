@@ -203,7 +203,7 @@ impl Dir {
         }
         let result = (|| loop {
             // readdir signals errors only through errno, so clear it first.
-            set_errno(0);
+            errno::set_errno(errno::Errno(0));
             // SAFETY: `dir` is a live DIR* used by this thread only.
             let entry = unsafe { libc::readdir(dir) };
             if entry.is_null() {
@@ -386,25 +386,6 @@ pub(crate) fn rename_paths(from: &Path, to: &Path, how: Rename) -> io::Result<()
     {
         let _ = (from, to, how);
         Err(io::Error::from_raw_os_error(libc::ENOSYS))
-    }
-}
-
-/// Sets this thread's errno, for a call that reports failure only through it (`readdir`).
-fn set_errno(code: libc::c_int) {
-    #[cfg(any(target_os = "linux", target_os = "hurd", target_os = "emscripten"))]
-    // SAFETY: returns this thread's errno slot, valid for the thread's life.
-    unsafe {
-        *libc::__errno_location() = code;
-    }
-    #[cfg(any(target_os = "android", target_os = "netbsd", target_os = "openbsd"))]
-    // SAFETY: as above.
-    unsafe {
-        *libc::__errno() = code;
-    }
-    #[cfg(any(target_os = "macos", target_os = "ios", target_os = "freebsd", target_os = "dragonfly"))]
-    // SAFETY: as above.
-    unsafe {
-        *libc::__error() = code;
     }
 }
 
