@@ -1,6 +1,6 @@
 %% Each part of bufkit once, through the NIF: what a user of the packed application can run with
-%% `rebar3 eunit`. The full behavioural suite is bufkit_tests.erl beside it (run-tests.sh runs
-%% both in a checkout).
+%% `rebar3 eunit`. The full behavioural suite is the topic suites beside it (bufkit_*_tests.erl);
+%% run-tests.sh runs them all in a checkout.
 -module(bufkit_smoke_tests).
 -include_lib("eunit/include/eunit.hrl").
 
