@@ -49,7 +49,9 @@ pub use chunked::ChunkedInflater;
 pub use crc::{Crc32, crc32, crc32_update};
 pub use decoder::{Decoder, Request};
 pub use error::Error;
-pub use parallel::{Observer, Parallel, ParallelReport, Source, Task, inflate_parallel, inflate_parallel_observed};
+#[cfg(feature = "observe")]
+pub use parallel::{Observer, Task, inflate_parallel_observed};
+pub use parallel::{Parallel, ParallelReport, Source, inflate_parallel};
 pub use stream::{Step, StreamInflater};
 
 /// The stream framing.
