@@ -103,8 +103,10 @@ int main(int argc, char **argv) {
   qsort(t_kept, (size_t)rounds, sizeof(double), cmp);
   double a = t_abi[rounds / 2], h = t_realloc[rounds / 2], m = t_memcpy[rounds / 2], k = t_kept[rounds / 2];
   bk_buffer_free(kept);
-  printf("{\"bytes\":%zu,\"pieces\":%zu,\"abi_geometric_us\":%.1f,\"realloc_doubling_us\":%.1f,\"memcpy_fresh_us\":%.1f,"
-         "\"abi_vs_memcpy\":%.2f,\"abi_vs_realloc\":%.2f,\"ns_per_append\":%.1f,\"abi_kept_us\":%.1f,\"kept_ns_per_append\":%.1f}\n",
-         total, pieces, a, h, m, a / m, a / h, a * 1e3 / (double)pieces, k, k * 1e3 / (double)pieces);
+  printf(
+      "{\"bytes\":%zu,\"pieces\":%zu,\"abi_geometric_us\":%.1f,\"realloc_doubling_us\":%.1f,\"memcpy_fresh_us\":%.1f,"
+      "\"abi_vs_memcpy\":%.2f,\"abi_vs_realloc\":%.2f,\"ns_per_append\":%.1f,\"abi_kept_us\":%.1f,\"kept_ns_per_"
+      "append\":%.1f}\n",
+      total, pieces, a, h, m, a / m, a / h, a * 1e3 / (double)pieces, k, k * 1e3 / (double)pieces);
   return 0;
 }

@@ -13,9 +13,21 @@
 typedef bk_status (*new_fn)(const bk_pool_config *, bk_pool **);
 typedef bk_status (*acq_fn)(const bk_pool *, size_t, bk_lease *);
 typedef bk_status (*rel_fn)(const bk_pool *, const bk_lease *);
-struct lib { new_fn n; acq_fn a; rel_fn r; bk_pool *p; };
-static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec * 1e9 + t.tv_nsec; }
-static int cmp(const void *a, const void *b) { double x = *(double *)a, y = *(double *)b; return x < y ? -1 : x > y; }
+struct lib {
+  new_fn n;
+  acq_fn a;
+  rel_fn r;
+  bk_pool *p;
+};
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e9 + t.tv_nsec;
+}
+static int cmp(const void *a, const void *b) {
+  double x = *(double *)a, y = *(double *)b;
+  return x < y ? -1 : x > y;
+}
 int main(int argc, char **argv) {
   struct lib L[2];
   if (argc < 3) {
@@ -24,21 +36,35 @@ int main(int argc, char **argv) {
   }
   for (int i = 0; i < 2; i++) {
     void *h = dlopen(argv[1 + i], RTLD_NOW | RTLD_LOCAL);
-    if (!h) { fprintf(stderr, "%s\n", dlerror()); return 1; }
-    L[i].n = (new_fn)dlsym(h, "bk_pool_new"); L[i].a = (acq_fn)dlsym(h, "bk_pool_acquire"); L[i].r = (rel_fn)dlsym(h, "bk_pool_release");
+    if (!h) {
+      fprintf(stderr, "%s\n", dlerror());
+      return 1;
+    }
+    L[i].n = (new_fn)dlsym(h, "bk_pool_new");
+    L[i].a = (acq_fn)dlsym(h, "bk_pool_acquire");
+    L[i].r = (rel_fn)dlsym(h, "bk_pool_release");
     if (L[i].n(NULL, &L[i].p)) return 2;
   }
   size_t sizes[] = {4096, 65536, 1 << 20};
-  int rounds = 21; long pairs = 1000000;
+  int rounds = 21;
+  long pairs = 1000000;
   for (int s = 0; s < 3; s++) {
     double t[2][64];
-    for (int r = 0; r < rounds; r++) for (int i = 0; i < 2; i++) {
-      bk_lease l; double t0 = now();
-      for (long k = 0; k < pairs; k++) { if (L[i].a(L[i].p, sizes[s], &l)) return 3; ((volatile char *)l.data)[0] = 1; if (L[i].r(L[i].p, &l)) return 4; }
-      t[i][r] = (now() - t0) / pairs;
-    }
-    qsort(t[0], rounds, sizeof(double), cmp); qsort(t[1], rounds, sizeof(double), cmp);
-    printf("%7zu B: A %.2f ns  B %.2f ns  B/A %.3f\n", sizes[s], t[0][rounds / 2], t[1][rounds / 2], t[1][rounds / 2] / t[0][rounds / 2]);
+    for (int r = 0; r < rounds; r++)
+      for (int i = 0; i < 2; i++) {
+        bk_lease l;
+        double t0 = now();
+        for (long k = 0; k < pairs; k++) {
+          if (L[i].a(L[i].p, sizes[s], &l)) return 3;
+          ((volatile char *)l.data)[0] = 1;
+          if (L[i].r(L[i].p, &l)) return 4;
+        }
+        t[i][r] = (now() - t0) / pairs;
+      }
+    qsort(t[0], rounds, sizeof(double), cmp);
+    qsort(t[1], rounds, sizeof(double), cmp);
+    printf("%7zu B: A %.2f ns  B %.2f ns  B/A %.3f\n", sizes[s], t[0][rounds / 2], t[1][rounds / 2],
+           t[1][rounds / 2] / t[0][rounds / 2]);
   }
   return 0;
 }

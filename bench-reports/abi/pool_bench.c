@@ -13,7 +13,6 @@
 #include "bufkit.h"
 #include "preloaded.h"
 
-
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,8 +159,12 @@ int main(int argc, char **argv) {
       double pooled[1000], plain[1000];
       for (int r = -1; r < rounds; r++) { /* round -1 warms both */
         int single = mode == 0 || mode == 4, threads = mode == 1 ? 2 : 8;
-        double p = single ? round_pool(pool, sizes[s]) : mode == 3 ? round_cross(pool, sizes[s]) : round_threads(pool, sizes[s], threads);
-        double m = single ? round_malloc(sizes[s]) : mode == 3 ? round_cross(NULL, sizes[s]) : round_threads(NULL, sizes[s], threads);
+        double p = single      ? round_pool(pool, sizes[s])
+                   : mode == 3 ? round_cross(pool, sizes[s])
+                               : round_threads(pool, sizes[s], threads);
+        double m = single      ? round_malloc(sizes[s])
+                   : mode == 3 ? round_cross(NULL, sizes[s])
+                               : round_threads(NULL, sizes[s], threads);
         if (r >= 0) pooled[r] = p, plain[r] = m;
       }
       double p = median(pooled, rounds), m = median(plain, rounds);

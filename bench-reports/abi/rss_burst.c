@@ -103,12 +103,15 @@ int main(int argc, char **argv) {
   if (use_pool) bk_pool_get_stats(pool, &st_decayed);
   if (use_pool) bk_pool_trim(pool);
   double trimmed = resident_mib();
-  printf("{\"allocator\":\"%s\",\"burst_mib\":%.1f,\"cap_mib\":%.1f,\"before_mib\":%.1f,\"peak_mib\":%.1f,\"after_release_mib\":%.1f,"
-         "\"after_decay_mib\":%.1f,\"after_trim_mib\":%.1f,\"retained_after_release_mib\":%.1f,\"retained_after_decay_mib\":%.1f,"
-         "\"decayed_buffers\":%llu}\n",
-         use_pool ? "bufkit pool" : allocator_name(), (double)total / (1 << 20),
-         (double)cap / (1 << 20), before, peak, after, decayed, trimmed, (double)st_after.retained_bytes / (1 << 20),
-         (double)st_decayed.retained_bytes / (1 << 20), (unsigned long long)st_decayed.decayed);
+  printf(
+      "{\"allocator\":\"%s\",\"burst_mib\":%.1f,\"cap_mib\":%.1f,\"before_mib\":%.1f,\"peak_mib\":%.1f,\"after_release_"
+      "mib\":%.1f,"
+      "\"after_decay_mib\":%.1f,\"after_trim_mib\":%.1f,\"retained_after_release_mib\":%.1f,\"retained_after_decay_"
+      "mib\":%.1f,"
+      "\"decayed_buffers\":%llu}\n",
+      use_pool ? "bufkit pool" : allocator_name(), (double)total / (1 << 20), (double)cap / (1 << 20), before, peak,
+      after, decayed, trimmed, (double)st_after.retained_bytes / (1 << 20),
+      (double)st_decayed.retained_bytes / (1 << 20), (unsigned long long)st_decayed.decayed);
   for (unsigned k = 0; k < KEPT; k++) free(kept[k]);
   if (use_pool) bk_pool_free(pool);
   return 0;

@@ -26,27 +26,48 @@ static int mkdirs(char *path) { /* mkdir -p of path's directories (path is modif
 int main(int argc, char **argv) {
   int err = 0;
   static char buf[65536], path[8192];
-  if (argc != 3 && argc != 4) { fprintf(stderr, "usage: libzip_extract ARCHIVE DEST [PREFIX]\n"); return 2; }
+  if (argc != 3 && argc != 4) {
+    fprintf(stderr, "usage: libzip_extract ARCHIVE DEST [PREFIX]\n");
+    return 2;
+  }
   const char *prefix = argc == 4 ? argv[3] : "";
   zip_t *z = zip_open(argv[1], ZIP_RDONLY, &err);
-  if (!z) { fprintf(stderr, "zip_open failed: %d\n", err); return 1; }
+  if (!z) {
+    fprintf(stderr, "zip_open failed: %d\n", err);
+    return 1;
+  }
   mkdir(argv[2], 0755);
   zip_int64_t n = zip_get_num_entries(z, 0);
   for (zip_int64_t i = 0; i < n; i++) {
     const char *name = zip_get_name(z, (zip_uint64_t)i, 0);
     if (strncmp(name, prefix, strlen(prefix)) != 0) continue;
     snprintf(path, sizeof path, "%s/%s", argv[2], name);
-    if (mkdirs(path) != 0) { perror(path); return 1; }
+    if (mkdirs(path) != 0) {
+      perror(path);
+      return 1;
+    }
     size_t len = strlen(name);
     if (len && name[len - 1] == '/') continue;
     zip_file_t *f = zip_fopen_index(z, (zip_uint64_t)i, 0);
-    if (!f) { fprintf(stderr, "%s: %s\n", name, zip_strerror(z)); return 1; }
+    if (!f) {
+      fprintf(stderr, "%s: %s\n", name, zip_strerror(z));
+      return 1;
+    }
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (fd < 0) { perror(path); return 1; }
+    if (fd < 0) {
+      perror(path);
+      return 1;
+    }
     zip_int64_t got;
     while ((got = zip_fread(f, buf, sizeof buf)) > 0)
-      if (write(fd, buf, (size_t)got) != got) { perror(path); return 1; }
-    if (got < 0) { fprintf(stderr, "%s: %s\n", name, zip_file_strerror(f)); return 1; }
+      if (write(fd, buf, (size_t)got) != got) {
+        perror(path);
+        return 1;
+      }
+    if (got < 0) {
+      fprintf(stderr, "%s: %s\n", name, zip_file_strerror(f));
+      return 1;
+    }
     close(fd);
     zip_fclose(f);
   }

@@ -15,29 +15,29 @@
 enum { PIECE = 1 << 20 };
 
 int main(int argc, char **argv) {
-    if (argc < 2 || (strcmp(argv[1], "discard") != 0 && (strcmp(argv[1], "spool") != 0 || argc < 3))) {
-        fprintf(stderr, "usage: pipe_receiver discard | spool DIR\n");
-        return 2;
+  if (argc < 2 || (strcmp(argv[1], "discard") != 0 && (strcmp(argv[1], "spool") != 0 || argc < 3))) {
+    fprintf(stderr, "usage: pipe_receiver discard | spool DIR\n");
+    return 2;
+  }
+  fcntl(0, F_SETPIPE_SZ, PIECE); /* refused above pipe-max-size: the default size then */
+  long long total = 0;
+  ssize_t n;
+  if (strcmp(argv[1], "discard") == 0) {
+    char *buf = malloc(PIECE);
+    if (buf == NULL) return 1;
+    while ((n = read(0, buf, PIECE)) > 0) total += n;
+  } else {
+    int spool = open(argv[2], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (spool < 0) {
+      perror("pipe_receiver: an unnamed file");
+      return 1;
     }
-    fcntl(0, F_SETPIPE_SZ, PIECE); /* refused above pipe-max-size: the default size then */
-    long long total = 0;
-    ssize_t n;
-    if (strcmp(argv[1], "discard") == 0) {
-        char *buf = malloc(PIECE);
-        if (buf == NULL) return 1;
-        while ((n = read(0, buf, PIECE)) > 0) total += n;
-    } else {
-        int spool = open(argv[2], O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-        if (spool < 0) {
-            perror("pipe_receiver: an unnamed file");
-            return 1;
-        }
-        while ((n = splice(0, NULL, spool, NULL, PIECE, 0)) > 0) total += n;
-    }
-    if (n < 0) {
-        perror("pipe_receiver: reading");
-        return 1;
-    }
-    fprintf(stderr, "%lld bytes\n", total);
-    return 0;
+    while ((n = splice(0, NULL, spool, NULL, PIECE, 0)) > 0) total += n;
+  }
+  if (n < 0) {
+    perror("pipe_receiver: reading");
+    return 1;
+  }
+  fprintf(stderr, "%lld bytes\n", total);
+  return 0;
 }

@@ -24,9 +24,9 @@
 #endif
 
 static double now_us(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
 }
 
 static int fd;
@@ -34,59 +34,59 @@ static char *base;
 static size_t half, len;
 
 static void *read_second_half(void *unused) {
-    (void)unused;
-    madvise(base + half, len - half, MADV_POPULATE_WRITE);
-    if (pread(fd, base + half, len - half, (off_t)half) != (ssize_t)(len - half)) abort();
-    return NULL;
+  (void)unused;
+  madvise(base + half, len - half, MADV_POPULATE_WRITE);
+  if (pread(fd, base + half, len - half, (off_t)half) != (ssize_t)(len - half)) abort();
+  return NULL;
 }
 
 int main(int argc, char **argv) {
-    if (argc != 3) {
-        fprintf(stderr, "usage: %s ARCHIVE 4k|huge|split|nopop|map\n", argv[0]);
-        return 2;
-    }
-    fd = open(argv[1], O_RDONLY);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) return 1;
-    len = (size_t)st.st_size;
-    const char *mode = argv[2];
-    size_t mapped = len;
-    char *unmap_at;
-    double start = now_us();
-    if (!strcmp(mode, "huge")) {
-        size_t huge = 2u << 20;
-        mapped = (len + huge - 1) / huge * huge;
-        char *raw = mmap(NULL, mapped + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (raw == MAP_FAILED) return 1;
-        base = (char *)(((size_t)raw + huge - 1) / huge * huge);
-        madvise(base, mapped, MADV_HUGEPAGE);
-        madvise(base, len, MADV_POPULATE_WRITE);
-        if (pread(fd, base, len, 0) != (ssize_t)len) abort();
-        unmap_at = raw, mapped += huge;
-    } else if (!strcmp(mode, "map")) {
-        base = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-        if (base == MAP_FAILED) return 1;
-        unmap_at = base;
+  if (argc != 3) {
+    fprintf(stderr, "usage: %s ARCHIVE 4k|huge|split|nopop|map\n", argv[0]);
+    return 2;
+  }
+  fd = open(argv[1], O_RDONLY);
+  struct stat st;
+  if (fd < 0 || fstat(fd, &st) != 0 || st.st_size == 0) return 1;
+  len = (size_t)st.st_size;
+  const char *mode = argv[2];
+  size_t mapped = len;
+  char *unmap_at;
+  double start = now_us();
+  if (!strcmp(mode, "huge")) {
+    size_t huge = 2u << 20;
+    mapped = (len + huge - 1) / huge * huge;
+    char *raw = mmap(NULL, mapped + huge, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (raw == MAP_FAILED) return 1;
+    base = (char *)(((size_t)raw + huge - 1) / huge * huge);
+    madvise(base, mapped, MADV_HUGEPAGE);
+    madvise(base, len, MADV_POPULATE_WRITE);
+    if (pread(fd, base, len, 0) != (ssize_t)len) abort();
+    unmap_at = raw, mapped += huge;
+  } else if (!strcmp(mode, "map")) {
+    base = mmap(NULL, len, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    if (base == MAP_FAILED) return 1;
+    unmap_at = base;
+  } else {
+    base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (base == MAP_FAILED) return 1;
+    unmap_at = base;
+    if (!strcmp(mode, "split")) {
+      half = (len / 2) & ~(size_t)4095;
+      pthread_t second;
+      pthread_create(&second, NULL, read_second_half, NULL);
+      madvise(base, half, MADV_POPULATE_WRITE);
+      if (pread(fd, base, half, 0) != (ssize_t)half) abort();
+      pthread_join(second, NULL);
     } else {
-        base = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (base == MAP_FAILED) return 1;
-        unmap_at = base;
-        if (!strcmp(mode, "split")) {
-            half = (len / 2) & ~(size_t)4095;
-            pthread_t second;
-            pthread_create(&second, NULL, read_second_half, NULL);
-            madvise(base, half, MADV_POPULATE_WRITE);
-            if (pread(fd, base, half, 0) != (ssize_t)half) abort();
-            pthread_join(second, NULL);
-        } else {
-            if (!strcmp(mode, "4k")) madvise(base, len, MADV_POPULATE_WRITE);
-            if (pread(fd, base, len, 0) != (ssize_t)len) abort();
-        }
+      if (!strcmp(mode, "4k")) madvise(base, len, MADV_POPULATE_WRITE);
+      if (pread(fd, base, len, 0) != (ssize_t)len) abort();
     }
-    double in_memory = now_us();
-    volatile char sink = base[len - 1];
-    (void)sink;
-    munmap(unmap_at, mapped);
-    printf("%-5s %8.0f us in memory %6.0f us unmapped\n", mode, in_memory - start, now_us() - in_memory);
-    return 0;
+  }
+  double in_memory = now_us();
+  volatile char sink = base[len - 1];
+  (void)sink;
+  munmap(unmap_at, mapped);
+  printf("%-5s %8.0f us in memory %6.0f us unmapped\n", mode, in_memory - start, now_us() - in_memory);
+  return 0;
 }

@@ -12,13 +12,13 @@
 #include "timed_spawn.h"
 
 int main(int argc, char **argv) {
-    if (argc < 2) {
-        fprintf(stderr, "usage: %s COMMAND [ARG...]\n", argv[0]);
-        return 2;
-    }
-    double wall;
-    struct rusage use;
-    if (timed_spawn(argv + 1, &wall, &use) != 0) return 1;
-    printf("%.6f %ld\n", wall, use.ru_maxrss);
-    return 0;
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s COMMAND [ARG...]\n", argv[0]);
+    return 2;
+  }
+  double wall;
+  struct rusage use;
+  if (timed_spawn(argv + 1, &wall, &use) != 0) return 1;
+  printf("%.6f %ld\n", wall, use.ru_maxrss);
+  return 0;
 }

@@ -15,36 +15,36 @@
 extern char **environ;
 
 static double now_s(void) {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec + t.tv_nsec * 1e-9;
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 // Returns 0 when the command ran and exited 0, with its wall time and rusage; otherwise says why
 // on stderr and returns -1.
 static int timed_spawn(char *const argv[], double *wall_s, struct rusage *use) {
-    posix_spawn_file_actions_t quiet;
-    posix_spawn_file_actions_init(&quiet);
-    posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int status;
-    double start = now_s();
-    int spawned = posix_spawnp(&pid, argv[0], &quiet, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&quiet);
-    if (spawned != 0) {
-        fprintf(stderr, "%s: cannot start it\n", argv[0]);
-        return -1;
-    }
-    if (wait4(pid, &status, 0, use) != pid) {
-        perror("wait4");
-        return -1;
-    }
-    *wall_s = now_s() - start;
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "%s: exit status %d\n", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
-        return -1;
-    }
-    return 0;
+  posix_spawn_file_actions_t quiet;
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, 1, "/dev/null", O_WRONLY, 0);
+  pid_t pid;
+  int status;
+  double start = now_s();
+  int spawned = posix_spawnp(&pid, argv[0], &quiet, NULL, argv, environ);
+  posix_spawn_file_actions_destroy(&quiet);
+  if (spawned != 0) {
+    fprintf(stderr, "%s: cannot start it\n", argv[0]);
+    return -1;
+  }
+  if (wait4(pid, &status, 0, use) != pid) {
+    perror("wait4");
+    return -1;
+  }
+  *wall_s = now_s() - start;
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    fprintf(stderr, "%s: exit status %d\n", argv[0], WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return -1;
+  }
+  return 0;
 }
 
 #endif

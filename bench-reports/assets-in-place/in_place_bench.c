@@ -105,7 +105,8 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *path = argv[1], *label = argv[2], *extract_dir = argc == 4 ? argv[3] : NULL;
-  double t_open_read[ROUNDS], t_open_map[ROUNDS], t_open_libzip[ROUNDS], t_open_read_lazy[ROUNDS], t_open_map_lazy[ROUNDS];
+  double t_open_read[ROUNDS], t_open_map[ROUNDS], t_open_libzip[ROUNDS], t_open_read_lazy[ROUNDS],
+      t_open_map_lazy[ROUNDS];
   double t_find[ROUNDS], t_locate[ROUNDS], t_view[ROUNDS], t_fread_stored[ROUNDS];
   double t_read_all[ROUNDS], t_read_all_libzip[ROUNDS];
   double t_start_read[ROUNDS], t_start_map[ROUNDS], t_start_map_2t[ROUNDS], t_start_libzip[ROUNDS], t_extract[ROUNDS];
@@ -261,10 +262,11 @@ int main(int argc, char **argv) {
     }
   }
   printf("{\"archive\":\"%s\",\"entries\":%zu,\"files\":%zu,", label, count, files);
-  printf("\"open_read_us\":%.1f,\"open_map_us\":%.1f,\"open_read_first_read_us\":%.1f,\"open_map_first_read_us\":%.1f,"
-         "\"open_libzip_us\":%.1f,",
-         median(t_open_read, ROUNDS) * 1e6, median(t_open_map, ROUNDS) * 1e6, median(t_open_read_lazy, ROUNDS) * 1e6,
-         median(t_open_map_lazy, ROUNDS) * 1e6, median(t_open_libzip, ROUNDS) * 1e6);
+  printf(
+      "\"open_read_us\":%.1f,\"open_map_us\":%.1f,\"open_read_first_read_us\":%.1f,\"open_map_first_read_us\":%.1f,"
+      "\"open_libzip_us\":%.1f,",
+      median(t_open_read, ROUNDS) * 1e6, median(t_open_map, ROUNDS) * 1e6, median(t_open_read_lazy, ROUNDS) * 1e6,
+      median(t_open_map_lazy, ROUNDS) * 1e6, median(t_open_libzip, ROUNDS) * 1e6);
   printf("\"find_ns\":%.1f,\"libzip_locate_ns\":%.1f,", median(t_find, ROUNDS) * 1e9, median(t_locate, ROUNDS) * 1e9);
   if (stored != SIZE_MAX)
     printf("\"view_ns\":%.1f,\"libzip_read_stored_ns\":%.1f,", median(t_view, ROUNDS) * 1e9,
@@ -272,10 +274,11 @@ int main(int argc, char **argv) {
   printf("\"read_all_ms\":%.2f,\"libzip_read_all_ms\":%.2f,", median(t_read_all, ROUNDS) * 1e3,
          median(t_read_all_libzip, ROUNDS) * 1e3);
   printf("\"first_start_read_2_threads_ms\":%.2f,", median(t_start_read_2t, ROUNDS) * 1e3);
-  printf("\"first_start_read_ms\":%.2f,\"first_start_map_ms\":%.2f,\"first_start_map_2_threads_ms\":%.2f,"
-         "\"first_start_map_2_threads_efficiency\":%.2f,\"first_start_libzip_ms\":%.2f",
-         median(t_start_read, ROUNDS) * 1e3, median(t_start_map, ROUNDS) * 1e3, median(t_start_map_2t, ROUNDS) * 1e3,
-         median(cpu_start_map_2t, ROUNDS), median(t_start_libzip, ROUNDS) * 1e3);
+  printf(
+      "\"first_start_read_ms\":%.2f,\"first_start_map_ms\":%.2f,\"first_start_map_2_threads_ms\":%.2f,"
+      "\"first_start_map_2_threads_efficiency\":%.2f,\"first_start_libzip_ms\":%.2f",
+      median(t_start_read, ROUNDS) * 1e3, median(t_start_map, ROUNDS) * 1e3, median(t_start_map_2t, ROUNDS) * 1e3,
+      median(cpu_start_map_2t, ROUNDS), median(t_start_libzip, ROUNDS) * 1e3);
   if (extract_dir) printf(",\"bufkit_extract_tmpfs_ms\":%.2f", median(t_extract, ROUNDS) * 1e3);
   printf("}\n");
   return 0;

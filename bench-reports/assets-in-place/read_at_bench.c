@@ -102,13 +102,14 @@ int main(int argc, char **argv) {
     if (memcmp(buf, whole + offset, slice) != 0) return 3;
   }
   getrusage(RUSAGE_SELF, &usage);
-  printf("{\"entry_bytes\": %llu, \"slice\": %zu, \"reads\": %d, \"full_inflate_ms\": %.2f, \"first_read_ms\": %.2f, "
-         "\"first_over_full\": %.2f, \"median_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, \"checkpoint_bytes\": %llu, "
-         "\"from_start_mean_ms\": %.2f, \"from_start_over_median\": %.0f, \"max_rss_mib\": %.1f}\n",
-         (unsigned long long)size, slice, reads, full_best * 1e3, first * 1e3, first / full_best,
-         lat[reads / 2] * 1e3, lat[(reads * 99) / 100] * 1e3, lat[reads - 1] * 1e3, (unsigned long long)memory,
-         from_start_total / from_start_reads * 1e3, from_start_total / from_start_reads / lat[reads / 2],
-         usage.ru_maxrss / 1024.0);
+  printf(
+      "{\"entry_bytes\": %llu, \"slice\": %zu, \"reads\": %d, \"full_inflate_ms\": %.2f, \"first_read_ms\": %.2f, "
+      "\"first_over_full\": %.2f, \"median_ms\": %.3f, \"p99_ms\": %.3f, \"max_ms\": %.3f, \"checkpoint_bytes\": %llu, "
+      "\"from_start_mean_ms\": %.2f, \"from_start_over_median\": %.0f, \"max_rss_mib\": %.1f}\n",
+      (unsigned long long)size, slice, reads, full_best * 1e3, first * 1e3, first / full_best, lat[reads / 2] * 1e3,
+      lat[(reads * 99) / 100] * 1e3, lat[reads - 1] * 1e3, (unsigned long long)memory,
+      from_start_total / from_start_reads * 1e3, from_start_total / from_start_reads / lat[reads / 2],
+      usage.ru_maxrss / 1024.0);
   bk_archive_free(archive);
   free(whole);
   free(buf);

@@ -104,10 +104,11 @@ int main(int argc, char **argv) {
   }
   double fs = median(start[0], ROUNDS), ss = median(start[1], ROUNDS);
   double fa = median(again[0], ROUNDS), sa = median(again[1], ROUNDS);
-  printf("{\"archive\":\"%s\",\"entries\":%zu,\"rounds\":%d,"
-         "\"first_start_file_ms\":%.3f,\"first_start_source_ms\":%.3f,\"first_start_ratio\":%.3f,"
-         "\"read_all_file_ms\":%.3f,\"read_all_source_ms\":%.3f,\"read_all_ratio\":%.3f}\n",
-         label, count, ROUNDS, fs * 1e3, ss * 1e3, ss / fs, fa * 1e3, sa * 1e3, sa / fa);
+  printf(
+      "{\"archive\":\"%s\",\"entries\":%zu,\"rounds\":%d,"
+      "\"first_start_file_ms\":%.3f,\"first_start_source_ms\":%.3f,\"first_start_ratio\":%.3f,"
+      "\"read_all_file_ms\":%.3f,\"read_all_source_ms\":%.3f,\"read_all_ratio\":%.3f}\n",
+      label, count, ROUNDS, fs * 1e3, ss * 1e3, ss / fs, fa * 1e3, sa * 1e3, sa / fa);
   free(buf);
   close(fd);
   return 0;

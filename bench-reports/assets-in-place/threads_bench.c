@@ -2,7 +2,8 @@
    times, by each thread, from one shared bk_archive handle (read holding, the default), each
    thread with its own output buffer. Prints the throughput of 1 and 2 threads and their ratio,
    with CPU time and parallel efficiency (CPU / (threads x wall)). Median of 7 alternating runs.
-   Build: gcc -O2 -std=c11 -Iinclude bench-reports/assets-in-place/threads_bench.c target/release/libbufkit.a -lpthread -ldl -lm */
+   Build: gcc -O2 -std=c11 -Iinclude bench-reports/assets-in-place/threads_bench.c target/release/libbufkit.a -lpthread
+   -ldl -lm */
 #define _POSIX_C_SOURCE 200809L
 #include <bufkit.h>
 
@@ -66,10 +67,13 @@ int main(int argc, char **argv) {
     one[k] = run(1, &cpu1[k]);
     two[k] = run(2, &cpu2[k]);
   }
-  qsort(one, 7, sizeof *one, cmp), qsort(two, 7, sizeof *two, cmp), qsort(cpu1, 7, sizeof *cpu1, cmp), qsort(cpu2, 7, sizeof *cpu2, cmp);
+  qsort(one, 7, sizeof *one, cmp), qsort(two, 7, sizeof *two, cmp), qsort(cpu1, 7, sizeof *cpu1, cmp),
+      qsort(cpu2, 7, sizeof *cpu2, cmp);
   /* Two threads do twice the work: throughput ratio = 2 x one / two. */
-  printf("{\"one_thread_s\":%.4f,\"two_threads_s\":%.4f,\"throughput_ratio\":%.2f,\"efficiency_one\":%.2f,\"efficiency_two\":%.2f}\n",
-         one[3], two[3], 2.0 * one[3] / two[3], cpu1[3] / one[3], cpu2[3] / (2.0 * two[3]));
+  printf(
+      "{\"one_thread_s\":%.4f,\"two_threads_s\":%.4f,\"throughput_ratio\":%.2f,\"efficiency_one\":%.2f,\"efficiency_"
+      "two\":%.2f}\n",
+      one[3], two[3], 2.0 * one[3] / two[3], cpu1[3] / one[3], cpu2[3] / (2.0 * two[3]));
   bk_archive_free(archive);
   return 0;
 }

@@ -14,12 +14,18 @@
 
 static unsigned char *slurp(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
-  if (!f) { perror(path); exit(2); }
+  if (!f) {
+    perror(path);
+    exit(2);
+  }
   fseek(f, 0, SEEK_END);
   *len = (size_t)ftell(f);
   fseek(f, 0, SEEK_SET);
   unsigned char *buf = malloc(*len ? *len : 1);
-  if (fread(buf, 1, *len, f) != *len) { perror(path); exit(2); }
+  if (fread(buf, 1, *len, f) != *len) {
+    perror(path);
+    exit(2);
+  }
   fclose(f);
   return buf;
 }
@@ -37,12 +43,16 @@ static int cmp(const void *a, const void *b) {
 
 int main(int argc, char **argv) {
   size_t pack_len, table_len, max = 0;
-  if (argc != 4) { fprintf(stderr, "usage: git_loop PACK TABLE REPS\n"); return 2; }
+  if (argc != 4) {
+    fprintf(stderr, "usage: git_loop PACK TABLE REPS\n");
+    return 2;
+  }
   unsigned char *pack = slurp(argv[1], &pack_len);
   uint64_t *table = (uint64_t *)slurp(argv[2], &table_len);
   size_t n = table_len / 16;
   int reps = atoi(argv[3]);
-  for (size_t i = 0; i < n; i++) if (table[2 * i + 1] > max) max = table[2 * i + 1];
+  for (size_t i = 0; i < n; i++)
+    if (table[2 * i + 1] > max) max = table[2 * i + 1];
   unsigned char *out = malloc(max ? max : 1);
   double *times = malloc(sizeof(double) * (size_t)reps);
   unsigned long checksum = 0;
@@ -56,15 +66,22 @@ int main(int argc, char **argv) {
       z.avail_in = (uInt)(pack_len - off > 0xffffffffu ? 0xffffffffu : pack_len - off);
       z.next_out = out;
       z.avail_out = (uInt)size;
-      if (inflateInit(&z) != Z_OK) { fprintf(stderr, "inflateInit failed\n"); return 1; }
+      if (inflateInit(&z) != Z_OK) {
+        fprintf(stderr, "inflateInit failed\n");
+        return 1;
+      }
       int st = inflate(&z, Z_FINISH);
-      if (st != Z_STREAM_END || z.total_out != size) { fprintf(stderr, "object %zu: inflate %d\n", i, st); return 1; }
+      if (st != Z_STREAM_END || z.total_out != size) {
+        fprintf(stderr, "object %zu: inflate %d\n", i, st);
+        return 1;
+      }
       checksum += z.total_in;
       inflateEnd(&z);
     }
     times[r] = cpu_now() - start;
   }
   qsort(times, (size_t)reps, sizeof(double), cmp);
-  printf("{\"engine\":\"git-zlib-loop\",\"seconds\":%.6f,\"objects\":%zu,\"consumed\":%lu}\n", times[reps / 2], n, checksum / (unsigned long)reps);
+  printf("{\"engine\":\"git-zlib-loop\",\"seconds\":%.6f,\"objects\":%zu,\"consumed\":%lu}\n", times[reps / 2], n,
+         checksum / (unsigned long)reps);
   return 0;
 }

@@ -1,7 +1,8 @@
 /* The call-overhead baseline: one trivial zlib stream ("hello", 13 bytes) inflated over and over
  * through the C ABI, per call and in batches of 1,024, the same loops InflateBench.java runs from
  * Java. Prints ns per stream (median of 7 rounds).
- * Build: gcc -O2 -Iinclude bench-reports/strided-inflate/trivial_c.c target/release/libbufkit.a -lz -lpthread -ldl -lm */
+ * Build: gcc -O2 -Iinclude bench-reports/strided-inflate/trivial_c.c target/release/libbufkit.a -lz -lpthread -ldl -lm
+ */
 #include <bufkit.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,8 @@ int main(void) {
   double per_call[7], batched[7];
   bk_inflater *inf;
   size_t consumed, ok, sum = 0;
-  if (compress2(in, &clen, (const Bytef *)"hello", 5, 6) != Z_OK || bk_inflater_new(BK_FORMAT_ZLIB, &inf) != BK_STATUS_OK)
+  if (compress2(in, &clen, (const Bytef *)"hello", 5, 6) != Z_OK ||
+      bk_inflater_new(BK_FORMAT_ZLIB, &inf) != BK_STATUS_OK)
     return 1;
   for (int i = 0; i < 1024; i++) req[i] = (bk_inflate_request){.offset = 0, .expected_len = 5};
   for (int r = 0; r < rounds + 2; r++) {
@@ -40,7 +42,8 @@ int main(void) {
     double a = now_ns() - t;
     t = now_ns();
     for (int i = 0; i < calls; i += 1024)
-      if (bk_inflate_batch(inf, in, sizeof in, req, 1024, out, sizeof out, res, &ok) != BK_STATUS_OK || ok != 1024) return 1;
+      if (bk_inflate_batch(inf, in, sizeof in, req, 1024, out, sizeof out, res, &ok) != BK_STATUS_OK || ok != 1024)
+        return 1;
     double b = now_ns() - t;
     if (r >= 2) {
       per_call[r - 2] = a / calls;

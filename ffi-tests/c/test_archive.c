@@ -219,8 +219,10 @@ static void test_a_reader_reports_a_bad_crc_at_the_end(void) {
   for (size_t at = 46; at + 10 <= sizeof zip; at++) {
     if (memcmp(zip + at, "readme.txt", 10) != 0) continue;
     /* A local header's name follows 30 bytes of header (CRC at 14), a central one's 46 (CRC at 16). */
-    if (memcmp(zip + at - 30, "PK\x03\x04", 4) == 0) zip[at - 30 + 14] ^= 0xff, patched++;
-    else if (memcmp(zip + at - 46, "PK\x01\x02", 4) == 0) zip[at - 46 + 16] ^= 0xff, patched++;
+    if (memcmp(zip + at - 30, "PK\x03\x04", 4) == 0)
+      zip[at - 30 + 14] ^= 0xff, patched++;
+    else if (memcmp(zip + at - 46, "PK\x01\x02", 4) == 0)
+      zip[at - 46 + 16] ^= 0xff, patched++;
   }
   CHECK(patched == 2);
   bk_archive *archive = open_bytes("badcrc.zip", zip, sizeof zip);
@@ -324,8 +326,10 @@ static void test_verify_checks_every_entry(void) {
    fixture the Rust tests check too: the same text once per method, read whole, streamed,
    verified and extracted, each equal to the others. */
 static void test_every_compression_method(void) {
-  static const struct { const char *name; uint32_t method; } files[] = {
-      {"deflate64.txt", 9}, {"bzip2.txt", 12}, {"lzma.txt", 14}, {"zstd.txt", 93}, {"xz.txt", 95}};
+  static const struct {
+    const char *name;
+    uint32_t method;
+  } files[] = {{"deflate64.txt", 9}, {"bzip2.txt", 12}, {"lzma.txt", 14}, {"zstd.txt", 93}, {"xz.txt", 95}};
   static unsigned char first[20000], whole[20000], streamed[20000], extracted[20000];
   bk_archive *archive = NULL;
   bk_archive_reader *reader = NULL;
@@ -547,7 +551,9 @@ static void test_parallel_inflate_changes_nothing_but_the_time(void) {
   total = 0;
   for (size_t n = 1; n > 0; total += n) {
     if (total % 2 == 0) CHECK_STATUS(bk_archive_reader_wait(reader), BK_STATUS_OK);
-    CHECK_STATUS(bk_archive_reader_read(reader, streamed + total, total + 99991 < sizeof streamed ? 99991 : sizeof streamed - total, &n), BK_STATUS_OK);
+    CHECK_STATUS(bk_archive_reader_read(reader, streamed + total,
+                                        total + 99991 < sizeof streamed ? 99991 : sizeof streamed - total, &n),
+                 BK_STATUS_OK);
   }
   CHECK(total == size && memcmp(serial, streamed, size) == 0);
   CHECK_STATUS(bk_archive_reader_wait(reader), BK_STATUS_OK); /* at its end: nothing to wait for */

@@ -35,9 +35,17 @@ static void test_versions_match_the_header(void) {
 }
 
 static void test_every_status_has_a_message(void) {
-  uint32_t codes[] = {BK_STATUS_OK, BK_STATUS_NULL_POINTER, BK_STATUS_INVALID_ARGUMENT, BK_STATUS_LENGTH_OVERFLOW,
-                      BK_STATUS_OUT_OF_RANGE, BK_STATUS_ALLOC_FAILED, BK_STATUS_IO_ERROR, BK_STATUS_PANIC,
-                      BK_STATUS_CAPACITY_EXCEEDED, BK_STATUS_NOT_CONTIGUOUS, BK_STATUS_ARCHIVE_AMBIGUOUS};
+  uint32_t codes[] = {BK_STATUS_OK,
+                      BK_STATUS_NULL_POINTER,
+                      BK_STATUS_INVALID_ARGUMENT,
+                      BK_STATUS_LENGTH_OVERFLOW,
+                      BK_STATUS_OUT_OF_RANGE,
+                      BK_STATUS_ALLOC_FAILED,
+                      BK_STATUS_IO_ERROR,
+                      BK_STATUS_PANIC,
+                      BK_STATUS_CAPACITY_EXCEEDED,
+                      BK_STATUS_NOT_CONTIGUOUS,
+                      BK_STATUS_ARCHIVE_AMBIGUOUS};
   for (size_t i = 0; i < sizeof codes / sizeof codes[0]; i++) {
     const char *m = bk_status_message(codes[i]);
     CHECK(m != NULL && strlen(m) > 1 && strcmp(m, "unknown bk_status code") != 0);

@@ -48,7 +48,6 @@ static void on_progress_record(void *user, uint64_t done, uint64_t total, uint64
   (*(unsigned long *)user)++; /* calls never overlap once an interval is set */
 }
 
-
 /* With an interval, progress is the first report, at most one per interval, and the last one,
    which nothing follows. */
 static void test_progress_at_an_interval(void) {
@@ -196,7 +195,8 @@ static void test_a_hostile_archive_leaves_nothing(void) {
   snprintf(archive, sizeof archive, "%s/evil.zip", workdir);
   snprintf(dest, sizeof dest, "%s/evil-out", workdir);
   write_file(archive, zip_evil, sizeof zip_evil);
-  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail), BK_STATUS_UNSAFE_NAME);
+  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail),
+               BK_STATUS_UNSAFE_NAME);
   CHECK(strcmp(entry, "../evil.txt") == 0);
   CHECK(strstr(detail, "evil.txt") != NULL);
   CHECK(access(dest, F_OK) != 0);
@@ -207,7 +207,8 @@ static void test_a_hostile_archive_leaves_nothing(void) {
   /* a call refused before any entry is read leaves both texts empty, never stale */
   memset(entry, 'x', sizeof entry);
   memset(detail, 'x', sizeof detail);
-  CHECK_STATUS(bk_extract(NULL, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail), BK_STATUS_NULL_POINTER);
+  CHECK_STATUS(bk_extract(NULL, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail),
+               BK_STATUS_NULL_POINTER);
   CHECK(entry[0] == 0 && detail[0] == 0);
 }
 
@@ -345,10 +346,13 @@ static void test_concurrent_extractions_into_one_destination_all_succeed(void) {
 #ifdef _WIN32
     /* Windows cannot swap two directories in one step: a run that meets the destination moved
        aside by another is refused, and loses nothing; the next run sweeps what it left. */
-    CHECK(racers[t].failures == 0 || racers[t].last == BK_STATUS_IO_ERROR || racers[t].last == BK_STATUS_DESTINATION_REFUSED);
+    CHECK(racers[t].failures == 0 || racers[t].last == BK_STATUS_IO_ERROR ||
+          racers[t].last == BK_STATUS_DESTINATION_REFUSED);
 #else
     CHECK(racers[t].failures == 0);
-    if (racers[t].failures) fprintf(stderr, "  %d runs failed, the last with %s: %s\n", racers[t].failures, bk_status_message(racers[t].last), racers[t].detail);
+    if (racers[t].failures)
+      fprintf(stderr, "  %d runs failed, the last with %s: %s\n", racers[t].failures, bk_status_message(racers[t].last),
+              racers[t].detail);
 #endif
   }
 #ifdef _WIN32
@@ -548,7 +552,8 @@ static void test_destination_modes(void) {
   f = fopen(file, "w");
   CHECK(f != NULL);
   if (f) fclose(f);
-  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail), BK_STATUS_DESTINATION_REFUSED);
+  CHECK_STATUS(bk_extract(archive, dest, NULL, &report, entry, sizeof entry, detail, sizeof detail),
+               BK_STATUS_DESTINATION_REFUSED);
   CHECK(strstr(detail, "not empty") != NULL);
   CHECK_STATUS(bk_extract(archive, file, NULL, &report, NULL, 0, NULL, 0), BK_STATUS_DESTINATION_REFUSED);
   CHECK(access(keep, F_OK) == 0);

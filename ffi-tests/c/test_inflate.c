@@ -18,7 +18,8 @@ static uint8_t *concat3(const uint8_t *a, size_t al, const uint8_t *b, size_t bl
 
 static void test_chained_streams_and_exact_consumed(void) {
   bk_inflater *inf = NULL;
-  uint8_t *input = concat3(stream_hello, sizeof stream_hello, stream_world, sizeof stream_world, (const uint8_t *)"JUNK", 4);
+  uint8_t *input =
+      concat3(stream_hello, sizeof stream_hello, stream_world, sizeof stream_world, (const uint8_t *)"JUNK", 4);
   size_t len = sizeof stream_hello + sizeof stream_world + 4, consumed = 99;
   uint8_t out[6];
   CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
@@ -37,7 +38,8 @@ static void test_every_failure_has_its_status(void) {
   size_t consumed = 7;
   int zeroed = 1;
   CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
-  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text - 3, 0, out, TEXT_LEN, &consumed), BK_STATUS_TRUNCATED);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text - 3, 0, out, TEXT_LEN, &consumed),
+               BK_STATUS_TRUNCATED);
   CHECK(consumed == 0);
   memcpy(bad, stream_text, sizeof bad);
   bad[sizeof bad - 1] ^= 0x5a;
@@ -45,9 +47,12 @@ static void test_every_failure_has_its_status(void) {
   CHECK_STATUS(bk_inflate_at(inf, bad, sizeof bad, 0, out, TEXT_LEN, &consumed), BK_STATUS_CHECKSUM);
   for (size_t i = 0; i < TEXT_LEN; i++) zeroed &= out[i] == 0;
   CHECK(zeroed); /* nothing handed out before the checksum verifies */
-  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN - 1, &consumed), BK_STATUS_SIZE_MISMATCH);
-  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN + 1, &consumed), BK_STATUS_SIZE_MISMATCH);
-  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, sizeof stream_text + 1, out, 1, &consumed), BK_STATUS_OUT_OF_RANGE);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN - 1, &consumed),
+               BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN + 1, &consumed),
+               BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, sizeof stream_text + 1, out, 1, &consumed),
+               BK_STATUS_OUT_OF_RANGE);
   bad[0] = 0x79;
   CHECK_STATUS(bk_inflate_at(inf, bad, sizeof bad, 0, out, TEXT_LEN, &consumed), BK_STATUS_CORRUPT);
   CHECK_STATUS(bk_inflate_at(inf, stream_text, sizeof stream_text, 0, out, TEXT_LEN, &consumed), BK_STATUS_OK);
@@ -84,7 +89,8 @@ static void test_raw_deflate(void) {
 
 static void test_batch(void) {
   bk_inflater *inf = NULL;
-  uint8_t *input = concat3(stream_hello, sizeof stream_hello, stream_world, sizeof stream_world, (const uint8_t *)"JUNK", 4);
+  uint8_t *input =
+      concat3(stream_hello, sizeof stream_hello, stream_world, sizeof stream_world, (const uint8_t *)"JUNK", 4);
   size_t len = sizeof stream_hello + sizeof stream_world + 4, ok = 0;
   bk_inflate_request req[3] = {{0, 5}, {sizeof stream_hello, 6}, {len + 5, 1}};
   bk_inflate_result res[3];
@@ -116,7 +122,8 @@ static void test_a_large_batch_across_threads(void) {
   for (size_t i = 0; i < N; i++) req[i] = (bk_inflate_request){0, TEXT_LEN};
   req[BAD].offset = 1; /* not a stream */
   CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
-  CHECK_STATUS(bk_inflate_batch(inf, stream_text, sizeof stream_text, req, N, out, (size_t)N * TEXT_LEN, res, &ok), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_batch(inf, stream_text, sizeof stream_text, req, N, out, (size_t)N * TEXT_LEN, res, &ok),
+               BK_STATUS_OK);
   CHECK(ok == N - 1);
   for (size_t i = 0; i < N; i++) {
     if (i == BAD) continue;
@@ -160,7 +167,8 @@ static void test_strides(void) {
                  BK_STATUS_TRUNCATED);
     CHECK(used == 0 && consumed == 0);
     CHECK_STATUS(bk_inflate_stream_reset(s, 0), BK_STATUS_OK);
-    CHECK_STATUS(bk_inflate_stream_feed(s, stream_text, sizeof stream_text, out, TEXT_LEN, &used, &consumed), BK_STATUS_OK);
+    CHECK_STATUS(bk_inflate_stream_feed(s, stream_text, sizeof stream_text, out, TEXT_LEN, &used, &consumed),
+                 BK_STATUS_OK);
     CHECK(consumed == sizeof stream_text);
   }
   bk_inflate_stream_free(s);
@@ -175,11 +183,14 @@ static void test_pooled_output(void) {
   bk_pool_stats st;
   CHECK_STATUS(bk_inflater_new(BK_FORMAT_ZLIB, &inf), BK_STATUS_OK);
   CHECK_STATUS(bk_pool_new(NULL, &pool), BK_STATUS_OK);
-  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text, 0, TEXT_LEN, &lease, &consumed), BK_STATUS_OK);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text, 0, TEXT_LEN, &lease, &consumed),
+               BK_STATUS_OK);
   CHECK(lease.len >= TEXT_LEN && lease.data[5] == TEXT(5) && consumed == sizeof stream_text);
   CHECK_STATUS(bk_pool_release(pool, &lease), BK_STATUS_OK);
-  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text - 2, 0, TEXT_LEN, &lease, &consumed), BK_STATUS_TRUNCATED);
-  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text, 0, SIZE_MAX, &lease, &consumed), BK_STATUS_SIZE_MISMATCH);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text - 2, 0, TEXT_LEN, &lease, &consumed),
+               BK_STATUS_TRUNCATED);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, stream_text, sizeof stream_text, 0, SIZE_MAX, &lease, &consumed),
+               BK_STATUS_SIZE_MISMATCH);
   CHECK_STATUS(bk_pool_get_stats(pool, &st), BK_STATUS_OK);
   CHECK(st.outstanding_leases == 0); /* a failed inflate lends nothing */
   CHECK_STATUS(bk_pool_free(pool), BK_STATUS_OK);
@@ -200,7 +211,8 @@ static void test_pooled_and_plain_agree_on_a_truncated_prefix(void) {
   CHECK_STATUS(bk_inflate_at(inf, prefix, sizeof prefix, 0, out, sizeof out, &consumed), BK_STATUS_TRUNCATED);
   CHECK(consumed == 0);
   consumed = 99;
-  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, prefix, sizeof prefix, 0, sizeof out, &lease, &consumed), BK_STATUS_TRUNCATED);
+  CHECK_STATUS(bk_inflate_at_pooled(inf, pool, prefix, sizeof prefix, 0, sizeof out, &lease, &consumed),
+               BK_STATUS_TRUNCATED);
   CHECK(consumed == 0);
   consumed = 99;
   CHECK_STATUS(bk_inflate_at_pooled(inf, pool, prefix, sizeof prefix, 9, 5, &lease, &consumed), BK_STATUS_OUT_OF_RANGE);
@@ -290,7 +302,8 @@ static void test_invalid_codes_are_corrupt_on_every_path(void) {
     CHECK_STATUS(bk_inflate_at(inf, t->bytes, t->len, 0, out, t->out_len, &consumed), BK_STATUS_CORRUPT);
     CHECK(consumed == 0);
     bk_lease lease;
-    CHECK_STATUS(bk_inflate_at_pooled(inf, pool, t->bytes, t->len, 0, t->out_len, &lease, &consumed), BK_STATUS_CORRUPT);
+    CHECK_STATUS(bk_inflate_at_pooled(inf, pool, t->bytes, t->len, 0, t->out_len, &lease, &consumed),
+                 BK_STATUS_CORRUPT);
     /* In a batch, beside a valid stream (the twin of `unused_codeword`, sending '0': "aaaa"). */
     uint8_t *input = concat3(t->bytes, t->len, unused_codeword, sizeof unused_codeword, (const uint8_t *)"", 0);
     input[t->len + sizeof unused_codeword - 2] = 0xd2;

@@ -143,11 +143,13 @@ static void *worker(void *arg) {
   for (int i = 0; i < ROUNDS; i++) {
     for (int j = 0; j < 3; j++) {
       size_t size = (size_t)4096 << ((seed + (size_t)i + (size_t)j) % 5);
-      if (bk_pool_acquire(shared_pool, size, &held[j]) != BK_STATUS_OK) __atomic_add_fetch(&thread_failures, 1, __ATOMIC_RELAXED);
+      if (bk_pool_acquire(shared_pool, size, &held[j]) != BK_STATUS_OK)
+        __atomic_add_fetch(&thread_failures, 1, __ATOMIC_RELAXED);
       held[j].data[0] = (uint8_t)j;
     }
     for (int j = 0; j < 3; j++)
-      if (bk_pool_release(shared_pool, &held[j]) != BK_STATUS_OK) __atomic_add_fetch(&thread_failures, 1, __ATOMIC_RELAXED);
+      if (bk_pool_release(shared_pool, &held[j]) != BK_STATUS_OK)
+        __atomic_add_fetch(&thread_failures, 1, __ATOMIC_RELAXED);
   }
   return NULL;
 }

@@ -19,12 +19,12 @@ static char workdir[64];
 /* How a served archive misbehaves. */
 enum misbehaviour {
   HONEST,
-  FAILING,        /* every read fails with -EIO */
-  FAILING_BARE,   /* every read fails with a negative value that is no errno */
-  DRIBBLING,      /* at most 7 bytes a call */
-  BOASTING,       /* says it read one byte more than asked */
-  FICKLE,         /* every byte flipped: the archive's answers change from one call to the next */
-  ALTERED,        /* the byte at `altered_at` flipped: the archive changed after it was checked */
+  FAILING,      /* every read fails with -EIO */
+  FAILING_BARE, /* every read fails with a negative value that is no errno */
+  DRIBBLING,    /* at most 7 bytes a call */
+  BOASTING,     /* says it read one byte more than asked */
+  FICKLE,       /* every byte flipped: the archive's answers change from one call to the next */
+  ALTERED,      /* the byte at `altered_at` flipped: the archive changed after it was checked */
 };
 
 /* An archive served from memory or from a file descriptor (pread). */
@@ -43,10 +43,15 @@ static int64_t served_read_at(void *ctx, uint64_t offset, uint8_t *buf, size_t l
   int64_t n;
   atomic_fetch_add(&s->calls, 1);
   switch (atomic_load(&s->misbehaving)) {
-  case FAILING: return -EIO;
-  case FAILING_BARE: return -1000000;
-  case DRIBBLING: if (len > 7) len = 7; break;
-  default: break;
+    case FAILING:
+      return -EIO;
+    case FAILING_BARE:
+      return -1000000;
+    case DRIBBLING:
+      if (len > 7) len = 7;
+      break;
+    default:
+      break;
   }
   if (offset >= s->real_length) return 0;
   if (len > s->real_length - offset) len = (size_t)(s->real_length - offset);

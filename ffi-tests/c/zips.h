@@ -66,6 +66,8 @@ static inline size_t stored_zip_filled(unsigned char *out, int count, size_t siz
 }
 
 /* The same, file i filled with the byte i. */
-static inline size_t stored_zip(unsigned char *out, int count, size_t size) { return stored_zip_filled(out, count, size, 0); }
+static inline size_t stored_zip(unsigned char *out, int count, size_t size) {
+  return stored_zip_filled(out, count, size, 0);
+}
 
 #endif

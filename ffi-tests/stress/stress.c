@@ -36,15 +36,15 @@ static char workdir[128];
 static atomic_long failures;
 static atomic_long operations;
 
-#define EXPECT(cond, ...)                                                     \
-  do {                                                                        \
-    if (!(cond)) {                                                            \
-      if (atomic_fetch_add(&failures, 1) < 20) {                              \
-        fprintf(stderr, "  %s:%d: %s: ", __FILE__, __LINE__, #cond);          \
-        fprintf(stderr, __VA_ARGS__);                                         \
-        fputc('\n', stderr);                                                  \
-      }                                                                       \
-    }                                                                         \
+#define EXPECT(cond, ...)                                            \
+  do {                                                               \
+    if (!(cond)) {                                                   \
+      if (atomic_fetch_add(&failures, 1) < 20) {                     \
+        fprintf(stderr, "  %s:%d: %s: ", __FILE__, __LINE__, #cond); \
+        fprintf(stderr, __VA_ARGS__);                                \
+        fputc('\n', stderr);                                         \
+      }                                                              \
+    }                                                                \
   } while (0)
 
 static double now(void) {
@@ -194,7 +194,8 @@ static void *buffer_worker(void *p) {
       switch (next_random(&a->seed) % 8) {
         case 0:
           s = bk_buffer_reserve(buffer, n);
-          EXPECT(s == (len + n <= limit ? BK_STATUS_OK : BK_STATUS_CAPACITY_EXCEEDED), "reserve %zu at %zu of %zu: %u", n, len, limit, s);
+          EXPECT(s == (len + n <= limit ? BK_STATUS_OK : BK_STATUS_CAPACITY_EXCEEDED), "reserve %zu at %zu of %zu: %u",
+                 n, len, limit, s);
           break;
         case 1:
           if (len > 0) {
@@ -222,7 +223,8 @@ static void *buffer_worker(void *p) {
       }
       EXPECT(bk_buffer_get_stats(buffer, &stats) == BK_STATUS_OK, "stats");
       EXPECT(stats.len == len, "len %zu, model %zu", stats.len, len);
-      EXPECT(config.growth == BK_GROWTH_SEGMENTED || stats.capacity <= limit, "capacity %zu past the limit %zu", stats.capacity, limit);
+      EXPECT(config.growth == BK_GROWTH_SEGMENTED || stats.capacity <= limit, "capacity %zu past the limit %zu",
+             stats.capacity, limit);
       if (k % 8 == 7 || k == 39) {
         EXPECT(bk_buffer_copy_out(buffer, 0, back, 1 << 21, &copied) == BK_STATUS_OK && copied == len, "copy out");
         EXPECT(memcmp(back, model, len) == 0, "the bytes differ from the model");
@@ -288,13 +290,17 @@ static void *inflate_worker(void *p) {
         fed += used;
       }
       if (first == BK_STATUS_OK) {
-        EXPECT(done == sizeof stream_text && memcmp(out, expected, TEXT_LEN) == 0, "stream of %s input", ops % 2 ? "damaged" : "good");
+        EXPECT(done == sizeof stream_text && memcmp(out, expected, TEXT_LEN) == 0, "stream of %s input",
+               ops % 2 ? "damaged" : "good");
       } else {
         EXPECT(is_inflate_failure(first), "stream: %u", first);
-        EXPECT(bk_inflate_stream_feed(stream, stream_text, 8, out, TEXT_LEN, &used, &done) == first && used == 0, "a failed stream went on");
+        EXPECT(bk_inflate_stream_feed(stream, stream_text, 8, out, TEXT_LEN, &used, &done) == first && used == 0,
+               "a failed stream went on");
       }
     }
-    EXPECT(bk_inflate_at(inflater, stream_text, sizeof stream_text, sizeof stream_text + 1, out, TEXT_LEN, &consumed) == BK_STATUS_OUT_OF_RANGE, "offset past the end");
+    EXPECT(bk_inflate_at(inflater, stream_text, sizeof stream_text, sizeof stream_text + 1, out, TEXT_LEN, &consumed) ==
+               BK_STATUS_OUT_OF_RANGE,
+           "offset past the end");
     ops++;
   }
   bk_inflater_free(inflater);
@@ -357,8 +363,8 @@ struct extract_arg {
 };
 
 /* One bk_extract; a status other than `expected` is described on stderr. */
-static bk_status extract_with(const char *archive, const char *dest, uint32_t mode, int incremental, const bk_cancel *cancel,
-                              bk_status expected) {
+static bk_status extract_with(const char *archive, const char *dest, uint32_t mode, int incremental,
+                              const bk_cancel *cancel, bk_status expected) {
   bk_extract_options opts = {.size = sizeof opts};
   bk_extract_report report = {.size = sizeof report};
   char detail[256] = "";
@@ -384,14 +390,19 @@ static void *extract_worker(void *p) {
     int from_b = 0;
     switch (a->role) {
       case 0: /* replace the one shared destination, with A or B */
-        EXPECT(extract_with(next_random(&a->seed) & 1 ? archive_b : archive_a, same, BK_EXTRACT_REPLACE, 0, NULL, BK_STATUS_OK) == BK_STATUS_OK, "replace");
+        EXPECT(extract_with(next_random(&a->seed) & 1 ? archive_b : archive_a, same, BK_EXTRACT_REPLACE, 0, NULL,
+                            BK_STATUS_OK) == BK_STATUS_OK,
+               "replace");
         EXPECT(one_archive_whole(same, NULL), "the shared destination is not one archive's, whole");
         break;
       case 1: /* a fresh sibling destination, created, checked, removed */
         snprintf(mine, sizeof mine, "%s/sibling-%d-%ld", workdir, a->index, ops);
-        EXPECT(extract_with(archive_a, mine, BK_EXTRACT_CREATE, 0, NULL, BK_STATUS_OK) == BK_STATUS_OK, "create a sibling");
+        EXPECT(extract_with(archive_a, mine, BK_EXTRACT_CREATE, 0, NULL, BK_STATUS_OK) == BK_STATUS_OK,
+               "create a sibling");
         EXPECT(one_archive_whole(mine, &from_b) && !from_b, "a sibling is not A, whole");
-        EXPECT(extract_with(archive_b, mine, BK_EXTRACT_CREATE, 0, NULL, BK_STATUS_DESTINATION_REFUSED) == BK_STATUS_DESTINATION_REFUSED, "create over a full destination");
+        EXPECT(extract_with(archive_b, mine, BK_EXTRACT_CREATE, 0, NULL, BK_STATUS_DESTINATION_REFUSED) ==
+                   BK_STATUS_DESTINATION_REFUSED,
+               "create over a full destination");
         {
           char cmd[700];
           snprintf(cmd, sizeof cmd, "rm -rf '%s'", mine);
@@ -399,10 +410,12 @@ static void *extract_worker(void *p) {
         }
         break;
       case 2: /* incremental, then a merge, then incremental again: A's bytes, never B's (issue 29, 3) */
-        EXPECT(extract_with(archive_a, merged, BK_EXTRACT_REPLACE, 1, NULL, BK_STATUS_OK) == BK_STATUS_OK, "incremental");
+        EXPECT(extract_with(archive_a, merged, BK_EXTRACT_REPLACE, 1, NULL, BK_STATUS_OK) == BK_STATUS_OK,
+               "incremental");
         EXPECT(extract_with(archive_b, merged, BK_EXTRACT_MERGE, 0, NULL, BK_STATUS_OK) == BK_STATUS_OK, "merge");
         EXPECT(one_archive_whole(merged, &from_b) && from_b, "after the merge: not B, whole");
-        EXPECT(extract_with(archive_a, merged, BK_EXTRACT_REPLACE, 1, NULL, BK_STATUS_OK) == BK_STATUS_OK, "incremental after merge");
+        EXPECT(extract_with(archive_a, merged, BK_EXTRACT_REPLACE, 1, NULL, BK_STATUS_OK) == BK_STATUS_OK,
+               "incremental after merge");
         EXPECT(one_archive_whole(merged, &from_b) && !from_b, "incremental after a merge kept B's files");
         break;
       default: { /* cancelled before it starts: nothing at all is left */
@@ -411,7 +424,8 @@ static void *extract_worker(void *p) {
         snprintf(mine, sizeof mine, "%s/cancelled-%d", workdir, a->index);
         if (bk_cancel_new(&cancel) != BK_STATUS_OK) abort();
         bk_cancel_request(cancel);
-        EXPECT(extract_with(archive_a, mine, BK_EXTRACT_CREATE, 0, cancel, BK_STATUS_CANCELLED) == BK_STATUS_CANCELLED, "cancelled");
+        EXPECT(extract_with(archive_a, mine, BK_EXTRACT_CREATE, 0, cancel, BK_STATUS_CANCELLED) == BK_STATUS_CANCELLED,
+               "cancelled");
         EXPECT(stat(mine, &st) != 0, "a cancelled run left its destination");
         bk_cancel_free(cancel);
       }
@@ -446,7 +460,8 @@ static void scenario_extraction(void) {
   {
     char same[300];
     snprintf(same, sizeof same, "%s/same", workdir);
-    EXPECT(extract_with(archive_a, same, BK_EXTRACT_CREATE, 0, NULL, BK_STATUS_OK) == BK_STATUS_OK, "the shared destination");
+    EXPECT(extract_with(archive_a, same, BK_EXTRACT_CREATE, 0, NULL, BK_STATUS_OK) == BK_STATUS_OK,
+           "the shared destination");
   }
   for (int i = 0; i < THREADS; i++) {
     int role = i < 4 ? 0 : i < 6 ? 1 : i < 7 ? 2 : 3;
@@ -486,13 +501,19 @@ static void *archive_worker(void *p) {
     }
     size_t written = 0, total = 0, n = 0;
     bk_status s = bk_archive_read(a->archive, a->index, out, sizeof out, &written);
-    EXPECT(s == BK_STATUS_OK ? written == a->expected_len && memcmp(out, a->expected, written) == 0 : archive_failure_ok(s),
+    EXPECT(s == BK_STATUS_OK ? written == a->expected_len && memcmp(out, a->expected, written) == 0
+                             : archive_failure_ok(s),
            "read: %u", s);
     bk_archive_reader *reader = NULL;
     if (bk_archive_reader_open(a->archive, a->index, &reader) == BK_STATUS_OK) {
       size_t stride = 1 + next_random(&a->seed) % 700;
-      while ((s = bk_archive_reader_read(reader, out + total, stride < sizeof out - total ? stride : sizeof out - total, &n)) == BK_STATUS_OK && n > 0) total += n;
-      EXPECT(s == BK_STATUS_OK ? total == a->expected_len && memcmp(out, a->expected, total) == 0 : archive_failure_ok(s), "stream: %u", s);
+      while ((s = bk_archive_reader_read(reader, out + total, stride < sizeof out - total ? stride : sizeof out - total,
+                                         &n)) == BK_STATUS_OK &&
+             n > 0)
+        total += n;
+      EXPECT(
+          s == BK_STATUS_OK ? total == a->expected_len && memcmp(out, a->expected, total) == 0 : archive_failure_ok(s),
+          "stream: %u", s);
       EXPECT(bk_archive_reader_read(reader, out, 0, &n) == BK_STATUS_INVALID_ARGUMENT, "zero-length read");
       bk_archive_reader_free(reader);
     }
@@ -505,12 +526,14 @@ static void *archive_worker(void *p) {
         EXPECT(s == BK_STATUS_OUT_OF_RANGE || archive_failure_ok(s), "slice past the end: %u", s);
       } else if (s == BK_STATUS_OK) {
         size_t end = offset + want < a->expected_len ? (size_t)offset + want : a->expected_len;
-        EXPECT(n == end - offset && memcmp(out, a->expected + offset, n) == 0, "slice at %llu", (unsigned long long)offset);
+        EXPECT(n == end - offset && memcmp(out, a->expected + offset, n) == 0, "slice at %llu",
+               (unsigned long long)offset);
       } else {
         EXPECT(archive_failure_ok(s), "slice: %u", s);
       }
       if (next_random(&a->seed) % 16 == 0)
-        EXPECT(bk_archive_set_checkpoint_limits(a->archive, 32768, next_random(&a->seed) % 2 ? 0 : 1 << 20) == BK_STATUS_OK,
+        EXPECT(bk_archive_set_checkpoint_limits(a->archive, 32768, next_random(&a->seed) % 2 ? 0 : 1 << 20) ==
+                   BK_STATUS_OK,
                "limits");
     }
     ops++;
@@ -536,7 +559,8 @@ static void scenario_archives(void) {
   if (bk_archive_find(shared, "assets/app.js", 13, &index) != BK_STATUS_OK) abort();
   if (bk_archive_read(shared, index, expected, sizeof expected, &expected_len) != BK_STATUS_OK) abort();
   for (int i = 0; i < THREADS; i++)
-    args[i] = (struct archive_arg){i < THREADS / 2 ? shared : shaky, cut, expected, expected_len, index, 0x94d049bb133111ebull * (uint64_t)(i + 9), 0};
+    args[i] = (struct archive_arg){i < THREADS / 2 ? shared : shaky,          cut, expected, expected_len, index,
+                                   0x94d049bb133111ebull * (uint64_t)(i + 9), 0};
   args[THREADS] = (struct archive_arg){shaky, cut, expected, expected_len, index, 77, 1};
   run_threads(archive_worker, args, sizeof args[0], THREADS + 1);
   bk_archive_free(shared);
@@ -564,13 +588,17 @@ static int64_t chaos_read_at(void *ctx, uint64_t offset, uint8_t *buf, size_t le
   memcpy(buf, c->bytes + offset, n);
   if (!atomic_load(&c->bad)) return (int64_t)n;
   switch (r % 8) {
-  case 0: return n > 1 ? (int64_t)(1 + (r >> 8) % (n - 1)) : (int64_t)n; /* short */
-  case 1: return (int64_t)len + 1;                                       /* more than asked */
-  case 2: return -EIO;                                                   /* a failure */
-  case 3:                                                                /* changed somewhere */
-    if (n) buf[(r >> 8) % n] ^= (uint8_t)(1 + (r >> 40) % 255);
-    return (int64_t)n;
-  default: return (int64_t)n;
+    case 0:
+      return n > 1 ? (int64_t)(1 + (r >> 8) % (n - 1)) : (int64_t)n; /* short */
+    case 1:
+      return (int64_t)len + 1; /* more than asked */
+    case 2:
+      return -EIO; /* a failure */
+    case 3:        /* changed somewhere */
+      if (n) buf[(r >> 8) % n] ^= (uint8_t)(1 + (r >> 40) % 255);
+      return (int64_t)n;
+    default:
+      return (int64_t)n;
   }
 }
 
@@ -669,7 +697,8 @@ static void *source_worker(void *p) {
     int existed = access(file, F_OK) == 0;
     s = bk_extract_source(&source, dest, &opts, NULL, NULL);
     EXPECT(s == BK_STATUS_OK || source_failure_ok(s), "extract: %u", s);
-    EXPECT(atomic_load(&extracting.released) == 1, "released %d times by extraction", atomic_load(&extracting.released));
+    EXPECT(atomic_load(&extracting.released) == 1, "released %d times by extraction",
+           atomic_load(&extracting.released));
     expect_tree(dest, s == BK_STATUS_OK || existed);
     /* Lengths that lie, longer and shorter: a status, released once. */
     struct chaos lying = {.bytes = zip_good, .len = sizeof zip_good};
@@ -694,7 +723,8 @@ static void scenario_sources(void) {
   if (bk_archive_find(shared, "assets/app.js", 13, &index) != BK_STATUS_OK) abort();
   if (bk_archive_read(shared, index, app_js, sizeof app_js, &app_js_len) != BK_STATUS_OK) abort();
   atomic_store(&shared_bytes.bad, 1);
-  for (int i = 0; i < THREADS; i++) args[i] = (struct source_arg){shared, index, i, 0x2545f4914f6cdd1dull * (uint64_t)(i + 3)};
+  for (int i = 0; i < THREADS; i++)
+    args[i] = (struct source_arg){shared, index, i, 0x2545f4914f6cdd1dull * (uint64_t)(i + 3)};
   run_threads(source_worker, args, sizeof args[0], THREADS);
   EXPECT(atomic_load(&shared_bytes.released) == 0, "released while open");
   bk_archive_free(shared);
@@ -785,12 +815,9 @@ int main(int argc, char **argv) {
   struct {
     const char *name;
     void (*run)(void);
-  } scenarios[] = {{"pool", scenario_pool},
-                   {"buffers", scenario_buffers},
-                   {"inflate", scenario_inflate},
-                   {"extraction", scenario_extraction},
-                   {"archives", scenario_archives},
-                   {"sources", scenario_sources},
+  } scenarios[] = {{"pool", scenario_pool},         {"buffers", scenario_buffers},
+                   {"inflate", scenario_inflate},   {"extraction", scenario_extraction},
+                   {"archives", scenario_archives}, {"sources", scenario_sources},
                    {"streams", scenario_streams}};
   int passed = 0, failed = 0;
   char cmd[700];
@@ -810,7 +837,10 @@ int main(int argc, char **argv) {
     printf("%s %-10s %8ld operations in %.1f s%s\n", now_failed ? "FAIL" : "ok  ", scenarios[i].name,
            atomic_load(&operations), now() - start, now_failed ? " (see above)" : "");
     fflush(stdout);
-    if (now_failed) failed++; else passed++;
+    if (now_failed)
+      failed++;
+    else
+      passed++;
   }
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", workdir);
   if (system(cmd) != 0) failed++;

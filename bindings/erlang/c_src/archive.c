@@ -11,10 +11,10 @@
 
 typedef struct {
   bk_archive *archive;
-  atomic_int users;       /* calls using `archive` now */
-  atomic_int closed;      /* archive_close/1 was called */
-  atomic_int freed;       /* `archive` was freed (by close, or by the last call after it) */
-  atomic_int views_made;  /* a binary points into `archive`: only the destructor frees it */
+  atomic_int users;      /* calls using `archive` now */
+  atomic_int closed;     /* archive_close/1 was called */
+  atomic_int freed;      /* `archive` was freed (by close, or by the last call after it) */
+  atomic_int views_made; /* a binary points into `archive`: only the destructor frees it */
 } archive_res;
 
 static void archive_free_once(archive_res *res) {
@@ -64,15 +64,21 @@ ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
   archive_res *res;
   bk_status status;
   (void)argc;
-  if (!enif_inspect_binary(env, argv[0], &path) || !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1) ||
+  if (!enif_inspect_binary(env, argv[0], &path) ||
+      !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1) ||
       !enif_get_atom(env, argv[2], local_headers, sizeof local_headers, ERL_NIF_LATIN1))
     return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   bk_archive_options_default(&options);
-  if (strcmp(holding, "map") == 0) options.holding = BK_ARCHIVE_MAP;
-  else if (strcmp(holding, "read") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-  if (strcmp(local_headers, "on_first_read") == 0) options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
-  else if (strcmp(local_headers, "at_open") != 0) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-  if (memchr(path.data, 0, path.size) || !(cpath = enif_alloc(path.size + 1))) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (strcmp(holding, "map") == 0)
+    options.holding = BK_ARCHIVE_MAP;
+  else if (strcmp(holding, "read") != 0)
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (strcmp(local_headers, "on_first_read") == 0)
+    options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
+  else if (strcmp(local_headers, "at_open") != 0)
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  if (memchr(path.data, 0, path.size) || !(cpath = enif_alloc(path.size + 1)))
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   memcpy(cpath, path.data, path.size);
   cpath[path.size] = 0;
   status = bk_archive_open(cpath, &options, &archive);
@@ -135,9 +141,9 @@ ERL_NIF_TERM archive_verify_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM arg
   status = bk_archive_verify(res->archive, threads, &failed, &first);
   archive_release(res);
   if (status == BK_STATUS_OK) return atom_ok;
-  return enif_make_tuple2(env, atom_error,
-                          enif_make_tuple3(env, status_atom(env, status), enif_make_uint64(env, failed),
-                                           enif_make_uint64(env, first)));
+  return enif_make_tuple2(
+      env, atom_error,
+      enif_make_tuple3(env, status_atom(env, status), enif_make_uint64(env, failed), enif_make_uint64(env, first)));
 }
 
 /* archive_entries(Archive) -> [{Index, Name, Size, file | directory}] in archive order (Index is
@@ -188,8 +194,10 @@ ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
   ERL_NIF_TERM list;
   (void)argc;
   int acquired;
-  if (enif_inspect_binary(env, argv[1], &pattern)) p = (const char *)pattern.data, p_len = pattern.size;
-  else if (!enif_is_identical(argv[1], enif_make_atom(env, "all"))) return enif_make_badarg(env);
+  if (enif_inspect_binary(env, argv[1], &pattern))
+    p = (const char *)pattern.data, p_len = pattern.size;
+  else if (!enif_is_identical(argv[1], enif_make_atom(env, "all")))
+    return enif_make_badarg(env);
   if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
   status = bk_archive_list(res->archive, p ? p : NULL, p_len, NULL, 0, &count);
   if (status != BK_STATUS_OK) {
@@ -207,7 +215,8 @@ ERL_NIF_TERM archive_list_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
     size_t len;
     ERL_NIF_TERM bin;
     unsigned char *dst;
-    if (bk_archive_entry_name(res->archive, indexes[i], &name, &len) != BK_STATUS_OK || !(dst = enif_make_new_binary(env, len, &bin))) {
+    if (bk_archive_entry_name(res->archive, indexes[i], &name, &len) != BK_STATUS_OK ||
+        !(dst = enif_make_new_binary(env, len, &bin))) {
       status = BK_STATUS_ALLOC_FAILED;
       break;
     }
@@ -238,7 +247,8 @@ static ERL_NIF_TERM archive_read_one(ErlNifEnv *env, archive_res *res, size_t in
     }
     if (status != BK_STATUS_INVALID_ARGUMENT) return error_term(env, status);
   }
-  if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out)) return error_term(env, BK_STATUS_ALLOC_FAILED);
+  if (info.size > SIZE_MAX || !enif_alloc_binary((size_t)info.size, &out))
+    return error_term(env, BK_STATUS_ALLOC_FAILED);
   status = bk_archive_read(res->archive, index, out.data, out.size, &written);
   if (status != BK_STATUS_OK) {
     enif_release_binary(&out);
@@ -277,7 +287,8 @@ ERL_NIF_TERM archive_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
   dirty = bk_archive_entry_info(res->archive, (size_t)index, &info) == BK_STATUS_OK && info.size >= DIRTY_INFLATE;
   archive_release(res);
   if (dirty)
-    return enif_schedule_nif(env, "bufkit_archive_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_here, argc, argv);
+    return enif_schedule_nif(env, "bufkit_archive_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_here, argc,
+                             argv);
   return archive_read_here(env, argc, argv); /* small: read on this scheduler */
 }
 
@@ -337,7 +348,8 @@ ERL_NIF_TERM archive_read_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM ar
           info.size >= DIRTY_INFLATE;
   archive_release(res);
   if (dirty)
-    return enif_schedule_nif(env, "bufkit_archive_read_at_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_at_here, argc, argv);
+    return enif_schedule_nif(env, "bufkit_archive_read_at_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_read_at_here,
+                             argc, argv);
   return archive_read_at_here(env, argc, argv);
 }
 
@@ -380,7 +392,8 @@ ERL_NIF_TERM archive_checkpoints_import_nif(ErlNifEnv *env, int argc, const ERL_
   bk_status status;
   int acquired;
   (void)argc;
-  if (!enif_get_uint64(env, argv[1], &index) || !enif_inspect_binary(env, argv[2], &bytes)) return enif_make_badarg(env);
+  if (!enif_get_uint64(env, argv[1], &index) || !enif_inspect_binary(env, argv[2], &bytes))
+    return enif_make_badarg(env);
   if (index > SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
   if ((acquired = archive_acquire(env, argv[0], &res)) != 1) return archive_refused(env, acquired);
   status = bk_archive_checkpoints_import(res->archive, (size_t)index, bytes.data, bytes.size);
@@ -511,11 +524,11 @@ ERL_NIF_TERM archive_reader_read_nif(ErlNifEnv *env, int argc, const ERL_NIF_TER
     return enif_make_badarg(env);
   /* A reader on several cores may wait for its threads: never on a normal scheduler. */
   if (r->cores > 1)
-    return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_IO_BOUND, archive_reader_read_here,
-                             argc, argv);
+    return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_IO_BOUND,
+                             archive_reader_read_here, argc, argv);
   if (max >= DIRTY_INFLATE)
-    return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND, archive_reader_read_here,
-                             argc, argv);
+    return enif_schedule_nif(env, "bufkit_archive_reader_read_here", ERL_NIF_DIRTY_JOB_CPU_BOUND,
+                             archive_reader_read_here, argc, argv);
   return archive_reader_read_here(env, argc, argv);
 }
 

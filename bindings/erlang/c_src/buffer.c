@@ -33,19 +33,28 @@ ERL_NIF_TERM buffer_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
   bk_buffer_config_default(&config);
   if (enif_get_map_value(env, argv[0], enif_make_atom(env, "growth"), &value)) {
     char name[16];
-    if (!enif_get_atom(env, value, name, sizeof name, ERL_NIF_LATIN1)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-    if (!strcmp(name, "geometric")) config.growth = BK_GROWTH_GEOMETRIC;
-    else if (!strcmp(name, "linear")) config.growth = BK_GROWTH_LINEAR;
-    else if (!strcmp(name, "exact")) config.growth = BK_GROWTH_EXACT;
-    else if (!strcmp(name, "segmented")) config.growth = BK_GROWTH_SEGMENTED;
-    else return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (!enif_get_atom(env, value, name, sizeof name, ERL_NIF_LATIN1))
+      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (!strcmp(name, "geometric"))
+      config.growth = BK_GROWTH_GEOMETRIC;
+    else if (!strcmp(name, "linear"))
+      config.growth = BK_GROWTH_LINEAR;
+    else if (!strcmp(name, "exact"))
+      config.growth = BK_GROWTH_EXACT;
+    else if (!strcmp(name, "segmented"))
+      config.growth = BK_GROWTH_SEGMENTED;
+    else
+      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   }
   if (enif_get_map_value(env, argv[0], enif_make_atom(env, "factor"), &value)) {
     ErlNifSInt64 whole;
-    if (enif_get_int64(env, value, &whole)) config.factor = (double)whole;
-    else if (!enif_get_double(env, value, &config.factor)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (enif_get_int64(env, value, &whole))
+      config.factor = (double)whole;
+    else if (!enif_get_double(env, value, &config.factor))
+      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   }
-  if (!size_option(env, argv[0], "step", &config.step) || !size_option(env, argv[0], "chunk_size", &config.chunk_size) ||
+  if (!size_option(env, argv[0], "step", &config.step) ||
+      !size_option(env, argv[0], "chunk_size", &config.chunk_size) ||
       !size_option(env, argv[0], "max_capacity", &config.max_capacity) ||
       !size_option(env, argv[0], "initial_capacity", &config.initial_capacity))
     return error_term(env, BK_STATUS_INVALID_ARGUMENT);
@@ -126,12 +135,12 @@ static ERL_NIF_TERM run_locked(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
   return result;
 }
 
-#define BUFFER_NIF(name, work, threshold)                                                          \
-  static ERL_NIF_TERM name##_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {          \
-    return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 1);               \
-  }                                                                                                \
-  ERL_NIF_TERM name##_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {                   \
-    return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 0);               \
+#define BUFFER_NIF(name, work, threshold)                                                 \
+  static ERL_NIF_TERM name##_dirty(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) { \
+    return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 1);      \
+  }                                                                                       \
+  ERL_NIF_TERM name##_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {          \
+    return run_locked(env, argc, argv, op_##name, work, threshold, name##_dirty, 0);      \
   }
 
 static ERL_NIF_TERM op_buffer_append(ErlNifEnv *env, buffer_res *res, const ERL_NIF_TERM argv[]) {

@@ -51,7 +51,8 @@ static int open_types(ErlNifEnv *env, ErlNifResourceFlags flags) {
   stream_type = enif_open_resource_type(env, NULL, "bufkit_inflate_stream", stream_dtor, flags, NULL);
   reader_type = enif_open_resource_type(env, NULL, "bufkit_archive_reader", reader_dtor, flags, NULL);
   incoming_type = enif_open_resource_type(env, NULL, "bufkit_extract_stream", incoming_dtor, flags, NULL);
-  if (!buffer_type || !pool_type || !lease_type || !archive_type || !stream_type || !reader_type || !incoming_type) return 1;
+  if (!buffer_type || !pool_type || !lease_type || !archive_type || !stream_type || !reader_type || !incoming_type)
+    return 1;
   atom_ok = enif_make_atom(env, "ok");
   atom_error = enif_make_atom(env, "error");
   atom_closed = enif_make_atom(env, "closed");

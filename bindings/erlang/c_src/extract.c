@@ -41,19 +41,20 @@ static char *path_arg(ErlNifEnv *env, ERL_NIF_TERM term) {
 /* errno's name: glibc 2.32+ has strerrorname_np; elsewhere (musl, bionic, macOS, the BSDs) the
  * errors a file system call gives, and {os_error, N} for the rest. */
 static const char *errno_name(int os_error) {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32)) && !defined(BUFKIT_PORTABLE_ERRNO_NAMES)
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32)) && \
+    !defined(BUFKIT_PORTABLE_ERRNO_NAMES)
   return strerrorname_np(os_error);
 #else
   static const struct {
     int code;
     const char *name;
   } names[] = {
-      {EPERM, "EPERM"},   {ENOENT, "ENOENT"},   {EIO, "EIO"},         {EBADF, "EBADF"},
-      {ENOMEM, "ENOMEM"}, {EACCES, "EACCES"},   {EBUSY, "EBUSY"},     {EEXIST, "EEXIST"},
-      {EXDEV, "EXDEV"},   {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"},   {EINVAL, "EINVAL"},
-      {ENFILE, "ENFILE"}, {EMFILE, "EMFILE"},   {EFBIG, "EFBIG"},     {ENOSPC, "ENOSPC"},
-      {EROFS, "EROFS"},   {EMLINK, "EMLINK"},   {ELOOP, "ELOOP"},     {ENAMETOOLONG, "ENAMETOOLONG"},
-      {ENOTEMPTY, "ENOTEMPTY"}, {EDQUOT, "EDQUOT"}, {ENOSYS, "ENOSYS"},
+      {EPERM, "EPERM"},         {ENOENT, "ENOENT"},   {EIO, "EIO"},       {EBADF, "EBADF"},
+      {ENOMEM, "ENOMEM"},       {EACCES, "EACCES"},   {EBUSY, "EBUSY"},   {EEXIST, "EEXIST"},
+      {EXDEV, "EXDEV"},         {ENOTDIR, "ENOTDIR"}, {EISDIR, "EISDIR"}, {EINVAL, "EINVAL"},
+      {ENFILE, "ENFILE"},       {EMFILE, "EMFILE"},   {EFBIG, "EFBIG"},   {ENOSPC, "ENOSPC"},
+      {EROFS, "EROFS"},         {EMLINK, "EMLINK"},   {ELOOP, "ELOOP"},   {ENAMETOOLONG, "ENAMETOOLONG"},
+      {ENOTEMPTY, "ENOTEMPTY"}, {EDQUOT, "EDQUOT"},   {ENOSYS, "ENOSYS"},
   };
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (names[i].code == os_error) return names[i].name;
@@ -130,7 +131,8 @@ static bk_status extract_watching_caller(ErlNifEnv *env, extract_job *job, bk_ca
 
 /* Extracts the archive at `archive_term` (or, given a `stream`, the archive fed to it) into
    `dest_term` with the options map `options`: {ok, Report} or {error, {Reason, Name}}. */
-static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_stream *stream, ERL_NIF_TERM dest_term, ERL_NIF_TERM options);
+static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_stream *stream, ERL_NIF_TERM dest_term,
+                                 ERL_NIF_TERM options);
 
 /* nif extract(Archive, Dest, Options) dirty_io */
 ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
@@ -138,7 +140,8 @@ ERL_NIF_TERM extract_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   return extract_with(env, argv[0], NULL, argv[1], argv[2]);
 }
 
-static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_stream *stream, ERL_NIF_TERM dest_term, ERL_NIF_TERM options) {
+static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_stream *stream, ERL_NIF_TERM dest_term,
+                                 ERL_NIF_TERM options) {
   char *archive = stream ? NULL : path_arg(env, archive_term), *dest = path_arg(env, dest_term);
   bk_extract_options opts;
   char **patterns = NULL;
@@ -154,17 +157,22 @@ static ERL_NIF_TERM extract_with(ErlNifEnv *env, ERL_NIF_TERM archive_term, bk_s
     return error_term(env, BK_STATUS_ALLOC_FAILED);
   }
   memset(job, 0, sizeof *job);
-  if ((!stream && !archive) || !dest || !enif_is_map(env, options) || extract_options_from_map(env, options, &opts) != 0) goto done;
+  if ((!stream && !archive) || !dest || !enif_is_map(env, options) ||
+      extract_options_from_map(env, options, &opts) != 0)
+    goto done;
   if (enif_get_map_value(env, options, enif_make_atom(env, "only"), &list)) {
-    if (!enif_get_list_length(env, list, &only_len) || !(patterns = enif_alloc((only_len + 1) * sizeof *patterns))) goto done;
-    while (copied < only_len && enif_get_list_cell(env, list, &head, &list) && (patterns[copied] = path_arg(env, head))) copied++;
+    if (!enif_get_list_length(env, list, &only_len) || !(patterns = enif_alloc((only_len + 1) * sizeof *patterns)))
+      goto done;
+    while (copied < only_len && enif_get_list_cell(env, list, &head, &list) && (patterns[copied] = path_arg(env, head)))
+      copied++;
     if (copied < only_len) goto done;
     opts.only = (const char *const *)patterns, opts.only_len = only_len;
   }
   if (enif_get_map_value(env, options, enif_make_atom(env, "progress"), &value)) {
     if (!enif_get_local_pid(env, value, &target.pid)) goto done;
     /* a message per entry floods the mailbox: 15,224 for a JDK src.zip */
-    if (!enif_get_map_value(env, options, enif_make_atom(env, "progress_interval_ms"), &value)) opts.progress_interval_ms = 50;
+    if (!enif_get_map_value(env, options, enif_make_atom(env, "progress_interval_ms"), &value))
+      opts.progress_interval_ms = 50;
     opts.progress = send_progress, opts.progress_user_data = &target;
   }
   if ((status = bk_cancel_new(&cancel)) != BK_STATUS_OK) goto done;

@@ -24,7 +24,6 @@ void stream_dtor(ErlNifEnv *env, void *obj) {
 /* ---- inflate: one decoder per scheduler thread (created on first use, reused for every call on
  * that thread; decoders are not thread-safe, scheduler threads never share one). */
 
-
 static __thread bk_inflater *thread_inflater;
 
 static bk_inflater *inflater(void) {
@@ -86,7 +85,8 @@ ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM
   stream_res *res;
   bk_status status;
   (void)argc;
-  if (!enif_get_uint(env, argv[0], &format) || !enif_get_uint64(env, argv[1], &origin) || !enif_get_uint64(env, argv[2], &size))
+  if (!enif_get_uint(env, argv[0], &format) || !enif_get_uint64(env, argv[1], &origin) ||
+      !enif_get_uint64(env, argv[2], &size))
     return enif_make_badarg(env);
   if (origin > (ErlNifUInt64)SIZE_MAX || size > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);
   res = enif_alloc_resource(stream_type, sizeof *res);
@@ -94,7 +94,8 @@ ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM
   memset(res, 0, sizeof *res);
   res->lock = enif_mutex_create("bufkit_inflate_stream");
   status = res->lock ? bk_inflate_stream_new(format, (size_t)origin, &res->stream) : BK_STATUS_ALLOC_FAILED;
-  if (status == BK_STATUS_OK && !(res->has_out = enif_alloc_binary((size_t)size, &res->out))) status = BK_STATUS_ALLOC_FAILED;
+  if (status == BK_STATUS_OK && !(res->has_out = enif_alloc_binary((size_t)size, &res->out)))
+    status = BK_STATUS_ALLOC_FAILED;
   if (status != BK_STATUS_OK) {
     enif_release_resource(res); /* the destructor frees what was made */
     return error_term(env, status);
@@ -142,8 +143,8 @@ static ERL_NIF_TERM stream_feed(ErlNifEnv *env, const ERL_NIF_TERM argv[]) {
     enif_mutex_unlock(res->lock);
     return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   }
-  status = bk_inflate_stream_feed(res->stream, input.size ? input.data : &none, input.size, res->out.data, res->out.size, &used,
-                                  &consumed);
+  status = bk_inflate_stream_feed(res->stream, input.size ? input.data : &none, input.size, res->out.data,
+                                  res->out.size, &used, &consumed);
   if (status != BK_STATUS_OK) {
     result = error_term(env, status);
   } else if (consumed == 0) {
@@ -151,8 +152,8 @@ static ERL_NIF_TERM stream_feed(ErlNifEnv *env, const ERL_NIF_TERM argv[]) {
   } else {
     res->has_out = 0;
     res->consumed = consumed;
-    result = enif_make_tuple4(env, enif_make_atom(env, "done"), enif_make_uint64(env, used), enif_make_uint64(env, consumed),
-                              enif_make_binary(env, &res->out));
+    result = enif_make_tuple4(env, enif_make_atom(env, "done"), enif_make_uint64(env, used),
+                              enif_make_uint64(env, consumed), enif_make_binary(env, &res->out));
   }
   enif_mutex_unlock(res->lock);
   return result;
@@ -168,8 +169,8 @@ static ERL_NIF_TERM inflate_stream_feed_dirty(ErlNifEnv *env, int argc, const ER
 ERL_NIF_TERM inflate_stream_feed_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary input;
   if (enif_inspect_binary(env, argv[1], &input) && input.size >= DIRTY_INFLATE)
-    return enif_schedule_nif(env, "bufkit_inflate_stream_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, inflate_stream_feed_dirty, argc,
-                             argv);
+    return enif_schedule_nif(env, "bufkit_inflate_stream_dirty", ERL_NIF_DIRTY_JOB_CPU_BOUND, inflate_stream_feed_dirty,
+                             argc, argv);
   return stream_feed(env, argv);
 }
 
@@ -186,7 +187,8 @@ ERL_NIF_TERM inflate_batch_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv
   size_t *at, total = 0, succeeded = 0;
   bk_inflater *inf = inflater();
   (void)argc;
-  if (!enif_inspect_binary(env, argv[0], &input) || !enif_get_list_length(env, list, &length)) return enif_make_badarg(env);
+  if (!enif_inspect_binary(env, argv[0], &input) || !enif_get_list_length(env, list, &length))
+    return enif_make_badarg(env);
   if (!inf) return error_term(env, BK_STATUS_ALLOC_FAILED);
   /* One block for the requests that run, their results, where each request's output starts and
      its refusal (or OK). */

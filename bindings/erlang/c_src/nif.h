@@ -23,7 +23,8 @@
 /* Work of at least this many inflated bytes runs on a dirty scheduler (~0.5 ms of work). */
 #define DIRTY_INFLATE ((size_t)256 * 1024)
 
-extern ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type, *reader_type, *incoming_type;
+extern ErlNifResourceType *buffer_type, *pool_type, *lease_type, *archive_type, *stream_type, *reader_type,
+    *incoming_type;
 extern ERL_NIF_TERM atom_ok, atom_error, atom_closed;
 
 ERL_NIF_TERM status_atom(ErlNifEnv *env, bk_status status);

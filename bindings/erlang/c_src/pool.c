@@ -63,10 +63,14 @@ ERL_NIF_TERM pool_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   config.decay_after_ms = n;
   if (enif_get_map_value(env, argv[0], enif_make_atom(env, "zero_on_acquire"), &value)) {
     char flag[8];
-    if (!enif_get_atom(env, value, flag, sizeof flag, ERL_NIF_LATIN1)) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-    if (!strcmp(flag, "true")) config.zero_on_acquire = 1;
-    else if (!strcmp(flag, "false")) config.zero_on_acquire = 0;
-    else return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (!enif_get_atom(env, value, flag, sizeof flag, ERL_NIF_LATIN1))
+      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+    if (!strcmp(flag, "true"))
+      config.zero_on_acquire = 1;
+    else if (!strcmp(flag, "false"))
+      config.zero_on_acquire = 0;
+    else
+      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   }
   res = enif_alloc_resource(pool_type, sizeof *res);
   if (!res) return error_term(env, BK_STATUS_ALLOC_FAILED);
@@ -125,7 +129,8 @@ ERL_NIF_TERM pool_release_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[
 /* Starts a copy: 0 if the lease was released (or, for writing, viewed). */
 static int lease_enter(lease_res *res, int writing) {
   __atomic_add_fetch(&res->busy, 1, __ATOMIC_SEQ_CST);
-  if (__atomic_load_n(&res->released, __ATOMIC_SEQ_CST) || (writing && __atomic_load_n(&res->viewed, __ATOMIC_SEQ_CST))) {
+  if (__atomic_load_n(&res->released, __ATOMIC_SEQ_CST) ||
+      (writing && __atomic_load_n(&res->viewed, __ATOMIC_SEQ_CST))) {
     __atomic_sub_fetch(&res->busy, 1, __ATOMIC_SEQ_CST);
     return 0;
   }
@@ -146,7 +151,9 @@ ERL_NIF_TERM lease_write_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]
     return enif_make_badarg(env);
   if (offset > res->lease.len || data.size > res->lease.len - offset) return error_term(env, BK_STATUS_OUT_OF_RANGE);
   if (!lease_enter(res, 1))
-    return enif_make_tuple2(env, atom_error, enif_make_atom(env, __atomic_load_n(&res->released, __ATOMIC_SEQ_CST) ? "lease_invalid" : "viewed"));
+    return enif_make_tuple2(
+        env, atom_error,
+        enif_make_atom(env, __atomic_load_n(&res->released, __ATOMIC_SEQ_CST) ? "lease_invalid" : "viewed"));
   memcpy(res->lease.data + offset, data.data, data.size);
   lease_leave(res);
   return atom_ok;

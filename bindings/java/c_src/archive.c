@@ -4,7 +4,8 @@
 #define ARCHIVE(h) ((bk_archive *)(intptr_t)(h))
 
 /* bk_archive_open (holding 0 read, 1 map; local headers 0 at open, 1 on first read): the handle into `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding, jint local_headers, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
+                                                                 jint local_headers, jlongArray handle_out) {
   bk_archive_options options;
   bk_archive *archive = NULL;
   const char *cpath;
@@ -38,7 +39,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, j
 
 /* bk_archive_verify: a long call (every entry inflated, on worker threads), made with no Java
    memory held; the two results go into out[2] after. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads, jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads,
+                                                                   jlongArray out) {
   size_t failed = 0, first = SIZE_MAX;
   jlong values[2];
   bk_status status;
@@ -67,7 +69,8 @@ static bk_status find_by_array(JNIEnv *env, jlong handle, jbyteArray name, size_
 }
 
 /* bk_archive_find: the index, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle, jbyteArray name) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle,
+                                                                  jbyteArray name) {
   size_t index = 0;
   bk_status status;
   (void)cls;
@@ -77,7 +80,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, j
 
 /* The entry named `name`, whole, in a new byte[] it is inflated straight into: one call for
    find, size and read. NULL with the status in status_out[0] on failure. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle, jbyteArray name, jintArray status_out) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle,
+                                                                          jbyteArray name, jintArray status_out) {
   size_t index = 0, written = 0;
   uint64_t size = 0;
   jbyteArray out;
@@ -101,13 +105,16 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv
   if (status == BK_STATUS_OK) return out;
 failed:
   code = (jint)status;
-  if (status_out && (*env)->GetArrayLength(env, status_out) > 0) (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
+  if (status_out && (*env)->GetArrayLength(env, status_out) > 0)
+    (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
   return NULL;
 }
 
 /* A direct ByteBuffer over stored entry `index` in the mapping (bk_archive_view); the Java side
    keeps the archive alive while it is reachable. NULL with the status in status_out[0]. */
-JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env, jclass cls, jlong handle, jint index, jintArray status_out) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env, jclass cls,
+                                                                                              jlong handle, jint index,
+                                                                                              jintArray status_out) {
   const uint8_t *data = NULL;
   size_t len = 0;
   jobject view = NULL;
@@ -123,12 +130,14 @@ JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNativ
     status = BK_STATUS_ALLOC_FAILED;
   }
   code = (jint)status;
-  if (status_out && (*env)->GetArrayLength(env, status_out) > 0) (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
+  if (status_out && (*env)->GetArrayLength(env, status_out) > 0)
+    (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
   return NULL;
 }
 
 /* bk_archive_entry_info into `out[5]`: size, compressed size, CRC-32, method, directory. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index, jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                 jlongArray out) {
   bk_archive_entry info;
   jlong values[5];
   bk_status status;
@@ -142,7 +151,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jc
 }
 
 /* bk_archive_entry_name: UTF-8 bytes, or null. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *env, jclass cls, jlong handle, jint index) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *env, jclass cls, jlong handle,
+                                                                       jint index) {
   const char *name;
   size_t len;
   jbyteArray out;
@@ -157,7 +167,9 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *e
    An archive read from a channel (`calls_back`) calls into Java during the read, which a pinned
    array forbids: it is read into native memory, then copied. Returns the bytes written (the
    entry's size), or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index, jbyteArray out, jint offset, jint len, jboolean calls_back) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                  jbyteArray out, jint offset, jint len,
+                                                                  jboolean calls_back) {
   size_t written = 0;
   jbyte *dst;
   bk_status status;
@@ -180,7 +192,10 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, j
 }
 
 /* Into a direct buffer's memory at [position, position+len). Returns written, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle, jint index, jobject /* java.nio.ByteBuffer */ buffer, jint position, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                        jint index,
+                                                                        jobject /* java.nio.ByteBuffer */ buffer,
+                                                                        jint position, jint len) {
   size_t written = 0;
   uint8_t *base;
   bk_status status;
@@ -198,7 +213,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *
 /* bk_archive_read_at into a heap array at [offset, offset+len): through native memory, since the
    first slice of an entry may inflate all of it and a critical region must stay short. Returns
    the bytes read, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index, jlong at, jbyteArray out, jint offset, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                    jlong at, jbyteArray out, jint offset, jint len) {
   size_t written = 0;
   uint8_t *tmp;
   bk_status status;
@@ -214,7 +230,10 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env,
 }
 
 /* bk_archive_read_at into a direct buffer's memory at [position, position+len). */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle, jint index, jlong at, jobject /* java.nio.ByteBuffer */ buffer, jint position, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                          jint index, jlong at,
+                                                                          jobject /* java.nio.ByteBuffer */ buffer,
+                                                                          jint position, jint len) {
   size_t written = 0;
   uint8_t *base;
   bk_status status;
@@ -230,35 +249,42 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv
 }
 
 /* bk_archive_set_checkpoint_limits. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle, jlong span, jlong budget) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle,
+                                                                                jlong span, jlong budget) {
   (void)env, (void)cls;
   if (span < 0 || budget < 0) return BK_STATUS_INVALID_ARGUMENT;
   return (jint)bk_archive_set_checkpoint_limits(ARCHIVE(handle), (uint64_t)span, (uint64_t)budget);
 }
 
 /* bk_archive_set_parallel_inflate. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetParallelInflate(JNIEnv *env, jclass cls, jlong handle, jint mode) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetParallelInflate(JNIEnv *env, jclass cls, jlong handle,
+                                                                               jint mode) {
   (void)env, (void)cls;
   if (mode < 0) return BK_STATUS_INVALID_ARGUMENT;
   return (jint)bk_archive_set_parallel_inflate(ARCHIVE(handle), (uint32_t)mode);
 }
 
 /* bk_archive_checkpoints_export as a new byte[], or null with the status in status_out[0]. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls, jlong handle, jint index, jintArray status_out) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls,
+                                                                                    jlong handle, jint index,
+                                                                                    jintArray status_out) {
   bk_buffer *buffer = NULL;
   const uint8_t *bytes = NULL;
   size_t len = 0;
   jbyteArray out = NULL;
   jint status;
   (void)cls;
-  if (index < 0) status = BK_STATUS_OUT_OF_RANGE;
+  if (index < 0)
+    status = BK_STATUS_OUT_OF_RANGE;
   else if ((status = bk_buffer_new(NULL, &buffer)) == BK_STATUS_OK &&
            (status = bk_archive_checkpoints_export(ARCHIVE(handle), (size_t)index, buffer)) == BK_STATUS_OK &&
            (status = bk_buffer_data(buffer, &bytes, &len)) == BK_STATUS_OK) {
-    if (len > INT32_MAX) status = BK_STATUS_LENGTH_OVERFLOW;
+    if (len > INT32_MAX)
+      status = BK_STATUS_LENGTH_OVERFLOW;
     else if ((out = (*env)->NewByteArray(env, (jsize)len)) != NULL)
       (*env)->SetByteArrayRegion(env, out, 0, (jsize)len, (const jbyte *)bytes);
-    else status = BK_STATUS_ALLOC_FAILED;
+    else
+      status = BK_STATUS_ALLOC_FAILED;
   }
   bk_buffer_free(buffer);
   (*env)->SetIntArrayRegion(env, status_out, 0, 1, &status);
@@ -266,7 +292,8 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExp
 }
 
 /* bk_archive_checkpoints_import. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle, jint index, jbyteArray bytes) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle,
+                                                                              jint index, jbyteArray bytes) {
   jsize len;
   jbyte *copy;
   bk_status status;
@@ -282,7 +309,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JN
 }
 
 /* Streaming readers: the reader's address, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *env, jclass cls, jlong handle, jint index) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *env, jclass cls, jlong handle,
+                                                                        jint index) {
   bk_archive_reader *reader = NULL;
   bk_status status;
   (void)env, (void)cls;
@@ -293,7 +321,9 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *
 
 /* The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status.
    Through native memory when the archive is read from a channel (`calls_back`), as archiveRead. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader, jbyteArray out, jint offset, jint len, jboolean calls_back) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader,
+                                                                        jbyteArray out, jint offset, jint len,
+                                                                        jboolean calls_back) {
   size_t n = 0;
   jbyte *dst;
   bk_status status;

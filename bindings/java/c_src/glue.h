@@ -24,14 +24,14 @@ static inline int store_longs(JNIEnv *env, jlongArray out, const jlong *values, 
 
 /* Hands a new handle to Java in handle_out[0] and returns BK_STATUS_OK; if it cannot be stored
    (a null or empty array), frees it with free_fn so nothing leaks, and returns NULL_POINTER. */
-#define GIVE_HANDLE(env, handle_out, ptr, free_fn)                  \
-  do {                                                              \
-    jlong given_ = (jlong)(intptr_t)(ptr);                          \
-    if (!store_longs((env), (handle_out), &given_, 1)) {            \
-      free_fn(ptr);                                                 \
-      return BK_STATUS_NULL_POINTER;                                \
-    }                                                               \
-    return BK_STATUS_OK;                                            \
+#define GIVE_HANDLE(env, handle_out, ptr, free_fn)       \
+  do {                                                   \
+    jlong given_ = (jlong)(intptr_t)(ptr);               \
+    if (!store_longs((env), (handle_out), &given_, 1)) { \
+      free_fn(ptr);                                      \
+      return BK_STATUS_NULL_POINTER;                     \
+    }                                                    \
+    return BK_STATUS_OK;                                 \
   } while (0)
 
 #endif

@@ -3,7 +3,8 @@
 
 #define INFLATER(h) ((bk_inflater *)(intptr_t)(h))
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jclass cls, jint format, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jclass cls, jint format,
+                                                                 jlongArray handle_out) {
   bk_inflater *inf = NULL;
   bk_status status = bk_inflater_new((uint32_t)format, &inf);
   (void)cls;
@@ -22,7 +23,8 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, j
 #define STREAM(h) ((bk_inflate_stream *)(intptr_t)(h))
 
 /* bk_inflate_stream_new: the handle into `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamNew(JNIEnv *env, jclass cls, jint format, jlong origin, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamNew(JNIEnv *env, jclass cls, jint format,
+                                                                      jlong origin, jlongArray handle_out) {
   bk_inflate_stream *stream = NULL;
   bk_status status;
   (void)cls;
@@ -39,7 +41,8 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFree(JNIEnv *e
 }
 
 /* bk_inflate_stream_reset. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamReset(JNIEnv *env, jclass cls, jlong handle, jlong origin) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamReset(JNIEnv *env, jclass cls, jlong handle,
+                                                                        jlong origin) {
   (void)env, (void)cls;
   if (origin < 0) return BK_STATUS_OUT_OF_RANGE;
   return (jint)bk_inflate_stream_reset(STREAM(handle), (size_t)origin);
@@ -47,7 +50,9 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamReset(JNIEnv *
 
 /* input[offset..offset+length) into all of out, both pinned for the call: the bytes used, or
    -status; the stream's total into consumed_out[0] once it has ended. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFeed(JNIEnv *env, jclass cls, jlong handle, jbyteArray input, jint offset, jint length, jbyteArray out, jlongArray consumed_out) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFeed(JNIEnv *env, jclass cls, jlong handle,
+                                                                        jbyteArray input, jint offset, jint length,
+                                                                        jbyteArray out, jlongArray consumed_out) {
   static const uint8_t none = 0;
   size_t used = 0, consumed = 0;
   jbyte *in_bytes = NULL, *out_bytes;
@@ -56,7 +61,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFeed(JNIEnv *
   bk_status status;
   (void)cls;
   if (!input || !out || !consumed_out) return -(jlong)BK_STATUS_NULL_POINTER;
-  if (offset < 0 || length < 0 || offset > (*env)->GetArrayLength(env, input) - length) return -(jlong)BK_STATUS_OUT_OF_RANGE;
+  if (offset < 0 || length < 0 || offset > (*env)->GetArrayLength(env, input) - length)
+    return -(jlong)BK_STATUS_OUT_OF_RANGE;
   out_len = (*env)->GetArrayLength(env, out);
   out_bytes = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
   if (!out_bytes) return -(jlong)BK_STATUS_ALLOC_FAILED;
@@ -64,8 +70,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFeed(JNIEnv *
     (*env)->ReleasePrimitiveArrayCritical(env, out, out_bytes, 0);
     return -(jlong)BK_STATUS_ALLOC_FAILED;
   }
-  status = bk_inflate_stream_feed(STREAM(handle), length > 0 ? (const uint8_t *)in_bytes + offset : &none, (size_t)length,
-                                  (uint8_t *)out_bytes, (size_t)out_len, &used, &consumed);
+  status = bk_inflate_stream_feed(STREAM(handle), length > 0 ? (const uint8_t *)in_bytes + offset : &none,
+                                  (size_t)length, (uint8_t *)out_bytes, (size_t)out_len, &used, &consumed);
   if (in_bytes) (*env)->ReleasePrimitiveArrayCritical(env, input, in_bytes, JNI_ABORT);
   (*env)->ReleasePrimitiveArrayCritical(env, out, out_bytes, 0);
   if (status != BK_STATUS_OK) return -(jlong)status;
@@ -80,7 +86,9 @@ static jlong consumed_or_status(size_t consumed, bk_status status) {
   return status == BK_STATUS_OK ? (jlong)consumed : -(jlong)status;
 }
 
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input, jlong offset, jbyteArray out, jint out_offset, jint length) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
+                                                                jlong offset, jbyteArray out, jint out_offset,
+                                                                jint length) {
   jsize in_len = (*env)->GetArrayLength(env, input);
   size_t consumed = 0;
   bk_status status;
@@ -102,7 +110,11 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jcl
   return consumed_or_status(consumed, status);
 }
 
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle, jobject /* java.nio.ByteBuffer */ input, jlong offset, jobject /* java.nio.ByteBuffer */ out, jint out_offset, jint length) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                      jobject /* java.nio.ByteBuffer */ input,
+                                                                      jlong offset,
+                                                                      jobject /* java.nio.ByteBuffer */ out,
+                                                                      jint out_offset, jint length) {
   const uint8_t *in = (*env)->GetDirectBufferAddress(env, input);
   uint8_t *dst = (*env)->GetDirectBufferAddress(env, out);
   jlong in_cap = (*env)->GetDirectBufferCapacity(env, input), out_cap = (*env)->GetDirectBufferCapacity(env, out);
@@ -112,14 +124,19 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *en
   if (!in || !dst) return -(jlong)BK_STATUS_NULL_POINTER;
   if (offset < 0 || out_offset < 0 || length < 0 || (jlong)out_offset + length > out_cap)
     return -(jlong)BK_STATUS_OUT_OF_RANGE;
-  status = bk_inflate_at(INFLATER(handle), in, (size_t)in_cap, (size_t)offset, dst + out_offset, (size_t)length, &consumed);
+  status =
+      bk_inflate_at(INFLATER(handle), in, (size_t)in_cap, (size_t)offset, dst + out_offset, (size_t)length, &consumed);
   return consumed_or_status(consumed, status);
 }
 
 /* Returns successes, or -status if the call itself failed. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle, jbyteArray input, jlongArray offsets, jintArray sizes, jint count, jbyteArray out, jlongArray consumed_out, jintArray status_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle,
+                                                                  jbyteArray input, jlongArray offsets, jintArray sizes,
+                                                                  jint count, jbyteArray out, jlongArray consumed_out,
+                                                                  jintArray status_out) {
   /* count: streams to inflate, the first of each array (the Java side checked every array holds them) */
-  jsize n = count < 0 ? 0 : count, in_len = (*env)->GetArrayLength(env, input), out_len = (*env)->GetArrayLength(env, out);
+  jsize n = count < 0 ? 0 : count, in_len = (*env)->GetArrayLength(env, input),
+        out_len = (*env)->GetArrayLength(env, out);
   bk_inflate_request *req = malloc(sizeof *req * (size_t)(n ? n : 1));
   bk_inflate_result *res = malloc(sizeof *res * (size_t)(n ? n : 1));
   jlong *offs = malloc(sizeof *offs * (size_t)(n ? n : 1)), *cons = malloc(sizeof *cons * (size_t)(n ? n : 1));
@@ -131,7 +148,10 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, j
   if (!req || !res || !offs || !cons || !szs || !sts) goto done;
   (*env)->GetLongArrayRegion(env, offsets, 0, n, offs);
   (*env)->GetIntArrayRegion(env, sizes, 0, n, szs);
-  if ((*env)->ExceptionCheck(env)) { status = BK_STATUS_OUT_OF_RANGE; goto done; }
+  if ((*env)->ExceptionCheck(env)) {
+    status = BK_STATUS_OUT_OF_RANGE;
+    goto done;
+  }
   for (jsize i = 0; i < n; i++) {
     req[i].offset = offs[i] < 0 ? SIZE_MAX : (size_t)offs[i];
     req[i].expected_len = (size_t)szs[i];

@@ -4,7 +4,9 @@
 #define POOL(h) ((const bk_pool *)(intptr_t)(h))
 
 /* Stores the new pool in `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass cls, jlong min_class, jlong max_class, jlong max_retained, jlong per_class, jlong thread_cache, jboolean zero, jlong decay_ms, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass cls, jlong min_class, jlong max_class,
+                                                             jlong max_retained, jlong per_class, jlong thread_cache,
+                                                             jboolean zero, jlong decay_ms, jlongArray handle_out) {
   bk_pool_config config;
   bk_pool *pool = NULL;
   bk_status status;
@@ -31,7 +33,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolFree(JNIEnv *env, jclas
 }
 
 /* Fills `leaseOut[4]`: data address, length, pool, id. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jclass cls, jlong pool, jlong size, jlongArray lease_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jclass cls, jlong pool, jlong size,
+                                                                 jlongArray lease_out) {
   bk_lease lease;
   jlong fields[4];
   bk_status status;
@@ -50,7 +53,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jc
   return BK_STATUS_OK;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolRelease(JNIEnv *env, jclass cls, jlong pool, jlongArray lease_in) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolRelease(JNIEnv *env, jclass cls, jlong pool,
+                                                                 jlongArray lease_in) {
   bk_lease lease;
   jlong fields[4];
   (void)cls;
@@ -80,7 +84,9 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolStats(JNIEnv *env, jcla
 }
 
 /* A direct ByteBuffer over native memory (no copy). */
-JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env, jclass cls, jlong address, jlong length) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env, jclass cls,
+                                                                                               jlong address,
+                                                                                               jlong length) {
   (void)cls;
   return (*env)->NewDirectByteBuffer(env, (void *)(intptr_t)address, length);
 }

@@ -20,11 +20,26 @@ void *__real_calloc(size_t count, size_t size);
 void *__real_realloc(void *ptr, size_t size);
 int __real_posix_memalign(void **ptr, size_t align, size_t size);
 void *__real_aligned_alloc(size_t align, size_t size);
-void *__wrap_malloc(size_t size) { allocations++; return __real_malloc(size); }
-void *__wrap_calloc(size_t count, size_t size) { allocations++; return __real_calloc(count, size); }
-void *__wrap_realloc(void *ptr, size_t size) { allocations++; return __real_realloc(ptr, size); }
-int __wrap_posix_memalign(void **ptr, size_t align, size_t size) { allocations++; return __real_posix_memalign(ptr, align, size); }
-void *__wrap_aligned_alloc(size_t align, size_t size) { allocations++; return __real_aligned_alloc(align, size); }
+void *__wrap_malloc(size_t size) {
+  allocations++;
+  return __real_malloc(size);
+}
+void *__wrap_calloc(size_t count, size_t size) {
+  allocations++;
+  return __real_calloc(count, size);
+}
+void *__wrap_realloc(void *ptr, size_t size) {
+  allocations++;
+  return __real_realloc(ptr, size);
+}
+int __wrap_posix_memalign(void **ptr, size_t align, size_t size) {
+  allocations++;
+  return __real_posix_memalign(ptr, align, size);
+}
+void *__wrap_aligned_alloc(size_t align, size_t size) {
+  allocations++;
+  return __real_aligned_alloc(align, size);
+}
 
 static char workdir[64];
 static char good_path[128], stored_path[128];
@@ -43,8 +58,15 @@ static uint32_t crc32_of(const unsigned char *p, size_t n) {
   return ~crc;
 }
 
-static unsigned char *put16(unsigned char *p, unsigned v) { p[0] = (unsigned char)v; p[1] = (unsigned char)(v >> 8); return p + 2; }
-static unsigned char *put32(unsigned char *p, uint32_t v) { p = put16(p, v & 0xffffu); return put16(p, v >> 16); }
+static unsigned char *put16(unsigned char *p, unsigned v) {
+  p[0] = (unsigned char)v;
+  p[1] = (unsigned char)(v >> 8);
+  return p + 2;
+}
+static unsigned char *put32(unsigned char *p, uint32_t v) {
+  p = put16(p, v & 0xffffu);
+  return put16(p, v >> 16);
+}
 
 /* A zip of two stored files, "icon.png" (4,000 bytes) and "table.bin" (300 bytes). */
 static size_t stored_zip(unsigned char *out) {
@@ -56,26 +78,54 @@ static size_t stored_zip(unsigned char *out) {
     for (size_t b = 0; b < sizes[i]; b++) data[i][b] = (unsigned char)(b * 7 + (size_t)i);
     offsets[i] = (size_t)(p - out);
     size_t name_len = strlen(names[i]);
-    p = put32(p, 0x04034b50u); p = put16(p, 20); p = put16(p, 0x800); p = put16(p, 0);
-    p = put16(p, 0); p = put16(p, 0x21);
-    p = put32(p, crc32_of(data[i], sizes[i])); p = put32(p, (uint32_t)sizes[i]); p = put32(p, (uint32_t)sizes[i]);
-    p = put16(p, (unsigned)name_len); p = put16(p, 0);
-    memcpy(p, names[i], name_len); p += name_len;
-    memcpy(p, data[i], sizes[i]); p += sizes[i];
+    p = put32(p, 0x04034b50u);
+    p = put16(p, 20);
+    p = put16(p, 0x800);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, 0x21);
+    p = put32(p, crc32_of(data[i], sizes[i]));
+    p = put32(p, (uint32_t)sizes[i]);
+    p = put32(p, (uint32_t)sizes[i]);
+    p = put16(p, (unsigned)name_len);
+    p = put16(p, 0);
+    memcpy(p, names[i], name_len);
+    p += name_len;
+    memcpy(p, data[i], sizes[i]);
+    p += sizes[i];
   }
   unsigned char *central = p;
   for (int i = 0; i < 2; i++) {
     size_t name_len = strlen(names[i]);
-    p = put32(p, 0x02014b50u); p = put16(p, 3u << 8 | 20); p = put16(p, 20); p = put16(p, 0x800); p = put16(p, 0);
-    p = put16(p, 0); p = put16(p, 0x21);
-    p = put32(p, crc32_of(data[i], sizes[i])); p = put32(p, (uint32_t)sizes[i]); p = put32(p, (uint32_t)sizes[i]);
-    p = put16(p, (unsigned)name_len); p = put16(p, 0); p = put16(p, 0); p = put16(p, 0); p = put16(p, 0);
-    p = put32(p, 0100644u << 16); p = put32(p, (uint32_t)offsets[i]);
-    memcpy(p, names[i], name_len); p += name_len;
+    p = put32(p, 0x02014b50u);
+    p = put16(p, 3u << 8 | 20);
+    p = put16(p, 20);
+    p = put16(p, 0x800);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, 0x21);
+    p = put32(p, crc32_of(data[i], sizes[i]));
+    p = put32(p, (uint32_t)sizes[i]);
+    p = put32(p, (uint32_t)sizes[i]);
+    p = put16(p, (unsigned)name_len);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put16(p, 0);
+    p = put32(p, 0100644u << 16);
+    p = put32(p, (uint32_t)offsets[i]);
+    memcpy(p, names[i], name_len);
+    p += name_len;
   }
   size_t central_size = (size_t)(p - central);
-  p = put32(p, 0x06054b50u); p = put16(p, 0); p = put16(p, 0); p = put16(p, 2); p = put16(p, 2);
-  p = put32(p, (uint32_t)central_size); p = put32(p, (uint32_t)(central - out)); p = put16(p, 0);
+  p = put32(p, 0x06054b50u);
+  p = put16(p, 0);
+  p = put16(p, 0);
+  p = put16(p, 2);
+  p = put16(p, 2);
+  p = put32(p, (uint32_t)central_size);
+  p = put32(p, (uint32_t)(central - out));
+  p = put16(p, 0);
   return (size_t)(p - out);
 }
 
@@ -107,7 +157,9 @@ static void test_reads_into_a_callers_buffer_allocate_nothing(void) {
       read_every_file(archive, out, sizeof out, 1); /* this thread's decoder and scratch buffer */
       size_t before = allocations;
       read_every_file(archive, out, sizeof out, 5);
-      if (allocations != before) fprintf(stderr, "  %zu allocations in 5 rounds (holding %d, archive %d)\n", allocations - before, holding, which);
+      if (allocations != before)
+        fprintf(stderr, "  %zu allocations in 5 rounds (holding %d, archive %d)\n", allocations - before, holding,
+                which);
       CHECK(allocations == before);
       bk_archive_free(archive);
     }
@@ -148,7 +200,8 @@ static void test_views_and_lookups_allocate_nothing(void) {
     CHECK(len == 4000 && data[1] == 7);
     CHECK_STATUS(bk_archive_find(archive, "missing.png", 11, &index), BK_STATUS_NOT_FOUND);
   }
-  if (allocations != before) fprintf(stderr, "  %zu allocations in 5 rounds of lookups and views\n", allocations - before);
+  if (allocations != before)
+    fprintf(stderr, "  %zu allocations in 5 rounds of lookups and views\n", allocations - before);
   CHECK(allocations == before);
   bk_archive_free(archive);
 }
