@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An APK-shaped archive for the in-place benchmarks: 200 JavaScript-like assets (0.3-120 KB,
-deflated, as in `bufkit demo`), 20 stored PNG-like images and a stored resources.arsc, as
+deflated, as in `bufkit-demo`), 20 stored PNG-like images and a stored resources.arsc, as
 Android's packager leaves media and the resource table uncompressed. Deterministic.
 Usage: make-apk.py OUT.zip"""
 import random, sys, zipfile

@@ -1,10 +1,9 @@
-//! `bufkit`: demos of each buffer strategy on built-in data (more commands arrive with their crates).
+//! `bufkit`: extract, list, verify and read zip/APK/JAR archives, and walk git packs.
 
 // The C `main` below replaces std's: see `main` for why.
 #![cfg_attr(not(test), no_main)]
 
 mod cat;
-mod demo;
 mod extract;
 mod inflate_pack;
 mod ls;
@@ -18,7 +17,7 @@ mod test;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "bufkit", version, about = "Buffer strategies that are never quadratic, measured side by side")]
+#[command(name = "bufkit", version, about = "Extract, list, verify and read zip/APK/JAR archives; walk git packs")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -26,21 +25,6 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Run the stories behind bufkit on built-in data; with no story, run them all.
-    Demo {
-        /// Which story.
-        #[arg(value_enum)]
-        story: Option<demo::Story>,
-        /// Print machine-readable JSON instead of a table.
-        #[arg(long)]
-        json: bool,
-        /// Largest message size in MB for the growth story.
-        #[arg(long, default_value_t = 40)]
-        max_mb: usize,
-        /// Rounds over the asset set for the pool story.
-        #[arg(long, default_value_t = 1000)]
-        rounds: usize,
-    },
     /// Extract a zip/APK/JAR into DEST, all or nothing: nothing at DEST changes unless every
     /// entry has verified. DEST must not exist or be an empty directory, unless --replace or
     /// --merge says otherwise. Exits non-zero with a one-line error naming the entry or the path;
@@ -125,10 +109,6 @@ enum Command {
         #[arg(long, default_value_t = 0)]
         threads: usize,
     },
-    /// Runs one strategy of the pool story in this fresh process and prints its JSON measurement
-    /// (the pool story starts one process per strategy so page faults and peak RSS are its own).
-    #[command(hide = true)]
-    PoolStrategy { strategy: String, rounds: usize },
 }
 
 /// The process's entry, in place of the `main` std would wrap. std's wrapper asks glibc where the
@@ -163,7 +143,6 @@ fn run() -> std::ffi::c_int {
 fn run_command() -> Result<(), String> {
     let cli = Cli::parse();
     match cli.command {
-        Command::Demo { story, json, max_mb, rounds } => demo::run(story, &demo::Options { json, max_mb, rounds }),
         Command::Extract(args) => extract::run(args),
         Command::Cat { archive, names, parallel_inflate, range: None, .. } => {
             cat::run(&archive, names, parallel_inflate.into())
@@ -176,6 +155,5 @@ fn run_command() -> Result<(), String> {
         Command::Ls { archive, patterns, json } => ls::run(&archive, &patterns, json),
         Command::Test { archive, json, threads } => test::run(&archive, json, threads),
         Command::InflatePack { pack, idx, json, threads } => inflate_pack::run(&pack, idx.as_deref(), json, threads),
-        Command::PoolStrategy { strategy, rounds } => demo::pool::run_child(&strategy, rounds),
     }
 }

@@ -1,4 +1,4 @@
-//! Plain-text tables for the demos.
+//! Plain text for the commands' summaries: tables, durations and byte counts.
 
 #![forbid(unsafe_code)]
 
@@ -77,45 +77,4 @@ mod tests {
         let t = table(&["policy", "time"], &[vec!["linear".into(), "1 s".into()], vec!["x".into(), "10 s".into()]]);
         assert_eq!(t, "policy  time\n------------\nlinear   1 s\nx       10 s\n");
     }
-}
-
-/// One strategy's best time.
-pub struct Strategy {
-    pub name: String,
-    pub seconds: f64,
-}
-
-impl Strategy {
-    /// A strategy and its best time.
-    pub fn timed(name: impl Into<String>, seconds: f64) -> Strategy {
-        Strategy { name: name.into(), seconds }
-    }
-}
-
-/// One strategy as printed in JSON: its ratio to the strategy the demo compares against.
-#[derive(serde::Serialize)]
-struct Timed {
-    strategy: String,
-    seconds: f64,
-    ratio_to_bufkit: f64,
-}
-
-/// Prints timed strategies as JSON, or as a heading and a table with a ratio column against
-/// `baseline` seconds (labelled `vs`).
-pub fn timed_strategies(rows: Vec<Strategy>, baseline: f64, json: bool, heading: &str, vs: &str) -> Result<(), String> {
-    let rows: Vec<Timed> = rows
-        .into_iter()
-        .map(|r| Timed { strategy: r.name, seconds: r.seconds, ratio_to_bufkit: r.seconds / baseline })
-        .collect();
-    if json {
-        println!("{}", serde_json::to_string_pretty(&rows).map_err(|e| e.to_string())?);
-        return Ok(());
-    }
-    println!("{heading}\n");
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| vec![r.strategy.clone(), duration(r.seconds), format!("{:.2}x", r.ratio_to_bufkit)])
-        .collect();
-    print!("{}", table(&["strategy", "time", vs], &cells));
-    Ok(())
 }

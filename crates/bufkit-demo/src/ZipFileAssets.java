@@ -4,7 +4,7 @@ import java.util.zip.ZipEntry;
 import java.util.zip.ZipFile;
 
 /**
- * The assets demo's java.util.zip row, run by `bufkit demo assets` when a JDK is found (as a
+ * The assets demo's java.util.zip row, run by `bufkit-demo assets` when a JDK is found (as a
  * single-file program): open the archive with ZipFile and read every file whole with
  * getInputStream().readAllBytes(), as a JVM runtime reads its assets in place. Three rounds warm
  * the JIT, then the best of ROUNDS is printed as "SECONDS CHECKSUM BYTES", the checksum being the

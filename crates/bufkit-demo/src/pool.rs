@@ -153,7 +153,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     let mut results = Vec::new();
     for (name, _) in STRATEGIES {
         let output = Command::new(&exe)
-            .args(["pool-strategy", name, &rounds.to_string()])
+            .args(["--pool-strategy", name, "--rounds", &rounds.to_string()])
             .output()
             .map_err(|e| format!("running the {name} strategy: {e}"))?;
         if !output.status.success() {

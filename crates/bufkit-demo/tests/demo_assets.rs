@@ -1,4 +1,4 @@
-//! `bufkit demo assets --json`: every strategy read the same bytes (the demo checks that, and
+//! `bufkit-demo assets --json`: every strategy read the same bytes (the demo checks that, and
 //! fails otherwise), each is timed, and with a JDK on PATH the row of `java.util.zip.ZipFile`
 //! itself is there. The demo works in a temporary directory of its own. (What a read allocates is
 //! asset-extract's own test, `tests/read_allocations.rs`: the product counts nothing.)
@@ -7,7 +7,7 @@ use std::process::Command;
 
 #[test]
 fn every_strategy_is_timed_and_java_util_zip_runs_when_a_jdk_is_on_path() {
-    let out = Command::new(env!("CARGO_BIN_EXE_bufkit")).args(["demo", "assets", "--json"]).output().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_bufkit-demo")).args(["assets", "--json"]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -1,5 +1,5 @@
-//! The growth workload and its reference, shared by the criterion benches and `bufkit demo
-//! growth` so both measure exactly the same thing. Not part of the stable API.
+//! The growth workload and its reference, shared by the criterion benches and
+//! `bufkit-demo growth` so both measure exactly the same thing. Not part of the stable API.
 
 use crate::{Error, GrowableBuffer};
 
