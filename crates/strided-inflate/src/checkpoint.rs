@@ -54,7 +54,7 @@
 
 #![forbid(unsafe_code)]
 
-use crate::crc::{crc32_between, crc32_concat};
+use crate::checksum::{crc32_between, crc32_concat};
 use crate::{ChunkedInflater, Crc32, Error};
 
 /// Output a checkpoint keeps: deflate's window.

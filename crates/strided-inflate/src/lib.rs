@@ -30,8 +30,8 @@
 #![deny(missing_docs)]
 
 mod checkpoint;
+mod checksum;
 mod chunked;
-mod crc;
 mod decoder;
 mod diagnose;
 mod error;
@@ -45,8 +45,8 @@ mod parallel;
 mod stream;
 
 pub use checkpoint::{Checkpoint, Checkpoints, ImportError, SeekError};
+pub use checksum::{Crc32, crc32, crc32_update};
 pub use chunked::ChunkedInflater;
-pub use crc::{Crc32, crc32, crc32_update};
 pub use decoder::{Decoder, Request};
 pub use error::Error;
 #[cfg(feature = "observe")]

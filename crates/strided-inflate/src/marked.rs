@@ -1,5 +1,5 @@
 //! Decoding without the window: [`ChunkedInflater`](crate::ChunkedInflater)'s one symbol loop
-//! (`chunked::decode_symbols`), writing 16-bit symbols into an output that starts with 32 KiB of markers.
+//! (`chunked::symbol_loop::decode_symbols`), writing 16-bit symbols into an output that starts with 32 KiB of markers.
 //!
 //! A worker that starts decoding in the middle of a stream does not know the 32 KiB of output
 //! before its first block. rapidgzip's answer (Knespel and Brunst, HPDC 2023), followed here:
@@ -8,7 +8,9 @@
 //! bytes, and the loop is the ordinary one, at close to its speed. Once the window is known, one
 //! pass ([`resolve`]) turns the symbols into bytes.
 
-use crate::chunked::{BitState, DIST_TABLE, HISTORY, LITLEN_TABLE, SymbolsEnd, decode_symbols, symbol_slack};
+use crate::chunked::HISTORY;
+use crate::chunked::symbol_loop::{BitState, SymbolsEnd, decode_symbols, symbol_slack};
+use crate::chunked::tables::{DIST_TABLE, LITLEN_TABLE};
 
 /// Room kept past the loop's limit, in symbols.
 const SLACK: usize = symbol_slack::<u16>();
@@ -173,7 +175,7 @@ pub(crate) fn resolve(symbols: &[u16], window: &[u8], out: &mut [u8]) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunked::{DIST_BITS, LITLEN_BITS, build_table, dist_entry, fixed_tables, litlen_entry, table};
+    use crate::chunked::tables::{DIST_BITS, LITLEN_BITS, build_table, dist_entry, fixed_tables, litlen_entry, table};
     use std::io::Write;
 
     fn deflate(data: &[u8], level: u32) -> Vec<u8> {
@@ -226,7 +228,7 @@ mod tests {
                     let hdist = take(&mut bit, 5) as usize + 1;
                     let hclen = take(&mut bit, 4) as usize + 4;
                     let mut pl = [0u8; 19];
-                    for &s in &crate::chunked::PRECODE_ORDER[..hclen] {
+                    for &s in &crate::chunked::tables::PRECODE_ORDER[..hclen] {
                         pl[s] = take(&mut bit, 3) as u8;
                     }
                     // The precode decoded canonically, a bit at a time.

@@ -42,10 +42,10 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 
 use crate::checkpoint::{Checkpoint, Inside, feed};
-use crate::chunked::fixed_tables;
-use crate::chunked::{
-    COUNT_MASK, DIST_BITS, DIST_TABLE, HISTORY, KIND_INVALID, KIND_MASK, LITLEN_BITS, LITLEN_TABLE, PRECODE_BITS,
-    PRECODE_ORDER, build_table, dist_entry, litlen_entry, precode_entry, table,
+use crate::chunked::HISTORY;
+use crate::chunked::tables::{
+    COUNT_MASK, DIST_BITS, DIST_TABLE, KIND_INVALID, KIND_MASK, LITLEN_BITS, LITLEN_TABLE, PRECODE_BITS, PRECODE_ORDER,
+    build_table, dist_entry, fixed_tables, litlen_entry, precode_entry, table,
 };
 use crate::marked::{self, Marked};
 use crate::{ChunkedInflater, Format, SeekError};
