@@ -32,9 +32,9 @@ use crate::Error;
 use crate::archive::{Entry, LocalRef, Method, Mtime};
 use crate::destination::Mode;
 use crate::entry_data::{EntryDecoder, Input, Trailing, read_whole};
-use crate::extract::{Options, matches};
 use crate::names::Kind;
 use crate::opened::Opened;
+use crate::options::{Options, matches};
 use crate::staging::{self, Staging};
 use crate::sys::{self, Dir};
 use crate::write::{CHUNK, WHOLE_ENTRY_MAX};
@@ -532,7 +532,7 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
         let written =
             if whole { file.write_all(out).map(|()| true) } else { stream_into(&entry, input, &mut file, out, stop) };
         let written = written.and_then(|verified| {
-            if let (true, Some(time)) = (verified, job.mtime.and_then(crate::write::unix_system_time)) {
+            if let (true, Some(time)) = (verified, job.mtime.and_then(crate::sys::unix_system_time)) {
                 file.set_times(std::fs::FileTimes::new().set_modified(time))?;
             }
             Ok(verified)

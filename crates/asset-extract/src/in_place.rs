@@ -664,7 +664,7 @@ impl AssetArchive {
             // An exact name: the index answers without a pass over every entry.
             return self.find(pattern).into_iter().collect();
         }
-        (0..self.entries.len()).filter(|&i| crate::extract::matches(pattern, &self.entries[i].path)).collect()
+        (0..self.entries.len()).filter(|&i| crate::options::matches(pattern, &self.entries[i].path)).collect()
     }
 
     /// Checks entry `index`'s local header, if that was not done at open or by a read.

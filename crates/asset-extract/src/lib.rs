@@ -61,6 +61,7 @@ mod methods;
 mod name_index;
 mod names;
 mod opened;
+mod options;
 mod parallel_reader;
 mod random_access;
 mod remove;
@@ -80,12 +81,10 @@ pub use destination::Mode;
 pub use entry_data::{PARALLEL_MIN_CORES, PARALLEL_MIN_ENTRY, ParallelInflate, available_cores, inflate_in_parallel};
 pub use entry_reader::EntryReader;
 pub use error::Error;
-pub use extract::{
-    MAX_THREADS, Options, Progress, Report, extract, extract_bytes, extract_source, extract_to_memory,
-    matches as matches_pattern,
-};
+pub use extract::{extract, extract_bytes, extract_source, extract_to_memory};
 pub use in_place::{AssetArchive, Holding, LocalHeaders};
 pub use names::Kind;
+pub use options::{MAX_THREADS, Options, Progress, Report, matches as matches_pattern};
 pub use parallel_reader::ParallelReader;
 pub use source::{FileSource, Source};
 pub use stream::{StreamedArchive, extract_pipe, extract_stream};

@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
 use crate::arrivals::{Arrivals, Wanted};
-use crate::extract::{Options, Report};
+use crate::options::{Options, Report};
 use crate::sys::BorrowedPipe;
 use crate::{Error, FileSource};
 

@@ -111,19 +111,7 @@ pub(crate) struct Job<'j, 'a> {
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
 pub(crate) fn system_time(mtime: crate::archive::Mtime) -> Option<std::time::SystemTime> {
-    unix_system_time(mtime.unix()?)
-}
-
-/// Seconds and nanoseconds since the epoch as a `SystemTime`, if representable.
-pub(crate) fn unix_system_time((secs, nanos): (i64, u32)) -> Option<std::time::SystemTime> {
-    let epoch = std::time::UNIX_EPOCH;
-    if secs >= 0 {
-        epoch.checked_add(std::time::Duration::new(secs as u64, nanos))
-    } else {
-        epoch
-            .checked_sub(std::time::Duration::from_secs(secs.unsigned_abs()))?
-            .checked_add(std::time::Duration::new(0, nanos))
-    }
+    crate::sys::unix_system_time(mtime.unix()?)
 }
 
 /// Whether entry `e` is streamed to its file in chunks that other workers may write behind it

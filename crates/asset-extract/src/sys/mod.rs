@@ -87,3 +87,15 @@ pub(crate) fn days_from_civil(year: i32, month: i32, day: i32) -> i64 {
     let day_of_era = year_of_era * 365 + year_of_era / 4 - year_of_era / 100 + day_of_year;
     era * 146_097 + day_of_era - 719_468
 }
+
+/// Seconds and nanoseconds since the epoch as a `SystemTime`, if representable.
+pub(crate) fn unix_system_time((secs, nanos): (i64, u32)) -> Option<std::time::SystemTime> {
+    let epoch = std::time::UNIX_EPOCH;
+    if secs >= 0 {
+        epoch.checked_add(std::time::Duration::new(secs as u64, nanos))
+    } else {
+        epoch
+            .checked_sub(std::time::Duration::from_secs(secs.unsigned_abs()))?
+            .checked_add(std::time::Duration::new(0, nanos))
+    }
+}

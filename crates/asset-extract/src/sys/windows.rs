@@ -201,7 +201,7 @@ impl Dir {
         let path = self.resolve(name.as_ref());
         let is_dir = std::fs::symlink_metadata(&path)?.is_dir();
         let file = open_no_follow(&path, FILE_READ_ATTRIBUTES | FILE_WRITE_ATTRIBUTES, is_dir)?;
-        let time = crate::write::unix_system_time((secs, nanos))
+        let time = super::unix_system_time((secs, nanos))
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "a time Windows cannot record"))?;
         file.set_times(std::fs::FileTimes::new().set_modified(time))
     }
