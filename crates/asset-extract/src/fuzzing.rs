@@ -78,16 +78,16 @@ pub fn parallel_agrees(data: &[u8]) {
 /// file reads as extraction reads it.
 fn deferred_checks_agree(data: &[u8]) {
     let full = read_archive(data);
-    let window = crate::archive::Window::whole(data);
-    let deferred = crate::archive::read_central(&window).and_then(|(layout, locals)| {
+    let window = crate::read::archive::Window::whole(data);
+    let deferred = crate::read::archive::read_central(&window).and_then(|(layout, locals)| {
         let offsets = layout
             .entries
             .iter()
             .zip(&locals.entries)
-            .map(|(e, local)| crate::archive::check_local(&window, &window, local, e))
+            .map(|(e, local)| crate::read::archive::check_local(&window, &window, local, e))
             .collect::<Result<Vec<u64>, _>>()?;
         for (local, e) in &locals.symlinks {
-            crate::archive::check_local(&window, &window, local, e)?;
+            crate::read::archive::check_local(&window, &window, local, e)?;
         }
         Ok((layout, offsets))
     });
@@ -109,14 +109,14 @@ fn deferred_checks_agree(data: &[u8]) {
             continue;
         }
         let mut expected = vec![0u8; e.size as usize];
-        let want = crate::entry_data::read_whole_into(
-            crate::entry_data::Input::stored(data, e),
+        let want = crate::entry::data::read_whole_into(
+            crate::entry::data::Input::stored(data, e),
             e,
             &mut decoder,
             &mut Vec::new(),
             &mut expected,
             true,
-            crate::entry_data::Trailing::Read,
+            crate::entry::data::Trailing::Read,
         );
         match (want, archive.read(i)) {
             (Ok(()), Ok(bytes)) => assert!(bytes == expected, "{}: in place reads other bytes", e.path),

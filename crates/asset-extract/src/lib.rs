@@ -43,53 +43,40 @@
 //! ```
 #![deny(missing_docs)]
 
-mod archive;
-mod arrivals;
-mod behind;
-mod destination;
-mod entry_data;
-mod entry_reader;
+// The crate by role, each folder's opening comment saying more:
+// - read/: the archive's structure (end records, central directory, local headers) and names;
+// - entry/: where an archive's bytes are, and an entry's decoder over them;
+// - in_place/: `AssetArchive`, an archive opened once and read entry by entry;
+// - extract/: extraction: options, destination, staging, writing, merging, removing;
+// - stream/: extraction from a stream, through its spool and the entries staged as they arrive;
+// - sys/: the one OS layer.
+mod entry;
 mod error;
 mod extract;
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing;
 mod in_place;
-mod manifest;
-mod merge;
-mod methods;
-mod name_index;
-mod names;
-mod opened;
-mod options;
-mod parallel_reader;
-mod random_access;
-mod remove;
-mod source;
-mod staging;
+mod read;
 mod stream;
 mod sys;
-mod tree;
-mod verify;
-mod windows_names;
-mod write;
 
-pub use archive::{
+pub use entry::data::{PARALLEL_MIN_CORES, PARALLEL_MIN_ENTRY, ParallelInflate, available_cores, inflate_in_parallel};
+pub use entry::source::{FileSource, Source};
+pub use error::Error;
+pub use extract::destination::Mode;
+pub use extract::options::{MAX_THREADS, Options, Progress, Report, matches as matches_pattern};
+pub use extract::{extract, extract_bytes, extract_source, extract_to_memory};
+pub use in_place::entry_reader::EntryReader;
+pub use in_place::parallel_reader::ParallelReader;
+pub use in_place::verify::Verification;
+pub use in_place::{AssetArchive, Holding, LocalHeaders};
+pub use read::archive::{
     Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, Mtime, method_name, read_archive, read_entries,
 };
-pub use destination::Mode;
-pub use entry_data::{PARALLEL_MIN_CORES, PARALLEL_MIN_ENTRY, ParallelInflate, available_cores, inflate_in_parallel};
-pub use entry_reader::EntryReader;
-pub use error::Error;
-pub use extract::{extract, extract_bytes, extract_source, extract_to_memory};
-pub use in_place::{AssetArchive, Holding, LocalHeaders};
-pub use names::Kind;
-pub use options::{MAX_THREADS, Options, Progress, Report, matches as matches_pattern};
-pub use parallel_reader::ParallelReader;
-pub use source::{FileSource, Source};
+pub use read::names::Kind;
 pub use stream::{StreamedArchive, extract_pipe, extract_stream};
 pub use sys::BorrowedPipe;
-pub use verify::Verification;
 
 /// The README's example, compiled and run as a doctest.
 #[cfg(doctest)]

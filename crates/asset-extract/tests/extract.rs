@@ -101,7 +101,8 @@ fn an_archive_made_by_python_zipfile_with_zip64_and_descriptors_extracts() {
     let dir = workdir("python");
     let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let archive = dir.join("py.zip");
-    let script = "import zipfile,os,sys\nz=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED)\nfor f in sorted(os.listdir(sys.argv[2])):\n    if not os.path.isfile(os.path.join(sys.argv[2],f)): continue\n    d=open(os.path.join(sys.argv[2],f),'rb').read()\n    with z.open('src/'+f,'w',force_zip64=True) as w: w.write(d)\nz.writestr('stored.bin', bytes(range(256))*10, compress_type=zipfile.ZIP_STORED)\nz.close()\n";
+    // Every file under src/, in subdirectories too, each as `src/` and its path there.
+    let script = "import zipfile,os,sys\nz=zipfile.ZipFile(sys.argv[1],'w',zipfile.ZIP_DEFLATED)\nfor root,dirs,files in sorted(os.walk(sys.argv[2])):\n    for f in sorted(files):\n        p=os.path.join(root,f)\n        d=open(p,'rb').read()\n        with z.open('src/'+os.path.relpath(p,sys.argv[2]).replace(os.sep,'/'),'w',force_zip64=True) as w: w.write(d)\nz.writestr('stored.bin', bytes(range(256))*10, compress_type=zipfile.ZIP_STORED)\nz.close()\n";
     let ok = std::process::Command::new("python3")
         .args(["-c", script, archive.to_str().unwrap(), src.to_str().unwrap()])
         .status()
@@ -109,13 +110,21 @@ fn an_archive_made_by_python_zipfile_with_zip64_and_descriptors_extracts() {
     assert!(ok.success());
     let report = extract(&archive, &dir.join("out"), &Options::default()).unwrap();
     assert!(report.files >= 5);
-    for f in std::fs::read_dir(&src).unwrap() {
-        let f = f.unwrap();
-        if !f.file_type().unwrap().is_file() {
-            continue; // the script archives the files only
+    let mut pending = vec![src.clone()];
+    let mut files = 0;
+    while let Some(dir_here) = pending.pop() {
+        for f in std::fs::read_dir(&dir_here).unwrap() {
+            let path = f.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+                continue;
+            }
+            let extracted = dir.join("out/src").join(path.strip_prefix(&src).unwrap());
+            assert_eq!(std::fs::read(&extracted).unwrap(), std::fs::read(&path).unwrap(), "{}", path.display());
+            files += 1;
         }
-        assert_eq!(std::fs::read(dir.join("out/src").join(f.file_name())).unwrap(), std::fs::read(f.path()).unwrap());
     }
+    assert_eq!(report.files, files + 1, "every file under src/, and stored.bin");
 }
 
 #[test]

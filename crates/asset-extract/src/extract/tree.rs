@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::Error;
-use crate::archive::Entry;
-use crate::names::Kind;
+use crate::read::archive::Entry;
+use crate::read::names::Kind;
 use crate::sys::{self, Dir};
 
 /// One directory of the tree.

@@ -12,11 +12,11 @@ use buffer_pool::{BufferPool, PooledBuffer};
 use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Method};
-use crate::behind::{Chunk, Target, WriteBehind};
-use crate::entry_data::{EntryDecoder, Input, read_whole_into};
-use crate::source::Source;
-use crate::tree::Tree;
+use crate::entry::data::{EntryDecoder, Input, read_whole_into};
+use crate::entry::source::Source;
+use crate::extract::behind::{Chunk, Target, WriteBehind};
+use crate::extract::tree::Tree;
+use crate::read::archive::{Entry, Method};
 
 /// Entries inflating to more than this are streamed to disk in chunks, so memory stays bounded
 /// whatever the archive holds.
@@ -81,7 +81,7 @@ impl<'pool> Scratch<'pool> {
     }
 }
 
-impl crate::entry_data::Scratch for Scratch<'_> {
+impl crate::entry::data::Scratch for Scratch<'_> {
     fn room(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error> {
         self.take(len, entry)
     }
@@ -102,15 +102,15 @@ pub(crate) struct Job<'j, 'a> {
     /// Give the file the modification time the archive records.
     pub(crate) restore_mtime: bool,
     /// What bytes after an entry's stream make of it.
-    pub(crate) trailing: crate::entry_data::Trailing,
+    pub(crate) trailing: crate::entry::data::Trailing,
     /// When a large deflated entry is inflated on several cores, and its share of the cores and
     /// threads.
     pub(crate) parallel: crate::ParallelInflate,
-    pub(crate) share: crate::entry_data::Share,
+    pub(crate) share: crate::entry::data::Share,
 }
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
-pub(crate) fn system_time(mtime: crate::archive::Mtime) -> Option<std::time::SystemTime> {
+pub(crate) fn system_time(mtime: crate::read::archive::Mtime) -> Option<std::time::SystemTime> {
     crate::sys::unix_system_time(mtime.unix()?)
 }
 
@@ -154,7 +154,7 @@ impl<'s> Prefetch<'s> {
             return Ok(None);
         }
         let data = scratch.take(len as usize, &first.path)?;
-        crate::source::read_exact(source, start, data, &first.path)?;
+        crate::entry::source::read_exact(source, start, data, &first.path)?;
         Ok(Some(Prefetch { data, start }))
     }
 
@@ -173,7 +173,7 @@ impl<'s> Prefetch<'s> {
 
 /// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file: a stored
 /// entry in memory straight from the archive, one decoded whole into a pooled buffer of its size
-/// when small enough, else streamed through the decoder [`entry_data`](crate::entry_data)
+/// when small enough, else streamed through the decoder [`entry_data`](crate::entry::data)
 /// chooses (a large deflated entry's chunks written behind it by whichever worker is idle).
 pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
     let tree = job.tree;
@@ -197,7 +197,7 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
             // written as they do.
             let path = tree.full_path(&e.path);
             let halt = job.halt;
-            crate::entry_data::inflate_parallel_to(
+            crate::entry::data::inflate_parallel_to(
                 input,
                 e,
                 job.share.decode_threads,
@@ -211,7 +211,7 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
                 },
             )?;
         }
-        _ if crate::entry_data::whole_buffer(e) && e.size <= WHOLE_ENTRY_MAX => {
+        _ if crate::entry::data::whole_buffer(e) && e.size <= WHOLE_ENTRY_MAX => {
             let out = inflaters.output.take(e.size as usize, &e.path)?;
             read_whole_into(input, e, &mut inflaters.whole, &mut inflaters.input, out, true, job.trailing)?;
             write(&mut file, out)?;

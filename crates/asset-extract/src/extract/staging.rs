@@ -21,8 +21,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::Error;
-use crate::destination::{self, Found};
-use crate::remove::remove_tree;
+use crate::extract::destination::{self, Found};
+use crate::extract::remove::remove_tree;
 use crate::sys;
 
 /// Numbers this process's staging names (after its id).

@@ -1,6 +1,10 @@
 //! Assets read in place: an archive opened once, validated once with the extraction's strict
 //! parser, then any entry read by name without extracting anything.
 
+pub(crate) mod entry_reader;
+pub(crate) mod parallel_reader;
+pub(crate) mod verify;
+
 use std::cell::RefCell;
 use std::mem::MaybeUninit;
 use std::path::Path;
@@ -10,16 +14,16 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
-use crate::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central, read_checked};
-use crate::entry_data::{Input, Trailing, read_whole};
-use crate::entry_reader::EntryReader;
-use crate::name_index::NameIndex;
-use crate::names::Kind;
-use crate::opened::Opened;
-use crate::parallel_reader::ParallelReader;
-use crate::random_access::{BlockChecked, BlockCrcs};
-use crate::source::{FileSource, Source};
+use crate::entry::data::{Input, Trailing, read_whole};
+use crate::entry::opened::Opened;
+use crate::entry::random_access::{BlockChecked, BlockCrcs};
+use crate::entry::source::{FileSource, Source};
+use crate::read::archive::{Entry, Layout, LocalRef, Method, Window, check_local, read_central, read_checked};
+use crate::read::name_index::NameIndex;
+use crate::read::names::Kind;
 use crate::{Error, ParallelInflate};
+use entry_reader::EntryReader;
+use parallel_reader::ParallelReader;
 
 /// How an [`AssetArchive`] holds the archive's bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -92,7 +96,7 @@ pub struct AssetArchive {
     /// first read); 0 before (a local header takes at least 30 bytes, so no data starts at 0).
     data_offsets: Vec<AtomicU64>,
     /// Deflated entries' checkpoints, for [`read_at`](Self::read_at).
-    checkpoints: crate::random_access::CheckpointStore,
+    checkpoints: crate::entry::random_access::CheckpointStore,
     /// Other entries' block CRC-32s, for [`read_at`](Self::read_at) from a file or a source.
     slice_blocks: std::sync::Mutex<std::collections::HashMap<usize, std::sync::Arc<BlockCrcs>>>,
     /// Symlink entries' names, as stored: checked like the others, never read.
@@ -247,7 +251,7 @@ impl AssetArchive {
             crc_checked,
             locals,
             data_offsets,
-            checkpoints: crate::random_access::CheckpointStore::new(),
+            checkpoints: crate::entry::random_access::CheckpointStore::new(),
             slice_blocks: Default::default(),
             symlinks: layout.symlinks,
             prepended: layout.prepended,
@@ -383,7 +387,7 @@ impl AssetArchive {
     /// Whether entry `e` is inflated on several cores, and with how many available.
     fn on_cores(&self, e: &Entry) -> Option<usize> {
         let mode = self.parallel_inflate();
-        let cores = crate::entry_data::cores_for(mode, e);
+        let cores = crate::entry::data::cores_for(mode, e);
         (e.method == Method::Deflate && crate::inflate_in_parallel(mode, e.size, cores)).then_some(cores)
     }
 
@@ -395,7 +399,7 @@ impl AssetArchive {
     pub fn copy_to(&self, index: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
         let e = self.file_entry(index)?;
         if let Some(cores) = self.on_cores(e) {
-            crate::entry_data::inflate_parallel_to(self.input(index, e)?, e, cores, cores, Trailing::Read, sink)?;
+            crate::entry::data::inflate_parallel_to(self.input(index, e)?, e, cores, cores, Trailing::Read, sink)?;
             self.crc_checked[index].store(true, Ordering::Release);
             return Ok(());
         }
@@ -573,7 +577,7 @@ impl AssetArchive {
         out: &mut [u8],
     ) -> Result<usize, Error> {
         let mut reader = EntryReader::new(input, e, &self.crc_checked[index])?;
-        let failed = |err| crate::methods::read_error(e, err);
+        let failed = |err| crate::entry::methods::read_error(e, err);
         std::io::copy(&mut std::io::Read::take(std::io::Read::by_ref(&mut reader), offset), &mut std::io::sink())
             .map_err(failed)?;
         std::io::Read::read_exact(&mut reader, out).map_err(failed)?;
@@ -609,7 +613,7 @@ impl AssetArchive {
         let data = self.data_offset(index, e)?;
         let mut source = self.compressed_source(e, data);
         let points = self.checkpoints.for_entry(index, e, &mut source)?;
-        points.export(&mut source).map_err(|err| crate::random_access::seek_error(e, err))
+        points.export(&mut source).map_err(|err| crate::entry::random_access::seek_error(e, err))
     }
 
     /// Checkpoints [`export_checkpoints`](Self::export_checkpoints) made in an earlier run, for
@@ -638,7 +642,7 @@ impl AssetArchive {
     /// Reads entry `index` whole from `input` through its checking reader: its CRC-32 and size.
     fn check_whole(&self, index: usize, e: &Entry, input: Input<'_>) -> Result<(), Error> {
         let mut reader = EntryReader::new(input, e, &self.crc_checked[index])?;
-        std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| crate::methods::read_error(e, err))?;
+        std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| crate::entry::methods::read_error(e, err))?;
         self.crc_checked[index].store(true, Ordering::Release);
         Ok(())
     }
@@ -664,7 +668,7 @@ impl AssetArchive {
             // An exact name: the index answers without a pass over every entry.
             return self.find(pattern).into_iter().collect();
         }
-        (0..self.entries.len()).filter(|&i| crate::options::matches(pattern, &self.entries[i].path)).collect()
+        (0..self.entries.len()).filter(|&i| crate::extract::options::matches(pattern, &self.entries[i].path)).collect()
     }
 
     /// Checks entry `index`'s local header, if that was not done at open or by a read.
@@ -721,7 +725,7 @@ fn inflate_parallel_into<'o>(
     out: &'o mut [MaybeUninit<u8>],
 ) -> Result<&'o mut [u8], Error> {
     let mut at = 0;
-    crate::entry_data::inflate_parallel_to(input, e, cores, cores, Trailing::Read, &mut |bytes| {
+    crate::entry::data::inflate_parallel_to(input, e, cores, cores, Trailing::Read, &mut |bytes| {
         // Never past the end: the decoder is refused before it hands over more than the entry's
         // size, which is out's length.
         let to = &mut out[at..at + bytes.len()];

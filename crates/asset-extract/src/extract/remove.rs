@@ -179,7 +179,7 @@ mod tests {
         use std::os::unix::process::CommandExt;
         let mut child = crate::fuzzing::own_binary();
         child
-            .args(["--exact", "remove::tests::wide_tree_in_a_child", "--ignored", "--test-threads", "1"])
+            .args(["--exact", "extract::remove::tests::wide_tree_in_a_child", "--ignored", "--test-threads", "1"])
             .env("BUFKIT_WIDE_TREE_CHILD", "1");
         // SAFETY: setrlimit is async-signal-safe and touches only the child's own limits.
         unsafe {

@@ -4,8 +4,8 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::name_index::NameIndex;
-use crate::names::{self, Kind};
+use crate::read::name_index::NameIndex;
+use crate::read::names::{self, Kind};
 
 const EOCD_SIG: u32 = 0x0605_4b50;
 const ZIP64_LOCATOR_SIG: u32 = 0x0706_4b50;
@@ -126,7 +126,7 @@ pub struct Entry {
     pub mtime: Mtime,
 }
 
-impl crate::name_index::Named for Entry {
+impl crate::read::name_index::Named for Entry {
     fn path(&self) -> &str {
         &self.path
     }

@@ -1,5 +1,5 @@
 //! One entry of an [`AssetArchive`](crate::AssetArchive) as a stream, in bounded memory, through
-//! the decoder [`entry_data`](crate::entry_data) chooses for it.
+//! the decoder [`entry_data`](crate::entry::data) chooses for it.
 
 #![forbid(unsafe_code)]
 
@@ -7,8 +7,8 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Error;
-use crate::archive::Entry;
-use crate::entry_data::{EntryDecoder, Input};
+use crate::entry::data::{EntryDecoder, Input};
+use crate::read::archive::Entry;
 
 /// An entry's bytes as an [`io::Read`], from
 /// [`AssetArchive::reader`](crate::AssetArchive::reader). Holds about 100 KiB (a 64 KiB chunk and
@@ -41,7 +41,7 @@ pub struct EntryReader<'a> {
     crc_checked: &'a AtomicBool,
     /// Where to keep the checkpoints this read records as a by-product, once it has checked the
     /// entry: the archive's store, the entry's index, and the span recorded at.
-    keep: Option<(&'a crate::random_access::CheckpointStore, usize, u64)>,
+    keep: Option<(&'a crate::entry::random_access::CheckpointStore, usize, u64)>,
 }
 
 impl std::fmt::Debug for EntryReader<'_> {
@@ -71,7 +71,7 @@ impl<'a> EntryReader<'a> {
     /// then needs no pass of its own.
     pub(crate) fn keeping_checkpoints(
         mut self,
-        store: &'a crate::random_access::CheckpointStore,
+        store: &'a crate::entry::random_access::CheckpointStore,
         index: usize,
     ) -> Self {
         let size = self.decoder.entry().size;

@@ -7,7 +7,7 @@
 //! - deflate: strided-inflate's engine: libdeflate's whole-buffer decoder into an output of the
 //!   entry's size ([`read_whole`]), its chunked decoder for a stream ([`EntryDecoder`]), fed from
 //!   memory or in pieces from the source;
-//! - Deflate64, bzip2, LZMA, Zstandard, XZ: their decoders in [`methods`](crate::methods).
+//! - Deflate64, bzip2, LZMA, Zstandard, XZ: their decoders in [`methods`](crate::entry::methods).
 //!
 //! Every way out checks the same things once the entry ends: its size, its CRC-32 (whole reads
 //! may skip it once it has matched), and what follows the stream ([`Trailing`]).
@@ -17,9 +17,9 @@ use std::mem::MaybeUninit;
 use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Method};
-use crate::methods;
-use crate::source::Source;
+use crate::entry::methods;
+use crate::entry::source::Source;
+use crate::read::archive::{Entry, Method};
 
 /// What becomes of bytes that follow an entry's compressed stream inside its compressed size
 /// (the stream ends, its size and CRC-32 match, and the entry's data goes on). They are no part
@@ -95,7 +95,7 @@ impl<'a> Input<'a> {
                 }
                 Ok(())
             }
-            Input::Range { source, offset, .. } => crate::source::read_exact_at(source, offset + at, out, entry),
+            Input::Range { source, offset, .. } => crate::entry::source::read_exact_at(source, offset + at, out, entry),
         }
     }
 
@@ -310,7 +310,7 @@ impl<'a, 'w> EntryDecoder<'a, 'w> {
                     Input::Range { source, offset, len } => {
                         let path = &e.path;
                         let range = methods::Range::new(offset, len, move |pos, buf: &mut [u8]| {
-                            crate::source::read_some(source, pos, buf, path)
+                            crate::entry::source::read_some(source, pos, buf, path)
                         });
                         methods::decoder(e, Box::new(std::io::BufReader::with_capacity(methods::INPUT_BUFFER, range)))?
                     }
@@ -370,8 +370,9 @@ impl<'a, 'w> EntryDecoder<'a, 'w> {
             }
             let n = (*len - *fed).min(*piece as u64) as usize;
             let at = *offset + *fed;
-            *fed +=
-                inflater.feed_with(n, |room| crate::source::read_exact(*source, at, room, path).map(|()| n))? as u64;
+            *fed += inflater
+                .feed_with(n, |room| crate::entry::source::read_exact(*source, at, room, path).map(|()| n))?
+                as u64;
             *piece = (*piece * 2).min(MAX_PIECE);
         }
         Ok(())
@@ -420,7 +421,7 @@ impl<'a, 'w> EntryDecoder<'a, 'w> {
                             n
                         }
                         Input::Range { source, offset, .. } => {
-                            crate::source::read_some(*source, *offset + *at, &mut buf[..n], path)?
+                            crate::entry::source::read_some(*source, *offset + *at, &mut buf[..n], path)?
                         }
                     };
                     *at += n as u64;
@@ -640,7 +641,7 @@ pub(crate) fn inflate_parallel_to(
                 Ok(n)
             }
             Input::Range { source, offset: at, .. } if n > 0 => {
-                crate::source::read_some(source, at + offset, &mut buf[..n], path)
+                crate::entry::source::read_some(source, at + offset, &mut buf[..n], path)
             }
             Input::Range { .. } => Ok(0),
         }

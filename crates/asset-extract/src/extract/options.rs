@@ -4,7 +4,7 @@
 
 use std::sync::atomic::AtomicBool;
 
-use crate::destination::Mode;
+use crate::extract::destination::Mode;
 
 /// How to extract.
 #[derive(Default)]

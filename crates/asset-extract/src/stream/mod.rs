@@ -2,7 +2,7 @@
 //! spooled as they arrive (in memory up to 8 MiB, beyond that in an unnamed file beside the
 //! destination), and while the stream is slower than the workers, the entries it brings are
 //! staged as they arrive: inflated by worker threads straight into the extraction's staging
-//! directory ([`arrivals`](crate::arrivals)). When the stream ends, the spool is extracted on the
+//! directory ([`arrivals`](crate::stream::arrivals)). When the stream ends, the spool is extracted on the
 //! one reading path, exactly as a file is: a zip's central directory, which says what the archive
 //! holds, comes last, and every entry is checked against it as a file's are, so a stream admits
 //! one reading or none, with prepended data, ZIP64, data descriptors (stored entries too) and
@@ -12,15 +12,17 @@
 //! the spool takes the archive's size on the destination's file system, and is gone when
 //! extraction ends, or the process does.
 
+pub(crate) mod arrivals;
+
 use std::fs::File;
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 
-use crate::arrivals::{Arrivals, Wanted};
-use crate::options::{Options, Report};
+use crate::extract::options::{Options, Report};
 use crate::sys::BorrowedPipe;
 use crate::{Error, FileSource};
+use arrivals::{Arrivals, Wanted};
 
 /// What a spool copies at a time.
 const COPY: usize = 1 << 20;

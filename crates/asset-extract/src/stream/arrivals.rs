@@ -29,15 +29,15 @@ use std::thread::JoinHandle;
 use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, LocalRef, Method, Mtime};
-use crate::destination::Mode;
-use crate::entry_data::{EntryDecoder, Input, Trailing, read_whole};
-use crate::names::Kind;
-use crate::opened::Opened;
-use crate::options::{Options, matches};
-use crate::staging::{self, Staging};
+use crate::entry::data::{EntryDecoder, Input, Trailing, read_whole};
+use crate::entry::opened::Opened;
+use crate::extract::destination::Mode;
+use crate::extract::options::{Options, matches};
+use crate::extract::staging::{self, Staging};
+use crate::extract::write::{CHUNK, WHOLE_ENTRY_MAX};
+use crate::read::archive::{Entry, LocalRef, Method, Mtime};
+use crate::read::names::Kind;
 use crate::sys::{self, Dir};
-use crate::write::{CHUNK, WHOLE_ENTRY_MAX};
 
 /// Entries are held whole for a worker up to this compressed size: a larger one is inflated as
 /// it arrives, read from the spool's file (once the stream is spooled to one).
@@ -745,7 +745,7 @@ impl Prestaged {
         &self,
         e: &Entry,
         header_offset: u64,
-        tree: &crate::tree::Tree<'_>,
+        tree: &crate::extract::tree::Tree<'_>,
         mtime: Option<(i64, u32)>,
         durable: bool,
     ) -> Result<bool, Error> {
@@ -993,7 +993,7 @@ impl Follower {
         // looked at only for an entry that can be staged now, or later as it arrives.
         let path = std::str::from_utf8(name).ok().filter(|n| {
             (self.accepting || compressed_size > STAGE_MAX)
-                && matches!(crate::names::check(name, flags & 0x800 != 0, 3, None), Ok((p, Kind::File, _)) if p == *n)
+                && matches!(crate::read::names::check(name, flags & 0x800 != 0, 3, None), Ok((p, Kind::File, _)) if p == *n)
                 && self.wanted.selects(n)
         });
         let encrypted = flags & 1 != 0;
@@ -1005,7 +1005,7 @@ impl Follower {
             keep: stageable && self.accepting,
             followed: false,
             path: path.map(str::to_owned),
-            mtime: crate::archive::mtime_of(extra, u32::from(u16_at(12)) << 16 | u32::from(u16_at(10))),
+            mtime: crate::read::archive::mtime_of(extra, u32::from(u16_at(12)) << 16 | u32::from(u16_at(10))),
             method,
             crc32: u32_at(14),
             compressed_size,
@@ -1150,7 +1150,7 @@ mod tests {
     /// The files staged following `zip`, and those of them its central directory keeps.
     fn staged_and_kept(zip: &[u8], piece: usize, dest: &Path, options: &Options<'_>) -> (usize, usize) {
         let mut prestaged = follow(zip, piece, dest, options);
-        let (opened, layout, locals) = crate::opened::Opened::open(Box::new(zip), Path::new("zip")).unwrap();
+        let (opened, layout, locals) = crate::entry::opened::Opened::open(Box::new(zip), Path::new("zip")).unwrap();
         prestaged.keep(&opened, &layout.entries, &locals.entries).unwrap();
         (prestaged.files.len(), prestaged.claimed.len())
     }

@@ -1,6 +1,16 @@
 //! Extraction: every entry validated first, then inflated in parallel into a temporary directory
 //! beside the destination, which replaces the destination only when every CRC has verified.
 
+pub(crate) mod behind;
+pub(crate) mod destination;
+pub(crate) mod manifest;
+pub(crate) mod merge;
+pub(crate) mod options;
+pub(crate) mod remove;
+pub(crate) mod staging;
+pub(crate) mod tree;
+pub(crate) mod write;
+
 use std::fs::File;
 use std::path::Path;
 use std::sync::Mutex;
@@ -10,20 +20,18 @@ use buffer_pool::{BufferPool, PoolConfig};
 use strided_inflate::{Decoder, Format};
 
 use crate::Error;
-use crate::archive::{Entry, Layout, LocalRef, Locals, Method, read_archive};
-use crate::arrivals::Prestaged;
-use crate::behind::WriteBehind;
-use crate::destination::{self, Found, Mode};
-use crate::manifest;
-use crate::merge;
-use crate::names::{Kind, check_collisions};
-use crate::opened::{Opened, check_end};
-use crate::options::{Options, Progress, Report, matches, worker_threads};
-use crate::source::{FileSource, Source};
-use crate::staging::{self, Staging};
-use crate::tree::Tree;
-use crate::windows_names;
-use crate::write::{Halt, Inflaters, Job, Prefetch, Scratch, WHOLE_ENTRY_MAX, write_file};
+use crate::entry::opened::{Opened, check_end};
+use crate::entry::source::{FileSource, Source};
+use crate::read::archive::{Entry, Layout, LocalRef, Locals, Method, read_archive};
+use crate::read::names::{Kind, check_collisions};
+use crate::read::windows_names;
+use crate::stream::arrivals::Prestaged;
+use behind::WriteBehind;
+use destination::{Found, Mode};
+use options::{Options, Progress, Report, matches, worker_threads};
+use staging::Staging;
+use tree::Tree;
+use write::{Halt, Inflaters, Job, Prefetch, Scratch, WHOLE_ENTRY_MAX, write_file};
 
 /// Extracts the archive at `archive` into `dest`, as `options.mode` allows (by default `dest` must
 /// not exist or be an empty directory; see [`Mode`]).
@@ -387,7 +395,7 @@ fn write_all(
     let config = PoolConfig { max_retained_bytes: 8 << 20, thread_cache_buffers: 0, ..PoolConfig::default() };
     let pool = BufferPool::new(config).expect("valid config");
     let batches = batches(&files, threads);
-    let share = crate::entry_data::share(options.parallel_inflate, &files, threads, worker_threads(options.threads));
+    let share = crate::entry::data::share(options.parallel_inflate, &files, threads, worker_threads(options.threads));
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -457,7 +465,7 @@ fn write_all(
                                 halt: &halt,
                                 durable,
                                 restore_mtime,
-                                trailing: crate::entry_data::Trailing::strict(options.strict),
+                                trailing: crate::entry::data::Trailing::strict(options.strict),
                                 parallel: options.parallel_inflate,
                                 share,
                             };
@@ -528,7 +536,7 @@ fn restore_late_mtimes(tree: &Tree<'_>, entries: &[Entry], durable: bool) -> Res
     for e in entries {
         let late = match e.kind {
             Kind::Directory => true,
-            Kind::File => crate::write::written_behind(e, durable),
+            Kind::File => crate::extract::write::written_behind(e, durable),
         };
         let Some(time) = late.then(|| e.mtime.unix()).flatten() else { continue };
         tree.set_mtime(&e.path, time)?;
@@ -609,9 +617,9 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
-        let trailing = crate::entry_data::Trailing::strict(options.strict);
-        let input = crate::entry_data::Input::stored(data, e);
-        let cores = crate::entry_data::cores_for(options.parallel_inflate, e);
+        let trailing = crate::entry::data::Trailing::strict(options.strict);
+        let input = crate::entry::data::Input::stored(data, e);
+        let cores = crate::entry::data::cores_for(options.parallel_inflate, e);
         let bytes = if e.method == crate::Method::Deflate
             && crate::inflate_in_parallel(options.parallel_inflate, e.size, cores)
         {
@@ -620,14 +628,14 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
                 .try_reserve_exact(e.size as usize)
                 .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
             let threads = worker_threads(options.threads);
-            crate::entry_data::inflate_parallel_to(input, e, threads, cores, trailing, &mut |piece| {
+            crate::entry::data::inflate_parallel_to(input, e, threads, cores, trailing, &mut |piece| {
                 bytes.extend_from_slice(piece);
                 Ok(())
             })?;
             bytes
         } else {
             let mut bytes = vec![0u8; e.size as usize];
-            crate::entry_data::read_whole_into(input, e, &mut decoder, &mut Vec::new(), &mut bytes, true, trailing)?;
+            crate::entry::data::read_whole_into(input, e, &mut decoder, &mut Vec::new(), &mut bytes, true, trailing)?;
             bytes
         };
         if let Some(progress) = options.progress {
@@ -647,17 +655,17 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
 mod tests {
     use super::matches;
 
-    fn file(path: String, size: u64) -> crate::archive::Entry {
-        crate::archive::Entry {
+    fn file(path: String, size: u64) -> crate::read::archive::Entry {
+        crate::read::archive::Entry {
             path,
-            kind: crate::names::Kind::File,
+            kind: crate::read::names::Kind::File,
             mode: 0o644,
-            method: crate::archive::Method::Deflate,
+            method: crate::read::archive::Method::Deflate,
             crc32: 0,
             compressed_size: size / 4,
             size,
             data_offset: 0,
-            mtime: crate::archive::Mtime::Dos(0),
+            mtime: crate::read::archive::Mtime::Dos(0),
         }
     }
 

@@ -10,8 +10,8 @@ use std::io;
 use std::path::Path;
 
 use crate::Error;
-use crate::archive::Entry;
-use crate::names::Kind;
+use crate::read::archive::Entry;
+use crate::read::names::Kind;
 use crate::sys::{self, Dir};
 
 /// What is at `name` in `dir`, without following a symlink: `None` if nothing.
@@ -73,11 +73,11 @@ fn check(root: &Dir, dest: &Path, entries: &[Entry]) -> Result<(), Error> {
 /// writes every file afresh.
 fn forget_manifest(root: &Dir, dest: &Path) -> Result<(), Error> {
     // That name only: a symlink itself, never what it points to.
-    match root.remove_file(crate::names::MANIFEST_NAME) {
+    match root.remove_file(crate::read::names::MANIFEST_NAME) {
         Ok(()) => Ok(()),
         // None there, or a directory of that name (which no run reads as a manifest).
         Err(e) if matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::IsADirectory) => Ok(()),
-        Err(e) => Err(Error::io("removing the incremental manifest", &dest.join(crate::names::MANIFEST_NAME), e)),
+        Err(e) => Err(Error::io("removing the incremental manifest", &dest.join(crate::read::names::MANIFEST_NAME), e)),
     }
 }
 
@@ -123,7 +123,7 @@ pub(crate) fn move_into(staged: &Path, dest: &Path, entries: &[Entry], restore_m
     }
     // Last, once nothing more is moved into them (a move sets a directory's time).
     for e in entries.iter().filter(|e| restore_mtime && e.kind == Kind::Directory) {
-        let Some(time) = crate::write::system_time(e.mtime) else { continue };
+        let Some(time) = crate::extract::write::system_time(e.mtime) else { continue };
         let set = parent_dir(&root, dest, &e.path, false)?
             .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
             .and_then(|dir| dir.open_dir(e.path.rsplit_once('/').map_or(e.path.as_str(), |(_, n)| n)))

@@ -2,7 +2,7 @@
 //! Windows: on Windows always, elsewhere when asked ([`Options::portable_names`](crate::Options)),
 //! for archives bound for both. On Linux such names are legal files (`con.txt`, `12:00.log`) and
 //! are extracted as they are. Backslashes, drive letters, UNC and absolute paths are refused
-//! everywhere already ([`crate::names`]).
+//! everywhere already ([`crate::read::names`]).
 
 #![forbid(unsafe_code)]
 

@@ -23,8 +23,8 @@ use std::sync::{Arc, Mutex};
 
 use strided_inflate::{Checkpoints, ChunkedInflater, Format, SeekError};
 
-use crate::archive::Entry;
 use crate::error::Error;
+use crate::read::archive::Entry;
 
 /// A checkpoint's share of the budget: its window and its bookkeeping.
 const PER_CHECKPOINT: u64 = 33 << 10;

@@ -10,8 +10,8 @@
 use std::path::Path;
 
 use crate::Error;
-use crate::archive::{Entry, Layout, LocalRef, Locals, Window, check_local, read_central};
-use crate::source::{Source, read_up_to};
+use crate::entry::source::{Source, read_up_to};
+use crate::read::archive::{Entry, Layout, LocalRef, Locals, Window, check_local, read_central};
 
 /// How much of the file's end the first read takes: an end record with the longest comment, and
 /// a ZIP64 locator and record before it, with room to spare. The central directory usually
@@ -23,7 +23,8 @@ const EXTRA_GUESS: u64 = 512;
 
 /// The most of the file's end read at open: the largest central directory allowed, the end
 /// records, and the search for an end record before appended data.
-const HELD_MAX: u64 = crate::archive::MAX_CENTRAL_DIRECTORY + crate::archive::APPENDED_SEARCH as u64 + FIRST_TAIL;
+const HELD_MAX: u64 =
+    crate::read::archive::MAX_CENTRAL_DIRECTORY + crate::read::archive::APPENDED_SEARCH as u64 + FIRST_TAIL;
 
 /// From this many entries on, local headers are checked by one thread per core.
 const PARALLEL_CHECKS: usize = 2048;
@@ -39,7 +40,7 @@ const HEADERS_GAP_MAX: u64 = 4 << 10;
 pub(crate) struct Opened<'s> {
     source: Box<dyn Source + 's>,
     len: u64,
-    /// The central names, one after another (see [`compact_names`](crate::archive::compact_names)).
+    /// The central names, one after another (see [`compact_names`](crate::read::archive::compact_names)).
     names: Vec<u8>,
 }
 
@@ -52,7 +53,7 @@ impl<'s> Opened<'s> {
     /// the archive in errors.
     pub(crate) fn open(source: Box<dyn Source + 's>, path: &Path) -> Result<(Opened<'s>, Layout, Locals), Error> {
         let len = source.len();
-        let appended_reach = len.saturating_sub(crate::archive::APPENDED_SEARCH as u64 + FIRST_TAIL);
+        let appended_reach = len.saturating_sub(crate::read::archive::APPENDED_SEARCH as u64 + FIRST_TAIL);
         let mut from = len.saturating_sub(FIRST_TAIL);
         loop {
             let tail = read_up_to(&*source, from, len - from, path)?;
@@ -66,7 +67,7 @@ impl<'s> Opened<'s> {
             let window = Window::tail(&tail, to_usize(len)?);
             // Where the end records put the central directory, when this read does not reach it:
             // read from there at once rather than parse most of the directory to find that out.
-            match crate::archive::central_start(&window) {
+            match crate::read::archive::central_start(&window) {
                 Some(start) if start < from && len - start <= HELD_MAX => {
                     from = start;
                     continue;
@@ -75,11 +76,11 @@ impl<'s> Opened<'s> {
             }
             match read_central(&window) {
                 Ok((layout, mut locals)) => {
-                    let names = crate::archive::compact_names(&window, &mut locals)?;
+                    let names = crate::read::archive::compact_names(&window, &mut locals)?;
                     return Ok((Opened { source, len, names }, layout, locals));
                 }
                 Err(e) => {
-                    from = match crate::archive::central_start(&window) {
+                    from = match crate::read::archive::central_start(&window) {
                         // The end records say where the directory starts: read from there.
                         // A directory that far from the end is refused (what the parse said)
                         // rather than read, however it is described.

@@ -8,7 +8,7 @@
 use std::hash::BuildHasher;
 
 use crate::Error;
-use crate::names::Kind;
+use crate::read::names::Kind;
 
 const EMPTY: u32 = u32::MAX;
 

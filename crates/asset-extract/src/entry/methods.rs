@@ -11,14 +11,14 @@
 //! Each decoder stops where the entry's data does: at the end of the stream (bzip2, XZ and
 //! Zstandard: of the stream or frame that completes the entry's size) and reads nothing after it,
 //! so that bytes after a stream follow one rule for every method
-//! ([`Trailing`](crate::entry_data::Trailing)).
+//! ([`Trailing`](crate::entry::data::Trailing)).
 
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::Error;
-use crate::archive::{Entry, Method};
+use crate::read::archive::{Entry, Method};
 
 /// The largest LZMA or XZ dictionary a decoder may allocate: 128 MiB (`xz -9` and 7-Zip's
 /// ultra level use 64 MiB).

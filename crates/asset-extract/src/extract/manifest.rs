@@ -10,9 +10,9 @@ use std::path::Path;
 
 use crate::Entry;
 use crate::Error;
-use crate::names::MANIFEST_NAME as NAME;
+use crate::extract::tree::Tree;
+use crate::read::names::MANIFEST_NAME as NAME;
 use crate::sys::{self, Dir};
-use crate::tree::Tree;
 
 const MAGIC: &[u8] = b"bufkit-manifest 1\n";
 
