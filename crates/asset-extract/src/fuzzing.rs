@@ -78,7 +78,7 @@ pub fn parallel_agrees(data: &[u8]) {
 /// file reads as extraction reads it.
 fn deferred_checks_agree(data: &[u8]) {
     let full = read_archive(data);
-    let window = crate::read::archive::Window::whole(data);
+    let window = crate::read::bytes::Window::whole(data);
     let deferred = crate::read::archive::read_central(&window).and_then(|(layout, locals)| {
         let offsets = layout
             .entries

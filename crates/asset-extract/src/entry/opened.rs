@@ -11,7 +11,8 @@ use std::path::Path;
 
 use crate::Error;
 use crate::entry::source::{Source, read_up_to};
-use crate::read::archive::{Entry, Layout, LocalRef, Locals, Window, check_local, read_central};
+use crate::read::archive::{Entry, Layout, LocalRef, Locals, check_local, read_central};
+use crate::read::bytes::Window;
 
 /// How much of the file's end the first read takes: an end record with the longest comment, and
 /// a ZIP64 locator and record before it, with room to spare. The central directory usually

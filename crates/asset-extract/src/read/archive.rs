@@ -4,15 +4,13 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
+use crate::read::bytes::{
+    CENTRAL_SIG, EOCD_SIG, Shown, Window, ZIP64_EOCD_SIG, ZIP64_LOCATOR_SIG, truncated, u16_at, u32_at, u64_at,
+};
+use crate::read::extra::{extra_fields_fit, zip64_extra};
+use crate::read::local::{Central, local_data};
 use crate::read::name_index::NameIndex;
 use crate::read::names::{self, Kind};
-
-const EOCD_SIG: u32 = 0x0605_4b50;
-const ZIP64_LOCATOR_SIG: u32 = 0x0706_4b50;
-const ZIP64_EOCD_SIG: u32 = 0x0606_4b50;
-const CENTRAL_SIG: u32 = 0x0201_4b50;
-const LOCAL_SIG: u32 = 0x0403_4b50;
-const DESCRIPTOR_SIG: u32 = 0x0807_4b50;
 
 /// Compression of an entry's data: the methods bufkit reads. Every other method an archive names
 /// is refused at open with [`Error::UnsupportedMethod`], which names it ([`method_name`]).
@@ -232,92 +230,6 @@ pub(crate) fn mtime_of(extra: &[u8], dos: u32) -> Mtime {
 fn ut_seconds(t: u32, dos: u32) -> Option<i64> {
     const DOS_2038_01_18: u32 = 0x7432_0000;
     (t & 0x8000_0000 == 0 || dos >= DOS_2038_01_18).then_some(i64::from(t))
-}
-
-fn u16_at(b: &[u8], at: usize) -> Option<u16> {
-    b.get(at..at + 2).map(|s| u16::from_le_bytes([s[0], s[1]]))
-}
-
-fn u32_at(b: &[u8], at: usize) -> Option<u32> {
-    b.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
-}
-
-fn u64_at(b: &[u8], at: usize) -> Option<u64> {
-    b.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
-}
-
-/// The archive's bytes as the parser sees them: the whole file in memory, or parts of it (read
-/// with `pread`) at their offsets in a file of `len` bytes. What lies outside the parts reads as
-/// absent, as past the end of a file does, so a parse over too little fails rather than guesses;
-/// the caller then gives it more.
-#[derive(Clone, Copy)]
-pub(crate) struct Window<'a> {
-    /// (file offset, bytes) of each part held.
-    parts: [(usize, &'a [u8]); 2],
-    len: usize,
-}
-
-impl<'a> Window<'a> {
-    /// All of a file held in memory.
-    pub(crate) fn whole(bytes: &'a [u8]) -> Window<'a> {
-        Window { parts: [(0, bytes), (0, &[])], len: bytes.len() }
-    }
-
-    /// The last `tail.len()` bytes of a file of `len` bytes.
-    pub(crate) fn tail(tail: &'a [u8], len: usize) -> Window<'a> {
-        Window { parts: [(len - tail.len(), tail), (0, &[])], len }
-    }
-
-    /// Two parts of a file of `len` bytes, at their offsets.
-    pub(crate) fn parts(first: (usize, &'a [u8]), second: (usize, &'a [u8]), len: usize) -> Window<'a> {
-        Window { parts: [first, second], len }
-    }
-
-    /// The file's length.
-    fn len(&self) -> usize {
-        self.len
-    }
-
-    /// The bytes at `range` of the file, if one part holds them all.
-    pub(crate) fn get(&self, range: std::ops::Range<usize>) -> Option<&'a [u8]> {
-        self.parts.iter().find_map(|&(base, bytes)| {
-            let start = range.start.checked_sub(base)?;
-            let end = range.end.checked_sub(base)?;
-            bytes.get(start..end)
-        })
-    }
-
-    /// From `at` to the end of the part that holds it.
-    fn from(&self, at: usize) -> Option<&'a [u8]> {
-        self.parts.iter().find_map(|&(base, bytes)| bytes.get(at.checked_sub(base)?..))
-    }
-
-    fn u16(&self, at: usize) -> Option<u16> {
-        self.get(at..at + 2).map(|s| u16::from_le_bytes([s[0], s[1]]))
-    }
-
-    fn u32(&self, at: usize) -> Option<u32> {
-        self.get(at..at + 4).map(|s| u32::from_le_bytes(s.try_into().expect("4 bytes")))
-    }
-
-    fn u64(&self, at: usize) -> Option<u64> {
-        self.get(at..at + 8).map(|s| u64::from_le_bytes(s.try_into().expect("8 bytes")))
-    }
-}
-
-fn truncated(what: &str) -> Error {
-    Error::malformed(format!("{what} runs past the end of the archive"))
-}
-
-/// An entry's stored name, shown (lossily decoded) only when an error names it: decoding every
-/// name up front cost a UTF-8 pass per entry on every open.
-#[derive(Clone, Copy)]
-struct Shown<'a>(&'a [u8]);
-
-impl Shown<'_> {
-    fn text(self) -> String {
-        String::from_utf8_lossy(self.0).into_owned()
-    }
 }
 
 /// The central directory's location and size, from the end records.
@@ -663,92 +575,6 @@ fn zip64_record(data: &Window<'_>, r: usize, eocd: usize) -> Result<Directory, E
     })
 }
 
-/// ZIP64 extended information: the 64-bit values of fields whose 32-bit value is all ones, in
-/// the order size, compressed size, local header offset; then, for a central record whose disk
-/// number is 0xFFFF, its 32-bit disk number.
-fn zip64_extra(
-    extra: &[u8],
-    size: &mut u64,
-    csize: &mut u64,
-    offset: Option<&mut u64>,
-    disk: Option<&mut u32>,
-    name: Shown<'_>,
-) -> Result<(), Error> {
-    let needs = [
-        *size == 0xffff_ffff,
-        *csize == 0xffff_ffff,
-        offset.as_ref().is_some_and(|o| **o == 0xffff_ffff),
-        disk.as_ref().is_some_and(|d| **d == 0xffff),
-    ];
-    if !needs.contains(&true) {
-        return Ok(());
-    }
-    let mut at = 0;
-    while at + 4 <= extra.len() {
-        let (id, len) = (u16_at(extra, at).expect("checked"), usize::from(u16_at(extra, at + 2).expect("checked")));
-        let body = extra
-            .get(at + 4..at + 4 + len)
-            .ok_or_else(|| Error::malformed_entry("extra field runs past its end", &name.text()))?;
-        if id == 1 {
-            let mut next = 0;
-            let mut take = |need: bool| -> Result<Option<u64>, Error> {
-                if !need {
-                    return Ok(None);
-                }
-                let v = u64_at(body, next)
-                    .ok_or_else(|| Error::malformed_entry("ZIP64 extra field is truncated", &name.text()))?;
-                next += 8;
-                Ok(Some(v))
-            };
-            if let Some(v) = take(needs[0])? {
-                *size = v;
-            }
-            if let Some(v) = take(needs[1])? {
-                *csize = v;
-            }
-            if let (Some(v), Some(o)) = (take(needs[2])?, offset) {
-                *o = v;
-            }
-            if let Some(d) = disk.filter(|_| needs[3]) {
-                *d = body
-                    .get(next..next + 4)
-                    .map(|b| u32::from_le_bytes(b.try_into().expect("4 bytes")))
-                    .ok_or_else(|| Error::malformed_entry("ZIP64 extra field is truncated", &name.text()))?;
-            }
-            return Ok(());
-        }
-        at += 4 + len;
-    }
-    Err(Error::malformed_entry("ZIP64 sizes are needed but the ZIP64 extra field is missing", &name.text()))
-}
-
-/// Whether an extra field area is made of whole (id, length, data) blocks that end where it does,
-/// but for 1 to 3 zero bytes after the last block (the padding `zipalign` adds to local headers).
-/// A block whose length runs past the area, or any other trailing bytes, do not fit (`unzip -t`
-/// reports them). Checked in central and local headers alike.
-fn extra_fields_fit(extra: &[u8]) -> bool {
-    let mut at = 0;
-    while let Some(len) = u16_at(extra, at + 2) {
-        at += 4 + usize::from(len);
-    }
-    match extra.get(at..) {
-        Some(rest) => rest.len() <= 3 && rest.iter().all(|&b| b == 0),
-        None => false, // the last block runs past the area
-    }
-}
-
-/// Whether an extra field area holds a ZIP64 extended information field (id 1).
-fn has_zip64_extra(extra: &[u8]) -> bool {
-    let mut at = 0;
-    while let (Some(id), Some(len)) = (u16_at(extra, at), u16_at(extra, at + 2)) {
-        if id == 1 {
-            return true;
-        }
-        at += 4 + usize::from(len);
-    }
-    false
-}
-
 /// Parses and cross-checks the whole archive. Returns the entries in central directory order.
 /// Data prepended to the archive (a self-extractor's stub, a `.jmod` header, a shell script before
 /// an executable jar) is accepted when every offset reads consistently shifted by its length; see
@@ -951,20 +777,18 @@ pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &Local
     let name = central
         .get(local.name_at..local.name_at + local.name_len)
         .ok_or_else(|| Error::malformed_entry("central name not held", &e.path))?;
-    let limit = Directory { offset: local.limit, size: 0, entries: 0, end: 0, record: 0 };
-    let (data_offset, _) = local_data(
-        data,
-        local.header_offset,
-        &limit,
+    let central = Central {
+        offset: local.header_offset,
+        limit: local.limit,
         name,
-        e.method,
-        local.flags,
-        local.dos,
-        e.crc32,
-        e.compressed_size,
-        e.size,
-        Shown(name),
-    )?;
+        method: e.method,
+        flags: local.flags,
+        dos: local.dos,
+        crc: e.crc32,
+        csize: e.compressed_size,
+        size: e.size,
+    };
+    let (data_offset, _) = local_data(data, &central)?;
     Ok(data_offset)
 }
 
@@ -1086,7 +910,21 @@ fn parse_directory(
                 symlink_locals.push((local, entry));
                 smallest_end(offset, name_len, csize, display)?
             } else {
-                local_data(data, offset, &dir, raw_name, method, flags, dos, f32(16), csize, size, display)?.1
+                local_data(
+                    data,
+                    &Central {
+                        offset,
+                        limit: dir.offset,
+                        name: raw_name,
+                        method,
+                        flags,
+                        dos,
+                        crc: f32(16),
+                        csize,
+                        size,
+                    },
+                )?
+                .1
             };
             spans.push((offset, span_end, SYMLINK - (symlinks.len())));
             symlinks.push(display.text());
@@ -1115,7 +953,10 @@ fn parse_directory(
             locals.push(LocalRef { header_offset: offset, name_at: at + 46, name_len, flags, dos, limit: dir.offset });
             (0, smallest_end(offset, name_len, csize, display)?)
         } else {
-            local_data(data, offset, &dir, raw_name, method, flags, dos, f32(16), csize, size, display)?
+            local_data(
+                data,
+                &Central { offset, limit: dir.offset, name: raw_name, method, flags, dos, crc: f32(16), csize, size },
+            )?
         };
         spans.push((offset, span_end, entries.len()));
         let mtime = mtime_of(extra, dos);
@@ -1166,105 +1007,6 @@ fn smallest_end(offset: u64, name_len: usize, csize: u64, display: Shown<'_>) ->
         .checked_add(30 + name_len as u64)
         .and_then(|v| v.checked_add(csize))
         .ok_or_else(|| Error::malformed_entry("size overflows", &display.text()))
-}
-
-/// Checks the local header at `offset` against the central directory and returns where the data
-/// starts and where the entry (data descriptor included) ends.
-#[allow(clippy::too_many_arguments)]
-fn local_data(
-    data: &Window<'_>,
-    offset: u64,
-    dir: &Directory,
-    name: &[u8],
-    method: Method,
-    flags: u16,
-    dos: u32,
-    crc: u32,
-    csize: u64,
-    size: u64,
-    display: Shown<'_>,
-) -> Result<(u64, u64), Error> {
-    let bad = |reason: &str| Error::malformed_entry(reason, &display.text());
-    if offset >= dir.offset {
-        return Err(bad("local header is not before the central directory"));
-    }
-    let at = offset as usize;
-    let header = data.get(at..at + 30).ok_or_else(|| bad("local header runs past the end"))?;
-    if u32_at(header, 0) != Some(LOCAL_SIG) {
-        return Err(bad("no local header where the central directory says"));
-    }
-    let f16 = |o| u16_at(header, o).expect("inside");
-    let f32 = |o| u32_at(header, o).expect("inside");
-    let (name_len, extra_len) = (usize::from(f16(26)), usize::from(f16(28)));
-    let local_name = data.get(at + 30..at + 30 + name_len).ok_or_else(|| bad("local name runs past the end"))?;
-    if local_name != name {
-        return Err(bad("local header name differs from the central directory"));
-    }
-    let local_method =
-        Method::from_code(f16(8)).ok_or_else(|| bad("local header method differs from the central directory"))?;
-    if local_method != method {
-        return Err(bad("local header method differs from the central directory"));
-    }
-    // The flags that change how the entry reads: encryption, a data descriptor (a streaming
-    // reader finds the entry's end by it), and for a name that is not ASCII, UTF-8.
-    let compared = if name.is_ascii() { 0x49 } else { 0x849 };
-    if (f16(6) ^ flags) & compared != 0 {
-        return Err(bad(&format!(
-            "local header flags {:#06x} differ from the central directory's {flags:#06x}",
-            f16(6)
-        )));
-    }
-    // The modification time, which readers that stream take from here.
-    if u32::from(f16(12)) << 16 | u32::from(f16(10)) != dos {
-        return Err(bad("local header modification time differs from the central directory"));
-    }
-    let extra = data
-        .get(at + 30 + name_len..at + 30 + name_len + extra_len)
-        .ok_or_else(|| bad("local extra field runs past the end"))?;
-    if !extra_fields_fit(extra) {
-        return Err(bad("local extra field disagrees with its own length"));
-    }
-    let data_offset = offset + 30 + name_len as u64 + extra_len as u64;
-    let data_end = data_offset.checked_add(csize).ok_or_else(|| bad("size overflows"))?;
-    if data_end > dir.offset {
-        return Err(bad("entry data runs into the central directory or past the end"));
-    }
-    let descriptor = flags & 0x08 != 0;
-    if !descriptor {
-        let (mut lsize, mut lcsize) = (u64::from(f32(22)), u64::from(f32(18)));
-        zip64_extra(extra, &mut lsize, &mut lcsize, None, None, display)?;
-        if f32(14) != crc || lsize != size || lcsize != csize {
-            return Err(bad("local header CRC or sizes differ from the central directory"));
-        }
-        return Ok((data_offset, data_end));
-    }
-    // With a data descriptor the local CRC and sizes are 0 (or, from some writers, already the
-    // right values): anything else is a second description of the entry.
-    let (lcrc, lcsize, lsize) = (f32(14), f32(18), f32(22));
-    let zero_or = |local: u32, central: u64| local == 0 || local == 0xffff_ffff || u64::from(local) == central;
-    if !(zero_or(lcrc, u64::from(crc)) && zero_or(lcsize, csize) && zero_or(lsize, size)) {
-        return Err(bad("local header CRC or sizes differ from the central directory (data descriptor)"));
-    }
-    // Data descriptor: optional signature, CRC, then 4- or 8-byte sizes (8 for ZIP64 entries).
-    let mut d = data_end as usize;
-    if data.u32(d) == Some(DESCRIPTOR_SIG) {
-        d += 4;
-    }
-    // 8-byte sizes when the local header carries a ZIP64 extra field (as streaming writers put
-    // there for entries of unknown size), whatever the sizes turn out to be.
-    let wide = csize >= 0xffff_ffff || size >= 0xffff_ffff || has_zip64_extra(extra);
-    let (dcrc, dcsize, dsize, end) = if wide {
-        (data.u32(d), data.u64(d + 4), data.u64(d + 12), d + 20)
-    } else {
-        (data.u32(d), data.u32(d + 4).map(u64::from), data.u32(d + 8).map(u64::from), d + 12)
-    };
-    match (dcrc, dcsize, dsize) {
-        (Some(c), Some(cs), Some(s)) if c == crc && cs == csize && s == size && end as u64 <= dir.offset => {
-            Ok((data_offset, end as u64))
-        }
-        (Some(_), Some(_), Some(_)) => Err(bad("data descriptor differs from the central directory")),
-        _ => Err(bad("data descriptor runs past the end")),
-    }
 }
 
 #[cfg(test)]

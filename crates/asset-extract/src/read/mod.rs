@@ -2,6 +2,9 @@
 //! (one parser for every path), and the names they hold, checked and indexed.
 
 pub(crate) mod archive;
+pub(crate) mod bytes;
+pub(crate) mod extra;
+pub(crate) mod local;
 pub(crate) mod name_index;
 pub(crate) mod names;
 pub(crate) mod windows_names;

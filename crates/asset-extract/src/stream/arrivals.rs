@@ -36,6 +36,8 @@ use crate::extract::options::{Options, matches};
 use crate::extract::staging::{self, Staging};
 use crate::extract::write::{CHUNK, WHOLE_ENTRY_MAX};
 use crate::read::archive::{Entry, LocalRef, Method, Mtime};
+use crate::read::bytes::{CENTRAL_SIG, DESCRIPTOR_SIG, LOCAL_SIG, Shown};
+use crate::read::local::LocalFixed;
 use crate::read::names::Kind;
 use crate::sys::{self, Dir};
 
@@ -66,11 +68,6 @@ const AHEAD_MODE: u32 = 0o644;
 /// Bytes of an entry's data kept, while its descriptor is looked for, when the data is not: a
 /// descriptor and the next signature fit.
 const DESCRIPTOR_TAIL: usize = 32;
-
-/// Local header, central directory and data descriptor signatures.
-const LOCAL: [u8; 4] = *b"PK\x03\x04";
-const CENTRAL: [u8; 4] = *b"PK\x01\x02";
-const DESCRIPTOR: [u8; 4] = *b"PK\x07\x08";
 
 /// What the caller asked for, as far as it decides what is worth staging ahead.
 #[derive(Default, Clone)]
@@ -846,22 +843,21 @@ impl Follower {
             match std::mem::replace(&mut self.state, State::Done) {
                 State::Done => return,
                 State::Header => {
-                    let need = if self.held.len() < 30 { 30 } else { header_len(&self.held) };
+                    // The fixed part first, then the name and extra field it announces.
+                    let need = LocalFixed::parse(&self.held).map_or(LocalFixed::LEN, |fixed| fixed.len());
                     let take = (need - self.held.len()).min(piece.len());
                     self.held.extend_from_slice(&piece[..take]);
                     piece = &piece[take..];
                     self.at += take as u64;
                     if self.held.len() < need {
                         self.state = State::Header;
-                    } else if need == 30 {
-                        if self.held[..4] == LOCAL && header_len(&self.held) > 30 {
-                            self.state = State::Header;
-                        } else if self.held[..4] == LOCAL {
-                            self.state = self.begin_data(ahead, dispatch);
-                        }
-                        // Anything else (the central directory, other data) ends the following.
                     } else {
-                        self.state = self.begin_data(ahead, dispatch);
+                        match LocalFixed::parse(&self.held) {
+                            Some(fixed) if fixed.len() > self.held.len() => self.state = State::Header,
+                            Some(fixed) => self.state = self.begin_data(fixed, ahead, dispatch),
+                            // Anything else (the central directory, other data) ends the following.
+                            None => {}
+                        }
                     }
                 }
                 State::Data { mut local, left } => {
@@ -896,7 +892,7 @@ impl Follower {
                 }
                 State::Descriptor { mut local, searched, dropped } => {
                     match find_descriptor(&self.held, piece, searched, dropped) {
-                        Found::Descriptor { end, crc32, compressed_size, size } => {
+                        DescriptorSearch::Found { end, crc32, compressed_size, size } => {
                             // `end`, where the next header starts, and the data's length are
                             // indexes into held ++ piece.
                             let held_len = self.held.len();
@@ -917,7 +913,7 @@ impl Follower {
                             self.at += skip as u64;
                             self.state = State::Header;
                         }
-                        Found::NotYet { mut searched } => {
+                        DescriptorSearch::NotYet { mut searched } => {
                             // Too long to hold: followed, not staged.
                             local.keep &= (self.held.len() + piece.len()) as u64 <= STAGE_MAX + 32;
                             let mut dropped = dropped;
@@ -974,20 +970,15 @@ impl Follower {
 
     /// The state after the local header in `held` (whole): its entry's data, or done where the
     /// header cannot be followed. An empty entry is queued at once.
-    fn begin_data(&mut self, ahead: u64, dispatch: &mut dyn FnMut(Job)) -> State {
+    fn begin_data(&mut self, fixed: LocalFixed, ahead: u64, dispatch: &mut dyn FnMut(Job)) -> State {
         let h = std::mem::take(&mut self.held);
-        let u16_at = |o: usize| u16::from_le_bytes([h[o], h[o + 1]]);
-        let u32_at = |o: usize| u32::from_le_bytes([h[o], h[o + 1], h[o + 2], h[o + 3]]);
-        let (flags, code) = (u16_at(6), u16_at(8));
-        let (name_len, extra_len) = (usize::from(u16_at(26)), usize::from(u16_at(28)));
-        let name = &h[30..30 + name_len];
-        let extra = &h[30 + name_len..30 + name_len + extra_len];
-        let (mut compressed_size, mut size) = (u64::from(u32_at(18)), u64::from(u32_at(22)));
-        if (compressed_size == 0xFFFF_FFFF || size == 0xFFFF_FFFF)
-            && let Some(zip64) = zip64_sizes(extra)
-        {
-            (size, compressed_size) = zip64;
-        }
+        let (flags, code) = (fixed.flags, fixed.method);
+        let name = &h[LocalFixed::LEN..LocalFixed::LEN + fixed.name_len];
+        let extra = &h[LocalFixed::LEN + fixed.name_len..fixed.len()];
+        // Sizes as the one reading path takes them; where it would refuse them, the 32-bit values
+        // (a ZIP64 size without its extra field is then not followed, below).
+        let (size, compressed_size) =
+            fixed.sizes(extra, Shown(name)).unwrap_or((u64::from(fixed.size), u64::from(fixed.csize)));
         let method = Method::from_code(code).filter(|m| matches!(m, Method::Stored | Method::Deflate));
         // A name staged ahead is one the name rules accept as a file's, unchanged, and selected;
         // looked at only for an entry that can be staged now, or later as it arrives.
@@ -1005,9 +996,9 @@ impl Follower {
             keep: stageable && self.accepting,
             followed: false,
             path: path.map(str::to_owned),
-            mtime: crate::read::archive::mtime_of(extra, u32::from(u16_at(12)) << 16 | u32::from(u16_at(10))),
+            mtime: crate::read::archive::mtime_of(extra, fixed.dos),
             method,
-            crc32: u32_at(14),
+            crc32: fixed.crc,
             compressed_size,
             size,
         };
@@ -1028,33 +1019,12 @@ impl Follower {
     }
 }
 
-/// A local header's whole length, from its first 30 bytes.
-fn header_len(h: &[u8]) -> usize {
-    30 + usize::from(u16::from_le_bytes([h[26], h[27]])) + usize::from(u16::from_le_bytes([h[28], h[29]]))
-}
-
-/// The (size, compressed size) of a local header's ZIP64 extra field.
-fn zip64_sizes(extra: &[u8]) -> Option<(u64, u64)> {
-    let mut rest = extra;
-    while rest.len() >= 4 {
-        let id = u16::from_le_bytes([rest[0], rest[1]]);
-        let len = usize::from(u16::from_le_bytes([rest[2], rest[3]]));
-        let body = rest.get(4..4 + len)?;
-        if id == 1 && len >= 16 {
-            let u64_at = |o: usize| u64::from_le_bytes(body[o..o + 8].try_into().expect("8 bytes"));
-            return Some((u64_at(0), u64_at(8)));
-        }
-        rest = &rest[4 + len..];
-    }
-    None
-}
-
 /// What a search for an entry's data descriptor found.
 #[derive(Debug, PartialEq, Eq)]
-enum Found {
+enum DescriptorSearch {
     /// A descriptor whose compressed size is the data's length, followed by the next header (or
     /// the central directory), which starts at `end` (an index into the bytes searched).
-    Descriptor { end: usize, crc32: u32, compressed_size: u64, size: u64 },
+    Found { end: usize, crc32: u32, compressed_size: u64, size: u64 },
     /// None yet: searched up to `searched`.
     NotYet { searched: usize },
 }
@@ -1063,14 +1033,14 @@ enum Found {
 /// start, less the `dropped` bytes before `held`), from index `from`: the first local or central header signature preceded by a
 /// descriptor (with or without its signature, with 4- or 8-byte sizes) whose compressed size is
 /// exactly the length of the data before it.
-fn find_descriptor(held: &[u8], piece: &[u8], from: usize, dropped: u64) -> Found {
+fn find_descriptor(held: &[u8], piece: &[u8], from: usize, dropped: u64) -> DescriptorSearch {
     let total = held.len() + piece.len();
     let byte = |i: usize| if i < held.len() { held[i] } else { piece[i - held.len()] };
     let u32_at = |i: usize| u32::from_le_bytes([byte(i), byte(i + 1), byte(i + 2), byte(i + 3)]);
     let u64_at = |i: usize| u64::from(u32_at(i)) | (u64::from(u32_at(i + 4)) << 32);
     let signature = |i: usize| {
         let s = [byte(i), byte(i + 1), byte(i + 2), byte(i + 3)];
-        s == LOCAL || s == CENTRAL
+        s == LOCAL_SIG.to_le_bytes() || s == CENTRAL_SIG.to_le_bytes()
     };
     // Candidates: every 'P' from `from`, searched with memchr in each part.
     let mut at = from;
@@ -1084,13 +1054,13 @@ fn find_descriptor(held: &[u8], piece: &[u8], from: usize, dropped: u64) -> Foun
         };
         let Some(p) = next else { break };
         if p + 4 > total {
-            return Found::NotYet { searched: p };
+            return DescriptorSearch::NotYet { searched: p };
         }
         if signature(p) {
             // (length, has its signature, 8-byte sizes), in the order writers use them.
             for (len, signed, wide) in [(16, true, false), (24, true, true), (12, false, false), (20, false, true)] {
                 let Some(start) = p.checked_sub(len) else { continue };
-                if signed && u32_at(start) != u32::from_le_bytes(DESCRIPTOR) {
+                if signed && u32_at(start) != DESCRIPTOR_SIG {
                     continue;
                 }
                 let fields = if signed { start + 4 } else { start };
@@ -1100,13 +1070,13 @@ fn find_descriptor(held: &[u8], piece: &[u8], from: usize, dropped: u64) -> Foun
                     (u64::from(u32_at(fields + 4)), u64::from(u32_at(fields + 8)))
                 };
                 if compressed_size == dropped + start as u64 {
-                    return Found::Descriptor { end: p, crc32: u32_at(fields), compressed_size, size };
+                    return DescriptorSearch::Found { end: p, crc32: u32_at(fields), compressed_size, size };
                 }
             }
         }
         at = p + 1;
     }
-    Found::NotYet { searched: total.saturating_sub(3).max(from) }
+    DescriptorSearch::NotYet { searched: total.saturating_sub(3).max(from) }
 }
 
 #[cfg(test)]
@@ -1118,11 +1088,11 @@ mod tests {
     /// signature.
     fn descriptor(data: &[u8], crc: u32, size: u32) -> Vec<u8> {
         let mut v = data.to_vec();
-        v.extend_from_slice(&DESCRIPTOR);
+        v.extend_from_slice(&DESCRIPTOR_SIG.to_le_bytes());
         v.extend_from_slice(&crc.to_le_bytes());
         v.extend_from_slice(&(data.len() as u32).to_le_bytes());
         v.extend_from_slice(&size.to_le_bytes());
-        v.extend_from_slice(&LOCAL);
+        v.extend_from_slice(&LOCAL_SIG.to_le_bytes());
         v
     }
 
@@ -1372,8 +1342,8 @@ mod tests {
             b"",
         );
         // The central directory lists only its second entry: the first is a hidden local entry.
-        let central = zip.windows(4).position(|w| w == CENTRAL).unwrap();
-        let second = central + zip[central + 1..].windows(4).position(|w| w == CENTRAL).unwrap() + 1;
+        let central = zip.windows(4).position(|w| w == CENTRAL_SIG.to_le_bytes()).unwrap();
+        let second = central + zip[central + 1..].windows(4).position(|w| w == CENTRAL_SIG.to_le_bytes()).unwrap() + 1;
         let end = zip.windows(4).rposition(|w| w == *b"PK\x05\x06").unwrap();
         let mut hidden = zip[..central].to_vec();
         hidden.extend_from_slice(&zip[second..end]);
@@ -1411,20 +1381,20 @@ mod tests {
             if split <= end {
                 assert_eq!(
                     found,
-                    Found::Descriptor { end, crc32: 0xdead_beef, compressed_size: data.len() as u64, size: 99 },
+                    DescriptorSearch::Found { end, crc32: 0xdead_beef, compressed_size: data.len() as u64, size: 99 },
                     "split at {split}"
                 );
             }
         }
         // Searching again from where a first search stopped finds it too.
         let (held, piece) = whole.split_at(20);
-        let Found::NotYet { searched } = find_descriptor(&held[..10], &held[10..], 0, 0) else { panic!() };
-        assert!(matches!(find_descriptor(held, piece, searched, 0), Found::Descriptor { .. }));
+        let DescriptorSearch::NotYet { searched } = find_descriptor(&held[..10], &held[10..], 0, 0) else { panic!() };
+        assert!(matches!(find_descriptor(held, piece, searched, 0), DescriptorSearch::Found { .. }));
     }
 
     #[test]
     fn without_a_matching_descriptor_nothing_is_found() {
         let whole = b"PK\x07\x08\x01\x02\x03\x04\x09\x00\x00\x00\x05\x00\x00\x00PK\x03\x04".to_vec();
-        assert!(matches!(find_descriptor(&whole, &[], 0, 0), Found::NotYet { .. }));
+        assert!(matches!(find_descriptor(&whole, &[], 0, 0), DescriptorSearch::NotYet { .. }));
     }
 }
