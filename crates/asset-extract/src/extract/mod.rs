@@ -25,7 +25,7 @@ use crate::entry::source::{FileSource, Source};
 use crate::read::archive::{Entry, Layout, LocalRef, Locals, Method, read_archive};
 use crate::read::names::{Kind, check_collisions};
 use crate::read::windows_names;
-use crate::stream::arrivals::Prestaged;
+use crate::stream::prestaged::Prestaged;
 use behind::WriteBehind;
 use destination::{Found, Mode};
 use options::{Options, Progress, Report, matches, worker_threads};

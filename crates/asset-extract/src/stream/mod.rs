@@ -13,6 +13,10 @@
 //! extraction ends, or the process does.
 
 pub(crate) mod arrivals;
+#[cfg(test)]
+mod arrivals_tests;
+pub(crate) mod follower;
+pub(crate) mod prestaged;
 
 use std::fs::File;
 use std::io::{self, Read, Write};
@@ -22,7 +26,8 @@ use std::sync::atomic::Ordering;
 use crate::extract::options::{Options, Report};
 use crate::sys::BorrowedPipe;
 use crate::{Error, FileSource};
-use arrivals::{Arrivals, Wanted};
+use arrivals::Arrivals;
+use follower::Wanted;
 
 /// What a spool copies at a time.
 const COPY: usize = 1 << 20;
