@@ -781,7 +781,7 @@ pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &Local
         offset: local.header_offset,
         limit: local.limit,
         name,
-        method: e.method,
+        method: e.method.code(),
         flags: local.flags,
         dos: local.dos,
         crc: e.crc32,
@@ -916,7 +916,7 @@ fn parse_directory(
                         offset,
                         limit: dir.offset,
                         name: raw_name,
-                        method,
+                        method: method.code(),
                         flags,
                         dos,
                         crc: f32(16),
@@ -955,7 +955,17 @@ fn parse_directory(
         } else {
             local_data(
                 data,
-                &Central { offset, limit: dir.offset, name: raw_name, method, flags, dos, crc: f32(16), csize, size },
+                &Central {
+                    offset,
+                    limit: dir.offset,
+                    name: raw_name,
+                    method: method.code(),
+                    flags,
+                    dos,
+                    crc: f32(16),
+                    csize,
+                    size,
+                },
             )?
         };
         spans.push((offset, span_end, entries.len()));

@@ -5,7 +5,6 @@
 #![forbid(unsafe_code)]
 
 use crate::Error;
-use crate::read::archive::Method;
 use crate::read::bytes::{DESCRIPTOR_SIG, LOCAL_SIG, Shown, Window, u16_at, u32_at};
 use crate::read::extra::{extra_fields_fit, has_zip64_extra, zip64_extra};
 
@@ -72,7 +71,8 @@ pub(crate) struct Central<'a> {
     /// Where the entry must have ended: the central directory's start, or the next entry's.
     pub(crate) limit: u64,
     pub(crate) name: &'a [u8],
-    pub(crate) method: Method,
+    /// The method's code (one the archive reads: see `Method`).
+    pub(crate) method: u16,
     pub(crate) flags: u16,
     pub(crate) dos: u32,
     pub(crate) crc: u32,
@@ -97,8 +97,7 @@ pub(crate) fn local_data(data: &Window<'_>, central: &Central<'_>) -> Result<(u6
     if local_name != name {
         return Err(bad("local header name differs from the central directory"));
     }
-    // (Every code names one method, and `method` came from a code: equal codes, the same method.)
-    if fixed.method != method.code() {
+    if fixed.method != method {
         return Err(bad("local header method differs from the central directory"));
     }
     // The flags that change how the entry reads: encryption, a data descriptor (a streaming
