@@ -4,7 +4,8 @@
 //! cargo run --release -p bufkit-asset-extract --example read_assets -- app.apk assets/index.js
 //! ```
 //!
-//! With no arguments it does the same with a small archive it writes to a temporary directory.
+//! With no arguments it does the same with the small archive the crate's doc examples read
+//! (`tests/data/examples.zip`).
 
 use std::path::PathBuf;
 
@@ -17,10 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (archive_path, wanted) = match (args.next(), args.next()) {
         (Some(path), name) => (PathBuf::from(path), name),
         (None, _) => {
-            let files = [("assets/index.js".to_string(), b"console.log('hello');\n".to_vec())];
-            let path = work.join("app.zip");
-            std::fs::write(&path, asset_extract::fuzzing::stored_zip(&files))?;
-            (path, Some("assets/index.js".to_string()))
+            (PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")), Some("notes.txt".into()))
         }
     };
     // Opened and validated once; entries are then found by name without a scan.

@@ -53,11 +53,10 @@
 mod entry;
 mod error;
 mod extract;
-#[cfg(feature = "fuzzing")]
-#[doc(hidden)]
-pub mod fuzzing;
 mod in_place;
 mod read;
+#[cfg(any(test, fuzzing))]
+mod readings_agree;
 mod stream;
 mod sys;
 
@@ -75,6 +74,10 @@ pub use read::archive::{
     Entry, Layout, MAX_CENTRAL_DIRECTORY, MAX_ENTRIES, Method, Mtime, method_name, read_archive, read_entries,
 };
 pub use read::names::Kind;
+/// For the fuzz target `parse` (built by cargo-fuzz only): see `readings_agree.rs`.
+#[cfg(fuzzing)]
+#[doc(hidden)]
+pub use readings_agree::deferred_checks_agree;
 pub use stream::{StreamedArchive, extract_pipe, extract_stream};
 pub use sys::BorrowedPipe;
 

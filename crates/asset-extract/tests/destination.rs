@@ -111,7 +111,7 @@ fn replace_refuses_the_current_and_home_directories() {
         std::fs::create_dir_all(d).unwrap();
         std::fs::write(d.join("keep"), b"k").unwrap();
     }
-    let status = asset_extract::fuzzing::own_binary()
+    let status = test_support::own_binary()
         .args(["--exact", "child_replace_protected_directories", "--test-threads", "1"])
         .current_dir(&cwd)
         .env("HOME", &home)

@@ -8,43 +8,35 @@ use std::path::Path;
 
 use support::tree;
 
+/// The inputs of fuzz target `target`'s corpus, each through `harness`.
 fn replay(target: &str, harness: fn(&[u8])) -> usize {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target);
-    let mut n = 0;
-    for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.unwrap().path();
-        let data = std::fs::read(&path).unwrap();
-        let outcome = std::panic::catch_unwind(|| harness(&data));
-        assert!(outcome.is_ok(), "{} fails its harness", path.display());
-        n += 1;
-    }
-    n
+    test_support::replay(&Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz/corpus").join(target), harness)
 }
 
 #[test]
 fn parse_corpus() {
-    assert!(replay("parse", asset_extract::fuzzing::parse) >= 5);
+    assert!(replay("parse", test_support::zip::parse) >= 5);
 }
 
 #[test]
 fn structured_corpus() {
-    assert!(replay("structured", asset_extract::fuzzing::structured) >= 5);
+    assert!(replay("structured", test_support::zip::structured) >= 5);
 }
 
 #[test]
 fn stream_corpus() {
-    assert!(replay("stream", asset_extract::fuzzing::stream) >= 5);
+    assert!(replay("stream", test_support::zip::stream) >= 5);
 }
 
 /// One reading or one refusal from memory, a file, a stream and a caller's source (issue 51).
 #[test]
 fn sources_corpus() {
-    assert!(replay("sources", asset_extract::fuzzing::sources) >= 200);
+    assert!(replay("sources", test_support::zip::sources) >= 200);
 }
 
 #[test]
 fn methods_corpus() {
-    assert!(replay("methods", asset_extract::fuzzing::methods) >= 5);
+    assert!(replay("methods", test_support::zip::methods) >= 5);
 }
 
 /// Extraction from a file checks each selected file's local header in the worker that reads its

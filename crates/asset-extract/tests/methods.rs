@@ -44,7 +44,7 @@ fn sample(len: usize, seed: u64) -> Vec<u8> {
 }
 
 fn encoder(method: Method, level: u32) -> impl Fn(&[u8]) -> Vec<u8> {
-    move |data| asset_extract::fuzzing::compress(method, data, level).expect("an encoder")
+    move |data| test_support::zip::compress(method, data, level).expect("an encoder")
 }
 
 fn bzip2(data: &[u8]) -> Vec<u8> {

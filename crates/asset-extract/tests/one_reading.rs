@@ -5,12 +5,12 @@
 mod support;
 mod zipwriter;
 
-use asset_extract::fuzzing::{Trickle, files_of};
 use asset_extract::{
     AssetArchive, Error, Holding, Kind, LocalHeaders, Options, extract, extract_bytes, extract_source, extract_stream,
     read_archive,
 };
 use support::{listing, workdir};
+use test_support::zip::{Trickle, files_of};
 use zipwriter::{Spec, build, put_u16, put_u32, with_zip64_record as zip64};
 
 /// What every path makes of `archive`: the file entries it reads (name and bytes), or the error.

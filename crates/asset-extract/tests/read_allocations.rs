@@ -46,7 +46,7 @@ fn a_read_into_the_callers_buffer_allocates_nothing() {
     let files: Vec<(String, Vec<u8>)> = (0..200)
         .map(|i| (format!("assets/js/module{i}.js"), format!("export const v{i} = {i};\n").repeat(20 + i).into_bytes()))
         .collect();
-    let zip = asset_extract::fuzzing::deflated_zip(&files);
+    let zip = test_support::zip::deflated_zip(&files);
     let dir = tempfile::Builder::new().prefix("asset-extract-read-allocations-").tempdir().unwrap();
     let path = dir.path().join("app.apk");
     std::fs::write(&path, &zip).unwrap();

@@ -4,7 +4,8 @@
 
 use std::path::PathBuf;
 
-use asset_extract::{AssetArchive, Holding, Options, extract, fuzzing::write_sparse_zip64};
+use asset_extract::{AssetArchive, Holding, Options, extract};
+use test_support::zip::write_sparse_zip64;
 
 struct TempDir(PathBuf);
 

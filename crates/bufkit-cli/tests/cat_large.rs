@@ -7,7 +7,7 @@ fn a_large_entry_is_written_as_it_inflates_and_a_bad_crc_still_fails() {
     let tmp = tempfile::Builder::new().prefix("bufkit-cat-large-").tempdir().unwrap();
     let work = tmp.path();
     let data: Vec<u8> = (0..(80u32 << 20)).map(|i| (i / 4096 % 251) as u8).collect();
-    let zip = asset_extract::fuzzing::deflated_zip(&[("big.bin".to_string(), data.clone())]);
+    let zip = test_support::zip::deflated_zip(&[("big.bin".to_string(), data.clone())]);
     let good = work.join("good.zip");
     std::fs::write(&good, &zip).unwrap();
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_bufkit"))

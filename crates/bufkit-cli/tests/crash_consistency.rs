@@ -18,7 +18,7 @@ fn archive(tag: &str) -> Vec<u8> {
     let mut entries: Vec<(String, Vec<u8>)> =
         (0..FILES).map(|i| (format!("d{}/f{i}.txt", i % 30), format!("{tag}-{i}").into_bytes())).collect();
     entries.push((format!("only-{tag}.txt"), tag.as_bytes().to_vec()));
-    asset_extract::fuzzing::stored_zip(&entries)
+    test_support::zip::stored_zip(&entries)
 }
 
 /// Every file under `dir` with its bytes (directories implied).

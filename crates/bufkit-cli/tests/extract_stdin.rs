@@ -50,7 +50,7 @@ fn an_archive_piped_in_extracts_as_its_file_and_a_cut_one_leaves_nothing() {
     let files: Vec<(String, Vec<u8>)> = (0..50)
         .map(|i| (format!("assets/{i}.js"), format!("function f{i}() {{ return {i}; }}\n").repeat(200).into_bytes()))
         .collect();
-    let zip = asset_extract::fuzzing::deflated_zip(&files);
+    let zip = test_support::zip::deflated_zip(&files);
     let out = extract_piped(&zip, &work.join("out"));
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for (name, data) in &files {
@@ -84,7 +84,7 @@ fn a_large_archive_piped_in_fast_or_slowly_or_redirected_from_a_file_extracts_as
             (format!("lib/{i}.so"), data)
         })
         .collect();
-    let zip = asset_extract::fuzzing::deflated_zip(&files);
+    let zip = test_support::zip::deflated_zip(&files);
     let check = |dest: &std::path::Path, out: &std::process::Output| {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         for (name, data) in &files {

@@ -8,7 +8,7 @@ use std::path::Path;
 
 fn stored(files: &[(&str, &[u8])]) -> Vec<u8> {
     let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
-    asset_extract::fuzzing::stored_zip(&files)
+    test_support::zip::stored_zip(&files)
 }
 
 /// Each command's verdict on `archive`: `Ok` or the first line of its error.
@@ -98,7 +98,7 @@ fn every_command_accepts_and_refuses_the_same_archives() {
     // A symlink's local header that disagrees with its central record: checked by all, though
     // no command reads or creates the link.
     let files: Vec<(String, Vec<u8>)> = vec![("link".into(), b"target".to_vec()), ("c.txt".into(), b"c".to_vec())];
-    let mut with_link = asset_extract::fuzzing::stored_zip(&files);
+    let mut with_link = test_support::zip::stored_zip(&files);
     let central = with_link.windows(4).position(|w| w == b"PK\x01\x02").unwrap();
     with_link[central + 5] = 3; // made by Unix
     with_link[central + 38..central + 42].copy_from_slice(&(0o120777u32 << 16).to_le_bytes());

@@ -10,7 +10,7 @@ fn portable_names_refuses_what_windows_reads_otherwise() {
     let tmp = tempfile::Builder::new().prefix("bufkit-portable-").tempdir().unwrap();
     let zip = tmp.path().join("app.zip");
     let files = [("assets/app.js".to_string(), b"ok".to_vec()), ("assets/con.txt".to_string(), b"device".to_vec())];
-    std::fs::write(&zip, asset_extract::fuzzing::stored_zip(&files)).unwrap();
+    std::fs::write(&zip, test_support::zip::stored_zip(&files)).unwrap();
     let (zip, dest) = (zip.to_str().unwrap(), tmp.path().join("out"));
     let (ok, _, err) = support::bufkit(&["extract", "--portable-names", zip, dest.to_str().unwrap()]);
     assert!(!ok && err.contains("assets/con.txt") && err.contains("device name"), "{err}");

@@ -30,7 +30,7 @@ fn a_reader_that_stops_early_is_not_an_error() {
     let work = tmp.path();
     let zip = work.join("big.zip");
     let big: Vec<u8> = (0..8u32 << 20).map(|i| (i * 7 + i / 251) as u8).collect();
-    std::fs::write(&zip, asset_extract::fuzzing::stored_zip(&[("big.bin".to_string(), big)])).unwrap();
+    std::fs::write(&zip, test_support::zip::stored_zip(&[("big.bin".to_string(), big)])).unwrap();
     let mut child = bufkit().arg("cat").arg(&zip).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
     let mut first = [0u8; 10];
     child.stdout.take().unwrap().read_exact(&mut first).unwrap(); // then the pipe closes
@@ -48,7 +48,7 @@ fn a_long_listing_arrives_whole_through_a_pipe() {
     let work = tmp.path();
     let zip = work.join("many.zip");
     let files: Vec<(String, Vec<u8>)> = (0..2000).map(|i| (format!("f{i:04}.txt"), vec![b'x'; 3])).collect();
-    std::fs::write(&zip, asset_extract::fuzzing::stored_zip(&files)).unwrap();
+    std::fs::write(&zip, test_support::zip::stored_zip(&files)).unwrap();
     let (ok, table, err) = support::bufkit(&["ls", zip.to_str().unwrap()]);
     assert!(ok, "{err}");
     assert_eq!(table.lines().count(), 2002, "header, 2,000 entries, summary");

@@ -27,7 +27,7 @@ fn archive() -> (Vec<u8>, Vec<(String, Vec<u8>)>) {
     let log: String =
         (0..70_000).map(|i| format!("2026-12-05T02:{:02} GET /item/{} {}\n", i % 60, i * 7919 % 5003, i % 7)).collect();
     files.push(("logs/app.log".to_string(), log.into_bytes()));
-    (asset_extract::fuzzing::deflated_zip(&files), files)
+    (test_support::zip::deflated_zip(&files), files)
 }
 
 fn bufkit(args: &[&str]) -> std::process::Output {

@@ -13,8 +13,8 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use asset_extract::fuzzing::Pieces;
 use support::range_server::{RangeServer, Server};
+use test_support::zip::Pieces;
 
 /// Every file under `dir`, with its bytes, sorted; `None` if `dir` does not exist.
 fn tree(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {

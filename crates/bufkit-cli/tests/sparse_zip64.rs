@@ -48,7 +48,7 @@ fn cat_extract_and_ls_of_one_small_entry_of_a_5_gib_archive_cost_that_entry() {
     let zip = dir.0.join("huge.zip");
     let small = b"thirty bytes of a small asset\n".to_vec();
     let files = [("assets/small.txt".to_string(), small.clone()), ("assets/other.txt".to_string(), b"x".to_vec())];
-    asset_extract::fuzzing::write_sparse_zip64(&zip, 5 << 30, &files).unwrap();
+    test_support::zip::write_sparse_zip64(&zip, 5 << 30, &files).unwrap();
 
     let stdout = dir.0.join("stdout");
     let out = dir.0.join("out");

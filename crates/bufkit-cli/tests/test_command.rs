@@ -6,7 +6,7 @@ mod support;
 
 fn zip(files: &[(&str, &[u8])]) -> Vec<u8> {
     let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
-    asset_extract::fuzzing::stored_zip(&files)
+    test_support::zip::stored_zip(&files)
 }
 
 #[test]

@@ -36,9 +36,6 @@ mod decoder;
 mod diagnose;
 mod error;
 mod fan_out;
-#[cfg(feature = "fuzzing")]
-#[doc(hidden)]
-pub mod fuzzing;
 mod marked;
 pub mod pack;
 mod parallel;

@@ -332,7 +332,7 @@ fn checkpoint_import_harness_over_every_mode() {
             input.extend_from_slice(&(x as u16).to_le_bytes());
         }
         input.extend_from_slice(format!("entry {i}: assets/js/{} bytes {}", x % 97, x % 1013).as_bytes());
-        strided_inflate::fuzzing::checkpoint_import(&input);
+        test_support::deflate::checkpoint_import(&input);
     }
 }
 

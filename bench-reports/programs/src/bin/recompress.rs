@@ -30,7 +30,7 @@ fn main() {
         other => panic!("no such method: {other}"),
     };
     let code = method.code();
-    let encode = |data: &[u8]| asset_extract::fuzzing::compress(method, data, level).expect("an encoder");
+    let encode = |data: &[u8]| test_support::zip::compress(method, data, level).expect("an encoder");
     let specs: Vec<zipwriter::Spec> = (0..archive.len())
         .filter(|&i| archive.entries()[i].kind == Kind::File)
         .map(|i| {

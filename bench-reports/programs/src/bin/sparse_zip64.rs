@@ -16,5 +16,5 @@ fn main() -> std::io::Result<()> {
             (name.to_string(), text.as_bytes().to_vec())
         })
         .collect();
-    asset_extract::fuzzing::write_sparse_zip64(std::path::Path::new(out), hole, &files)
+    test_support::zip::write_sparse_zip64(std::path::Path::new(out), hole, &files)
 }

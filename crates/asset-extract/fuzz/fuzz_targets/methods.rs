@@ -2,4 +2,4 @@
 //! an encoder's output perhaps damaged or with a lying size; every reader must agree.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| asset_extract::fuzzing::methods(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::zip::methods(data));

@@ -1,4 +1,4 @@
 //! An archive fed in pieces and extracted, against the same bytes extracted from a file.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| asset_extract::fuzzing::stream(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::zip::stream(data));

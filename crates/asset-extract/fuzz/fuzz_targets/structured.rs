@@ -2,4 +2,4 @@
 //! one byte flipped.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| asset_extract::fuzzing::structured(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::zip::structured(data));

@@ -35,7 +35,7 @@ use crate::Error;
 ///     }
 /// }
 ///
-/// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+/// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
 /// let archive = AssetArchive::open_source(Served(zip))?;
 /// assert_eq!(archive.read(archive.find("a.txt").unwrap())?, b"hi");
 /// # Ok::<(), asset_extract::Error>(())

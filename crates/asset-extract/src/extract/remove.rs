@@ -177,7 +177,7 @@ mod tests {
         // The check runs in a child process (this test binary again) held to 64 descriptors: a
         // remover that opened every subdirectory it queued would need 600.
         use std::os::unix::process::CommandExt;
-        let mut child = crate::fuzzing::own_binary();
+        let mut child = test_support::own_binary();
         child
             .args(["--exact", "extract::remove::tests::wide_tree_in_a_child", "--ignored", "--test-threads", "1"])
             .env("BUFKIT_WIDE_TREE_CHILD", "1");

@@ -24,7 +24,7 @@ use crate::read::archive::Entry;
 ///
 /// ```
 /// use std::io::Read;
-/// # let zip = asset_extract::fuzzing::stored_zip(&[("notes.txt".to_string(), b"hello".to_vec())]);
+/// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
 /// let archive = asset_extract::AssetArchive::from_bytes(zip)?;
 /// let mut text = String::new();
 /// archive.reader(archive.find("notes.txt").unwrap())?.read_to_string(&mut text)?;

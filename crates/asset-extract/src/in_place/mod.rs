@@ -272,7 +272,7 @@ impl AssetArchive {
     /// warns of them) and Python do. 0 for a plain archive.
     ///
     /// ```
-    /// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+    /// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
     /// let archive = asset_extract::AssetArchive::from_bytes([b"#!/bin/sh\nexit 0\n".as_slice(), &zip].concat())?;
     /// assert_eq!(archive.prepended(), 17);
     /// # Ok::<(), asset_extract::Error>(())
@@ -443,7 +443,7 @@ impl AssetArchive {
     ///
     /// ```
     /// use buffer_pool::{BufferPool, PoolConfig};
-    /// # let zip = asset_extract::fuzzing::stored_zip(&[("a.js".to_string(), b"let a = 1;".to_vec())]);
+    /// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
     /// let archive = asset_extract::AssetArchive::from_bytes(zip)?;
     /// let pool = BufferPool::new(PoolConfig::default())?;
     /// let index = archive.find("a.js").unwrap();
@@ -509,8 +509,8 @@ impl AssetArchive {
     /// entries), never other bytes; a mapped file must not change ([`Holding::Map`]).
     ///
     /// ```
-    /// # let big: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{i},").into_bytes()).collect();
-    /// # let zip = asset_extract::fuzzing::deflated_zip(&[("data.csv".to_string(), big.clone())]);
+    /// # let big: Vec<u8> = (0..300_000u32).flat_map(|i| format!("{},", i % 1000).into_bytes()).collect();
+    /// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
     /// let archive = asset_extract::AssetArchive::from_bytes(zip)?;
     /// let index = archive.find("data.csv").unwrap();
     /// let mut slice = [0u8; 16];
@@ -748,7 +748,7 @@ mod tests {
 
     fn stored_zip(files: &[(&str, &[u8])]) -> Vec<u8> {
         let files: Vec<(String, Vec<u8>)> = files.iter().map(|(n, d)| (n.to_string(), d.to_vec())).collect();
-        crate::fuzzing::stored_zip(&files)
+        test_support::zip::stored_zip(&files)
     }
 
     #[test]

@@ -8,8 +8,8 @@ use super::follower::Wanted;
 use super::prestaged::Prestaged;
 use crate::Error;
 use crate::extract::options::Options;
-use crate::fuzzing::{Spec, build};
 use crate::read::bytes::CENTRAL_SIG;
+use test_support::zip::{Spec, build};
 
 fn spec(name: &str, data: &[u8], deflate: bool, descriptor: bool) -> Spec {
     Spec { name: name.into(), data: data.to_vec(), deflate, descriptor, unix_mode: 0o100644, packed: None }

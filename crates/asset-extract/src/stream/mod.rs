@@ -42,7 +42,7 @@ const IN_MEMORY: usize = 8 << 20;
 ///
 /// ```
 /// use std::io::Write;
-/// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+/// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
 /// # let dir = std::env::temp_dir().join(format!("asset-extract-streamed-doc-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir).unwrap();
 /// let dest = dir.join("out");
@@ -51,7 +51,7 @@ const IN_MEMORY: usize = 8 << 20;
 ///     incoming.write_all(piece)?; // as each piece arrives
 /// }
 /// let report = incoming.extract(&dest, &Default::default())?;
-/// assert_eq!(report.files, 1);
+/// assert_eq!(report.files, 4);
 /// # std::fs::remove_dir_all(&dir).ok();
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -114,9 +114,11 @@ impl StreamedArchive {
     }
 
     /// Stages every entry it can as it arrives, however fast the stream, and lets that finish
-    /// before extracting: for the tests and fuzz harnesses that hold this path to a file's.
-    #[cfg_attr(not(feature = "fuzzing"), allow(dead_code))]
-    pub(crate) fn stage_everything(&mut self) {
+    /// before extracting (a fast stream is otherwise extracted from its spool alone): for the
+    /// tests and fuzz harnesses (crates/test-support) that hold the staging path to a file's.
+    /// Not part of the API.
+    #[doc(hidden)]
+    pub fn stage_everything(&mut self) {
         if let Some(arrivals) = &mut self.arrivals {
             arrivals.stage_everything();
         }
@@ -269,12 +271,12 @@ impl Write for StreamedArchive {
 /// as a file that does would be.
 ///
 /// ```
-/// # let zip = asset_extract::fuzzing::stored_zip(&[("a.txt".to_string(), b"hi".to_vec())]);
+/// # let zip = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/examples.zip")).unwrap();
 /// # let dir = std::env::temp_dir().join(format!("asset-extract-stream-doc-{}", std::process::id()));
 /// # std::fs::create_dir_all(&dir).unwrap();
 /// let mut input: &[u8] = &zip; // stdin, a socket, a child's pipe...
 /// let report = asset_extract::extract_stream(&mut input, &dir.join("out"), &Default::default())?;
-/// assert_eq!(report.files, 1);
+/// assert_eq!(report.files, 4);
 /// # std::fs::remove_dir_all(&dir).ok();
 /// # Ok::<(), asset_extract::Error>(())
 /// ```

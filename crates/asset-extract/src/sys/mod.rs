@@ -26,8 +26,6 @@ mod windows;
 use windows as imp;
 
 pub use imp::BorrowedPipe;
-#[cfg(feature = "fuzzing")]
-pub(crate) use imp::permission_bits;
 pub(crate) use imp::{
     Dir, Version, create_lock_file, file_id, local_time_to_unix, make_dir, open_archive, open_existing_lock, read_at,
     read_at_uninit, remove_link_or_file, rename_over_empty_dir, rename_paths, splice_to_file, sync_dir, umask_in,

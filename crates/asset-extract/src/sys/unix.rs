@@ -311,12 +311,6 @@ pub(crate) fn file_id(path: &Path) -> io::Result<(u64, u64)> {
     Ok((meta.dev(), meta.ino()))
 }
 
-/// The permission bits of what `meta` describes.
-#[cfg(feature = "fuzzing")]
-pub(crate) fn permission_bits(meta: &std::fs::Metadata) -> u32 {
-    meta.permissions().mode() & 0o7777
-}
-
 /// The process's file mode creation mask, read from a file created in `dir` with every
 /// permission asked (reading it with `umask(2)` would change it, for every thread, meanwhile).
 pub(crate) fn umask_in(dir: &Path) -> Option<u32> {

@@ -314,12 +314,6 @@ pub(crate) fn file_id(path: &Path) -> io::Result<(u64, u64)> {
     Ok((u64::from(info.dwVolumeSerialNumber), index))
 }
 
-/// Windows has no permission bits: what the read-only attribute says, as `std` reads it.
-#[cfg(feature = "fuzzing")]
-pub(crate) fn permission_bits(meta: &std::fs::Metadata) -> u32 {
-    if meta.permissions().readonly() { 0o444 } else { 0o644 }
-}
-
 /// Windows has no file mode creation mask.
 pub(crate) fn umask_in(_dir: &Path) -> Option<u32> {
     Some(0)

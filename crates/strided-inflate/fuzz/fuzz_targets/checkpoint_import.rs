@@ -2,4 +2,4 @@
 //! them is the stream's own bytes or an error, never other bytes with OK.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::checkpoint_import(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::deflate::checkpoint_import(data));

@@ -1,4 +1,4 @@
 //! The chunked decoder on arbitrary input, differentially against flate2.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::chunked(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::deflate::chunked(data));

@@ -1,2 +1,2 @@
 #![no_main]
-libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::inflate_at(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::deflate::inflate_at(data));

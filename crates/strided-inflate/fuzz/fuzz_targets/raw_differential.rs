@@ -2,4 +2,4 @@
 //! of the zlib format hides a decoder that accepts an invalid code, so this target has none.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::raw_differential(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::deflate::raw_differential(data));

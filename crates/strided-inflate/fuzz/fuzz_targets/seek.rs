@@ -2,4 +2,4 @@
 //! differentially against serial decoding.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| strided_inflate::fuzzing::seek(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| test_support::deflate::seek(data));

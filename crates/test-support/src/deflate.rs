@@ -1,11 +1,11 @@
-//! The fuzz harnesses, shared by the cargo-fuzz targets (`fuzz/`) and the corpus replay that runs
-//! in the test suite. Each checks invariants rather than just "no panic".
+//! The harnesses strided-inflate's fuzz targets and corpus replay share, with zlib (through
+//! flate2) as the reference every decoding path is compared with. Each checks invariants rather than just "no panic".
 
 #![forbid(unsafe_code)]
 
 use flate2::{Decompress, FlushDecompress, Status};
 
-use crate::{ChunkedInflater, Decoder, Format, pack};
+use strided_inflate::{ChunkedInflater, Decoder, Format, pack};
 
 /// `data` = format byte, offset (2 bytes LE), expected len (2 bytes LE), input. Checks: never
 /// panics; on success the consumed count stays within the input, and flate2 agrees on the bytes
@@ -138,7 +138,7 @@ pub fn chunked(data: &[u8]) {
             assert_eq!(d.total_in() as usize, consumed, "consumed differs from flate2");
             assert!(reference == out, "bytes differ from flate2");
         }
-        Err(e) => assert!(!status || matches!(e, crate::Error::Checksum { .. }), "flate2 accepts: {e}"),
+        Err(e) => assert!(!status || matches!(e, strided_inflate::Error::Checksum { .. }), "flate2 accepts: {e}"),
     }
 }
 
@@ -174,7 +174,7 @@ fn zlib_raw(input: &[u8], cap: usize) -> ZlibVerdict {
 
 /// `data` = chunk size (2 bytes LE), stride, then a raw deflate stream. Differential against
 /// zlib on every decoding path: the whole-buffer [`Decoder`] (single and batch), the
-/// [`ChunkedInflater`] and the [`StreamInflater`](crate::StreamInflater) fed in strides. Where
+/// [`ChunkedInflater`] and the [`StreamInflater`](strided_inflate::StreamInflater) fed in strides. Where
 /// zlib inflates the stream to `n` bytes, each path with an output of `n` bytes gives the same
 /// bytes and consumed count; where zlib refuses it, each path refuses it too, at zlib's length and
 /// at any length the whole-buffer decoder would otherwise be content with.
@@ -193,7 +193,7 @@ pub fn raw_differential(data: &[u8]) {
     let mut decoder = Decoder::new(Format::Raw).expect("decoder");
     match &zlib.outcome {
         Some((bytes, consumed)) => {
-            let agree = |path: &str, outcome: Result<(Vec<u8>, usize), crate::Error>| match outcome {
+            let agree = |path: &str, outcome: Result<(Vec<u8>, usize), strided_inflate::Error>| match outcome {
                 Ok((out, used)) => {
                     assert_eq!(used, *consumed, "{path}: consumed differs from zlib");
                     assert!(out == *bytes, "{path}: bytes differ from zlib");
@@ -209,12 +209,13 @@ pub fn raw_differential(data: &[u8]) {
             // The lengths to try: zlib's, and whatever length the whole-buffer decoder would
             // inflate the stream to if given room (its "size mismatch, actual n").
             let mut lengths = vec![zlib.produced, zlib.produced + 1];
-            let roomy = crate::max_inflated_len(input.len()).min(CAP);
-            if let Err(crate::Error::SizeMismatch { actual: Some(n), .. }) = whole(&mut decoder, input, roomy) {
+            let roomy = strided_inflate::max_inflated_len(input.len()).min(CAP);
+            if let Err(strided_inflate::Error::SizeMismatch { actual: Some(n), .. }) = whole(&mut decoder, input, roomy)
+            {
                 lengths.push(n);
             }
             for len in lengths {
-                let refuse = |path: &str, outcome: Result<(Vec<u8>, usize), crate::Error>| {
+                let refuse = |path: &str, outcome: Result<(Vec<u8>, usize), strided_inflate::Error>| {
                     assert!(outcome.is_err(), "{path} inflates to {len} bytes what zlib refuses");
                 };
                 refuse("inflate_at", whole(&mut decoder, input, len));
@@ -226,15 +227,15 @@ pub fn raw_differential(data: &[u8]) {
     }
 }
 
-fn whole(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, usize), crate::Error> {
+fn whole(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, usize), strided_inflate::Error> {
     let mut out = vec![0xA5u8; len];
     let consumed = decoder.inflate_at(input, 0, &mut out)?;
     Ok((out, consumed))
 }
 
 /// The stream twice in one batch: both outcomes must match.
-fn batch(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, usize), crate::Error> {
-    let request = crate::Request { offset: 0, expected_len: len };
+fn batch(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, usize), strided_inflate::Error> {
+    let request = strided_inflate::Request { offset: 0, expected_len: len };
     let mut out = vec![0xA5u8; 2 * len];
     let mut results = [Ok(0), Ok(0)];
     decoder.inflate_batch(input, &[request, request], &mut out, &mut results);
@@ -245,7 +246,7 @@ fn batch(decoder: &mut Decoder, input: &[u8], len: usize) -> Result<(Vec<u8>, us
     Ok((out, consumed))
 }
 
-fn chunked_all(input: &[u8], chunk_size: usize) -> Result<(Vec<u8>, usize), crate::Error> {
+fn chunked_all(input: &[u8], chunk_size: usize) -> Result<(Vec<u8>, usize), strided_inflate::Error> {
     let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, chunk_size);
     inflater.start(input);
     let mut out = Vec::new();
@@ -256,8 +257,8 @@ fn chunked_all(input: &[u8], chunk_size: usize) -> Result<(Vec<u8>, usize), crat
     Ok((out, inflater.consumed()))
 }
 
-fn streamed(input: &[u8], len: usize, stride: usize) -> Result<(Vec<u8>, usize), crate::Error> {
-    let mut s = crate::StreamInflater::new(Format::Raw);
+fn streamed(input: &[u8], len: usize, stride: usize) -> Result<(Vec<u8>, usize), strided_inflate::Error> {
+    let mut s = strided_inflate::StreamInflater::new(Format::Raw);
     let mut out = vec![0xA5u8; len];
     let mut fed = 0;
     loop {
@@ -273,14 +274,14 @@ fn streamed(input: &[u8], len: usize, stride: usize) -> Result<(Vec<u8>, usize),
 /// `data` = threads, chunk output (a power of two from 1 KiB), three read offsets (2 bytes each),
 /// then a raw deflate stream. Differential against serial decoding for the two ways of reading
 /// it other than from its start:
-/// - [`inflate_parallel`](crate::inflate_parallel), waiting for every speculation: the same bytes
+/// - [`inflate_parallel`](strided_inflate::inflate_parallel), waiting for every speculation: the same bytes
 ///   where serial decoding succeeds and the stream fills the input exactly; an error wherever
 ///   serial decoding fails (the same text for a damaged stream) or leaves input unread;
-/// - [`Checkpoints`](crate::Checkpoints): built from a stream serial decoding accepts, every
+/// - [`Checkpoints`](strided_inflate::Checkpoints): built from a stream serial decoding accepts, every
 ///   slice read through them equals serial decoding's bytes, before and after an export and
 ///   import.
 pub fn seek(data: &[u8]) {
-    use crate::{Checkpoints, Parallel, SeekError, inflate_parallel};
+    use strided_inflate::{Checkpoints, Parallel, SeekError, inflate_parallel};
     if data.len() < 8 {
         return;
     }
@@ -335,7 +336,7 @@ pub fn seek(data: &[u8]) {
     }
     let Ok(consumed) = verdict else { return };
     let stream = &input[..consumed];
-    let crc = crate::crc32(&serial);
+    let crc = strided_inflate::crc32(&serial);
     let mut decoder = ChunkedInflater::with_chunk_size(Format::Raw, 1 << 10);
     let points = Checkpoints::build(stream.len() as u64, serial.len() as u64, crc, 0, &mut decoder, source)
         .expect("checkpoints of a stream serial decoding accepts");
@@ -361,8 +362,8 @@ pub fn seek(data: &[u8]) {
 /// (bit 2), then imported for the second stream (bit 1) or the first. Oracle: every slice read
 /// through the imported checkpoints is the data's own bytes, or an error; never other bytes.
 pub fn checkpoint_import(data: &[u8]) {
-    use crate::Checkpoints;
     use std::io::Write;
+    use strided_inflate::Checkpoints;
     if data.len() < 16 {
         return;
     }
@@ -383,7 +384,7 @@ pub fn checkpoint_import(data: &[u8]) {
         e.finish().expect("in memory")
     };
     let (first, second) = (deflate(levels), deflate(levels / 10));
-    let crc = crate::crc32(&plain);
+    let crc = strided_inflate::crc32(&plain);
     let len = plain.len() as u64;
     let source = |stream: &[u8]| {
         let stream = stream.to_vec();
@@ -410,7 +411,7 @@ pub fn checkpoint_import(data: &[u8]) {
     }
     if mode & 4 != 0 {
         let body = bytes.len() - 4;
-        let sum = crate::crc32(&bytes[..body]);
+        let sum = strided_inflate::crc32(&bytes[..body]);
         bytes[body..].copy_from_slice(&sum.to_le_bytes());
     }
     let Ok(imported) = Checkpoints::import(&bytes, target.len() as u64, len, crc) else { return };

@@ -1,24 +1,20 @@
-//! The fuzz harnesses, shared by the cargo-fuzz targets (`fuzz/`) and the corpus replay in the
-//! test suite. Each checks invariants rather than just "no panic".
+//! Zip archives made to order, and the harnesses asset-extract's fuzz targets and corpus replay
+//! share. Each harness checks invariants rather than just "no panic".
 
 #![forbid(unsafe_code)]
 
-use crate::{Error, Kind, Method, Options, extract_to_memory, read_archive};
+use asset_extract::{Error, Kind, Method, Options, extract_to_memory, read_archive};
 
 /// `data` is an archive. Checks: parsing and extraction to memory never panic; a parsed entry's
 /// data lies inside the input and its name is a safe relative path; an extracted file has its
 /// declared size and CRC-32.
 pub fn parse(data: &[u8]) {
-    let Ok(layout) = read_archive(data) else {
-        deferred_checks_agree(data);
-        return;
-    };
+    let Ok(layout) = read_archive(data) else { return };
     for e in &layout.entries {
         assert!(e.data_offset.checked_add(e.compressed_size).is_some_and(|end| end <= data.len() as u64));
         assert!(!e.path.is_empty() && !e.path.starts_with('/') && !e.path.contains('\0') && !e.path.contains('\\'));
         assert!(e.path.split('/').all(|c| !c.is_empty() && c != "." && c != ".."), "unsafe path {:?}", e.path);
     }
-    deferred_checks_agree(data);
     parallel_agrees(data);
     if let Ok(files) = extract_to_memory(data, &Options::default()) {
         let expected: Vec<_> = layout.entries.iter().filter(|e| e.kind == Kind::File).collect();
@@ -32,10 +28,10 @@ pub fn parse(data: &[u8]) {
 
 /// Inflating on several cores changes nothing but the time: extraction to memory and every whole
 /// read of an archive opened in place give the same bytes, or fail with the same error (the same
-/// variant, so the same status through the C ABI), with [`ParallelInflate::Always`] as with
-/// [`ParallelInflate::Never`].
+/// variant, so the same status through the C ABI), with [`ParallelInflate::Always`](asset_extract::ParallelInflate::Always) as with
+/// [`ParallelInflate::Never`](asset_extract::ParallelInflate::Never).
 pub fn parallel_agrees(data: &[u8]) {
-    use crate::ParallelInflate::{Always, Never};
+    use asset_extract::ParallelInflate::{Always, Never};
     let same = |a: &Result<Vec<u8>, Error>, b: &Result<Vec<u8>, Error>, what: &str| match (a, b) {
         (Ok(a), Ok(b)) => assert!(a == b, "{what}: the bytes differ on several cores"),
         (Err(a), Err(b)) => {
@@ -51,7 +47,7 @@ pub fn parallel_agrees(data: &[u8]) {
             .map(|files| files.into_iter().flat_map(|(name, bytes)| [name.into_bytes(), bytes]).flatten().collect())
     };
     same(&extracted(Always), &extracted(Never), "extraction to memory");
-    let Ok(archive) = crate::AssetArchive::from_bytes(data.to_vec()) else { return };
+    let Ok(archive) = asset_extract::AssetArchive::from_bytes(data.to_vec()) else { return };
     for index in 0..archive.len() {
         if archive.entries()[index].kind != Kind::File {
             continue;
@@ -72,60 +68,6 @@ pub fn parallel_agrees(data: &[u8]) {
     }
 }
 
-/// Opening in place can leave each local header to its entry's first read: the central directory
-/// parse and the local header checks together must refuse exactly what the strict parser
-/// refuses, and agree on where every entry's data lies. Where the archive opens in place, every
-/// file reads as extraction reads it.
-fn deferred_checks_agree(data: &[u8]) {
-    let full = read_archive(data);
-    let window = crate::read::bytes::Window::whole(data);
-    let deferred = crate::read::archive::read_central(&window).and_then(|(layout, locals)| {
-        let offsets = layout
-            .entries
-            .iter()
-            .zip(&locals.entries)
-            .map(|(e, local)| crate::read::archive::check_local(&window, &window, local, e))
-            .collect::<Result<Vec<u64>, _>>()?;
-        for (local, e) in &locals.symlinks {
-            crate::read::archive::check_local(&window, &window, local, e)?;
-        }
-        Ok((layout, offsets))
-    });
-    match (&full, &deferred) {
-        (Ok(layout), Ok((central, offsets))) => {
-            assert_eq!(layout.entries.len(), central.entries.len());
-            for ((e, c), &offset) in layout.entries.iter().zip(&central.entries).zip(offsets) {
-                assert_eq!((&e.path, e.size, e.crc32, e.data_offset), (&c.path, c.size, c.crc32, offset));
-            }
-        }
-        (Ok(_), Err(e)) => panic!("the deferred checks refuse what the strict parser accepts: {e}"),
-        (Err(e), Ok(_)) => panic!("the deferred checks accept what the strict parser refuses: {e}"),
-        (Err(_), Err(_)) => {}
-    }
-    let (Ok(layout), Ok(archive)) = (full, crate::AssetArchive::from_bytes(data.to_vec())) else { return };
-    let mut decoder = strided_inflate::Decoder::new(strided_inflate::Format::Raw).expect("a decoder");
-    for (i, e) in layout.entries.iter().enumerate() {
-        if e.kind != Kind::File || e.size > 1 << 24 {
-            continue;
-        }
-        let mut expected = vec![0u8; e.size as usize];
-        let want = crate::entry::data::read_whole_into(
-            crate::entry::data::Input::stored(data, e),
-            e,
-            &mut decoder,
-            &mut Vec::new(),
-            &mut expected,
-            true,
-            crate::entry::data::Trailing::Read,
-        );
-        match (want, archive.read(i)) {
-            (Ok(()), Ok(bytes)) => assert!(bytes == expected, "{}: in place reads other bytes", e.path),
-            (Err(_), Err(_)) => {}
-            (want, got) => panic!("{}: extraction says {want:?}, in place {:?}", e.path, got.map(|b| b.len())),
-        }
-    }
-}
-
 /// Reads choices from the fuzzer's bytes; zeros once they run out.
 struct Cursor<'a>(&'a [u8]);
 
@@ -142,15 +84,20 @@ impl Cursor<'_> {
 }
 
 /// One entry of a structured archive.
-pub(crate) struct Spec {
-    pub(crate) name: Vec<u8>,
-    pub(crate) data: Vec<u8>,
-    pub(crate) deflate: bool,
-    pub(crate) descriptor: bool,
-    pub(crate) unix_mode: u32,
+pub struct Spec {
+    /// Its name, as stored (any bytes).
+    pub name: Vec<u8>,
+    /// Its contents.
+    pub data: Vec<u8>,
+    /// Deflated (in stored blocks), else stored.
+    pub deflate: bool,
+    /// Sizes and CRC-32 in a data descriptor after the data, not in the local header.
+    pub descriptor: bool,
+    /// The Unix mode its central record gives (type and permission bits).
+    pub unix_mode: u32,
     /// Bytes written as the entry's data under this method number, in place of `data` stored or
     /// deflated (`data` still gives the declared size and CRC-32).
-    pub(crate) packed: Option<(u16, Vec<u8>)>,
+    pub packed: Option<(u16, Vec<u8>)>,
 }
 
 /// Name parts that exercise the name rules: traversal, absolute, case twins, CP437, odd bytes.
@@ -178,7 +125,7 @@ fn stored_deflate(data: &[u8]) -> Vec<u8> {
 
 /// Builds a well-formed zip of `specs` (stored or stored-block deflate, with or without data
 /// descriptors), after `prefix`.
-pub(crate) fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
+pub fn build(specs: &[Spec], prefix: &[u8]) -> Vec<u8> {
     let mut out = prefix.to_vec();
     let mut central = Vec::new();
     for s in specs {
@@ -532,11 +479,12 @@ pub fn methods(data: &[u8]) {
         packed: Some((method, body)),
     };
     let zip = build(&[spec], b"");
-    let archive = crate::AssetArchive::from_bytes(zip.clone()).expect("a well-formed one-entry archive opens");
+    let archive = asset_extract::AssetArchive::from_bytes(zip.clone()).expect("a well-formed one-entry archive opens");
     let whole = archive.read(0);
     let mut streamed = Vec::new();
     let streamed = archive.reader(0).and_then(|mut r| {
-        std::io::Read::read_to_end(&mut r, &mut streamed).map_err(|e| Error::malformed(e.to_string()))?;
+        std::io::Read::read_to_end(&mut r, &mut streamed)
+            .map_err(|e| Error::Malformed { reason: e.to_string(), entry: None })?;
         Ok(streamed)
     });
     let extracted = extract_to_memory(&zip, &Options::default()).map(|mut files| files.remove(0).1);
@@ -558,32 +506,8 @@ pub fn methods(data: &[u8]) {
     }
 }
 
-/// A command that runs the test binary this is called from again, as a child: through the
-/// runner cargo was told to use for this target (`CARGO_TARGET_<TRIPLE>_RUNNER`, such as
-/// `qemu-aarch64 -L /usr/aarch64-linux-gnu` for a cross-built test), else directly. Under
-/// qemu-user a child started directly would be started as a native program, and fail.
-pub fn own_binary() -> std::process::Command {
-    let exe = std::env::current_exe().expect("the test binary's path");
-    let prefix = format!("CARGO_TARGET_{}_", std::env::consts::ARCH.to_uppercase());
-    // A runner (qemu-user, wine) runs this binary from the host; a Windows program starts
-    // another without one.
-    let runner = std::env::vars()
-        .filter(|_| !cfg!(windows))
-        .find(|(name, _)| name.starts_with(&prefix) && name.ends_with("_RUNNER"))
-        .map(|(_, value)| value.split_whitespace().map(str::to_string).collect::<Vec<_>>())
-        .filter(|words| !words.is_empty());
-    match runner {
-        Some(words) => {
-            let mut command = std::process::Command::new(&words[0]);
-            command.args(&words[1..]).arg(exe);
-            command
-        }
-        None => std::process::Command::new(exe),
-    }
-}
-
 /// `data` = a piece size (its first byte, 1 to 256), then an archive. Fed to a
-/// [`StreamedArchive`](crate::StreamedArchive) in pieces of that size and extracted, then
+/// [`StreamedArchive`](asset_extract::StreamedArchive) in pieces of that size and extracted, then
 /// extracted from a file of the same bytes: the same tree, or the same error and nothing left at
 /// either destination. Works in a directory of its own under the system's temporary directory.
 pub fn stream(data: &[u8]) {
@@ -599,7 +523,7 @@ pub fn stream(data: &[u8]) {
     // One writer: with several, an archive with two faults reports whichever a writer meets first.
     let options = Options { threads: 1, ..Options::default() };
     let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
-    let mut incoming = crate::StreamedArchive::beside(&from_stream).expect("a spool");
+    let mut incoming = asset_extract::StreamedArchive::beside(&from_stream).expect("a spool");
     // Every entry the stream's local headers describe staged as it arrives, then checked against
     // the central directory: what is extracted must be exactly what the file gives.
     incoming.stage_everything();
@@ -609,7 +533,7 @@ pub fn stream(data: &[u8]) {
     let streamed = incoming.extract(&from_stream, &options);
     let path = dir.join("archive.zip");
     std::fs::write(&path, archive).expect("written");
-    let filed = crate::extract(&path, &from_file, &options);
+    let filed = asset_extract::extract(&path, &from_file, &options);
     match (&streamed, &filed) {
         (Ok(a), Ok(b)) => {
             assert_eq!((a.files, a.directories, a.bytes), (b.files, b.directories, b.bytes));
@@ -649,10 +573,10 @@ pub fn sources(data: &[u8]) {
     let started = std::time::SystemTime::now() - std::time::Duration::from_secs(1);
     let served = Pieces { bytes: archive.to_vec(), piece };
     let places: [(&str, &Extraction<'_>); 4] = [
-        ("memory", &|dest| crate::extract_bytes(archive, dest, &options)),
-        ("file", &|dest| crate::extract(&path, dest, &options)),
-        ("stream", &|dest| crate::extract_stream(&mut Trickle { rest: archive, piece }, dest, &options)),
-        ("source", &|dest| crate::extract_source(&served, dest, &options)),
+        ("memory", &|dest| asset_extract::extract_bytes(archive, dest, &options)),
+        ("file", &|dest| asset_extract::extract(&path, dest, &options)),
+        ("stream", &|dest| asset_extract::extract_stream(&mut Trickle { rest: archive, piece }, dest, &options)),
+        ("source", &|dest| asset_extract::extract_source(&served, dest, &options)),
     ];
     let mut first: Option<(&str, Result<Tree, Error>)> = None;
     for (place, extract) in places {
@@ -673,8 +597,8 @@ pub fn sources(data: &[u8]) {
     }
     // In place: the archive's files read whole, from memory and from the source, agree; and, where
     // extraction read the archive, they are its files.
-    let in_memory = crate::AssetArchive::from_bytes(archive.to_vec()).and_then(|a| files_of(&a));
-    let from_source = crate::AssetArchive::open_source(served.clone()).and_then(|a| files_of(&a));
+    let in_memory = asset_extract::AssetArchive::from_bytes(archive.to_vec()).and_then(|a| files_of(&a));
+    let from_source = asset_extract::AssetArchive::open_source(served.clone()).and_then(|a| files_of(&a));
     match (&in_memory, &from_source) {
         (Ok(a), Ok(b)) => assert!(a == b, "in place, the source read other files than memory"),
         (Err(_), Err(_)) => {}
@@ -697,13 +621,13 @@ pub fn sources(data: &[u8]) {
 }
 
 /// One way of extracting the archive into a destination.
-type Extraction<'a> = dyn Fn(&std::path::Path) -> Result<crate::Report, Error> + 'a;
+type Extraction<'a> = dyn Fn(&std::path::Path) -> Result<asset_extract::Report, Error> + 'a;
 
 /// What an extraction left, as [`tree`] lists it.
 type Tree = Vec<(String, Node)>;
 
 /// An archive's files (not directories) read whole, sorted by name.
-pub fn files_of(archive: &crate::AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
+pub fn files_of(archive: &asset_extract::AssetArchive) -> Result<Vec<(String, Vec<u8>)>, Error> {
     let mut files = Vec::new();
     for (i, e) in archive.entries().iter().enumerate() {
         if e.kind == Kind::File {
@@ -740,7 +664,7 @@ pub struct Pieces {
     pub piece: usize,
 }
 
-impl crate::Source for Pieces {
+impl asset_extract::Source for Pieces {
     fn len(&self) -> u64 {
         self.bytes.len() as u64
     }
@@ -817,7 +741,7 @@ fn tree(dir: &std::path::Path, started: std::time::SystemTime) -> Vec<(String, N
 #[cfg(test)]
 mod tests {
     use super::{Spec, build};
-    use crate::{Options, extract_to_memory};
+    use asset_extract::{Options, extract_to_memory};
 
     #[test]
     fn the_builder_makes_archives_that_extract_exactly() {
