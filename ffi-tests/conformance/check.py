@@ -60,7 +60,10 @@ classes = work / "java"
 javac = subprocess.run([f"{jdk}/bin/javac", "-Xlint:all", "-Werror", "-cp", jar, "-d", str(classes),
                         str(here / "dev/bufkit/panama/Facts.java")], capture_output=True, text=True)
 check("the Java facts program compiles against the jar", [javac.stderr.strip()] if javac.returncode else [])
-java_facts = subprocess.run([f"{jdk}/bin/java", "-cp", f"{jar}:{classes}", "dev.bufkit.panama.Facts"], capture_output=True,
+# The Java enums that stand for C enums: the generated ones, which name theirs ("(C: {@code bk_..").
+java_enums = sorted(p.stem for p in pathlib.Path(root, "bindings/java/src/common/dev/bufkit").glob("*.java")
+                    if "public enum" in p.read_text() and re.search(r"\(C:[\s*]*\{@code[\s*]*bk_", p.read_text()))
+java_facts = subprocess.run([f"{jdk}/bin/java", "-cp", f"{jar}:{classes}", "dev.bufkit.panama.Facts", *java_enums], capture_output=True,
                             text=True).stdout.splitlines() if not javac.returncode else []
 
 
@@ -123,6 +126,45 @@ for line in table(java_facts, "record"):
     order = components.split(",")
     check(f"{record}'s components follow {struct}'s fields (packed long[] order)",
           [] if order == reported(struct) else [f"{record}: {order}", f"{struct}: {reported(struct)}"])
+
+# The C enums the calls take (bk_growth, bk_format, the archive's and the extraction's options):
+# each binding's constants are a header enum's, with its values. A Java enum's constants are the C
+# names past their common prefix; an Erlang atom is that name in lower case.
+header_enums = {}
+for name, body in re.findall(r"enum (bk_\w+)\b[^{;]*\{(.*?)\}", code, flags=re.S):
+    if name != "bk_status":
+        header_enums[name] = [(n, int(v)) for n, v in re.findall(r"\b(BK_\w+) = (\d+)", body)]
+
+
+def short(variants):
+    """The variants' names past the prefix they share, up to its last `_`, with their values."""
+    names = [n for n, _ in variants]
+    common = len(names[0])
+    for n in names:
+        common = min(common, next((i for i, (a, b) in enumerate(zip(names[0], n)) if a != b), min(len(n), len(names[0]))))
+    cut = names[0][:common].rfind("_") + 1
+    return sorted((n[cut:], v) for n, v in variants)
+
+
+header_short = {name: short(v) for name, v in header_enums.items()}
+java_enum_constants = {}
+for line in table(java_facts, "enum"):
+    cls, constant, value = line.split(" ", 2)
+    java_enum_constants.setdefault(cls, []).append((constant, int(value) if value.isdigit() else value))
+problems = [f"{cls}: matches no header enum ({sorted(c)})" for cls, c in java_enum_constants.items()
+            if sorted(c) not in header_short.values()]
+problems += [f"{cls}: not read from the jar" for cls in java_enums if cls not in java_enum_constants]
+check(f"every Java enum of a C enum ({len(java_enums)}) has that enum's constants and values", problems)
+atoms_gen = pathlib.Path(nif_source, "enum_atoms.gen.h").read_text()
+nif_enums = {}
+for name, body in re.findall(r"static inline int (bk_\w+)_from_atom\(.*?\{(.*?)\n\}", atoms_gen, flags=re.S):
+    nif_enums[name] = sorted((a, int(v)) for a, v in re.findall(r'enif_make_atom\(env, "(\w+)"\)\)\) return \*code = (\d+)', body))
+problems = [f"{n}: no such header enum" for n in nif_enums if n not in header_short]
+problems += [f"{n}: atoms {atoms}, header {header_short[n]}" for n, atoms in nif_enums.items()
+             if n in header_short and atoms != sorted((s.lower(), v) for s, v in header_short[n])]
+problems += [f"{n}: no atoms, though Java carries it" for n, v in header_short.items()
+             if v in [sorted(c) for c in java_enum_constants.values()] and n not in nif_enums]
+check(f"every C enum the NIF takes as atoms ({len(nif_enums)}) has the header's names and values", problems)
 
 # The extraction report and options in the other bindings. Their marshalling is generated from
 # the Rust structs (`cargo xtask bindings`; `--check` fails when stale); here the

@@ -12,7 +12,7 @@
 //! | the NIF table and atoms | `nif_table.gen.h` and `bufkit_nif.erl`, from the NIF glue's `/* nif .. */` lines |
 //! | the records filled from packed arrays | `BufferStats.java`, `PoolStats.java`, the JNI and NIF `records.gen.h` |
 //! | the extraction options and report | `ExtractOptions.java`, `ExtractReport.java`, `ExtractStructs.java`, both `extract_structs.gen.h`, `bufkit_extract.hrl` |
-//! | the C enums the options take | `ExtractMode.java`, `ParallelInflate.java`, the NIF's `enum_atoms.gen.h` |
+//! | the C enums the calls take | `ExtractMode.java`, `ParallelInflate.java`, `Growth.java`, `Format.java`, `ArchiveHolding.java`, `LocalHeaders.java`, the NIF's `enum_atoms.gen.h` |
 //!
 //! The conformance suite (ffi-tests/conformance) checks what these files say against the C
 //! compiler; `cargo xtask bindings --check` (run by the test command) fails when one is stale.
@@ -32,6 +32,15 @@ pub mod text;
 use std::path::{Path, PathBuf};
 
 use model::{Binding, CStruct, Description};
+
+/// The C enums other calls take as arguments (beside the extraction options' enums, which their
+/// fields name), with their Java names: each becomes a Java enum and the NIF's atoms.
+const ARGUMENT_ENUMS: [(&str, &str); 4] = [
+    ("bk_growth", "Growth"),
+    ("bk_format", "Format"),
+    ("bk_archive_holding", "ArchiveHolding"),
+    ("bk_archive_local_headers", "LocalHeaders"),
+];
 
 /// Every generated file: `(path under the repository root, contents)`.
 pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
@@ -68,6 +77,12 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         _ => None,
     }) {
         let e = d.enums.iter().find(|e| e.name == *c).ok_or_else(|| format!("no enum {c}"))?;
+        out.push((format!("{common}/{java}.java"), java::enum_class(e, java)));
+        enums.push(e);
+    }
+    for (c, java) in ARGUMENT_ENUMS {
+        let e = d.enums.iter().find(|e| e.name == c).ok_or_else(|| format!("no enum {c}"))?;
+        e.atoms().map_err(|why| format!("{c}: {why}"))?;
         out.push((format!("{common}/{java}.java"), java::enum_class(e, java)));
         enums.push(e);
     }

@@ -1,5 +1,6 @@
 import dev.bufkit.Bufkit;
 import dev.bufkit.InflateBatch;
+import dev.bufkit.Format;
 import dev.bufkit.OffsetInflater;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -39,7 +40,7 @@ public final class InflateBench {
         Inflater inflater = new Inflater();
         byte[] batchOut = new byte[(int) Math.min(Integer.MAX_VALUE - 8, totalOut)];
         InflateBatch smallBatch = new InflateBatch(1024), bigBatch = new InflateBatch(16_384);
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             for (int r = 0; r < rounds + 2; r++) { // two warm-up rounds for the JIT
                 long start = System.nanoTime();
                 long sum = inflaterPass(inflater, pack, offsets, sizes, out);
@@ -78,7 +79,7 @@ public final class InflateBench {
         int[] helloSizes = new int[1024];
         Arrays.fill(helloSizes, 5);
         byte[] helloOut = new byte[5 * 1024];
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             for (int r = 0; r < rounds + 2; r++) {
                 long start = System.nanoTime();
                 long sum = trivialPerCall(inf, hello, out, calls);

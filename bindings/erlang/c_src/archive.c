@@ -58,25 +58,19 @@ void archive_dtor(ErlNifEnv *env, void *obj) {
 /* nif archive_open(Path, Holding, LocalHeaders) dirty_io */
 ERL_NIF_TERM archive_open_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
   ErlNifBinary path;
-  char holding[8], local_headers[16], *cpath;
+  char *cpath;
+  uint32_t holding, local_headers;
   bk_archive_options options;
   bk_archive *archive = NULL;
   archive_res *res;
   bk_status status;
   (void)argc;
-  if (!enif_inspect_binary(env, argv[0], &path) ||
-      !enif_get_atom(env, argv[1], holding, sizeof holding, ERL_NIF_LATIN1) ||
-      !enif_get_atom(env, argv[2], local_headers, sizeof local_headers, ERL_NIF_LATIN1))
+  if (!enif_inspect_binary(env, argv[0], &path) || !bk_archive_holding_from_atom(env, argv[1], &holding) ||
+      !bk_archive_local_headers_from_atom(env, argv[2], &local_headers))
     return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   bk_archive_options_default(&options);
-  if (strcmp(holding, "map") == 0)
-    options.holding = BK_ARCHIVE_MAP;
-  else if (strcmp(holding, "read") != 0)
-    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-  if (strcmp(local_headers, "on_first_read") == 0)
-    options.local_headers = BK_LOCAL_HEADERS_ON_FIRST_READ;
-  else if (strcmp(local_headers, "at_open") != 0)
-    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
+  options.holding = holding;
+  options.local_headers = local_headers;
   if (memchr(path.data, 0, path.size) || !(cpath = enif_alloc(path.size + 1)))
     return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   memcpy(cpath, path.data, path.size);

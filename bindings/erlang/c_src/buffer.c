@@ -3,6 +3,7 @@
  * touch, and a call that finds the buffer busy also moves to a dirty scheduler instead of blocking
  * a normal one. */
 #include "nif.h"
+#include "enum_atoms.gen.h"
 #include "records.gen.h"
 
 /* Appends of at least this many bytes, and copies out of at least DIRTY_COPY, run dirty. */
@@ -31,21 +32,9 @@ ERL_NIF_TERM buffer_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
   (void)argc;
   if (!enif_is_map(env, argv[0])) return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   bk_buffer_config_default(&config);
-  if (enif_get_map_value(env, argv[0], enif_make_atom(env, "growth"), &value)) {
-    char name[16];
-    if (!enif_get_atom(env, value, name, sizeof name, ERL_NIF_LATIN1))
-      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-    if (!strcmp(name, "geometric"))
-      config.growth = BK_GROWTH_GEOMETRIC;
-    else if (!strcmp(name, "linear"))
-      config.growth = BK_GROWTH_LINEAR;
-    else if (!strcmp(name, "exact"))
-      config.growth = BK_GROWTH_EXACT;
-    else if (!strcmp(name, "segmented"))
-      config.growth = BK_GROWTH_SEGMENTED;
-    else
-      return error_term(env, BK_STATUS_INVALID_ARGUMENT);
-  }
+  if (enif_get_map_value(env, argv[0], enif_make_atom(env, "growth"), &value) &&
+      !bk_growth_from_atom(env, value, &config.growth))
+    return error_term(env, BK_STATUS_INVALID_ARGUMENT);
   if (enif_get_map_value(env, argv[0], enif_make_atom(env, "factor"), &value)) {
     ErlNifSInt64 whole;
     if (enif_get_int64(env, value, &whole))

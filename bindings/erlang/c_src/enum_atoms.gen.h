@@ -16,3 +16,33 @@ static inline int bk_parallel_inflate_from_atom(ErlNifEnv *env, ERL_NIF_TERM ter
   if (enif_is_identical(term, enif_make_atom(env, "never"))) return *code = 2, 1;
   return 0;
 }
+
+/* A bk_growth from its atom (geometric, linear, exact, segmented): 1, or 0 for another term. */
+static inline int bk_growth_from_atom(ErlNifEnv *env, ERL_NIF_TERM term, uint32_t *code) {
+  if (enif_is_identical(term, enif_make_atom(env, "geometric"))) return *code = 0, 1;
+  if (enif_is_identical(term, enif_make_atom(env, "linear"))) return *code = 1, 1;
+  if (enif_is_identical(term, enif_make_atom(env, "exact"))) return *code = 2, 1;
+  if (enif_is_identical(term, enif_make_atom(env, "segmented"))) return *code = 3, 1;
+  return 0;
+}
+
+/* A bk_format from its atom (zlib, raw): 1, or 0 for another term. */
+static inline int bk_format_from_atom(ErlNifEnv *env, ERL_NIF_TERM term, uint32_t *code) {
+  if (enif_is_identical(term, enif_make_atom(env, "zlib"))) return *code = 0, 1;
+  if (enif_is_identical(term, enif_make_atom(env, "raw"))) return *code = 1, 1;
+  return 0;
+}
+
+/* A bk_archive_holding from its atom (read, map): 1, or 0 for another term. */
+static inline int bk_archive_holding_from_atom(ErlNifEnv *env, ERL_NIF_TERM term, uint32_t *code) {
+  if (enif_is_identical(term, enif_make_atom(env, "read"))) return *code = 0, 1;
+  if (enif_is_identical(term, enif_make_atom(env, "map"))) return *code = 1, 1;
+  return 0;
+}
+
+/* A bk_archive_local_headers from its atom (at_open, on_first_read): 1, or 0 for another term. */
+static inline int bk_archive_local_headers_from_atom(ErlNifEnv *env, ERL_NIF_TERM term, uint32_t *code) {
+  if (enif_is_identical(term, enif_make_atom(env, "at_open"))) return *code = 0, 1;
+  if (enif_is_identical(term, enif_make_atom(env, "on_first_read"))) return *code = 1, 1;
+  return 0;
+}

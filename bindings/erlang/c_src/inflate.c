@@ -1,5 +1,6 @@
 /* The bufkit NIF's inflate: at offsets, in batches, and streams fed in pieces. */
 #include "nif.h"
+#include "enum_atoms.gen.h"
 
 /* ---- a stream inflated from input fed in pieces: a resource owns the bk_inflate_stream and the
    output binary, until the stream ends and the binary is handed over. One process at a time
@@ -76,16 +77,16 @@ ERL_NIF_TERM inflate_at_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[])
   return inflate_one(env, &input, offset, size);
 }
 
-/* inflate_stream_new(Format, Origin, Size) -> {ok, Stream}: Format 0 zlib, 1 raw; the output
+/* inflate_stream_new(Format, Origin, Size) -> {ok, Stream}: Format zlib or raw; the output
    binary of Size bytes is allocated now. */
 /* nif inflate_stream_new(Format, Origin, Size) */
 ERL_NIF_TERM inflate_stream_new_nif(ErlNifEnv *env, int argc, const ERL_NIF_TERM argv[]) {
-  unsigned format;
+  uint32_t format;
   ErlNifUInt64 origin, size;
   stream_res *res;
   bk_status status;
   (void)argc;
-  if (!enif_get_uint(env, argv[0], &format) || !enif_get_uint64(env, argv[1], &origin) ||
+  if (!bk_format_from_atom(env, argv[0], &format) || !enif_get_uint64(env, argv[1], &origin) ||
       !enif_get_uint64(env, argv[2], &size))
     return enif_make_badarg(env);
   if (origin > (ErlNifUInt64)SIZE_MAX || size > (ErlNifUInt64)SIZE_MAX) return error_term(env, BK_STATUS_OUT_OF_RANGE);

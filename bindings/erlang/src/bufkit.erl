@@ -237,12 +237,9 @@ inflate_stream_new(Format, Size) -> inflate_stream_new(Format, Size, 0).
 -spec inflate_stream_new(zlib | raw, non_neg_integer(), non_neg_integer()) -> {ok, inflate_stream()} | {error, reason()}.
 inflate_stream_new(Format, Size, Origin)
   when (Format =:= zlib orelse Format =:= raw), is_integer(Size), Size >= 0, is_integer(Origin), Origin >= 0 ->
-    bufkit_nif:inflate_stream_new(format_code(Format), Origin, Size);
+    bufkit_nif:inflate_stream_new(Format, Origin, Size);
 inflate_stream_new(_, _, _) ->
     {error, invalid_argument}.
-
-format_code(zlib) -> 0;
-format_code(raw) -> 1.
 
 %% @doc Feeds the next piece. `{more, Used}' (all of it was the stream's), or `{done, Used,
 %% Consumed, Output}' once the stream has ended and verified: `Used' of this piece's bytes were

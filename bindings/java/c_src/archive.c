@@ -3,7 +3,8 @@
 
 #define ARCHIVE(h) ((bk_archive *)(intptr_t)(h))
 
-/* bk_archive_open (holding 0 read, 1 map; local headers 0 at open, 1 on first read): the handle into `handleOut[0]`. */
+/* bk_archive_open (holding a bk_archive_holding, localHeaders a bk_archive_local_headers): the handle into
+ * `handleOut[0]`. */
 JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
                                                                  jint local_headers, jlongArray handle_out) {
   bk_archive_options options;

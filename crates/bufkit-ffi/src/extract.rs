@@ -707,16 +707,28 @@ fn run_extract(
     };
     match extracted {
         Ok(r) => {
+            // Every field of the report, by name: a field added to asset-extract's report does
+            // not compile here until the C report carries it too.
+            let asset_extract::Report {
+                files,
+                directories,
+                bytes,
+                skipped,
+                reused,
+                prepended,
+                appended,
+                symlinks_skipped,
+            } = r;
             let report = bk_extract_report {
                 size: BK_EXTRACT_REPORT_MIN_SIZE,
-                files: r.files,
-                directories: r.directories,
-                bytes: r.bytes,
-                skipped: r.skipped,
-                reused: r.reused,
-                prepended: r.prepended,
-                appended: r.appended,
-                symlinks_skipped: r.symlinks_skipped,
+                files,
+                directories,
+                bytes,
+                skipped,
+                reused,
+                prepended,
+                appended,
+                symlinks_skipped,
             };
             report_out.write(&report);
             Ok(None)

@@ -6,6 +6,7 @@ import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.GrowableBuffer;
 import dev.bufkit.Lease;
+import dev.bufkit.Format;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import java.io.IOException;
@@ -50,7 +51,7 @@ public final class Consumer {
         System.arraycopy(stream, 0, pack, 3, stream.length);
         byte[] out = new byte[5];
         long consumed;
-        try (OffsetInflater inflater = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inflater = bufkit.newInflater(Format.ZLIB)) {
             consumed = inflater.inflateAt(pack, 3, out, 0, out.length);
         }
         Path archive = work.resolve("app.zip");

@@ -13,7 +13,8 @@ import java.util.stream.Collectors;
 /**
  * Prints what the Java side believes about bufkit.h, one fact a line, for ffi-tests/conformance/
  * check.py to compare with the header and the C compiler: the Panama layouts, the Status codes,
- * and the order of the records the fronts fill from packed long[] arrays.
+ * the order of the records the fronts fill from packed long[] arrays, and the constants of the
+ * enums named on the command line.
  */
 public final class Facts {
     private Facts() {}
@@ -41,6 +42,22 @@ public final class Facts {
         System.out.println("abi " + dev.bufkit.Bufkit.BINDING_ABI_VERSION);
         System.out.println("options ExtractOptions " + Arrays.stream(dev.bufkit.ExtractOptions.class.getRecordComponents())
                 .map(java.lang.reflect.RecordComponent::getName).collect(Collectors.joining(",")));
+        for (String name : args) {
+            enumConstants(name);
+        }
+    }
+
+    /** Each constant of enum dev.bufkit.NAME (one of the C enums the calls take) with its code(). */
+    private static void enumConstants(String name) {
+        try {
+            Class<?> type = Class.forName("dev.bufkit." + name);
+            java.lang.reflect.Method code = type.getMethod("code");
+            for (Object constant : type.getEnumConstants()) {
+                System.out.println("enum " + name + " " + ((Enum<?>) constant).name() + " " + code.invoke(constant));
+            }
+        } catch (ReflectiveOperationException e) {
+            System.out.println("enum " + name + " missing " + e);
+        }
     }
 
     /** A record's components in order, in C's spelling (bytesCopied: bytes_copied). */

@@ -18,6 +18,16 @@ public record ArchiveOptions(boolean mapped, boolean localHeadersOnFirstRead) {
         return new ArchiveOptions(false, false);
     }
 
+    /** How the archive is held: {@link ArchiveHolding#MAP} when {@code mapped}, else {@link ArchiveHolding#READ}. */
+    public ArchiveHolding holding() {
+        return mapped ? ArchiveHolding.MAP : ArchiveHolding.READ;
+    }
+
+    /** When local headers are checked: {@link LocalHeaders#ON_FIRST_READ} when {@code localHeadersOnFirstRead}, else {@link LocalHeaders#AT_OPEN}. */
+    public LocalHeaders localHeaders() {
+        return localHeadersOnFirstRead ? LocalHeaders.ON_FIRST_READ : LocalHeaders.AT_OPEN;
+    }
+
     /** With {@code mapped} set. */
     public ArchiveOptions withMapped(boolean mapped) {
         return new ArchiveOptions(mapped, localHeadersOnFirstRead);

@@ -31,14 +31,14 @@ public interface Bufkit {
     BufferPool newPool(PoolConfig config);
 
     /** A new stream decoder; the caller closes it. */
-    OffsetInflater newInflater(OffsetInflater.Format format);
+    OffsetInflater newInflater(Format format);
 
     /**
      * A new stream inflater for input that arrives in pieces, inflating into {@code out} (the
      * stream's exact inflated size); failures report {@code origin} as their offset. The caller
      * closes it.
      */
-    InflateStream newInflateStream(OffsetInflater.Format format, long origin, byte[] out);
+    InflateStream newInflateStream(Format format, long origin, byte[] out);
 
     /** A new cancel token for {@link ExtractOptions#withCancel}. */
     ExtractCancel newCancel();

@@ -12,7 +12,7 @@ import java.util.Objects;
  *
  * <pre>{@code
  * byte[] object = new byte[size];
- * try (InflateStream stream = Bufkit.load().newInflateStream(OffsetInflater.Format.ZLIB, offset, object)) {
+ * try (InflateStream stream = Bufkit.load().newInflateStream(Format.ZLIB, offset, object)) {
  *     int n;
  *     while (!stream.isFinished() && (n = in.read(chunk)) > 0) stream.feed(chunk, 0, n);
  *     stream.finish(); // TRUNCATED if the input ended first

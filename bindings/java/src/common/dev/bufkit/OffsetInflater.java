@@ -10,27 +10,12 @@ import java.util.Objects;
  * use one per thread for throughput.
  *
  * <pre>{@code
- * try (OffsetInflater inf = Bufkit.load().newInflater(OffsetInflater.Format.ZLIB)) {
+ * try (OffsetInflater inf = Bufkit.load().newInflater(Format.ZLIB)) {
  *     long consumed = inf.inflateAt(pack, offset, out, 0, objectSize); // next object at offset + consumed
  * }
  * }</pre>
  */
 public abstract class OffsetInflater implements AutoCloseable {
-    /** Stream framing ({@code bk_format}). */
-    public enum Format {
-        /** RFC 1950 zlib (git objects). */
-        ZLIB(0),
-        /** RFC 1951 raw deflate (zip entries). */
-        RAW(1);
-
-        /** The C value. */
-        public final int code;
-
-        Format(int code) {
-            this.code = code;
-        }
-    }
-
     private static final java.lang.ref.Cleaner CLEANER = Cleaners.CLEANER;
     private final java.lang.ref.Cleaner.Cleanable cleanable;
     private boolean closed;

@@ -9,6 +9,7 @@ import dev.bufkit.ExtractException;
 import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.Format;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.Status;
@@ -110,7 +111,7 @@ public final class JniBufkit implements Bufkit {
     @Override
     public dev.bufkit.AssetArchive openArchive(java.nio.file.Path path, dev.bufkit.ArchiveOptions options) {
         long[] handle = new long[1];
-        int status = JniNative.archiveOpen(path.toString(), options.mapped() ? 1 : 0, options.localHeadersOnFirstRead() ? 1 : 0, handle);
+        int status = JniNative.archiveOpen(path.toString(), options.holding().code(), options.localHeaders().code(), handle);
         if (status != 0) throw new BufkitException("bk_archive_open", status, JniNative.statusMessage(status) + ": " + path);
         return new JniArchive(handle[0], false);
     }
@@ -121,24 +122,24 @@ public final class JniBufkit implements Bufkit {
         if (options.mapped()) throw new IllegalArgumentException("an archive read from a channel cannot be mapped");
         dev.bufkit.ChannelSource served = new dev.bufkit.ChannelSource(channel);
         long[] handle = new long[1];
-        int status = JniNative.archiveOpenSource(served, served.length(), options.localHeadersOnFirstRead() ? 1 : 0, handle);
+        int status = JniNative.archiveOpenSource(served, served.length(), options.localHeaders().code(), handle);
         if (status != 0) throw new BufkitException("bk_archive_open_source", status, JniNative.statusMessage(status) + ": " + channel);
         return new JniArchive(handle[0], true);
     }
 
     @Override
-    public OffsetInflater newInflater(OffsetInflater.Format format) {
+    public OffsetInflater newInflater(Format format) {
         long[] handle = new long[1];
-        int status = JniNative.inflaterNew(format.code, handle);
+        int status = JniNative.inflaterNew(format.code(), handle);
         if (status != 0) throw new BufkitException("bk_inflater_new", status, JniNative.statusMessage(status));
         return new JniInflater(handle[0]);
     }
 
     @Override
-    public dev.bufkit.InflateStream newInflateStream(OffsetInflater.Format format, long origin, byte[] out) {
+    public dev.bufkit.InflateStream newInflateStream(Format format, long origin, byte[] out) {
         java.util.Objects.requireNonNull(out, "out");
         long[] handle = new long[1];
-        int status = JniNative.inflateStreamNew(format.code, origin, handle);
+        int status = JniNative.inflateStreamNew(format.code(), origin, handle);
         if (status != 0) throw new BufkitException("bk_inflate_stream_new", status, JniNative.statusMessage(status));
         return new JniInflateStream(handle[0], out);
     }
@@ -146,7 +147,7 @@ public final class JniBufkit implements Bufkit {
     @Override
     public GrowableBuffer newBuffer(BufferConfig c) {
         long[] handle = new long[1];
-        int status = JniNative.bufferNew(c.growth().code, c.factor(), c.step(), c.chunkSize(), c.maxCapacity(), c.initialCapacity(), handle);
+        int status = JniNative.bufferNew(c.growth().code(), c.factor(), c.step(), c.chunkSize(), c.maxCapacity(), c.initialCapacity(), handle);
         if (status != 0) throw new BufkitException("bk_buffer_new", status, JniNative.statusMessage(status));
         return new JniBuffer(handle[0]);
     }

@@ -15,8 +15,8 @@ final class JniNative {
     }
 
     /**
-     * bk_archive_open (holding 0 read, 1 map; local headers 0 at open, 1 on first read): the handle into
-     * {@code handleOut[0]}.
+     * bk_archive_open (holding a bk_archive_holding, localHeaders a bk_archive_local_headers): the handle
+     * into {@code handleOut[0]}.
      */
     static native int archiveOpen(String path, int holding, int localHeaders, long[] handleOut);
 

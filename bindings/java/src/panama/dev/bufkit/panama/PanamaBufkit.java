@@ -9,6 +9,7 @@ import dev.bufkit.ExtractException;
 import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.GrowableBuffer;
+import dev.bufkit.Format;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.Status;
@@ -206,9 +207,9 @@ public final class PanamaBufkit implements Bufkit {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment options = arena.allocate(Layouts.ARCHIVE_OPTIONS);
             int status = (int) BufkitLibrary.ARCHIVE_OPTIONS_DEFAULT.invokeExact(options);
-            options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "holding"), archiveOptions.mapped() ? 1 : 0);
+            options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "holding"), archiveOptions.holding().code());
             options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "local_headers"),
-                    archiveOptions.localHeadersOnFirstRead() ? 1 : 0);
+                    archiveOptions.localHeaders().code());
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             if (status == 0) status = (int) BufkitLibrary.ARCHIVE_OPEN.invokeExact(arena.allocateFrom(path.toString()), options, out);
             if (status != 0) throw new BufkitException("bk_archive_open", status, Failures.message(status) + ": " + path);
@@ -229,7 +230,7 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment options = arena.allocate(Layouts.ARCHIVE_OPTIONS);
             int status = (int) BufkitLibrary.ARCHIVE_OPTIONS_DEFAULT.invokeExact(options);
             options.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.ARCHIVE_OPTIONS, "local_headers"),
-                    archiveOptions.localHeadersOnFirstRead() ? 1 : 0);
+                    archiveOptions.localHeaders().code());
             MemorySegment source = arena.allocate(Layouts.SOURCE);
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             if (status == 0) {
@@ -246,10 +247,10 @@ public final class PanamaBufkit implements Bufkit {
     }
 
     @Override
-    public OffsetInflater newInflater(OffsetInflater.Format format) {
+    public OffsetInflater newInflater(Format format) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
-            int status = (int) BufkitLibrary.INFLATER_NEW.invokeExact(format.code, out);
+            int status = (int) BufkitLibrary.INFLATER_NEW.invokeExact(format.code(), out);
             if (status != 0) throw new BufkitException("bk_inflater_new", status, Failures.message(status));
             return new PanamaInflater(out.get(ValueLayout.ADDRESS, 0));
         } catch (BufkitException e) {
@@ -260,12 +261,12 @@ public final class PanamaBufkit implements Bufkit {
     }
 
     @Override
-    public dev.bufkit.InflateStream newInflateStream(OffsetInflater.Format format, long origin, byte[] out) {
+    public dev.bufkit.InflateStream newInflateStream(Format format, long origin, byte[] out) {
         java.util.Objects.requireNonNull(out, "out");
         if (origin < 0) throw new BufkitException("bk_inflate_stream_new", dev.bufkit.Status.OUT_OF_RANGE.code, "negative origin");
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment handle = arena.allocate(ValueLayout.ADDRESS);
-            int status = (int) BufkitLibrary.INFLATE_STREAM_NEW.invokeExact(format.code, origin, handle);
+            int status = (int) BufkitLibrary.INFLATE_STREAM_NEW.invokeExact(format.code(), origin, handle);
             if (status != 0) throw new BufkitException("bk_inflate_stream_new", status, Failures.message(status));
             return new PanamaInflateStream(handle.get(ValueLayout.ADDRESS, 0), out);
         } catch (BufkitException e) {
@@ -306,7 +307,7 @@ public final class PanamaBufkit implements Bufkit {
             MemorySegment config = arena.allocate(Layouts.BUFFER_CONFIG);
             int status = (int) BufkitLibrary.BUFFER_CONFIG_DEFAULT.invokeExact(config);
             if (status == 0) {
-                config.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.BUFFER_CONFIG, "growth"), c.growth().code);
+                config.set(ValueLayout.JAVA_INT, Layouts.offset(Layouts.BUFFER_CONFIG, "growth"), c.growth().code());
                 config.set(ValueLayout.JAVA_DOUBLE, Layouts.offset(Layouts.BUFFER_CONFIG, "factor"), c.factor());
                 config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.BUFFER_CONFIG, "step"), c.step());
                 config.set(ValueLayout.JAVA_LONG, Layouts.offset(Layouts.BUFFER_CONFIG, "chunk_size"), c.chunkSize());

@@ -9,6 +9,7 @@ import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.Lease;
 import dev.bufkit.InflateBatch;
+import dev.bufkit.Format;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.PoolStats;
@@ -373,8 +374,8 @@ final class BufferTests {
         try (GrowableBuffer b = bufkit.newBuffer(BufferConfig.defaults());
                 BufferPool p = bufkit.newPool(PoolConfig.defaults());
                 Lease l = p.acquire(100);
-                OffsetInflater i = bufkit.newInflater(OffsetInflater.Format.ZLIB);
-                dev.bufkit.InflateStream s = bufkit.newInflateStream(OffsetInflater.Format.ZLIB, 0, new byte[1]);
+                OffsetInflater i = bufkit.newInflater(Format.ZLIB);
+                dev.bufkit.InflateStream s = bufkit.newInflateStream(Format.ZLIB, 0, new byte[1]);
                 dev.bufkit.AssetArchive a = bufkit.openArchive(zip(dir, "one.zip", new String[] {"a"}, new byte[][] {{1}}), false)) {
             check(java.util.stream.Stream.of(b, p, l, i, s, a).allMatch(java.util.Objects::nonNull), "one of each kind");
             java.util.List<String> names = Thread.getAllStackTraces().keySet().stream().map(Thread::getName).toList();

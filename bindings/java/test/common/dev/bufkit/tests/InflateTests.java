@@ -9,6 +9,7 @@ import dev.bufkit.ExtractOptions;
 import dev.bufkit.ExtractReport;
 import dev.bufkit.Lease;
 import dev.bufkit.InflateBatch;
+import dev.bufkit.Format;
 import dev.bufkit.OffsetInflater;
 import dev.bufkit.PoolConfig;
 import dev.bufkit.PoolStats;
@@ -44,7 +45,7 @@ final class InflateTests {
         byte[] input = concat(stream, "NEXT OBJECT".getBytes());
         for (int stride : new int[] {1, 7, 4096, 1 << 20}) {
             byte[] out = new byte[data.length];
-            try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.ZLIB, 0, out)) {
+            try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.Format.ZLIB, 0, out)) {
                 int at = 0;
                 while (!s.isFinished() && at < input.length) {
                     int n = Math.min(stride, input.length - at);
@@ -58,7 +59,7 @@ final class InflateTests {
                 s.finish(); // ended: nothing to say
             }
         }
-        try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.ZLIB, 1000, new byte[data.length])) {
+        try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.Format.ZLIB, 1000, new byte[data.length])) {
             s.feed(stream, 0, stream.length / 2);
             BufkitException truncated = expect(BufkitException.class, s::finish);
             check(truncated.status() == Status.TRUNCATED, "truncated: " + truncated.status());
@@ -77,10 +78,10 @@ final class InflateTests {
             expect(IllegalArgumentException.class, () -> s.reset(-1, again));
         }
         byte[] raw = deflate(data, true);
-        try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.RAW, 0, new byte[data.length])) {
+        try (dev.bufkit.InflateStream s = bufkit.newInflateStream(dev.bufkit.Format.RAW, 0, new byte[data.length])) {
             check(s.feed(concat(raw, new byte[9])) == raw.length && s.consumed() == raw.length, "raw deflate");
         }
-        dev.bufkit.InflateStream closed = bufkit.newInflateStream(dev.bufkit.OffsetInflater.Format.ZLIB, 0, new byte[1]);
+        dev.bufkit.InflateStream closed = bufkit.newInflateStream(dev.bufkit.Format.ZLIB, 0, new byte[1]);
         closed.close();
         expect(IllegalStateException.class, () -> closed.feed(new byte[1]));
     }
@@ -92,7 +93,7 @@ final class InflateTests {
         byte[][] streams = new byte[objects.length][];
         for (int i = 0; i < objects.length; i++) streams[i] = deflate(objects[i], false);
         byte[] input = concat(concat(streams), "JUNK AFTER".getBytes());
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             long at = 0;
             for (int i = 0; i < objects.length; i++) {
                 byte[] out = new byte[objects[i].length];
@@ -102,7 +103,7 @@ final class InflateTests {
                 at += consumed;
             }
         }
-        try (OffsetInflater raw = bufkit.newInflater(OffsetInflater.Format.RAW)) {
+        try (OffsetInflater raw = bufkit.newInflater(Format.RAW)) {
             byte[] out = new byte[5];
             check(raw.inflateAt(deflate("hello".getBytes(), true), 0, out, 0, 5) > 0 && Arrays.equals(out, "hello".getBytes()), "raw");
         }
@@ -113,7 +114,7 @@ final class InflateTests {
     void inflateFailures() {
         byte[] data = pattern(3000);
         byte[] s = deflate(data, false);
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             byte[] out = new byte[3000];
             expectStatus(Status.TRUNCATED, () -> inf.inflateAt(Arrays.copyOf(s, s.length - 3), 0, out, 0, 3000));
             byte[] bad = s.clone();
@@ -130,7 +131,7 @@ final class InflateTests {
             expect(IllegalArgumentException.class, () -> inf.inflateAt(s, -1, out, 0, 3000));
             check(inf.inflateAt(s, 0, out, 0, 3000) == s.length && Arrays.equals(out, data), "still works");
         }
-        OffsetInflater closed = bufkit.newInflater(OffsetInflater.Format.ZLIB);
+        OffsetInflater closed = bufkit.newInflater(Format.ZLIB);
         closed.close();
         expect(IllegalStateException.class, () -> closed.inflateAt(s, 0, new byte[3000], 0, 3000));
     }
@@ -142,7 +143,7 @@ final class InflateTests {
         byte[] s = concat(deflate(data, false), "next".getBytes());
         ByteBuffer in = ByteBuffer.allocateDirect(s.length).put(s).flip();
         ByteBuffer out = ByteBuffer.allocateDirect(10_000);
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             long consumed = inf.inflateAt(in, 0, out);
             check(consumed == s.length - 4, "consumed " + consumed);
             byte[] back = new byte[10_000];
@@ -157,7 +158,7 @@ final class InflateTests {
     void inflateBatch() {
         byte[] a = deflate("first".getBytes(), false), b = deflate("second!".getBytes(), false);
         byte[] input = concat(a, b);
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             long[] consumed = new long[3];
             int[] status = new int[3];
             byte[] out = new byte[13];
@@ -178,7 +179,7 @@ final class InflateTests {
         byte[] bad = c.clone();
         bad[bad.length - 1] ^= 1; // the Adler-32 trailer
         byte[] input = concat(concat(a, b), concat(c, bad));
-        try (OffsetInflater inf = bufkit.newInflater(OffsetInflater.Format.ZLIB)) {
+        try (OffsetInflater inf = bufkit.newInflater(Format.ZLIB)) {
             InflateBatch batch = new InflateBatch(2); // grows past its first capacity
             check(batch.add(0, 5) == 0 && batch.add(a.length, 20_000) == 1, "indexes");
             batch.add(a.length + b.length, 5);
