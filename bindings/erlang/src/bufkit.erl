@@ -30,7 +30,7 @@
          pool_new/0, pool_new/1, pool_acquire/2, pool_release/2, pool_trim/1, pool_stats/1, lease_size/1, lease_write/3, lease_read/3, lease_view/1,
          inflate_at/3, inflate_batch/2,
          inflate_stream_new/2, inflate_stream_new/3, inflate_stream_feed/2, inflate_stream_finish/1, inflate_stream_reset/3,
-         extract/3,
+         extract/2, extract/3,
          extract_stream_new/1,
          extract_stream_feed/2,
          extract_stream_finish/3,
@@ -265,6 +265,11 @@ inflate_stream_reset(Stream, Size, Origin) when is_integer(Size), Size >= 0, is_
     bufkit_nif:inflate_stream_reset(Stream, Origin, Size);
 inflate_stream_reset(_, _, _) ->
     {error, invalid_argument}.
+
+%% @doc As `extract/3' with the default options: `Dest' must not exist or be an empty directory.
+%% `{ok, Report} = bufkit:extract("app.apk", "out")'.
+-spec extract(file:filename_all(), file:filename_all()) -> {ok, extract_report()} | {error, {atom(), binary()}}.
+extract(Archive, Dest) -> extract(Archive, Dest, #{}).
 
 %% @doc Extracts the zip/APK/JAR at `Archive' into `Dest' (nothing there changes unless every
 %% entry has verified; on any failure nothing is left behind), on a dirty I/O scheduler.

@@ -27,6 +27,17 @@ extract_valid_archive_with_progress_test() ->
         {ok, #{files := 2, reused := 2}} = bufkit:extract(Zip, Dest, #{mode => replace, incremental => true})
     end).
 
+%% The defaults without a map: extract/2 is extract/3 with #{}, refusals included.
+extract_with_the_defaults_test() ->
+    in_dir(fun(Dir) ->
+        Zip = filename:join(Dir, "d.zip"),
+        {ok, _} = zip:create(Zip, [{"a/b.txt", <<"b">>}, {"c.txt", <<"c">>}]),
+        Dest = filename:join(Dir, "out"),
+        {ok, #{files := 2}} = bufkit:extract(Zip, Dest),
+        {ok, <<"b">>} = file:read_file(filename:join(Dest, "a/b.txt")),
+        ?assertEqual({error, {destination_refused, list_to_binary(Dest)}}, bufkit:extract(Zip, Dest))
+    end).
+
 %% Issue 26: modification times restored by default (zip:create records the files' DOS time:
 %% here, of a file dated 2020; whole minutes, as zip:create writes the seconds where DOS wants
 %% half of them), the time of the extraction with `no_mtime'.

@@ -79,6 +79,46 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, j
   return status == BK_STATUS_OK ? (jlong)index : -(jlong)status;
 }
 
+/* bk_archive_list: the indexes of the entries whose names match `pattern` (UTF-8; every entry for
+   NULL), in archive order, in a new int[]; NULL with the status in status_out[0] on failure. */
+JNIEXPORT jintArray JNICALL Java_dev_bufkit_jni_JniNative_archiveList(JNIEnv *env, jclass cls, jlong handle,
+                                                                      jbyteArray pattern, jintArray status_out) {
+  jbyte *bytes = NULL;
+  jsize len = 0;
+  size_t count = 0, *indexes = NULL;
+  jintArray out = NULL;
+  jint *dst;
+  jint code;
+  bk_status status;
+  (void)cls;
+  if (pattern) {
+    len = (*env)->GetArrayLength(env, pattern);
+    bytes = (*env)->GetByteArrayElements(env, pattern, NULL);
+    if (!bytes) return NULL; /* OutOfMemoryError pending */
+  }
+  /* How many match, then their indexes: the archive does not change between the two calls. */
+  status = bk_archive_list(ARCHIVE(handle), (const char *)bytes, (size_t)len, NULL, 0, &count);
+  if (status == BK_STATUS_OK && count > (size_t)INT32_MAX) status = BK_STATUS_LENGTH_OVERFLOW;
+  if (status == BK_STATUS_OK && count > 0 && !(indexes = malloc(count * sizeof *indexes)))
+    status = BK_STATUS_ALLOC_FAILED;
+  if (status == BK_STATUS_OK && count > 0)
+    status = bk_archive_list(ARCHIVE(handle), (const char *)bytes, (size_t)len, indexes, count, &count);
+  if (bytes) (*env)->ReleaseByteArrayElements(env, pattern, bytes, JNI_ABORT);
+  if (status == BK_STATUS_OK && (out = (*env)->NewIntArray(env, (jsize)count)) != NULL && count > 0) {
+    dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);
+    if (dst) {
+      for (size_t i = 0; i < count; i++) dst[i] = (jint)indexes[i];
+      (*env)->ReleasePrimitiveArrayCritical(env, out, dst, 0);
+    }
+  }
+  free(indexes);
+  if (status != BK_STATUS_OK) {
+    code = (jint)status;
+    (*env)->SetIntArrayRegion(env, status_out, 0, 1, &code);
+  }
+  return out;
+}
+
 /* The entry named `name`, whole, in a new byte[] it is inflated straight into: one call for
    find, size and read. NULL with the status in status_out[0] on failure. */
 JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle,

@@ -74,6 +74,12 @@ public abstract class AssetArchive implements AutoCloseable {
     /** {@code bk_archive_entry_info} into {@code out[5]}: size, compressed size, CRC-32, method, directory. */
     protected abstract int nativeInfo(int index, long[] out);
 
+    /**
+     * {@code bk_archive_list}: the indexes of the entries whose names match {@code utf8Pattern}
+     * (every entry for null), in archive order; or null, with the status in {@code status[0]}.
+     */
+    protected abstract int[] nativeList(byte[] utf8Pattern, int[] status);
+
     /** {@code bk_archive_entry_name}: the name's UTF-8 bytes, or null past the last entry. */
     protected abstract byte[] nativeName(int index);
 
@@ -234,6 +240,51 @@ public abstract class AssetArchive implements AutoCloseable {
             byte[] name = nativeName(index);
             if (name == null) throw new BufkitException("bk_archive_entry_name", Status.OUT_OF_RANGE.code, statusMessage(Status.OUT_OF_RANGE.code));
             return new String(name, StandardCharsets.UTF_8);
+        } finally {
+            gate.leave();
+        }
+    }
+
+    /**
+     * Every entry's name, in archive order: a view whose {@code get(i)} is {@link #name(int)
+     * name(i)}, so that the entries can be walked as a {@code java.util.zip.ZipFile}'s are.
+     *
+     * <pre>{@code
+     * for (String name : apk.names()) System.out.println(name);
+     * }</pre>
+     */
+    public final java.util.List<String> names() {
+        int n = size();
+        return new java.util.AbstractList<>() {
+            @Override
+            public String get(int index) {
+                return name(Objects.checkIndex(index, n));
+            }
+
+            @Override
+            public int size() {
+                return n;
+            }
+        };
+    }
+
+    /**
+     * The indexes of the entries whose names match {@code pattern}, in archive order: {@code *}
+     * any run of characters ({@code /} included), {@code ?} one character, a pattern ending in
+     * {@code /} a directory and everything under it (the patterns of extraction's {@code only}).
+     *
+     * <pre>{@code
+     * for (int i : apk.list("assets/*.js")) byte[] js = apk.read(i);
+     * }</pre>
+     */
+    public final int[] list(String pattern) {
+        Objects.requireNonNull(pattern, "pattern");
+        gate.enter();
+        try {
+            int[] status = new int[1];
+            int[] indexes = nativeList(pattern.getBytes(StandardCharsets.UTF_8), status);
+            if (indexes == null) throw new BufkitException("bk_archive_list", status[0], statusMessage(status[0]));
+            return indexes;
         } finally {
             gate.leave();
         }

@@ -52,6 +52,19 @@ public interface Bufkit {
     ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest, ExtractOptions options);
 
     /**
+     * Extracts the zip/APK/JAR at {@code archive} into {@code dest} with the default options:
+     * {@code dest} must not exist or be an empty directory, and appears only once every entry has
+     * verified.
+     *
+     * <pre>{@code
+     * ExtractReport report = Bufkit.load().extract(Path.of("app.apk"), Path.of("out"));
+     * }</pre>
+     */
+    default ExtractReport extract(java.nio.file.Path archive, java.nio.file.Path dest) {
+        return extract(archive, dest, ExtractOptions.defaults());
+    }
+
+    /**
      * Extracts the archive read from {@code in} to its end (a download, a socket, a child's
      * output) into {@code dest}, as {@link #extract(java.nio.file.Path, java.nio.file.Path, ExtractOptions)}
      * extracts a file: the same checks, options and exceptions. The bytes are spooled as they
@@ -77,6 +90,20 @@ public interface Bufkit {
      */
     default AssetArchive openArchive(java.nio.file.Path path, boolean mapped) {
         return openArchive(path, ArchiveOptions.defaults().withMapped(mapped));
+    }
+
+    /**
+     * Opens the zip/APK/JAR at {@code path} to read entries in place, with the default options:
+     * read from the file as entries are asked for, every local header checked now.
+     *
+     * <pre>{@code
+     * try (AssetArchive apk = Bufkit.load().openArchive(Path.of("app.apk"))) {
+     *     for (int i : apk.list("assets/*.js")) System.out.println(apk.name(i));
+     * }
+     * }</pre>
+     */
+    default AssetArchive openArchive(java.nio.file.Path path) {
+        return openArchive(path, ArchiveOptions.defaults());
     }
 
     /** Opens the zip/APK/JAR at {@code path} to read entries in place, held and checked as {@code options} say. */

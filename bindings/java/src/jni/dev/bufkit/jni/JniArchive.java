@@ -44,6 +44,11 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
+    protected int[] nativeList(byte[] utf8Pattern, int[] status) {
+        return JniNative.archiveList(handle, utf8Pattern, status);
+    }
+
+    @Override
     protected long nativeRead(int index, byte[] out, int offset, int len) {
         return JniNative.archiveRead(handle, index, out, offset, len, callsBack);
     }

@@ -36,6 +36,12 @@ final class JniNative {
     static native long archiveFind(long handle, byte[] name);
 
     /**
+     * bk_archive_list: the indexes of the entries whose names match {@code pattern} (UTF-8; every entry for
+     * NULL), in archive order, in a new int[]; NULL with the status in status_out[0] on failure.
+     */
+    static native int[] archiveList(long handle, byte[] pattern, int[] statusOut);
+
+    /**
      * The entry named {@code name}, whole, in a new byte[] it is inflated straight into: one call for find,
      * size and read. NULL with the status in status_out[0] on failure.
      */

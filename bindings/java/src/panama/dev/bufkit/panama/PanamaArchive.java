@@ -67,6 +67,34 @@ final class PanamaArchive extends AssetArchive {
         }
     }
 
+    @Override
+    protected int[] nativeList(byte[] utf8Pattern, int[] status) {
+        // bk_archive_list is bound as an ordinary downcall (a long list may take a while): its
+        // arguments are native memory.
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment pattern = utf8Pattern == null ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, utf8Pattern);
+            long patternLen = utf8Pattern == null ? 0 : utf8Pattern.length;
+            MemorySegment count = arena.allocate(ValueLayout.JAVA_LONG);
+            // How many match, then their indexes: the archive does not change between the two calls.
+            int code = (int) BufkitLibrary.ARCHIVE_LIST.invokeExact(handle, pattern, patternLen, MemorySegment.NULL, 0L, count);
+            long n = count.get(ValueLayout.JAVA_LONG, 0);
+            if (code == 0 && n > Integer.MAX_VALUE - 8) code = Status.LENGTH_OVERFLOW.code;
+            MemorySegment indexes = arena.allocate(ValueLayout.JAVA_LONG, code == 0 ? Math.max(n, 1) : 1);
+            if (code == 0 && n > 0) {
+                code = (int) BufkitLibrary.ARCHIVE_LIST.invokeExact(handle, pattern, patternLen, indexes, n, count);
+            }
+            if (code != 0) {
+                status[0] = code;
+                return null;
+            }
+            int[] out = new int[(int) n];
+            for (int i = 0; i < out.length; i++) out[i] = (int) indexes.getAtIndex(ValueLayout.JAVA_LONG, i);
+            return out;
+        } catch (Throwable t) {
+            throw Failures.rethrow(t);
+        }
+    }
+
     /** bk_archive_entry's fields as indexes into the long[] it is read into (heap memory, pinned for the call). */
     private static final int ENTRY_WORDS = (int) (Layouts.ARCHIVE_ENTRY.byteSize() / 8);
     private static final long[] ENTRY_OFFSETS = java.util.stream.Stream.of("size", "compressed_size", "crc32", "method", "is_directory")

@@ -35,6 +35,33 @@ import org.junit.jupiter.api.Test;
 final class ArchiveTests {
     private ArchiveTests() {}
 
+    /** The calls a java.util.zip user reaches for first: open with a path alone, walk the names, list by pattern, extract with defaults. */
+    @Test
+    @DisplayName("archive: one-argument open, names, list by pattern, two-argument extract")
+    void firstCalls(@TempDir java.nio.file.Path dir) throws Exception {
+        String[] names = {"assets/", "assets/app.js", "assets/lib/util.js", "assets/style.css", "readme.txt"};
+        byte[][] contents = {new byte[0], "let a;".getBytes(), "let b;".getBytes(), "p{}".getBytes(), "hi".getBytes()};
+        java.nio.file.Path apk = zip(dir, "app.apk", names, contents);
+        try (dev.bufkit.AssetArchive a = bufkit.openArchive(apk)) {
+            check(a.names().equals(List.of("assets", "assets/app.js", "assets/lib/util.js", "assets/style.css", "readme.txt")),
+                    "names in archive order: " + a.names());
+            check(a.names().size() == a.size(), "the view's size");
+            expect(IndexOutOfBoundsException.class, () -> a.names().get(5));
+            List<String> js = new ArrayList<>();
+            for (int i : a.list("assets/*.js")) js.add(a.name(i));
+            check(js.equals(List.of("assets/app.js", "assets/lib/util.js")), "* spans directories: " + js);
+            check(a.list("assets/?pp.js").length == 1, "? is one character");
+            check(a.list("assets/").length == 4, "a directory and everything under it");
+            check(a.list("nothing*").length == 0, "no match is an empty array");
+            check(a.list("readme.txt").length == 1 && a.name(a.list("readme.txt")[0]).equals("readme.txt"), "an exact name");
+            expect(NullPointerException.class, () -> a.list(null));
+        }
+        ExtractReport report = bufkit.extract(apk, dir.resolve("out"));
+        check(report.files() == 4, "files extracted with the defaults: " + report.files());
+        check(java.nio.file.Files.readString(dir.resolve("out/readme.txt")).equals("hi"), "an extracted file");
+        expect(ExtractException.class, () -> bufkit.extract(apk, dir.resolve("out")));
+    }
+
     /** An archive read in place: found by name, read whole, from threads at once, read and mapped; bad input refused. */
     @Test
     @DisplayName("archive: entries read in place")
