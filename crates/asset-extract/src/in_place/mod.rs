@@ -315,15 +315,26 @@ impl AssetArchive {
     /// Reads the whole entry at `index` into `out`, which must hold exactly its size
     /// ([`Entry::size`]); a directory has none. On error `out` is zeroed.
     pub fn read_into(&self, index: usize, out: &mut [u8]) -> Result<(), Error> {
-        // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_into_uninit writes only initialised bytes.
+        self.read_whole_into(index, self.file_entry(index)?, out)
+    }
+
+    /// [`read_into`](Self::read_into) of entry `e`, at `index`, already looked up.
+    fn read_whole_into(&self, index: usize, e: &Entry, out: &mut [u8]) -> Result<(), Error> {
+        // SAFETY: every u8 is a valid MaybeUninit<u8>, and read_whole writes only initialised bytes.
         let uninit = unsafe { &mut *(std::ptr::from_mut(out) as *mut [MaybeUninit<u8>]) };
-        self.read_into_uninit(index, uninit).map(|_| ())
+        self.read_whole(index, e, uninit).map(|_| ())
     }
 
     /// Like [`read_into`](Self::read_into), into memory that may be uninitialised (a C caller's
     /// `malloc`): returns it initialised. A buffer of the wrong size is refused untouched.
     pub fn read_into_uninit<'o>(&self, index: usize, out: &'o mut [MaybeUninit<u8>]) -> Result<&'o mut [u8], Error> {
-        let e = self.file_entry(index)?;
+        self.read_whole(index, self.file_entry(index)?, out)
+    }
+
+    /// The one whole read, behind every other: entry `e` (at `index`, looked up once by the
+    /// caller) into `out`, on several cores where the rule says so, else through the thread's
+    /// decoder.
+    fn read_whole<'o>(&self, index: usize, e: &Entry, out: &'o mut [MaybeUninit<u8>]) -> Result<&'o mut [u8], Error> {
         if out.len() as u64 != e.size {
             return Err(Error::malformed_entry(
                 format!("a buffer of {} bytes for {} bytes", out.len(), e.size),
@@ -433,7 +444,7 @@ impl AssetArchive {
         out.try_reserve_exact(size)
             .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
         out.resize(size, 0);
-        self.read_into(index, &mut out)?;
+        self.read_whole_into(index, e, &mut out)?;
         Ok(out)
     }
 
@@ -457,7 +468,7 @@ impl AssetArchive {
             usize::try_from(e.size).map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
         let mut lease =
             pool.acquire(size.max(1)).map_err(|err| Error::Limit { entry: e.path.clone(), reason: err.to_string() })?;
-        self.read_into(index, &mut lease[..size])?;
+        self.read_whole_into(index, e, &mut lease[..size])?;
         Ok(lease)
     }
 
