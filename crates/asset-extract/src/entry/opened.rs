@@ -25,7 +25,7 @@ const EXTRA_GUESS: u64 = 512;
 /// The most of the file's end read at open: the largest central directory allowed, the end
 /// records, and the search for an end record before appended data.
 const HELD_MAX: u64 =
-    crate::read::archive::MAX_CENTRAL_DIRECTORY + crate::read::archive::APPENDED_SEARCH as u64 + FIRST_TAIL;
+    crate::read::end_records::MAX_CENTRAL_DIRECTORY + crate::read::end_records::APPENDED_SEARCH as u64 + FIRST_TAIL;
 
 /// From this many entries on, local headers are checked by one thread per core.
 const PARALLEL_CHECKS: usize = 2048;
@@ -54,7 +54,7 @@ impl<'s> Opened<'s> {
     /// the archive in errors.
     pub(crate) fn open(source: Box<dyn Source + 's>, path: &Path) -> Result<(Opened<'s>, Layout, Locals), Error> {
         let len = source.len();
-        let appended_reach = len.saturating_sub(crate::read::archive::APPENDED_SEARCH as u64 + FIRST_TAIL);
+        let appended_reach = len.saturating_sub(crate::read::end_records::APPENDED_SEARCH as u64 + FIRST_TAIL);
         let mut from = len.saturating_sub(FIRST_TAIL);
         loop {
             let tail = read_up_to(&*source, from, len - from, path)?;
