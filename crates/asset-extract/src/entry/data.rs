@@ -18,7 +18,7 @@ use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
 use crate::entry::methods;
-use crate::entry::source::Source;
+use crate::entry::source::Input;
 use crate::read::archive::{Entry, Method};
 
 /// What becomes of bytes that follow an entry's compressed stream inside its compressed size
@@ -59,53 +59,6 @@ pub(crate) fn check_stream_end(e: &Entry, consumed: u64, rule: Trailing) -> Resu
         ),
         &e.path,
     ))
-}
-
-/// Where an entry's compressed bytes are.
-#[derive(Clone, Copy)]
-pub(crate) enum Input<'a> {
-    /// In memory: the archive's bytes, or a read holding them.
-    Slice(&'a [u8]),
-    /// In a source: `len` bytes from `offset`, read in pieces as the decoder asks.
-    Range { source: &'a (dyn Source + 'a), offset: u64, len: u64 },
-}
-
-impl<'a> Input<'a> {
-    /// Entry `e`'s compressed bytes at `offset` of `source`: a slice when the source lies in
-    /// memory, else a range read as needed.
-    pub(crate) fn of(source: &'a (dyn Source + 'a), offset: u64, e: &Entry) -> Input<'a> {
-        match source.bytes() {
-            Some(all) => Input::Slice(&all[offset as usize..(offset + e.compressed_size) as usize]),
-            None => Input::Range { source, offset, len: e.compressed_size },
-        }
-    }
-
-    /// Entry `e`'s compressed bytes in `archive`, all of it in memory, where its `data_offset` says.
-    pub(crate) fn stored(archive: &'a [u8], e: &Entry) -> Input<'a> {
-        Input::Slice(&archive[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize])
-    }
-
-    /// Fills `out` with the compressed bytes from `at` on (`at + out.len()` within them).
-    fn read_exact(&self, at: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
-        match *self {
-            Input::Slice(bytes) => {
-                let from = &bytes[at as usize..at as usize + out.len()];
-                for (slot, &byte) in out.iter_mut().zip(from) {
-                    *slot = MaybeUninit::new(byte);
-                }
-                Ok(())
-            }
-            Input::Range { source, offset, .. } => crate::entry::source::read_exact_at(source, offset + at, out, entry),
-        }
-    }
-
-    /// The compressed bytes' length.
-    fn len(&self) -> u64 {
-        match *self {
-            Input::Slice(bytes) => bytes.len() as u64,
-            Input::Range { len, .. } => len,
-        }
-    }
 }
 
 /// Room for an entry's compressed bytes, when they must be read before a whole-buffer decoder
@@ -589,6 +542,13 @@ pub(crate) fn cores_for(mode: ParallelInflate, e: &Entry) -> usize {
     if could_go_parallel(mode, e) { available_cores() } else { 1 }
 }
 
+/// The cores entry `e` is inflated on under `mode`, or `None` for one decoder: a deflated entry
+/// the rule ([`inflate_in_parallel`]) takes, with the cores available.
+pub(crate) fn parallel_cores(mode: ParallelInflate, e: &Entry) -> Option<usize> {
+    let cores = cores_for(mode, e);
+    (e.method == Method::Deflate && inflate_in_parallel(mode, e.size, cores)).then_some(cores)
+}
+
 /// How entries written at once share the machine when they are inflated on several cores.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Share {
@@ -678,6 +638,31 @@ pub(crate) fn inflate_parallel_to(
         return Err(Error::Crc { entry: path.clone() });
     }
     check_stream_end(e, consumed, trailing)
+}
+
+/// Inflates deflated entry `e` on `cores` cores into `out` (its size, checked by the caller),
+/// returning it initialised.
+pub(crate) fn inflate_parallel_into<'o>(
+    input: Input<'_>,
+    e: &Entry,
+    cores: usize,
+    out: &'o mut [MaybeUninit<u8>],
+) -> Result<&'o mut [u8], Error> {
+    let mut at = 0;
+    inflate_parallel_to(input, e, cores, cores, Trailing::Read, &mut |bytes| {
+        // Never past the end: the decoder is refused before it hands over more than the entry's
+        // size, which is out's length.
+        let to = &mut out[at..at + bytes.len()];
+        // SAFETY: `to` and `bytes` have the same length, and cannot overlap (one is the caller's
+        // buffer, the other the decoder's); u8 and MaybeUninit<u8> have the same layout.
+        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to.as_mut_ptr().cast::<u8>(), bytes.len()) };
+        at += bytes.len();
+        Ok(())
+    })?;
+    // inflate_parallel_to returns Ok only when exactly the entry's size came out.
+    assert_eq!(at, out.len(), "the size was checked");
+    // SAFETY: all `at` = out.len() bytes were written above.
+    Ok(unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) })
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 
 use crate::Error;
+use crate::read::archive::Entry;
 
 /// An archive's bytes, read at offsets: a file ([`FileSource`]), memory (`Vec<u8>`, `&[u8]`), a
 /// mapping (`memmap2::Mmap`), or anything a host keeps them in (an encrypted store, a cache, a
@@ -292,4 +293,51 @@ pub(crate) fn read_up_to(source: &dyn Source, offset: u64, len: u64, path: &Path
     }
     buf.truncate(done);
     Ok(buf)
+}
+
+/// Where an entry's compressed bytes are.
+#[derive(Clone, Copy)]
+pub(crate) enum Input<'a> {
+    /// In memory: the archive's bytes, or a read holding them.
+    Slice(&'a [u8]),
+    /// In a source: `len` bytes from `offset`, read in pieces as the decoder asks.
+    Range { source: &'a (dyn Source + 'a), offset: u64, len: u64 },
+}
+
+impl<'a> Input<'a> {
+    /// Entry `e`'s compressed bytes at `offset` of `source`: a slice when the source lies in
+    /// memory, else a range read as needed.
+    pub(crate) fn of(source: &'a (dyn Source + 'a), offset: u64, e: &Entry) -> Input<'a> {
+        match source.bytes() {
+            Some(all) => Input::Slice(&all[offset as usize..(offset + e.compressed_size) as usize]),
+            None => Input::Range { source, offset, len: e.compressed_size },
+        }
+    }
+
+    /// Entry `e`'s compressed bytes in `archive`, all of it in memory, where its `data_offset` says.
+    pub(crate) fn stored(archive: &'a [u8], e: &Entry) -> Input<'a> {
+        Input::Slice(&archive[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize])
+    }
+
+    /// Fills `out` with the compressed bytes from `at` on (`at + out.len()` within them).
+    pub(crate) fn read_exact(&self, at: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
+        match *self {
+            Input::Slice(bytes) => {
+                let from = &bytes[at as usize..at as usize + out.len()];
+                for (slot, &byte) in out.iter_mut().zip(from) {
+                    *slot = MaybeUninit::new(byte);
+                }
+                Ok(())
+            }
+            Input::Range { source, offset, .. } => read_exact_at(source, offset + at, out, entry),
+        }
+    }
+
+    /// The compressed bytes' length.
+    pub(crate) fn len(&self) -> u64 {
+        match *self {
+            Input::Slice(bytes) => bytes.len() as u64,
+            Input::Range { len, .. } => len,
+        }
+    }
 }

@@ -618,7 +618,7 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
             return Err(Error::Cancelled);
         }
         let trailing = crate::entry::data::Trailing::strict(options.strict);
-        let input = crate::entry::data::Input::stored(data, e);
+        let input = crate::entry::source::Input::stored(data, e);
         let cores = crate::entry::data::cores_for(options.parallel_inflate, e);
         let bytes = if e.method == crate::Method::Deflate
             && crate::inflate_in_parallel(options.parallel_inflate, e.size, cores)

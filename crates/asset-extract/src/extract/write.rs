@@ -12,7 +12,8 @@ use buffer_pool::{BufferPool, PooledBuffer};
 use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
-use crate::entry::data::{EntryDecoder, Input, read_whole_into};
+use crate::entry::data::{EntryDecoder, read_whole_into};
+use crate::entry::source::Input;
 use crate::entry::source::Source;
 use crate::extract::behind::{Chunk, Target, WriteBehind};
 use crate::extract::tree::Tree;

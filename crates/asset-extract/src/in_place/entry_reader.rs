@@ -7,7 +7,8 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Error;
-use crate::entry::data::{EntryDecoder, Input};
+use crate::entry::data::EntryDecoder;
+use crate::entry::source::Input;
 use crate::read::archive::Entry;
 
 /// An entry's bytes as an [`io::Read`], from

@@ -14,9 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use buffer_pool::{BufferPool, Lease};
 use strided_inflate::{Decoder, Format};
 
-use crate::entry::data::{Input, Trailing, read_whole};
+use crate::entry::data::{Trailing, inflate_parallel_into, parallel_cores, read_whole};
 use crate::entry::opened::Opened;
 use crate::entry::random_access::{BlockChecked, BlockCrcs};
+use crate::entry::source::Input;
 use crate::entry::source::{FileSource, Source};
 use crate::read::archive::{Entry, Layout, LocalRef, Method, check_local, read_central, read_checked};
 use crate::read::bytes::Window;
@@ -342,7 +343,7 @@ impl AssetArchive {
             ));
         }
         let input = self.input(index, e)?;
-        if let Some(cores) = self.on_cores(e) {
+        if let Some(cores) = parallel_cores(self.parallel_inflate(), e) {
             let out = inflate_parallel_into(input, e, cores, out)?;
             self.crc_checked[index].store(true, Ordering::Release);
             return Ok(out);
@@ -396,13 +397,6 @@ impl AssetArchive {
         }
     }
 
-    /// Whether entry `e` is inflated on several cores, and with how many available.
-    fn on_cores(&self, e: &Entry) -> Option<usize> {
-        let mode = self.parallel_inflate();
-        let cores = crate::entry::data::cores_for(mode, e);
-        (e.method == Method::Deflate && crate::inflate_in_parallel(mode, e.size, cores)).then_some(cores)
-    }
-
     /// Hands entry `index` to `sink` in order as it inflates, checked at its end (its size,
     /// CRC-32 and stream end, before this returns): on several cores when
     /// [`set_parallel_inflate`](Self::set_parallel_inflate)'s rule says so, else through a
@@ -410,7 +404,7 @@ impl AssetArchive {
     /// `sink` stops it and is returned.
     pub fn copy_to(&self, index: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
         let e = self.file_entry(index)?;
-        if let Some(cores) = self.on_cores(e) {
+        if let Some(cores) = parallel_cores(self.parallel_inflate(), e) {
             crate::entry::data::inflate_parallel_to(self.input(index, e)?, e, cores, cores, Trailing::Read, sink)?;
             self.crc_checked[index].store(true, Ordering::Release);
             return Ok(());
@@ -432,7 +426,8 @@ impl AssetArchive {
     /// for the next piece to be decoded.
     pub fn parallel_reader(self: &Arc<Self>, index: usize) -> Result<Option<ParallelReader>, Error> {
         let e = self.file_entry(index)?;
-        Ok(self.on_cores(e).map(|cores| ParallelReader::start(Arc::clone(self), index, cores)))
+        Ok(parallel_cores(self.parallel_inflate(), e)
+            .map(|cores| ParallelReader::start(Arc::clone(self), index, cores)))
     }
 
     /// The whole entry at `index` in a new vector.
@@ -726,31 +721,6 @@ impl AssetArchive {
         }
         Ok(e)
     }
-}
-
-/// Inflates deflated entry `e` on `cores` cores into `out` (its size, checked by the caller),
-/// returning it initialised.
-fn inflate_parallel_into<'o>(
-    input: Input<'_>,
-    e: &Entry,
-    cores: usize,
-    out: &'o mut [MaybeUninit<u8>],
-) -> Result<&'o mut [u8], Error> {
-    let mut at = 0;
-    crate::entry::data::inflate_parallel_to(input, e, cores, cores, Trailing::Read, &mut |bytes| {
-        // Never past the end: the decoder is refused before it hands over more than the entry's
-        // size, which is out's length.
-        let to = &mut out[at..at + bytes.len()];
-        // SAFETY: `to` and `bytes` have the same length, and cannot overlap (one is the caller's
-        // buffer, the other the decoder's); u8 and MaybeUninit<u8> have the same layout.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), to.as_mut_ptr().cast::<u8>(), bytes.len()) };
-        at += bytes.len();
-        Ok(())
-    })?;
-    // inflate_parallel_to returns Ok only when exactly the entry's size came out.
-    assert_eq!(at, out.len(), "the size was checked");
-    // SAFETY: all `at` = out.len() bytes were written above.
-    Ok(unsafe { &mut *(std::ptr::from_mut(out) as *mut [u8]) })
 }
 
 #[cfg(test)]

@@ -30,7 +30,8 @@ use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use super::follower::{Data, Follower, Job, Wanted};
 use super::prestaged::{AHEAD_MODE, HashMap, HashSet, Prestaged, Staged};
-use crate::entry::data::{EntryDecoder, Input, Trailing, read_whole};
+use crate::entry::data::{EntryDecoder, Trailing, read_whole};
+use crate::entry::source::Input;
 use crate::extract::staging::{self, Staging};
 use crate::extract::write::{CHUNK, WHOLE_ENTRY_MAX};
 use crate::read::archive::{Entry, Method, Mtime};
