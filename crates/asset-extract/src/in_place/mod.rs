@@ -72,6 +72,20 @@ pub enum LocalHeaders {
 /// checked): the archive is opened to read files, and a link is not one, where [`extract`](crate::extract)
 /// refuses such an archive unless told to skip links ([`Options::skip_symlinks`](crate::Options)).
 ///
+/// Four ways to read an entry, each for one need:
+///
+/// | need | call |
+/// |---|---|
+/// | all of it, checked before any byte is used | [`read_into_uninit`](Self::read_into_uninit): the one whole read |
+/// | a stream, memory bounded whatever its size | [`reader`](Self::reader) (an [`io::Read`](std::io::Read)) |
+/// | a slice at any offset | [`read_at`](Self::read_at) |
+/// | a stored entry's bytes with no copy | [`view`](Self::view) (mapped archives) |
+///
+/// The rest are conveniences over those: [`read`](Self::read) (a new `Vec`), [`read_into`](Self::read_into)
+/// (an initialised buffer) and [`read_pooled`](Self::read_pooled) (a pool's lease) are the whole
+/// read; [`copy_to`](Self::copy_to) and [`parallel_reader`](Self::parallel_reader) are the stream,
+/// on several cores where [`set_parallel_inflate`](Self::set_parallel_inflate)'s rule says so.
+///
 /// ```no_run
 /// use asset_extract::{AssetArchive, Holding};
 ///
