@@ -85,7 +85,7 @@ JNIEXPORT jintArray JNICALL Java_dev_bufkit_jni_JniNative_archiveList(JNIEnv *en
                                                                       jbyteArray pattern, jintArray status_out) {
   jbyte *bytes = NULL;
   jsize len = 0;
-  size_t count = 0, *indexes = NULL;
+  size_t capacity = 0, count = 0, *indexes = NULL;
   jintArray out = NULL;
   jint *dst;
   jint code;
@@ -96,13 +96,13 @@ JNIEXPORT jintArray JNICALL Java_dev_bufkit_jni_JniNative_archiveList(JNIEnv *en
     bytes = (*env)->GetByteArrayElements(env, pattern, NULL);
     if (!bytes) return NULL; /* OutOfMemoryError pending */
   }
-  /* How many match, then their indexes: the archive does not change between the two calls. */
-  status = bk_archive_list(ARCHIVE(handle), (const char *)bytes, (size_t)len, NULL, 0, &count);
-  if (status == BK_STATUS_OK && count > (size_t)INT32_MAX) status = BK_STATUS_LENGTH_OVERFLOW;
-  if (status == BK_STATUS_OK && count > 0 && !(indexes = malloc(count * sizeof *indexes)))
+  /* One pass over the names, with room for every entry: no more can match. */
+  status = bk_archive_entry_count(ARCHIVE(handle), &capacity);
+  if (status == BK_STATUS_OK && capacity > 0 && !(indexes = malloc(capacity * sizeof *indexes)))
     status = BK_STATUS_ALLOC_FAILED;
-  if (status == BK_STATUS_OK && count > 0)
-    status = bk_archive_list(ARCHIVE(handle), (const char *)bytes, (size_t)len, indexes, count, &count);
+  if (status == BK_STATUS_OK)
+    status = bk_archive_list(ARCHIVE(handle), (const char *)bytes, (size_t)len, indexes, capacity, &count);
+  if (status == BK_STATUS_OK && count > (size_t)INT32_MAX) status = BK_STATUS_LENGTH_OVERFLOW;
   if (bytes) (*env)->ReleaseByteArrayElements(env, pattern, bytes, JNI_ABORT);
   if (status == BK_STATUS_OK && (out = (*env)->NewIntArray(env, (jsize)count)) != NULL && count > 0) {
     dst = (*env)->GetPrimitiveArrayCritical(env, out, NULL);

@@ -75,14 +75,12 @@ final class PanamaArchive extends AssetArchive {
             MemorySegment pattern = utf8Pattern == null ? MemorySegment.NULL : arena.allocateFrom(ValueLayout.JAVA_BYTE, utf8Pattern);
             long patternLen = utf8Pattern == null ? 0 : utf8Pattern.length;
             MemorySegment count = arena.allocate(ValueLayout.JAVA_LONG);
-            // How many match, then their indexes: the archive does not change between the two calls.
-            int code = (int) BufkitLibrary.ARCHIVE_LIST.invokeExact(handle, pattern, patternLen, MemorySegment.NULL, 0L, count);
+            // One pass over the names, with room for every entry: no more can match.
+            long capacity = nativeCount();
+            MemorySegment indexes = arena.allocate(ValueLayout.JAVA_LONG, Math.max(capacity, 1));
+            int code = (int) BufkitLibrary.ARCHIVE_LIST.invokeExact(handle, pattern, patternLen, indexes, capacity, count);
             long n = count.get(ValueLayout.JAVA_LONG, 0);
             if (code == 0 && n > Integer.MAX_VALUE - 8) code = Status.LENGTH_OVERFLOW.code;
-            MemorySegment indexes = arena.allocate(ValueLayout.JAVA_LONG, code == 0 ? Math.max(n, 1) : 1);
-            if (code == 0 && n > 0) {
-                code = (int) BufkitLibrary.ARCHIVE_LIST.invokeExact(handle, pattern, patternLen, indexes, n, count);
-            }
             if (code != 0) {
                 status[0] = code;
                 return null;
