@@ -92,7 +92,7 @@ fi
 # --- C with CMake: find_package(bufkit) from the unpacked archive, shared and static ------------
 cmake_bin=$(command -v cmake || true)
 if [[ -z $cmake_bin ]]; then
-  python3 -m pip install -q cmake >"$work/pip-cmake.log" 2>&1 && cmake_bin=$(command -v cmake || true)
+  "$root/scripts/retry" python3 -m pip install -q cmake >"$work/pip-cmake.log" 2>&1 && cmake_bin=$(command -v cmake || true)
 fi
 mkdir -p "$work/cmake-prefix" "$work/cmake-src"
 tar -C "$work/cmake-prefix" -xzf "$dist/bufkit-$version-linux-$(uname -m).tar.gz"
