@@ -250,7 +250,7 @@ int main(int argc, char **argv) {
   if (!lib) { fprintf(stderr, "dlopen: %s\n", dlerror()); return 1; }
   unsigned (*abi)(void) = (unsigned (*)(void))dlsym(lib, "bk_abi_version");
   const char *(*version)(void) = (const char *(*)(void))dlsym(lib, "bk_version");
-  if (!abi || !version || !dlsym(lib, "Java_dev_bufkit_jni_JniNative_archiveOpen")) { fprintf(stderr, "missing symbols\n"); return 1; }
+  if (!abi || !version || !dlsym(lib, "Java_dev_bufkit_JniNative_archiveOpen")) { fprintf(stderr, "missing symbols\n"); return 1; }
   printf("musl process loaded %s: bufkit %s, ABI %u\n", argv[1], version(), abi());
   return abi() == (unsigned)atoi(argv[2]) ? 0 : 1;
 }

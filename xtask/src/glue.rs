@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-/// One JNI function: `Java_dev_bufkit_jni_JniNative_<name>`.
+/// One JNI function: `Java_dev_bufkit_JniNative_<name>`.
 #[derive(Debug, Clone)]
 pub struct JniMethod {
     pub name: String,
@@ -43,7 +43,7 @@ fn c_files(dir: &Path) -> Result<Vec<(String, String)>, String> {
         .collect()
 }
 
-const JNI_PREFIX: &str = "Java_dev_bufkit_jni_JniNative_";
+const JNI_PREFIX: &str = "Java_dev_bufkit_JniNative_";
 
 /// Every JNI function in `dir` (bindings/java/c_src), in file and then source order.
 pub fn jni_methods(dir: &Path) -> Result<Vec<JniMethod>, String> {

@@ -123,7 +123,7 @@ fn struct_layout(d: &Description, s: &CStruct, indent: &str) -> Result<String, S
 pub fn layouts(d: &Description) -> Result<String, String> {
     let mut s = slash_banner();
     s.push_str(
-        "package dev.bufkit.panama;
+        "package dev.bufkit;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_BYTE;
@@ -141,7 +141,7 @@ import java.util.List;
  * suite (ffi-tests/conformance) compares each with the C compiler's sizes and offsets. size_t is
  * 8 bytes: the platforms the jar carries are 64-bit.
  */
-public final class Layouts {
+final class Layouts {
     private Layouts() {}
 ",
     );
@@ -193,7 +193,7 @@ fn descriptor(d: &Description, params: &[CType], ret: Option<&CType>) -> Result<
 pub fn downcalls(d: &Description) -> Result<String, String> {
     let mut s = slash_banner();
     s.push_str(
-        "package dev.bufkit.panama;
+        "package dev.bufkit;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
@@ -284,11 +284,11 @@ final class BufkitLibrary {
 pub fn jni_native(methods: &[JniMethod]) -> String {
     let mut s = slash_banner();
     s.push_str(
-        "package dev.bufkit.jni;
+        "package dev.bufkit;
 
 /**
  * The JNI glue's native methods, declared from its C functions (bindings/java/c_src/, a file per
- * object): each C function {@code Java_dev_bufkit_jni_JniNative_NAME} is the one place its method
+ * object): each C function {@code Java_dev_bufkit_JniNative_NAME} is the one place its method
  * is written.
  */
 final class JniNative {
@@ -505,11 +505,9 @@ pub fn extract_structs(d: &Description, options: &CStruct, report: &CStruct) -> 
     let (option_places, _) = places(d, options)?;
     let (report_places, _) = places(d, report)?;
     let mut s = slash_banner();
-    s.push_str("package dev.bufkit.panama;\n\nimport static java.lang.foreign.ValueLayout.ADDRESS;\nimport static java.lang.foreign.ValueLayout.JAVA_DOUBLE;\n");
+    s.push_str("package dev.bufkit;\n\nimport static java.lang.foreign.ValueLayout.ADDRESS;\nimport static java.lang.foreign.ValueLayout.JAVA_DOUBLE;\n");
     s.push_str("import static java.lang.foreign.ValueLayout.JAVA_INT;\nimport static java.lang.foreign.ValueLayout.JAVA_LONG;\n\n");
-    s.push_str(
-        "import dev.bufkit.ExtractOptions;\nimport dev.bufkit.ExtractReport;\nimport java.lang.foreign.Arena;\n",
-    );
+    s.push_str("import java.lang.foreign.Arena;\n");
     s.push_str("import java.lang.foreign.MemorySegment;\nimport java.lang.foreign.StructLayout;\n\n");
     s.push_str("/** The size-first structs of extraction: the records written into and read from them. */\nfinal class ExtractStructs {\n");
     s.push_str("    private ExtractStructs() {}\n\n");

@@ -5,8 +5,8 @@
 
 /* bk_archive_open (holding a bk_archive_holding, localHeaders a bk_archive_local_headers): the handle into
  * `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
-                                                                 jint local_headers, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveOpen(JNIEnv *env, jclass cls, jstring path, jint holding,
+                                                             jint local_headers, jlongArray handle_out) {
   bk_archive_options options;
   bk_archive *archive = NULL;
   const char *cpath;
@@ -25,13 +25,13 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpen(JNIEnv *env, jc
 }
 
 /* bk_archive_free. */
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveFree(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_archiveFree(JNIEnv *env, jclass cls, jlong handle) {
   (void)env, (void)cls;
   bk_archive_free(ARCHIVE(handle));
 }
 
 /* bk_archive_entry_count. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveCount(JNIEnv *env, jclass cls, jlong handle) {
   size_t count = 0;
   (void)env, (void)cls;
   bk_archive_entry_count(ARCHIVE(handle), &count);
@@ -40,8 +40,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCount(JNIEnv *env, j
 
 /* bk_archive_verify: a long call (every entry inflated, on worker threads), made with no Java
    memory held; the two results go into out[2] after. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads,
-                                                                   jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveVerify(JNIEnv *env, jclass cls, jlong handle, jint threads,
+                                                               jlongArray out) {
   size_t failed = 0, first = SIZE_MAX;
   jlong values[2];
   bk_status status;
@@ -70,8 +70,7 @@ static bk_status find_by_array(JNIEnv *env, jlong handle, jbyteArray name, size_
 }
 
 /* bk_archive_find: the index, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle,
-                                                                  jbyteArray name) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveFind(JNIEnv *env, jclass cls, jlong handle, jbyteArray name) {
   size_t index = 0;
   bk_status status;
   (void)cls;
@@ -81,8 +80,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveFind(JNIEnv *env, j
 
 /* bk_archive_list: the indexes of the entries whose names match `pattern` (UTF-8; every entry for
    NULL), in archive order, in a new int[]; NULL with the status in status_out[0] on failure. */
-JNIEXPORT jintArray JNICALL Java_dev_bufkit_jni_JniNative_archiveList(JNIEnv *env, jclass cls, jlong handle,
-                                                                      jbyteArray pattern, jintArray status_out) {
+JNIEXPORT jintArray JNICALL Java_dev_bufkit_JniNative_archiveList(JNIEnv *env, jclass cls, jlong handle,
+                                                                  jbyteArray pattern, jintArray status_out) {
   jbyte *bytes = NULL;
   jsize len = 0;
   size_t capacity = 0, count = 0, *indexes = NULL;
@@ -121,8 +120,8 @@ JNIEXPORT jintArray JNICALL Java_dev_bufkit_jni_JniNative_archiveList(JNIEnv *en
 
 /* The entry named `name`, whole, in a new byte[] it is inflated straight into: one call for
    find, size and read. NULL with the status in status_out[0] on failure. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle,
-                                                                          jbyteArray name, jintArray status_out) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_JniNative_archiveReadAll(JNIEnv *env, jclass cls, jlong handle,
+                                                                      jbyteArray name, jintArray status_out) {
   size_t index = 0, written = 0;
   uint64_t size = 0;
   jbyteArray out;
@@ -153,9 +152,9 @@ failed:
 
 /* A direct ByteBuffer over stored entry `index` in the mapping (bk_archive_view); the Java side
    keeps the archive alive while it is reachable. NULL with the status in status_out[0]. */
-JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_archiveView(JNIEnv *env, jclass cls,
-                                                                                              jlong handle, jint index,
-                                                                                              jintArray status_out) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_JniNative_archiveView(JNIEnv *env, jclass cls,
+                                                                                          jlong handle, jint index,
+                                                                                          jintArray status_out) {
   const uint8_t *data = NULL;
   size_t len = 0;
   jobject view = NULL;
@@ -177,8 +176,8 @@ JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNativ
 }
 
 /* bk_archive_entry_info into `out[5]`: size, compressed size, CRC-32, method, directory. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                 jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveInfo(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                             jlongArray out) {
   bk_archive_entry info;
   jlong values[5];
   bk_status status;
@@ -192,8 +191,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveInfo(JNIEnv *env, jc
 }
 
 /* bk_archive_entry_name: UTF-8 bytes, or null. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *env, jclass cls, jlong handle,
-                                                                       jint index) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_JniNative_archiveName(JNIEnv *env, jclass cls, jlong handle, jint index) {
   const char *name;
   size_t len;
   jbyteArray out;
@@ -208,9 +206,9 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveName(JNIEnv *e
    An archive read from a channel (`calls_back`) calls into Java during the read, which a pinned
    array forbids: it is read into native memory, then copied. Returns the bytes written (the
    entry's size), or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                  jbyteArray out, jint offset, jint len,
-                                                                  jboolean calls_back) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveRead(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                              jbyteArray out, jint offset, jint len,
+                                                              jboolean calls_back) {
   size_t written = 0;
   jbyte *dst;
   bk_status status;
@@ -233,10 +231,9 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveRead(JNIEnv *env, j
 }
 
 /* Into a direct buffer's memory at [position, position+len). Returns written, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle,
-                                                                        jint index,
-                                                                        jobject /* java.nio.ByteBuffer */ buffer,
-                                                                        jint position, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveReadDirect(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                    jobject /* java.nio.ByteBuffer */ buffer,
+                                                                    jint position, jint len) {
   size_t written = 0;
   uint8_t *base;
   bk_status status;
@@ -254,8 +251,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadDirect(JNIEnv *
 /* bk_archive_read_at into a heap array at [offset, offset+len): through native memory, since the
    first slice of an entry may inflate all of it and a critical region must stay short. Returns
    the bytes read, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index,
-                                                                    jlong at, jbyteArray out, jint offset, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveReadAt(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                jlong at, jbyteArray out, jint offset, jint len) {
   size_t written = 0;
   uint8_t *tmp;
   bk_status status;
@@ -271,10 +268,10 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAt(JNIEnv *env,
 }
 
 /* bk_archive_read_at into a direct buffer's memory at [position, position+len). */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle,
-                                                                          jint index, jlong at,
-                                                                          jobject /* java.nio.ByteBuffer */ buffer,
-                                                                          jint position, jint len) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveReadAtDirect(JNIEnv *env, jclass cls, jlong handle, jint index,
+                                                                      jlong at,
+                                                                      jobject /* java.nio.ByteBuffer */ buffer,
+                                                                      jint position, jint len) {
   size_t written = 0;
   uint8_t *base;
   bk_status status;
@@ -290,25 +287,24 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReadAtDirect(JNIEnv
 }
 
 /* bk_archive_set_checkpoint_limits. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle,
-                                                                                jlong span, jlong budget) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveSetCheckpointLimits(JNIEnv *env, jclass cls, jlong handle,
+                                                                            jlong span, jlong budget) {
   (void)env, (void)cls;
   if (span < 0 || budget < 0) return BK_STATUS_INVALID_ARGUMENT;
   return (jint)bk_archive_set_checkpoint_limits(ARCHIVE(handle), (uint64_t)span, (uint64_t)budget);
 }
 
 /* bk_archive_set_parallel_inflate. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveSetParallelInflate(JNIEnv *env, jclass cls, jlong handle,
-                                                                               jint mode) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveSetParallelInflate(JNIEnv *env, jclass cls, jlong handle,
+                                                                           jint mode) {
   (void)env, (void)cls;
   if (mode < 0) return BK_STATUS_INVALID_ARGUMENT;
   return (jint)bk_archive_set_parallel_inflate(ARCHIVE(handle), (uint32_t)mode);
 }
 
 /* bk_archive_checkpoints_export as a new byte[], or null with the status in status_out[0]. */
-JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls,
-                                                                                    jlong handle, jint index,
-                                                                                    jintArray status_out) {
+JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_JniNative_archiveCheckpointsExport(JNIEnv *env, jclass cls, jlong handle,
+                                                                                jint index, jintArray status_out) {
   bk_buffer *buffer = NULL;
   const uint8_t *bytes = NULL;
   size_t len = 0;
@@ -333,8 +329,8 @@ JNIEXPORT jbyteArray JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsExp
 }
 
 /* bk_archive_checkpoints_import. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle,
-                                                                              jint index, jbyteArray bytes) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveCheckpointsImport(JNIEnv *env, jclass cls, jlong handle,
+                                                                          jint index, jbyteArray bytes) {
   jsize len;
   jbyte *copy;
   bk_status status;
@@ -350,8 +346,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveCheckpointsImport(JN
 }
 
 /* Streaming readers: the reader's address, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *env, jclass cls, jlong handle,
-                                                                        jint index) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveReaderOpen(JNIEnv *env, jclass cls, jlong handle, jint index) {
   bk_archive_reader *reader = NULL;
   bk_status status;
   (void)env, (void)cls;
@@ -362,9 +357,9 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderOpen(JNIEnv *
 
 /* The next bytes into out[offset..offset+len): how many (0 at the end, once checked), or -status.
    Through native memory when the archive is read from a channel (`calls_back`), as archiveRead. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader,
-                                                                        jbyteArray out, jint offset, jint len,
-                                                                        jboolean calls_back) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveReaderRead(JNIEnv *env, jclass cls, jlong reader,
+                                                                    jbyteArray out, jint offset, jint len,
+                                                                    jboolean calls_back) {
   size_t n = 0;
   jbyte *dst;
   bk_status status;
@@ -386,7 +381,7 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderRead(JNIEnv *
 }
 
 /* bk_archive_reader_cores: how many cores the reader inflates on (1 on a failure). */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderCores(JNIEnv *env, jclass cls, jlong reader) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_archiveReaderCores(JNIEnv *env, jclass cls, jlong reader) {
   size_t cores = 1;
   (void)env, (void)cls;
   if (bk_archive_reader_cores((const bk_archive_reader *)(intptr_t)reader, &cores) != BK_STATUS_OK) return 1;
@@ -394,13 +389,13 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderCores(JNIEnv 
 }
 
 /* bk_archive_reader_wait, outside any critical region: its status. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderWait(JNIEnv *env, jclass cls, jlong reader) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveReaderWait(JNIEnv *env, jclass cls, jlong reader) {
   (void)env, (void)cls;
   return (jint)bk_archive_reader_wait((bk_archive_reader *)(intptr_t)reader);
 }
 
 /* bk_archive_reader_free. */
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_archiveReaderFree(JNIEnv *env, jclass cls, jlong reader) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_archiveReaderFree(JNIEnv *env, jclass cls, jlong reader) {
   (void)env, (void)cls;
   bk_archive_reader_free((bk_archive_reader *)(intptr_t)reader);
 }

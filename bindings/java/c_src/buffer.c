@@ -4,9 +4,9 @@
 #define HANDLE(h) ((bk_buffer *)(intptr_t)(h))
 
 /* Stores the new handle in `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jclass cls, jint growth, jdouble factor,
-                                                               jlong step, jlong chunk_size, jlong max_capacity,
-                                                               jlong initial_capacity, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferNew(JNIEnv *env, jclass cls, jint growth, jdouble factor,
+                                                           jlong step, jlong chunk_size, jlong max_capacity,
+                                                           jlong initial_capacity, jlongArray handle_out) {
   bk_buffer_config config;
   bk_buffer *buffer = NULL;
   bk_status status;
@@ -24,14 +24,14 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferNew(JNIEnv *env, jcla
   GIVE_HANDLE(env, handle_out, buffer, bk_buffer_free);
 }
 
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_bufferFree(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_bufferFree(JNIEnv *env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   bk_buffer_free(HANDLE(handle));
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppend(JNIEnv *env, jclass cls, jlong handle,
-                                                                  jbyteArray data, jint offset, jint length) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferAppend(JNIEnv *env, jclass cls, jlong handle, jbyteArray data,
+                                                              jint offset, jint length) {
   jbyte *bytes;
   bk_status status;
   (void)cls;
@@ -43,9 +43,9 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppend(JNIEnv *env, j
   return (jint)status;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppendDirect(JNIEnv *env, jclass cls, jlong handle,
-                                                                        jobject /* java.nio.ByteBuffer */ direct,
-                                                                        jint offset, jint length) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferAppendDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                    jobject /* java.nio.ByteBuffer */ direct,
+                                                                    jint offset, jint length) {
   uint8_t *base = (*env)->GetDirectBufferAddress(env, direct);
   jlong capacity = (*env)->GetDirectBufferCapacity(env, direct);
   (void)cls;
@@ -54,22 +54,21 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferAppendDirect(JNIEnv *
   return (jint)bk_buffer_append(HANDLE(handle), base + offset, (size_t)length);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferReserve(JNIEnv *env, jclass cls, jlong handle,
-                                                                   jlong additional) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferReserve(JNIEnv *env, jclass cls, jlong handle,
+                                                               jlong additional) {
   (void)env;
   (void)cls;
   if (additional < 0) return BK_STATUS_INVALID_ARGUMENT;
   return (jint)bk_buffer_reserve(HANDLE(handle), (size_t)additional);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferClear(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferClear(JNIEnv *env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   return (jint)bk_buffer_clear(HANDLE(handle));
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferStats(JNIEnv *env, jclass cls, jlong handle,
-                                                                 jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferStats(JNIEnv *env, jclass cls, jlong handle, jlongArray out) {
   bk_buffer_stats s;
   jlong values[BK_JNI_BUFFER_STATS_FIELDS];
   bk_status status = bk_buffer_get_stats(HANDLE(handle), &s);
@@ -80,8 +79,8 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferStats(JNIEnv *env, jc
 }
 
 /* bk_buffer_copy_out from `offset` into dst[0..length). */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jlong offset,
-                                                                   jbyteArray dst, jint length, jlongArray copied_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferCopyOut(JNIEnv *env, jclass cls, jlong handle, jlong offset,
+                                                               jbyteArray dst, jint length, jlongArray copied_out) {
   size_t copied = 0;
   jbyte *bytes;
   bk_status status;
@@ -103,7 +102,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferCopyOut(JNIEnv *env, 
 }
 
 /* bk_buffer_segment_count: the count, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_bufferSegmentCount(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_bufferSegmentCount(JNIEnv *env, jclass cls, jlong handle) {
   size_t count = 0;
   bk_status status;
   (void)env, (void)cls;
@@ -113,9 +112,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_bufferSegmentCount(JNIEnv 
 
 /* A direct ByteBuffer over segment `index`: valid until the buffer changes, which the Java side
    prevents for as long as it uses it (GrowableBuffer.writeTo holds the buffer's lock). */
-JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_bufferSegment(JNIEnv *env, jclass cls,
-                                                                                                jlong handle,
-                                                                                                jint index) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_JniNative_bufferSegment(JNIEnv *env, jclass cls,
+                                                                                            jlong handle, jint index) {
   const uint8_t *data = NULL;
   size_t len = 0;
   (void)cls;
@@ -123,7 +121,7 @@ JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNativ
   return (*env)->NewDirectByteBuffer(env, (void *)(uintptr_t)data, (jlong)len);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_bufferFlatten(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_bufferFlatten(JNIEnv *env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   return (jint)bk_buffer_flatten(HANDLE(handle));

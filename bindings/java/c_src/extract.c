@@ -38,7 +38,7 @@ static char *utf8_copy(JNIEnv *env, jstring s) {
 }
 
 /* bk_cancel_new: the handle, or 0 on failure. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_cancelNew(JNIEnv *env, jclass cls) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_cancelNew(JNIEnv *env, jclass cls) {
   bk_cancel *cancel = NULL;
   (void)env;
   (void)cls;
@@ -46,14 +46,14 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_cancelNew(JNIEnv *env, jcl
 }
 
 /* bk_cancel_request. */
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelRequest(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_cancelRequest(JNIEnv *env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   bk_cancel_request((const bk_cancel *)(intptr_t)handle);
 }
 
 /* bk_cancel_free. */
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelFree(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_cancelFree(JNIEnv *env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   bk_cancel_free((bk_cancel *)(intptr_t)handle);
@@ -66,11 +66,13 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_cancelFree(JNIEnv *env, jcl
 /* bk_extract_detailed with `options`' plain fields (read by the generated glue), the cancel handle, patterns and
  * listener (or, given a `stream`, bk_stream_extract of it, `archive` unused): the report into `reportOut[0]`; on
  * failure the path or entry and the detail into `errorOut[2]`, the errno into `osErrorOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_extract(
-    JNIEnv *env, jclass cls, jstring archive, jlong stream, jstring dest,
-    jobject /* dev.bufkit.ExtractOptions */ options, jlong cancel, jobjectArray /* String[] */ only,
-    jobject /* Object */ listener, jobjectArray /* dev.bufkit.ExtractReport[] */ report_out,
-    jobjectArray /* String[] */ error_out, jintArray os_error_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_extract(JNIEnv *env, jclass cls, jstring archive, jlong stream,
+                                                         jstring dest, jobject /* dev.bufkit.ExtractOptions */ options,
+                                                         jlong cancel, jobjectArray /* String[] */ only,
+                                                         jobject /* Object */ listener,
+                                                         jobjectArray /* dev.bufkit.ExtractReport[] */ report_out,
+                                                         jobjectArray /* String[] */ error_out,
+                                                         jintArray os_error_out) {
   char *archive_path = stream ? NULL : utf8_copy(env, archive), *dest_path = utf8_copy(env, dest);
   bk_extract_failure *failure = calloc(1, sizeof *failure); /* 5 KiB: off the JVM thread's stack */
   bk_extract_options opts;
@@ -131,7 +133,7 @@ done:
 }
 
 /* bk_stream_new for an archive to be extracted into `dest`: the handle, or -status. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_streamNew(JNIEnv *env, jclass cls, jstring dest) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_streamNew(JNIEnv *env, jclass cls, jstring dest) {
   char *dest_path = utf8_copy(env, dest);
   bk_stream *stream = NULL;
   bk_status status;
@@ -144,8 +146,8 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_streamNew(JNIEnv *env, jcl
 
 /* bk_stream_feed of bytes[offset..offset+len), copied out of the array first: feeding may wait
    on the disk, which a pinned array must not. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_streamFeed(JNIEnv *env, jclass cls, jlong stream, jbyteArray bytes,
-                                                                jint offset, jint len) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_streamFeed(JNIEnv *env, jclass cls, jlong stream, jbyteArray bytes,
+                                                            jint offset, jint len) {
   jbyte small[16384];
   jbyte *copy = small;
   bk_status status;
@@ -160,7 +162,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_streamFeed(JNIEnv *env, jcl
 }
 
 /* bk_stream_free. */
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_streamFree(JNIEnv *env, jclass cls, jlong stream) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_streamFree(JNIEnv *env, jclass cls, jlong stream) {
   (void)env, (void)cls;
   bk_stream_free((bk_stream *)(intptr_t)stream);
 }

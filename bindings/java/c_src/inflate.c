@@ -3,8 +3,8 @@
 
 #define INFLATER(h) ((bk_inflater *)(intptr_t)(h))
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jclass cls, jint format,
-                                                                 jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_inflaterNew(JNIEnv *env, jclass cls, jint format,
+                                                             jlongArray handle_out) {
   bk_inflater *inf = NULL;
   bk_status status = bk_inflater_new((uint32_t)format, &inf);
   (void)cls;
@@ -12,7 +12,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflaterNew(JNIEnv *env, jc
   GIVE_HANDLE(env, handle_out, inf, bk_inflater_free);
 }
 
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_inflaterFree(JNIEnv *env, jclass cls, jlong handle) {
   (void)env;
   (void)cls;
   bk_inflater_free(INFLATER(handle));
@@ -23,8 +23,8 @@ JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflaterFree(JNIEnv *env, j
 #define STREAM(h) ((bk_inflate_stream *)(intptr_t)(h))
 
 /* bk_inflate_stream_new: the handle into `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamNew(JNIEnv *env, jclass cls, jint format,
-                                                                      jlong origin, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_inflateStreamNew(JNIEnv *env, jclass cls, jint format, jlong origin,
+                                                                  jlongArray handle_out) {
   bk_inflate_stream *stream = NULL;
   bk_status status;
   (void)cls;
@@ -35,14 +35,14 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamNew(JNIEnv *en
 }
 
 /* bk_inflate_stream_free. */
-JNIEXPORT void JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFree(JNIEnv *env, jclass cls, jlong handle) {
+JNIEXPORT void JNICALL Java_dev_bufkit_JniNative_inflateStreamFree(JNIEnv *env, jclass cls, jlong handle) {
   (void)env, (void)cls;
   bk_inflate_stream_free(STREAM(handle));
 }
 
 /* bk_inflate_stream_reset. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamReset(JNIEnv *env, jclass cls, jlong handle,
-                                                                        jlong origin) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_inflateStreamReset(JNIEnv *env, jclass cls, jlong handle,
+                                                                    jlong origin) {
   (void)env, (void)cls;
   if (origin < 0) return BK_STATUS_OUT_OF_RANGE;
   return (jint)bk_inflate_stream_reset(STREAM(handle), (size_t)origin);
@@ -50,9 +50,9 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamReset(JNIEnv *
 
 /* input[offset..offset+length) into all of out, both pinned for the call: the bytes used, or
    -status; the stream's total into consumed_out[0] once it has ended. */
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateStreamFeed(JNIEnv *env, jclass cls, jlong handle,
-                                                                        jbyteArray input, jint offset, jint length,
-                                                                        jbyteArray out, jlongArray consumed_out) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_inflateStreamFeed(JNIEnv *env, jclass cls, jlong handle,
+                                                                    jbyteArray input, jint offset, jint length,
+                                                                    jbyteArray out, jlongArray consumed_out) {
   static const uint8_t none = 0;
   size_t used = 0, consumed = 0;
   jbyte *in_bytes = NULL, *out_bytes;
@@ -86,9 +86,9 @@ static jlong consumed_or_status(size_t consumed, bk_status status) {
   return status == BK_STATUS_OK ? (jlong)consumed : -(jlong)status;
 }
 
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
-                                                                jlong offset, jbyteArray out, jint out_offset,
-                                                                jint length) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_inflateAt(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
+                                                            jlong offset, jbyteArray out, jint out_offset,
+                                                            jint length) {
   jsize in_len = (*env)->GetArrayLength(env, input);
   size_t consumed = 0;
   bk_status status;
@@ -110,11 +110,10 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAt(JNIEnv *env, jcl
   return consumed_or_status(consumed, status);
 }
 
-JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle,
-                                                                      jobject /* java.nio.ByteBuffer */ input,
-                                                                      jlong offset,
-                                                                      jobject /* java.nio.ByteBuffer */ out,
-                                                                      jint out_offset, jint length) {
+JNIEXPORT jlong JNICALL Java_dev_bufkit_JniNative_inflateAtDirect(JNIEnv *env, jclass cls, jlong handle,
+                                                                  jobject /* java.nio.ByteBuffer */ input, jlong offset,
+                                                                  jobject /* java.nio.ByteBuffer */ out,
+                                                                  jint out_offset, jint length) {
   const uint8_t *in = (*env)->GetDirectBufferAddress(env, input);
   uint8_t *dst = (*env)->GetDirectBufferAddress(env, out);
   jlong in_cap = (*env)->GetDirectBufferCapacity(env, input), out_cap = (*env)->GetDirectBufferCapacity(env, out);
@@ -130,10 +129,10 @@ JNIEXPORT jlong JNICALL Java_dev_bufkit_jni_JniNative_inflateAtDirect(JNIEnv *en
 }
 
 /* Returns successes, or -status if the call itself failed. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle,
-                                                                  jbyteArray input, jlongArray offsets, jintArray sizes,
-                                                                  jint count, jbyteArray out, jlongArray consumed_out,
-                                                                  jintArray status_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_inflateBatch(JNIEnv *env, jclass cls, jlong handle, jbyteArray input,
+                                                              jlongArray offsets, jintArray sizes, jint count,
+                                                              jbyteArray out, jlongArray consumed_out,
+                                                              jintArray status_out) {
   /* count: streams to inflate, the first of each array (the Java side checked every array holds them) */
   jsize n = count < 0 ? 0 : count, in_len = (*env)->GetArrayLength(env, input),
         out_len = (*env)->GetArrayLength(env, out);

@@ -4,9 +4,9 @@
 #define POOL(h) ((const bk_pool *)(intptr_t)(h))
 
 /* Stores the new pool in `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass cls, jlong min_class, jlong max_class,
-                                                             jlong max_retained, jlong per_class, jlong thread_cache,
-                                                             jboolean zero, jlong decay_ms, jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_poolNew(JNIEnv *env, jclass cls, jlong min_class, jlong max_class,
+                                                         jlong max_retained, jlong per_class, jlong thread_cache,
+                                                         jboolean zero, jlong decay_ms, jlongArray handle_out) {
   bk_pool_config config;
   bk_pool *pool = NULL;
   bk_status status;
@@ -26,15 +26,15 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolNew(JNIEnv *env, jclass
   GIVE_HANDLE(env, handle_out, pool, bk_pool_free);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolFree(JNIEnv *env, jclass cls, jlong pool) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_poolFree(JNIEnv *env, jclass cls, jlong pool) {
   (void)env;
   (void)cls;
   return (jint)bk_pool_free((bk_pool *)(intptr_t)pool);
 }
 
 /* Fills `leaseOut[4]`: data address, length, pool, id. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jclass cls, jlong pool, jlong size,
-                                                                 jlongArray lease_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_poolAcquire(JNIEnv *env, jclass cls, jlong pool, jlong size,
+                                                             jlongArray lease_out) {
   bk_lease lease;
   jlong fields[4];
   bk_status status;
@@ -53,8 +53,7 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolAcquire(JNIEnv *env, jc
   return BK_STATUS_OK;
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolRelease(JNIEnv *env, jclass cls, jlong pool,
-                                                                 jlongArray lease_in) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_poolRelease(JNIEnv *env, jclass cls, jlong pool, jlongArray lease_in) {
   bk_lease lease;
   jlong fields[4];
   (void)cls;
@@ -67,13 +66,13 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolRelease(JNIEnv *env, jc
   return (jint)bk_pool_release(POOL(pool), &lease);
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolTrim(JNIEnv *env, jclass cls, jlong pool) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_poolTrim(JNIEnv *env, jclass cls, jlong pool) {
   (void)env;
   (void)cls;
   return (jint)bk_pool_trim(POOL(pool));
 }
 
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolStats(JNIEnv *env, jclass cls, jlong pool, jlongArray out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_poolStats(JNIEnv *env, jclass cls, jlong pool, jlongArray out) {
   bk_pool_stats s;
   jlong values[BK_JNI_POOL_STATS_FIELDS];
   bk_status status = bk_pool_get_stats(POOL(pool), &s);
@@ -84,9 +83,9 @@ JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_poolStats(JNIEnv *env, jcla
 }
 
 /* A direct ByteBuffer over native memory (no copy). */
-JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_jni_JniNative_directBuffer(JNIEnv *env, jclass cls,
-                                                                                               jlong address,
-                                                                                               jlong length) {
+JNIEXPORT jobject /* java.nio.ByteBuffer */ JNICALL Java_dev_bufkit_JniNative_directBuffer(JNIEnv *env, jclass cls,
+                                                                                           jlong address,
+                                                                                           jlong length) {
   (void)cls;
   return (*env)->NewDirectByteBuffer(env, (void *)(intptr_t)address, length);
 }

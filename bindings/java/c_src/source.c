@@ -58,10 +58,10 @@ static void jni_source_release(void *ctx) {
 
 /* bk_archive_open_source over `channel` (a dev.bufkit.ChannelSource), `length` bytes long; local
    headers 0 at open, 1 on first read: the handle into `handleOut[0]`. */
-JNIEXPORT jint JNICALL Java_dev_bufkit_jni_JniNative_archiveOpenSource(JNIEnv *env, jclass cls,
-                                                                       jobject /* dev.bufkit.ChannelSource */ channel,
-                                                                       jlong length, jint local_headers,
-                                                                       jlongArray handle_out) {
+JNIEXPORT jint JNICALL Java_dev_bufkit_JniNative_archiveOpenSource(JNIEnv *env, jclass cls,
+                                                                   jobject /* dev.bufkit.ChannelSource */ channel,
+                                                                   jlong length, jint local_headers,
+                                                                   jlongArray handle_out) {
   bk_archive_options options;
   bk_archive *archive = NULL;
   bk_source source;

@@ -38,7 +38,7 @@ public abstract class AssetArchive implements AutoCloseable {
      * unreachable.
      */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
-    protected AssetArchive(Runnable free) {
+    AssetArchive(Runnable free) {
         this.holders = new Holders(free);
         this.cleanable = CLEANER.register(this, holders::release);
     }
@@ -66,35 +66,35 @@ public abstract class AssetArchive implements AutoCloseable {
     }
 
     /** {@code bk_archive_entry_count}. */
-    protected abstract int nativeCount();
+    abstract int nativeCount();
 
     /** {@code bk_archive_find}: the index, or minus the status. */
-    protected abstract long nativeFind(byte[] utf8Name);
+    abstract long nativeFind(byte[] utf8Name);
 
     /** {@code bk_archive_entry_info} into {@code out[5]}: size, compressed size, CRC-32, method, directory. */
-    protected abstract int nativeInfo(int index, long[] out);
+    abstract int nativeInfo(int index, long[] out);
 
     /**
      * {@code bk_archive_list}: the indexes of the entries whose names match {@code utf8Pattern}
      * (every entry for null), in archive order; or null, with the status in {@code status[0]}.
      */
-    protected abstract int[] nativeList(byte[] utf8Pattern, int[] status);
+    abstract int[] nativeList(byte[] utf8Pattern, int[] status);
 
     /** {@code bk_archive_entry_name}: the name's UTF-8 bytes, or null past the last entry. */
-    protected abstract byte[] nativeName(int index);
+    abstract byte[] nativeName(int index);
 
     /** {@code bk_archive_read} into {@code out[offset, offset + len)}: the bytes written, or minus the status. */
-    protected abstract long nativeRead(int index, byte[] out, int offset, int len);
+    abstract long nativeRead(int index, byte[] out, int offset, int len);
 
     /** {@code bk_archive_read} into a direct buffer at {@code [position, position + len)}: written, or minus the status. */
-    protected abstract long nativeReadDirect(int index, ByteBuffer direct, int position, int len);
+    abstract long nativeReadDirect(int index, ByteBuffer direct, int position, int len);
 
     /**
      * {@code bk_archive_find}, {@code bk_archive_entry_size} and {@code bk_archive_read} of the entry
      * named {@code utf8Name} into a new array; on failure null, with the function that failed's
      * status in {@code status[0]} (a front may do it in one native call).
      */
-    protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+    byte[] nativeReadAll(byte[] utf8Name, int[] status) {
         long index = nativeFind(utf8Name);
         if (index < 0) {
             status[0] = (int) -index;
@@ -123,51 +123,51 @@ public abstract class AssetArchive implements AutoCloseable {
      * native archive is freed then); or null, with the status in {@code status[0]}
      * ({@link Status#INVALID_ARGUMENT} for a deflated entry or an archive that is not mapped).
      */
-    protected abstract ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable);
+    abstract ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable);
 
     /** Runs {@code action} once {@code referent} is unreachable, on the archives' cleaner thread. */
-    protected static void runWhenUnreachable(Object referent, Runnable action) {
+    static void runWhenUnreachable(Object referent, Runnable action) {
         CLEANER.register(referent, action);
     }
 
     /** {@code bk_archive_reader_open}: the reader's address, or minus the status. */
-    protected abstract long nativeReaderOpen(int index);
+    abstract long nativeReaderOpen(int index);
 
     /** {@code bk_archive_reader_read} into {@code out[offset, offset + len)}: the count (0 at the end), or minus the status. */
-    protected abstract long nativeReaderRead(long reader, byte[] out, int offset, int len);
+    abstract long nativeReaderRead(long reader, byte[] out, int offset, int len);
 
     /** {@code bk_archive_reader_free}. */
-    protected abstract void nativeReaderFree(long reader);
+    abstract void nativeReaderFree(long reader);
 
     /** {@code bk_archive_reader_cores}: how many cores the reader inflates on. */
-    protected abstract long nativeReaderCores(long reader);
+    abstract long nativeReaderCores(long reader);
 
     /** {@code bk_archive_reader_wait}: its status. */
-    protected abstract int nativeReaderWait(long reader);
+    abstract int nativeReaderWait(long reader);
 
     /** {@code bk_archive_set_parallel_inflate}: its status. */
-    protected abstract int nativeSetParallelInflate(int mode);
+    abstract int nativeSetParallelInflate(int mode);
 
     /** {@code bk_status_message}. */
-    protected abstract String statusMessage(int code);
+    abstract String statusMessage(int code);
 
     /** {@code bk_archive_verify} on {@code threads} threads: its status, with failed count and first failed index in {@code out[2]}. */
-    protected abstract int nativeVerify(int threads, long[] out);
+    abstract int nativeVerify(int threads, long[] out);
 
     /** {@code bk_archive_read_at} from byte {@code at} into {@code out[offset, offset + len)}: the bytes read, or minus the status. */
-    protected abstract long nativeReadAt(int index, long at, byte[] out, int offset, int len);
+    abstract long nativeReadAt(int index, long at, byte[] out, int offset, int len);
 
     /** {@code bk_archive_read_at} into a direct buffer at {@code [position, position + len)}: the bytes read, or minus the status. */
-    protected abstract long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len);
+    abstract long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len);
 
     /** {@code bk_archive_set_checkpoint_limits}: its status. */
-    protected abstract int nativeSetCheckpointLimits(long span, long budget);
+    abstract int nativeSetCheckpointLimits(long span, long budget);
 
     /** {@code bk_archive_checkpoints_export} as a new array, or null with the status in {@code status[0]}. */
-    protected abstract byte[] nativeCheckpointsExport(int index, int[] status);
+    abstract byte[] nativeCheckpointsExport(int index, int[] status);
 
     /** {@code bk_archive_checkpoints_import}: its status. */
-    protected abstract int nativeCheckpointsImport(int index, byte[] bytes);
+    abstract int nativeCheckpointsImport(int index, byte[] bytes);
 
     /**
      * What {@link #verify(int)} found: how many entries failed, the first that failed (its index,

@@ -26,27 +26,27 @@ public abstract class BufferPool implements AutoCloseable {
     /** Registers {@code free} ({@code bk_pool_free}) to run once: at a successful close, or when
      *  the pool is unreachable (which open leases prevent: each keeps its pool reachable). */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
-    protected BufferPool(Runnable free) {
+    BufferPool(Runnable free) {
         this.cleanable = CLEANER.register(this, free);
     }
 
     /** {@code bk_pool_acquire}: fills {@code lease[4]} with data address, length, pool, id. */
-    protected abstract int nativeAcquire(long size, long[] lease);
+    abstract int nativeAcquire(long size, long[] lease);
 
     /** Wraps a lent buffer for Java. */
-    protected abstract Lease wrap(long[] lease);
+    abstract Lease wrap(long[] lease);
 
     /** {@code bk_pool_release} of {@code lease[4]}. */
-    protected abstract int nativeRelease(long[] lease);
+    abstract int nativeRelease(long[] lease);
 
     /** {@code bk_pool_trim}. */
-    protected abstract int nativeTrim();
+    abstract int nativeTrim();
 
     /** {@code bk_pool_get_stats} into {@code out[9]}. */
-    protected abstract int nativeStats(long[] out);
+    abstract int nativeStats(long[] out);
 
     /** {@code bk_status_message}. */
-    protected abstract String statusMessage(int code);
+    abstract String statusMessage(int code);
 
     /** Lends a buffer of at least {@code size} bytes; close the lease to give it back. */
     public final Lease acquire(long size) {

@@ -135,9 +135,9 @@ public interface Bufkit {
     /** The two ways into the one native library. */
     enum Front {
         /** Downcalls through {@code java.lang.foreign}: Java 22+. */
-        PANAMA("dev.bufkit.panama.PanamaBufkit"),
+        PANAMA("dev.bufkit.PanamaBufkit"),
         /** JNI glue over the same library: Java 17+ and Android. */
-        JNI("dev.bufkit.jni.JniBufkit");
+        JNI("dev.bufkit.JniBufkit");
 
         final String className;
 

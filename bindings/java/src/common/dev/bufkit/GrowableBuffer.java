@@ -39,39 +39,39 @@ public abstract class GrowableBuffer implements AutoCloseable {
 
     /** Registers {@code free} to run exactly once: at close, or when this buffer is unreachable. */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
-    protected GrowableBuffer(Runnable free) {
+    GrowableBuffer(Runnable free) {
         this.cleanable = CLEANER.register(this, free);
     }
 
     // ---- what each front implements: raw calls returning a bk_status code ----
 
     /** {@code bk_buffer_append} from a heap array range (already bounds-checked). */
-    protected abstract int nativeAppend(byte[] data, int offset, int length);
+    abstract int nativeAppend(byte[] data, int offset, int length);
 
     /** {@code bk_buffer_append} from a direct buffer range (already bounds-checked). */
-    protected abstract int nativeAppendDirect(ByteBuffer direct, int offset, int length);
+    abstract int nativeAppendDirect(ByteBuffer direct, int offset, int length);
 
     /** {@code bk_buffer_reserve}. */
-    protected abstract int nativeReserve(long additional);
+    abstract int nativeReserve(long additional);
 
     /** {@code bk_buffer_clear}. */
-    protected abstract int nativeClear();
+    abstract int nativeClear();
 
     /** {@code bk_buffer_get_stats} into {@code out[5]}: len, capacity, grows, moves, bytes copied. */
-    protected abstract int nativeStats(long[] out);
+    abstract int nativeStats(long[] out);
 
     /** {@code bk_buffer_copy_out} from {@code offset} into {@code dst[0, length)}; {@code copied[0]} receives the count. */
-    protected abstract int nativeCopyOut(long offset, byte[] dst, int length, long[] copied);
+    abstract int nativeCopyOut(long offset, byte[] dst, int length, long[] copied);
 
     /**
      * Writes every segment ({@code bk_buffer_segment_count}, {@code bk_buffer_segment}) to
      * {@code channel} as direct buffers over the native memory, each valid only during this call,
      * with {@link #writeFully}; returns the bytes written, or minus the status of a failed call.
      */
-    protected abstract long nativeWriteTo(WritableByteChannel channel) throws IOException;
+    abstract long nativeWriteTo(WritableByteChannel channel) throws IOException;
 
     /** Writes all of {@code src} to {@code channel}, looping on short writes; returns the count. */
-    protected static long writeFully(WritableByteChannel channel, ByteBuffer src) throws IOException {
+    static long writeFully(WritableByteChannel channel, ByteBuffer src) throws IOException {
         long written = 0;
         while (src.hasRemaining()) {
             int n = channel.write(src);
@@ -82,10 +82,10 @@ public abstract class GrowableBuffer implements AutoCloseable {
     }
 
     /** {@code bk_buffer_flatten}. */
-    protected abstract int nativeFlatten();
+    abstract int nativeFlatten();
 
     /** {@code bk_status_message}. */
-    protected abstract String statusMessage(int code);
+    abstract String statusMessage(int code);
 
     // ---- the public API ----
 

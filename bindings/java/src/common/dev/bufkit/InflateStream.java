@@ -30,7 +30,7 @@ public abstract class InflateStream implements AutoCloseable {
 
     /** Registers {@code free} ({@code bk_inflate_stream_free}) to run once: at close, or when unreachable. */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
-    protected InflateStream(Runnable free, byte[] out) {
+    InflateStream(Runnable free, byte[] out) {
         this.cleanable = CLEANER.register(this, free);
         this.out = out;
     }
@@ -40,13 +40,13 @@ public abstract class InflateStream implements AutoCloseable {
      * {@code out} (bounds already checked): the input bytes used, or minus the status; the
      * stream's total bytes into {@code consumed[0]} once it has ended (0 before).
      */
-    protected abstract long nativeFeed(byte[] input, int offset, int length, byte[] out, long[] consumed);
+    abstract long nativeFeed(byte[] input, int offset, int length, byte[] out, long[] consumed);
 
     /** {@code bk_inflate_stream_reset}: a status. */
-    protected abstract int nativeReset(long origin);
+    abstract int nativeReset(long origin);
 
     /** {@code bk_status_message}. */
-    protected abstract String statusMessage(int code);
+    abstract String statusMessage(int code);
 
     /**
      * Feeds {@code input[offset, offset + length)}; returns how many of these bytes belong to the

@@ -18,13 +18,13 @@ public abstract class Lease implements AutoCloseable {
     /** A lease described by {@code lease[4]} (address, length, pool, id) from {@code pool}. A lease
      *  that becomes unreachable unclosed is given back by a cleaner. */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
-    protected Lease(BufferPool pool, long[] lease) {
+    Lease(BufferPool pool, long[] lease) {
         this.lease = lease;
         this.cleanable = CLEANER.register(this, () -> pool.release(lease)); // captures the pool, never this
     }
 
     /** Address of the buffer. */
-    protected final long address() {
+    final long address() {
         return lease[0];
     }
 
@@ -51,5 +51,5 @@ public abstract class Lease implements AutoCloseable {
     }
 
     /** Hook for a front to revoke its views before the memory goes back. */
-    protected void beforeRelease() {}
+    void beforeRelease() {}
 }

@@ -22,23 +22,23 @@ public abstract class OffsetInflater implements AutoCloseable {
 
     /** Registers {@code free} to run once: at close, or when unreachable. */
     @SuppressWarnings("this-escape") // the Cleaner only keeps a phantom reference to this
-    protected OffsetInflater(Runnable free) {
+    OffsetInflater(Runnable free) {
         this.cleanable = CLEANER.register(this, free);
     }
 
     /** {@code bk_inflate_at} over heap arrays (bounds already checked): the bytes consumed, or minus
      *  the status on failure (one return value, so a call allocates nothing). */
-    protected abstract long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length);
+    abstract long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length);
 
     /** {@code bk_inflate_at} over direct buffers (bounds already checked); returns as {@link #nativeInflate}. */
-    protected abstract long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);
+    abstract long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length);
 
     /** {@code bk_inflate_batch} of the first {@code n} streams (every array holds at least {@code n}, checked):
      *  results into {@code consumed[i]} and {@code status[i]}; returns successes or -status. */
-    protected abstract int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status);
+    abstract int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status);
 
     /** {@code bk_status_message}. */
-    protected abstract String statusMessage(int code);
+    abstract String statusMessage(int code);
 
     /**
      * Inflates the stream at {@code input[offset]} into {@code out[outOffset, outOffset + length)},

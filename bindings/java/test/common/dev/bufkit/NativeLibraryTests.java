@@ -222,9 +222,9 @@ final class NativeLibraryTests {
                 .redirectErrorStream(true).start();
         String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         check(p.waitFor() == 3, "exit " + p.exitValue() + ": " + out);
-        check(out.contains("dev.bufkit.jni.JniBufkit") && out.contains(missing), out);
+        check(out.contains("dev.bufkit.JniBufkit") && out.contains(missing), out);
         if (Runtime.version().feature() >= 22) {
-            check(out.contains("dev.bufkit.panama.PanamaBufkit"), out);
+            check(out.contains("dev.bufkit.PanamaBufkit"), out);
         }
     }
 }

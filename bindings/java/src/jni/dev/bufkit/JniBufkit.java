@@ -1,21 +1,8 @@
-package dev.bufkit.jni;
+package dev.bufkit;
 
-import dev.bufkit.BufferConfig;
-import dev.bufkit.Bufkit;
-import dev.bufkit.BufferPool;
-import dev.bufkit.BufkitException;
-import dev.bufkit.ExtractCancel;
-import dev.bufkit.ExtractException;
-import dev.bufkit.ExtractOptions;
-import dev.bufkit.ExtractReport;
-import dev.bufkit.GrowableBuffer;
-import dev.bufkit.Format;
-import dev.bufkit.OffsetInflater;
-import dev.bufkit.PoolConfig;
-import dev.bufkit.Status;
 
 /** The JNI front (JDK 17+, Android): C glue over bufkit.h, with libbufkit linked in statically. */
-public final class JniBufkit implements Bufkit {
+final class JniBufkit implements Bufkit {
     private static final JniBufkit INSTANCE = new JniBufkit();
 
     private JniBufkit() {}

@@ -1,7 +1,5 @@
-package dev.bufkit.jni;
+package dev.bufkit;
 
-import dev.bufkit.BufferPool;
-import dev.bufkit.Lease;
 import java.nio.ByteBuffer;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -25,12 +23,12 @@ final class JniPool extends BufferPool {
     }
 
     @Override
-    protected int nativeAcquire(long size, long[] lease) {
+    int nativeAcquire(long size, long[] lease) {
         return JniNative.poolAcquire(handle, size, lease);
     }
 
     @Override
-    protected Lease wrap(long[] lease) {
+    Lease wrap(long[] lease) {
         return new JniLease(this, lease, view(lease[0], (int) Math.min(lease[1], Integer.MAX_VALUE)));
     }
 
@@ -45,22 +43,22 @@ final class JniPool extends BufferPool {
     }
 
     @Override
-    protected int nativeRelease(long[] lease) {
+    int nativeRelease(long[] lease) {
         return JniNative.poolRelease(handle, lease);
     }
 
     @Override
-    protected int nativeTrim() {
+    int nativeTrim() {
         return JniNative.poolTrim(handle);
     }
 
     @Override
-    protected int nativeStats(long[] out) {
+    int nativeStats(long[] out) {
         return JniNative.poolStats(handle, out);
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }
 

@@ -1,6 +1,5 @@
-package dev.bufkit.jni;
+package dev.bufkit;
 
-import dev.bufkit.GrowableBuffer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
@@ -15,37 +14,37 @@ final class JniBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeAppend(byte[] data, int offset, int length) {
+    int nativeAppend(byte[] data, int offset, int length) {
         return JniNative.bufferAppend(handle, data, offset, length);
     }
 
     @Override
-    protected int nativeAppendDirect(ByteBuffer direct, int offset, int length) {
+    int nativeAppendDirect(ByteBuffer direct, int offset, int length) {
         return JniNative.bufferAppendDirect(handle, direct, offset, length);
     }
 
     @Override
-    protected int nativeReserve(long additional) {
+    int nativeReserve(long additional) {
         return JniNative.bufferReserve(handle, additional);
     }
 
     @Override
-    protected int nativeClear() {
+    int nativeClear() {
         return JniNative.bufferClear(handle);
     }
 
     @Override
-    protected int nativeStats(long[] out) {
+    int nativeStats(long[] out) {
         return JniNative.bufferStats(handle, out);
     }
 
     @Override
-    protected int nativeCopyOut(long offset, byte[] dst, int length, long[] copied) {
+    int nativeCopyOut(long offset, byte[] dst, int length, long[] copied) {
         return JniNative.bufferCopyOut(handle, offset, dst, length, copied);
     }
 
     @Override
-    protected long nativeWriteTo(WritableByteChannel channel) throws IOException {
+    long nativeWriteTo(WritableByteChannel channel) throws IOException {
         long count = JniNative.bufferSegmentCount(handle), written = 0;
         if (count < 0) return count;
         for (int i = 0; i < count; i++) {
@@ -59,12 +58,12 @@ final class JniBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeFlatten() {
+    int nativeFlatten() {
         return JniNative.bufferFlatten(handle);
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }
 }

@@ -1,9 +1,5 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.BufferStats;
-import dev.bufkit.ExtractReport;
-import dev.bufkit.PoolStats;
-import dev.bufkit.Status;
 import java.lang.foreign.MemoryLayout;
 import java.lang.foreign.PaddingLayout;
 import java.lang.foreign.StructLayout;

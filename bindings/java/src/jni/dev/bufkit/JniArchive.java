@@ -1,6 +1,5 @@
-package dev.bufkit.jni;
+package dev.bufkit;
 
-import dev.bufkit.AssetArchive;
 import java.nio.ByteBuffer;
 
 /**
@@ -19,53 +18,53 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeCount() {
+    int nativeCount() {
         return JniNative.archiveCount(handle);
     }
 
     @Override
-    protected int nativeVerify(int threads, long[] out) {
+    int nativeVerify(int threads, long[] out) {
         return JniNative.archiveVerify(handle, threads, out);
     }
 
     @Override
-    protected long nativeFind(byte[] utf8Name) {
+    long nativeFind(byte[] utf8Name) {
         return JniNative.archiveFind(handle, utf8Name);
     }
 
     @Override
-    protected int nativeInfo(int index, long[] out) {
+    int nativeInfo(int index, long[] out) {
         return JniNative.archiveInfo(handle, index, out);
     }
 
     @Override
-    protected byte[] nativeName(int index) {
+    byte[] nativeName(int index) {
         return JniNative.archiveName(handle, index);
     }
 
     @Override
-    protected int[] nativeList(byte[] utf8Pattern, int[] status) {
+    int[] nativeList(byte[] utf8Pattern, int[] status) {
         return JniNative.archiveList(handle, utf8Pattern, status);
     }
 
     @Override
-    protected long nativeRead(int index, byte[] out, int offset, int len) {
+    long nativeRead(int index, byte[] out, int offset, int len) {
         return JniNative.archiveRead(handle, index, out, offset, len, callsBack);
     }
 
     @Override
-    protected long nativeReadDirect(int index, ByteBuffer direct, int position, int len) {
+    long nativeReadDirect(int index, ByteBuffer direct, int position, int len) {
         return JniNative.archiveReadDirect(handle, index, direct, position, len);
     }
 
     @Override
-    protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+    byte[] nativeReadAll(byte[] utf8Name, int[] status) {
         if (callsBack) return super.nativeReadAll(utf8Name, status); // find, size, then a read that pins nothing
         return JniNative.archiveReadAll(handle, utf8Name, status);
     }
 
     @Override
-    protected ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable) {
+    ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable) {
         ByteBuffer root = JniNative.archiveView(handle, index, status);
         // A JNI buffer has no attachment, so every buffer derived from it refers to it.
         if (root != null) runWhenUnreachable(root, whenUnreachable);
@@ -73,62 +72,62 @@ final class JniArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeReaderOpen(int index) {
+    long nativeReaderOpen(int index) {
         return JniNative.archiveReaderOpen(handle, index);
     }
 
     @Override
-    protected long nativeReaderRead(long reader, byte[] out, int offset, int len) {
+    long nativeReaderRead(long reader, byte[] out, int offset, int len) {
         return JniNative.archiveReaderRead(reader, out, offset, len, callsBack);
     }
 
     @Override
-    protected void nativeReaderFree(long reader) {
+    void nativeReaderFree(long reader) {
         JniNative.archiveReaderFree(reader);
     }
 
     @Override
-    protected long nativeReaderCores(long reader) {
+    long nativeReaderCores(long reader) {
         return JniNative.archiveReaderCores(reader);
     }
 
     @Override
-    protected int nativeReaderWait(long reader) {
+    int nativeReaderWait(long reader) {
         return JniNative.archiveReaderWait(reader);
     }
 
     @Override
-    protected int nativeSetParallelInflate(int mode) {
+    int nativeSetParallelInflate(int mode) {
         return JniNative.archiveSetParallelInflate(handle, mode);
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }
 
     @Override
-    protected long nativeReadAt(int index, long at, byte[] out, int offset, int len) {
+    long nativeReadAt(int index, long at, byte[] out, int offset, int len) {
         return JniNative.archiveReadAt(handle, index, at, out, offset, len);
     }
 
     @Override
-    protected long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len) {
+    long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len) {
         return JniNative.archiveReadAtDirect(handle, index, at, direct, position, len);
     }
 
     @Override
-    protected int nativeSetCheckpointLimits(long span, long budget) {
+    int nativeSetCheckpointLimits(long span, long budget) {
         return JniNative.archiveSetCheckpointLimits(handle, span, budget);
     }
 
     @Override
-    protected byte[] nativeCheckpointsExport(int index, int[] status) {
+    byte[] nativeCheckpointsExport(int index, int[] status) {
         return JniNative.archiveCheckpointsExport(handle, index, status);
     }
 
     @Override
-    protected int nativeCheckpointsImport(int index, byte[] bytes) {
+    int nativeCheckpointsImport(int index, byte[] bytes) {
         return JniNative.archiveCheckpointsImport(handle, index, bytes);
     }
 }

@@ -1,7 +1,5 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.AssetArchive;
-import dev.bufkit.Status;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -32,7 +30,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeCount() {
+    int nativeCount() {
         long[] count = new long[1];
         try {
             int status = (int) BufkitLibrary.ARCHIVE_ENTRY_COUNT.invokeExact(handle, MemorySegment.ofArray(count));
@@ -43,7 +41,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeVerify(int threads, long[] out) {
+    int nativeVerify(int threads, long[] out) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment failed = arena.allocate(ValueLayout.JAVA_LONG), first = arena.allocate(ValueLayout.JAVA_LONG);
             int status = (int) BufkitLibrary.ARCHIVE_VERIFY.invokeExact(handle, threads, failed, first);
@@ -56,7 +54,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeFind(byte[] utf8Name) {
+    long nativeFind(byte[] utf8Name) {
         long[] index = new long[1];
         try {
             int status = (int) BufkitLibrary.ARCHIVE_FIND.invokeExact(handle, MemorySegment.ofArray(utf8Name), (long) utf8Name.length,
@@ -68,7 +66,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int[] nativeList(byte[] utf8Pattern, int[] status) {
+    int[] nativeList(byte[] utf8Pattern, int[] status) {
         // bk_archive_list is bound as an ordinary downcall (a long list may take a while): its
         // arguments are native memory.
         try (Arena arena = Arena.ofConfined()) {
@@ -99,7 +97,7 @@ final class PanamaArchive extends AssetArchive {
             .mapToLong(field -> Layouts.offset(Layouts.ARCHIVE_ENTRY, field)).toArray();
 
     @Override
-    protected int nativeInfo(int index, long[] out) {
+    int nativeInfo(int index, long[] out) {
         long[] words = new long[ENTRY_WORDS];
         MemorySegment info = MemorySegment.ofArray(words);
         try {
@@ -117,7 +115,7 @@ final class PanamaArchive extends AssetArchive {
 
     /** Find, size and read: three downcalls, no native memory allocated. */
     @Override
-    protected byte[] nativeReadAll(byte[] utf8Name, int[] status) {
+    byte[] nativeReadAll(byte[] utf8Name, int[] status) {
         if (callsBack) return super.nativeReadAll(utf8Name, status);
         long[] word = new long[1];
         try {
@@ -148,7 +146,7 @@ final class PanamaArchive extends AssetArchive {
      * {@code whenUnreachable}: every buffer or segment derived from it refers to that arena's scope.
      */
     @Override
-    protected ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable) {
+    ByteBuffer nativeView(int index, int[] status, Runnable whenUnreachable) {
         long[] data = new long[1], len = new long[1];
         try {
             int code = (int) BufkitLibrary.ARCHIVE_VIEW.invokeExact(handle, (long) index, MemorySegment.ofArray(data),
@@ -164,7 +162,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected byte[] nativeName(int index) {
+    byte[] nativeName(int index) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment name = arena.allocate(ValueLayout.ADDRESS);
             MemorySegment len = arena.allocate(ValueLayout.JAVA_LONG);
@@ -178,7 +176,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeRead(int index, byte[] out, int offset, int len) {
+    long nativeRead(int index, byte[] out, int offset, int len) {
         if (callsBack) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment tmp = arena.allocate(Math.max(len, 1)).asSlice(0, len);
@@ -191,7 +189,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeReadDirect(int index, ByteBuffer direct, int position, int len) {
+    long nativeReadDirect(int index, ByteBuffer direct, int position, int len) {
         return read(index, MemorySegment.ofBuffer(direct.duplicate().position(position)).asSlice(0, len));
     }
 
@@ -212,7 +210,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeReaderOpen(int index) {
+    long nativeReaderOpen(int index) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int status = (int) BufkitLibrary.ARCHIVE_READER_OPEN.invokeExact(handle, (long) index, out);
@@ -223,7 +221,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeReaderRead(long reader, byte[] out, int offset, int len) {
+    long nativeReaderRead(long reader, byte[] out, int offset, int len) {
         if (callsBack) {
             try (Arena arena = Arena.ofConfined()) {
                 MemorySegment tmp = arena.allocate(Math.max(len, 1));
@@ -249,7 +247,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected void nativeReaderFree(long reader) {
+    void nativeReaderFree(long reader) {
         try {
             BufkitLibrary.ARCHIVE_READER_FREE.invokeExact(MemorySegment.ofAddress(reader));
         } catch (Throwable t) {
@@ -258,7 +256,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeReaderCores(long reader) {
+    long nativeReaderCores(long reader) {
         long[] cores = new long[1];
         try {
             int status = (int) BufkitLibrary.ARCHIVE_READER_CORES.invokeExact(MemorySegment.ofAddress(reader),
@@ -270,7 +268,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeReaderWait(long reader) {
+    int nativeReaderWait(long reader) {
         try {
             return (int) BufkitLibrary.ARCHIVE_READER_WAIT.invokeExact(MemorySegment.ofAddress(reader));
         } catch (Throwable t) {
@@ -279,7 +277,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeSetParallelInflate(int mode) {
+    int nativeSetParallelInflate(int mode) {
         try {
             return (int) BufkitLibrary.ARCHIVE_SET_PARALLEL_INFLATE.invokeExact(handle, mode);
         } catch (Throwable t) {
@@ -288,12 +286,12 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return Failures.message(code);
     }
 
     @Override
-    protected long nativeReadAt(int index, long at, byte[] out, int offset, int len) {
+    long nativeReadAt(int index, long at, byte[] out, int offset, int len) {
         // Through native memory: the first slice of an entry may inflate all of it, too long for a
         // critical call that pins the array.
         try (Arena arena = Arena.ofConfined()) {
@@ -305,7 +303,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len) {
+    long nativeReadAtDirect(int index, long at, ByteBuffer direct, int position, int len) {
         try (Arena arena = Arena.ofConfined()) {
             return readAt(index, at, MemorySegment.ofBuffer(direct.duplicate().position(position)).asSlice(0, len), arena);
         }
@@ -322,7 +320,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeSetCheckpointLimits(long span, long budget) {
+    int nativeSetCheckpointLimits(long span, long budget) {
         try {
             return (int) BufkitLibrary.ARCHIVE_SET_CHECKPOINT_LIMITS.invokeExact(handle, span, budget);
         } catch (Throwable t) {
@@ -331,7 +329,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected byte[] nativeCheckpointsExport(int index, int[] status) {
+    byte[] nativeCheckpointsExport(int index, int[] status) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);
             int code = (int) BufkitLibrary.BUFFER_NEW.invokeExact(MemorySegment.NULL, out);
@@ -358,7 +356,7 @@ final class PanamaArchive extends AssetArchive {
     }
 
     @Override
-    protected int nativeCheckpointsImport(int index, byte[] bytes) {
+    int nativeCheckpointsImport(int index, byte[] bytes) {
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment copy = arena.allocate(Math.max(bytes.length, 1));
             MemorySegment.copy(bytes, 0, copy, ValueLayout.JAVA_BYTE, 0, bytes.length);

@@ -1,6 +1,5 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.ChannelSource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;

@@ -1,11 +1,10 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.OffsetInflater;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /** A {@code bk_inflater} held as its address; also takes {@link MemorySegment}s directly. */
-public final class PanamaInflater extends OffsetInflater {
+final class PanamaInflater extends OffsetInflater {
     private final MemorySegment handle;
     /** Where bk_inflate_at writes the count, and bk_inflate_batch its success count; used under
      *  this object's monitor only. */
@@ -54,18 +53,18 @@ public final class PanamaInflater extends OffsetInflater {
     }
 
     @Override
-    protected long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length) {
+    long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length) {
         return call(MemorySegment.ofArray(input), offset, MemorySegment.ofArray(out).asSlice(outOffset, length));
     }
 
     @Override
-    protected long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length) {
+    long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length) {
         return call(MemorySegment.ofBuffer(input.duplicate().clear()), offset,
                 MemorySegment.ofBuffer(out.duplicate().clear()).asSlice(outOffset, length));
     }
 
     @Override
-    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
+    int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
         if (requests.length < 2 * n) {
             requests = new long[2 * n];
             results = new long[2 * n];
@@ -93,7 +92,7 @@ public final class PanamaInflater extends OffsetInflater {
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return Failures.message(code);
     }
 }

@@ -1,6 +1,5 @@
-package dev.bufkit.jni;
+package dev.bufkit;
 
-import dev.bufkit.InflateStream;
 
 /** The JNI front's {@link InflateStream}: both arrays pinned for each feed. */
 final class JniInflateStream extends InflateStream {
@@ -12,17 +11,17 @@ final class JniInflateStream extends InflateStream {
     }
 
     @Override
-    protected long nativeFeed(byte[] input, int offset, int length, byte[] out, long[] consumed) {
+    long nativeFeed(byte[] input, int offset, int length, byte[] out, long[] consumed) {
         return JniNative.inflateStreamFeed(handle, input, offset, length, out, consumed);
     }
 
     @Override
-    protected int nativeReset(long origin) {
+    int nativeReset(long origin) {
         return JniNative.inflateStreamReset(handle, origin);
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }
 }

@@ -1,4 +1,4 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
 import java.lang.foreign.MemorySegment;
 

@@ -1,6 +1,5 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.InflateStream;
 import java.lang.foreign.MemorySegment;
 
 /** The Panama front's {@link InflateStream}: one critical downcall per feed, over the heap arrays. */
@@ -23,7 +22,7 @@ final class PanamaInflateStream extends InflateStream {
     }
 
     @Override
-    protected long nativeFeed(byte[] input, int offset, int length, byte[] out, long[] consumed) {
+    long nativeFeed(byte[] input, int offset, int length, byte[] out, long[] consumed) {
         long[] used = new long[1];
         // An empty feed (the input has ended) still passes a real address.
         MemorySegment in = length == 0 ? MemorySegment.ofArray(ONE).asSlice(0, 0) : MemorySegment.ofArray(input).asSlice(offset, length);
@@ -37,7 +36,7 @@ final class PanamaInflateStream extends InflateStream {
     }
 
     @Override
-    protected int nativeReset(long origin) {
+    int nativeReset(long origin) {
         try {
             return (int) BufkitLibrary.INFLATE_STREAM_RESET.invokeExact(handle, origin);
         } catch (Throwable t) {
@@ -46,7 +45,7 @@ final class PanamaInflateStream extends InflateStream {
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return Failures.message(code);
     }
 }

@@ -1,6 +1,5 @@
-package dev.bufkit.jni;
+package dev.bufkit;
 
-import dev.bufkit.OffsetInflater;
 import java.nio.ByteBuffer;
 
 /** A {@code bk_inflater} held by its address. */
@@ -13,22 +12,22 @@ final class JniInflater extends OffsetInflater {
     }
 
     @Override
-    protected long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length) {
+    long nativeInflate(byte[] input, long offset, byte[] out, int outOffset, int length) {
         return JniNative.inflateAt(handle, input, offset, out, outOffset, length);
     }
 
     @Override
-    protected long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length) {
+    long nativeInflateDirect(ByteBuffer input, long offset, ByteBuffer out, int outOffset, int length) {
         return JniNative.inflateAtDirect(handle, input, offset, out, outOffset, length);
     }
 
     @Override
-    protected int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
+    int nativeBatch(byte[] input, long[] offsets, int[] sizes, int n, byte[] out, long[] consumed, int[] status) {
         return JniNative.inflateBatch(handle, input, offsets, sizes, n, out, consumed, status);
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return JniNative.statusMessage(code);
     }
 }

@@ -1,13 +1,11 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.BufferPool;
-import dev.bufkit.Lease;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.ByteBuffer;
 
 /** A {@code bk_pool} held as its address; leases are {@link PanamaLease}s. */
-public final class PanamaPool extends BufferPool {
+final class PanamaPool extends BufferPool {
     private final MemorySegment handle;
 
     PanamaPool(MemorySegment handle) {
@@ -24,7 +22,7 @@ public final class PanamaPool extends BufferPool {
     }
 
     @Override
-    protected int nativeAcquire(long size, long[] lease) {
+    int nativeAcquire(long size, long[] lease) {
         try {
             return (int) BufkitLibrary.POOL_ACQUIRE.invokeExact(handle, size, MemorySegment.ofArray(lease));
         } catch (Throwable t) {
@@ -33,12 +31,12 @@ public final class PanamaPool extends BufferPool {
     }
 
     @Override
-    protected Lease wrap(long[] lease) {
+    Lease wrap(long[] lease) {
         return new PanamaLease(this, lease);
     }
 
     @Override
-    protected int nativeRelease(long[] lease) {
+    int nativeRelease(long[] lease) {
         try {
             return (int) BufkitLibrary.POOL_RELEASE.invokeExact(handle, MemorySegment.ofArray(lease));
         } catch (Throwable t) {
@@ -47,7 +45,7 @@ public final class PanamaPool extends BufferPool {
     }
 
     @Override
-    protected int nativeTrim() {
+    int nativeTrim() {
         try {
             return (int) BufkitLibrary.POOL_TRIM.invokeExact(handle);
         } catch (Throwable t) {
@@ -56,7 +54,7 @@ public final class PanamaPool extends BufferPool {
     }
 
     @Override
-    protected int nativeStats(long[] out) {
+    int nativeStats(long[] out) {
         try {
             return (int) BufkitLibrary.POOL_GET_STATS.invokeExact(handle, MemorySegment.ofArray(out));
         } catch (Throwable t) {
@@ -65,7 +63,7 @@ public final class PanamaPool extends BufferPool {
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return Failures.message(code);
     }
 
@@ -74,7 +72,7 @@ public final class PanamaPool extends BufferPool {
      * does: any access after close throws instead of touching memory the pool has taken back.
      * Use and close it on the thread that acquired it.
      */
-    public static final class PanamaLease extends Lease {
+    static final class PanamaLease extends Lease {
         private final Arena arena = Arena.ofConfined();
         private final MemorySegment segment;
 
@@ -95,7 +93,7 @@ public final class PanamaPool extends BufferPool {
         }
 
         @Override
-        protected void beforeRelease() {
+        void beforeRelease() {
             arena.close();
         }
     }

@@ -1,6 +1,5 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.GrowableBuffer;
 import java.io.IOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -25,7 +24,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeAppend(byte[] data, int offset, int length) {
+    int nativeAppend(byte[] data, int offset, int length) {
         try {
             return (int) BufkitLibrary.BUFFER_APPEND.invokeExact(handle, MemorySegment.ofArray(data).asSlice(offset, length), (long) length);
         } catch (Throwable t) {
@@ -34,7 +33,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeAppendDirect(ByteBuffer direct, int offset, int length) {
+    int nativeAppendDirect(ByteBuffer direct, int offset, int length) {
         try {
             MemorySegment src = MemorySegment.ofBuffer(direct.duplicate().clear()).asSlice(offset, length);
             return (int) BufkitLibrary.BUFFER_APPEND.invokeExact(handle, src, (long) length);
@@ -44,7 +43,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeReserve(long additional) {
+    int nativeReserve(long additional) {
         try {
             return (int) BufkitLibrary.BUFFER_RESERVE.invokeExact(handle, additional);
         } catch (Throwable t) {
@@ -53,7 +52,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeClear() {
+    int nativeClear() {
         try {
             return (int) BufkitLibrary.BUFFER_CLEAR.invokeExact(handle);
         } catch (Throwable t) {
@@ -62,7 +61,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeStats(long[] out) {
+    int nativeStats(long[] out) {
         try {
             return (int) BufkitLibrary.BUFFER_GET_STATS.invokeExact(handle, MemorySegment.ofArray(out));
         } catch (Throwable t) {
@@ -71,7 +70,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeCopyOut(long offset, byte[] dst, int length, long[] copied) {
+    int nativeCopyOut(long offset, byte[] dst, int length, long[] copied) {
         try {
             return (int) BufkitLibrary.BUFFER_COPY_OUT.invokeExact(handle, offset, MemorySegment.ofArray(dst).asSlice(0, length), (long) length,
                     MemorySegment.ofArray(copied));
@@ -82,7 +81,7 @@ final class PanamaBuffer extends GrowableBuffer {
 
     /** Each segment as a buffer of a confined arena closed on return: unusable after this call. */
     @Override
-    protected long nativeWriteTo(WritableByteChannel channel) throws IOException {
+    long nativeWriteTo(WritableByteChannel channel) throws IOException {
         long[] count = new long[1], data = new long[1], len = new long[1];
         long written = 0;
         try (Arena arena = Arena.ofConfined()) {
@@ -102,7 +101,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected int nativeFlatten() {
+    int nativeFlatten() {
         try {
             return (int) BufkitLibrary.BUFFER_FLATTEN.invokeExact(handle);
         } catch (Throwable t) {
@@ -111,7 +110,7 @@ final class PanamaBuffer extends GrowableBuffer {
     }
 
     @Override
-    protected String statusMessage(int code) {
+    String statusMessage(int code) {
         return Failures.message(code);
     }
 }

@@ -1,24 +1,11 @@
-package dev.bufkit.panama;
+package dev.bufkit;
 
-import dev.bufkit.BufferConfig;
-import dev.bufkit.Bufkit;
-import dev.bufkit.BufferPool;
-import dev.bufkit.BufkitException;
-import dev.bufkit.ExtractCancel;
-import dev.bufkit.ExtractException;
-import dev.bufkit.ExtractOptions;
-import dev.bufkit.ExtractReport;
-import dev.bufkit.GrowableBuffer;
-import dev.bufkit.Format;
-import dev.bufkit.OffsetInflater;
-import dev.bufkit.PoolConfig;
-import dev.bufkit.Status;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** The Panama front (JDK 22+): binds libbufkit's C ABI directly, no glue library. */
-public final class PanamaBufkit implements Bufkit {
+final class PanamaBufkit implements Bufkit {
     private static final PanamaBufkit INSTANCE = new PanamaBufkit();
 
     private PanamaBufkit() {}
