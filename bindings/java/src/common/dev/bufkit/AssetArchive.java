@@ -269,6 +269,50 @@ public abstract class AssetArchive implements AutoCloseable {
     }
 
     /**
+     * One entry's facts from the central directory, as {@link #entry(int)} and {@link #entries()}
+     * give them: what a {@code java.util.zip.ZipEntry} tells.
+     *
+     * @param index what the reads take
+     * @param name as extraction writes it: {@code /}-separated, a directory without its trailing {@code /}
+     * @param size the size once read (0 for a directory)
+     * @param compressedSize the size in the archive
+     * @param crc32 the CRC-32 of the bytes once read, as an unsigned 32-bit value
+     * @param method the compression method: 0 stored, 8 deflated (others as the archive names them)
+     * @param directory whether the entry is a directory
+     */
+    public record Entry(int index, String name, long size, long compressedSize, long crc32, int method, boolean directory) {}
+
+    /** Entry {@code index}'s name and central-directory facts. */
+    public final Entry entry(int index) {
+        long[] info = info(index);
+        return new Entry(index, name(index), info[0], info[1], info[2] & 0xFFFF_FFFFL, (int) info[3], info[4] != 0);
+    }
+
+    /**
+     * Every entry, in archive order: a view whose {@code get(i)} is {@link #entry(int) entry(i)},
+     * walked as a {@code java.util.zip.ZipFile}'s entries are.
+     *
+     * <pre>{@code
+     * for (AssetArchive.Entry e : apk.entries())
+     *     if (!e.directory()) System.out.println(e.name() + " " + e.size());
+     * }</pre>
+     */
+    public final java.util.List<Entry> entries() {
+        int n = size();
+        return new java.util.AbstractList<>() {
+            @Override
+            public Entry get(int index) {
+                return entry(Objects.checkIndex(index, n));
+            }
+
+            @Override
+            public int size() {
+                return n;
+            }
+        };
+    }
+
+    /**
      * The indexes of the entries whose names match {@code pattern}, in archive order: {@code *}
      * any run of characters ({@code /} included), {@code ?} one character, a pattern ending in
      * {@code /} a directory and everything under it (the patterns of extraction's {@code only}).

@@ -47,6 +47,22 @@ final class ArchiveTests {
                     "names in archive order: " + a.names());
             check(a.names().size() == a.size(), "the view's size");
             expect(IndexOutOfBoundsException.class, () -> a.names().get(5));
+            // entries() tells what java.util.zip's ZipEntry tells of the same archive.
+            try (java.util.zip.ZipFile jdk = new java.util.zip.ZipFile(apk.toFile())) {
+                List<? extends java.util.zip.ZipEntry> expected = java.util.Collections.list(jdk.entries());
+                check(a.entries().size() == expected.size(), "entries: " + a.entries().size());
+                for (dev.bufkit.AssetArchive.Entry e : a.entries()) {
+                    java.util.zip.ZipEntry z = expected.get(e.index());
+                    String what = e + " against " + z.getName();
+                    check(e.name().equals(z.getName().replaceAll("/$", "")), "name: " + what);
+                    check(e.directory() == z.isDirectory(), "directory: " + what);
+                    check(e.size() == z.getSize() && e.compressedSize() == z.getCompressedSize(), "sizes: " + what);
+                    check(e.crc32() == z.getCrc() && e.method() == z.getMethod(), "CRC-32 and method: " + what);
+                    check(e.equals(a.entry(e.index())), "entries().get(i) is entry(i): " + what);
+                }
+            }
+            expect(IndexOutOfBoundsException.class, () -> a.entries().get(5));
+            expect(IndexOutOfBoundsException.class, () -> a.entry(-1));
             List<String> js = new ArrayList<>();
             for (int i : a.list("assets/*.js")) js.add(a.name(i));
             check(js.equals(List.of("assets/app.js", "assets/lib/util.js")), "* spans directories: " + js);
