@@ -32,10 +32,10 @@ rm -rf "$classes" "$out/native"
 mkdir -p "$classes/base" "$classes/22" "$out/native"
 
 "$jdk/bin/javac" --release 17 -Xlint:all -Werror -d "$classes/base" \
-  $(find "$here/src/common" "$here/src/jni" -name '*.java')
+  $(find "$here/src/main/java" -name '*.java')
 # restricted calls are the point of the Panama front
 "$jdk/bin/javac" --release 22 -Xlint:all,-restricted -Werror -cp "$classes/base" -d "$classes/22" \
-  $(find "$here/src/panama" -name '*.java' ! -name module-info.java)
+  $(find "$here/src/main/java22" -name '*.java' ! -name module-info.java)
 
 # The file each platform's library has (System.mapLibraryName there).
 library_file() { # platform
@@ -88,17 +88,22 @@ done
 
 # The jar's tree, laid out by hand: `jar --release` refuses version-only classes (the Panama front
 # has no JDK 17 twin), which the multi-release class loader nonetheless serves.
+# The natives as the jar holds them, also kept alone in OUT/natives/: the Maven build's tests
+# (pom.xml) put that directory on their class path.
+natives=$out/natives
+rm -rf "$natives"
+mkdir -p "$natives/dev/bufkit/native"
+printf 'version=%s\nplatforms=%s\n' "$version" "$platforms" >"$natives/dev/bufkit/native/index.properties"
+for p in ${platforms//,/ }; do
+  cp -r "$out/native/$p" "$natives/dev/bufkit/native/"
+  file=$(library_file "$p")
+  printf '%s.file=%s\n%s.sha256=%s\n' "$p" "$file" "$p" "$(sha256sum "$out/native/$p/$file" | cut -d' ' -f1)" >>"$natives/dev/bufkit/native/index.properties"
+done
 tree=$out/jar-tree
 rm -rf "$tree"
-mkdir -p "$tree/META-INF/versions/22" "$tree/dev/bufkit/native"
-cp -r "$classes/base/." "$tree/"
+mkdir -p "$tree/META-INF/versions/22"
+cp -r "$classes/base/." "$natives/." "$tree/"
 cp -r "$classes/22/." "$tree/META-INF/versions/22/"
-printf 'version=%s\nplatforms=%s\n' "$version" "$platforms" >"$tree/dev/bufkit/native/index.properties"
-for p in ${platforms//,/ }; do
-  cp -r "$out/native/$p" "$tree/dev/bufkit/native/"
-  file=$(library_file "$p")
-  printf '%s.file=%s\n%s.sha256=%s\n' "$p" "$file" "$p" "$(sha256sum "$out/native/$p/$file" | cut -d' ' -f1)" >>"$tree/dev/bufkit/native/index.properties"
-done
 cat >"$out/MANIFEST.MF" <<MF
 Multi-Release: true
 Automatic-Module-Name: dev.bufkit

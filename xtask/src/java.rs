@@ -359,7 +359,7 @@ pub fn records(d: &Description) -> Vec<(String, String)> {
             "                ",
         ));
         s.push_str("    }\n}\n");
-        out.push((format!("bindings/java/src/common/dev/bufkit/{record}.java"), s));
+        out.push((format!("bindings/java/src/main/java/dev/bufkit/{record}.java"), s));
     }
     out
 }

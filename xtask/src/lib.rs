@@ -50,8 +50,8 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
     let nifs = glue::nifs(&root.join("bindings/erlang/c_src"))?;
     let options = d.struct_named("bk_extract_options").ok_or("no bk_extract_options")?;
     let report = d.struct_named("bk_extract_report").ok_or("no bk_extract_report")?;
-    let common = "bindings/java/src/common/dev/bufkit";
-    let panama = "bindings/java/src/panama/dev/bufkit";
+    let common = "bindings/java/src/main/java/dev/bufkit";
+    let panama = "bindings/java/src/main/java22/dev/bufkit";
     let mut out: Vec<(String, String)> = vec![
         ("include/bufkit.h".into(), header::header(root, &d)?),
         (format!("{common}/Status.java"), java::status(&d)),
@@ -60,7 +60,7 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         (format!("{panama}/Layouts.java"), java::layouts(&d)?),
         (format!("{panama}/BufkitLibrary.java"), java::downcalls(&d)?),
         (format!("{panama}/ExtractStructs.java"), java::extract_structs(&d, options, report)?),
-        ("bindings/java/src/jni/dev/bufkit/JniNative.java".into(), java::jni_native(&jni)),
+        ("bindings/java/src/main/java/dev/bufkit/JniNative.java".into(), java::jni_native(&jni)),
         ("bindings/java/c_src/extract_structs.gen.h".into(), java::jni_extract_structs(options, report)),
         ("bindings/java/c_src/records.gen.h".into(), java::jni_records(&d)),
         ("bindings/erlang/c_src/extract_structs.gen.h".into(), erlang::nif_extract_structs(options, report)),
