@@ -53,7 +53,7 @@ pub enum Error {
     },
     /// A compression method bufkit does not read (see [`Method`](crate::Method)): encryption's
     /// AE-x (99), PPMd (98), implode, shrink, reduce and the rest.
-    #[error("entry {entry:?} uses compression method {method} ({}), which is not supported", crate::read::archive::method_name(*method))]
+    #[error("entry {entry:?} uses compression method {method} ({}), which is not supported", crate::read::entry::method_name(*method))]
     UnsupportedMethod {
         /// The entry.
         entry: String,

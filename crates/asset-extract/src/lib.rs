@@ -70,8 +70,9 @@ pub use in_place::entry_reader::EntryReader;
 pub use in_place::parallel_reader::ParallelReader;
 pub use in_place::verify::Verification;
 pub use in_place::{AssetArchive, Holding, LocalHeaders};
-pub use read::archive::{Entry, Layout, Method, Mtime, method_name, read_archive, read_entries};
+pub use read::archive::{Layout, read_archive, read_entries};
 pub use read::end_records::{MAX_CENTRAL_DIRECTORY, MAX_ENTRIES};
+pub use read::entry::{Entry, Method, Mtime, method_name};
 pub use read::names::Kind;
 /// For the fuzz target `parse` (built by cargo-fuzz only): see `readings_agree.rs`.
 #[cfg(fuzzing)]

@@ -16,10 +16,10 @@ pub fn deferred_checks_agree(data: &[u8]) {
             .entries
             .iter()
             .zip(&locals.entries)
-            .map(|(e, local)| crate::read::archive::check_local(&window, &window, local, e))
+            .map(|(e, local)| crate::read::local::check_local(&window, &window, local, e))
             .collect::<Result<Vec<u64>, _>>()?;
         for (local, e) in &locals.symlinks {
-            crate::read::archive::check_local(&window, &window, local, e)?;
+            crate::read::local::check_local(&window, &window, local, e)?;
         }
         Ok((layout, offsets))
     });

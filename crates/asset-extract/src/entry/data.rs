@@ -19,7 +19,7 @@ use strided_inflate::{ChunkedInflater, Decoder, Format};
 use crate::Error;
 use crate::entry::methods;
 use crate::entry::source::Input;
-use crate::read::archive::{Entry, Method};
+use crate::read::entry::{Entry, Method};
 
 /// What becomes of bytes that follow an entry's compressed stream inside its compressed size
 /// (the stream ends, its size and CRC-32 match, and the entry's data goes on). They are no part

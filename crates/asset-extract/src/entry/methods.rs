@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::Error;
-use crate::read::archive::{Entry, Method};
+use crate::read::entry::{Entry, Method};
 
 /// The largest LZMA or XZ dictionary a decoder may allocate: 128 MiB (`xz -9` and 7-Zip's
 /// ultra level use 64 MiB).

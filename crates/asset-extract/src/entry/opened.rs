@@ -11,8 +11,10 @@ use std::path::Path;
 
 use crate::Error;
 use crate::entry::source::{Source, read_up_to};
-use crate::read::archive::{Entry, Layout, LocalRef, Locals, check_local, read_central};
+use crate::read::archive::{Layout, Locals, read_central};
 use crate::read::bytes::Window;
+use crate::read::entry::Entry;
+use crate::read::local::{LocalRef, check_local};
 
 /// How much of the file's end the first read takes: an end record with the longest comment, and
 /// a ZIP64 locator and record before it, with room to spare. The central directory usually

@@ -24,7 +24,7 @@ use std::sync::{Arc, Mutex};
 use strided_inflate::{Checkpoints, ChunkedInflater, Format, SeekError};
 
 use crate::error::Error;
-use crate::read::archive::Entry;
+use crate::read::entry::Entry;
 
 /// A checkpoint's share of the budget: its window and its bookkeeping.
 const PER_CHECKPOINT: u64 = 33 << 10;

@@ -8,7 +8,7 @@ use std::mem::MaybeUninit;
 use std::path::Path;
 
 use crate::Error;
-use crate::read::archive::Entry;
+use crate::read::entry::Entry;
 
 /// An archive's bytes, read at offsets: a file ([`FileSource`]), memory (`Vec<u8>`, `&[u8]`), a
 /// mapping (`memmap2::Mmap`), or anything a host keeps them in (an encrypted store, a cache, a

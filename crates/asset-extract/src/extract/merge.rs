@@ -10,7 +10,7 @@ use std::io;
 use std::path::Path;
 
 use crate::Error;
-use crate::read::archive::Entry;
+use crate::read::entry::Entry;
 use crate::read::names::Kind;
 use crate::sys::{self, Dir};
 

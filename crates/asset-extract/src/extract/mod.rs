@@ -22,7 +22,9 @@ use strided_inflate::{Decoder, Format};
 use crate::Error;
 use crate::entry::opened::{Opened, check_end};
 use crate::entry::source::{FileSource, Source};
-use crate::read::archive::{Entry, Layout, LocalRef, Locals, Method, read_archive};
+use crate::read::archive::{Layout, Locals, read_archive};
+use crate::read::entry::{Entry, Method};
+use crate::read::local::LocalRef;
 use crate::read::names::{Kind, check_collisions};
 use crate::read::windows_names;
 use crate::stream::prestaged::Prestaged;
@@ -655,17 +657,17 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
 mod tests {
     use super::matches;
 
-    fn file(path: String, size: u64) -> crate::read::archive::Entry {
-        crate::read::archive::Entry {
+    fn file(path: String, size: u64) -> crate::read::entry::Entry {
+        crate::read::entry::Entry {
             path,
             kind: crate::read::names::Kind::File,
             mode: 0o644,
-            method: crate::read::archive::Method::Deflate,
+            method: crate::read::entry::Method::Deflate,
             crc32: 0,
             compressed_size: size / 4,
             size,
             data_offset: 0,
-            mtime: crate::read::archive::Mtime::Dos(0),
+            mtime: crate::read::entry::Mtime::Dos(0),
         }
     }
 

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use crate::Error;
-use crate::read::archive::Entry;
+use crate::read::entry::Entry;
 use crate::read::names::Kind;
 use crate::sys::{self, Dir};
 

@@ -17,7 +17,7 @@ use crate::entry::source::Input;
 use crate::entry::source::Source;
 use crate::extract::behind::{Chunk, Target, WriteBehind};
 use crate::extract::tree::Tree;
-use crate::read::archive::{Entry, Method};
+use crate::read::entry::{Entry, Method};
 
 /// Entries inflating to more than this are streamed to disk in chunks, so memory stays bounded
 /// whatever the archive holds.
@@ -111,7 +111,7 @@ pub(crate) struct Job<'j, 'a> {
 }
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
-pub(crate) fn system_time(mtime: crate::read::archive::Mtime) -> Option<std::time::SystemTime> {
+pub(crate) fn system_time(mtime: crate::read::entry::Mtime) -> Option<std::time::SystemTime> {
     crate::sys::unix_system_time(mtime.unix()?)
 }
 

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::Error;
 use crate::entry::data::EntryDecoder;
 use crate::entry::source::Input;
-use crate::read::archive::Entry;
+use crate::read::entry::Entry;
 
 /// An entry's bytes as an [`io::Read`], from
 /// [`AssetArchive::reader`](crate::AssetArchive::reader). Holds about 100 KiB (a 64 KiB chunk and

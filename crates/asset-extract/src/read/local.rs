@@ -1,11 +1,13 @@
 //! A local header: its one parser, for every reading path. The archive's check of an entry
-//! against its central record reads it here, and so does the stream's follower, which meets
-//! local headers as they arrive, before any central record.
+//! against its central record is made here (at open, or on the entry's first read, from the
+//! [`LocalRef`] the central directory's parse left), and the stream's follower, which meets local
+//! headers as they arrive, before any central record, parses them here too.
 
 #![forbid(unsafe_code)]
 
 use crate::Error;
 use crate::read::bytes::{DESCRIPTOR_SIG, LOCAL_SIG, Shown, Window, u16_at, u32_at};
+use crate::read::entry::Entry;
 use crate::read::extra::{extra_fields_fit, has_zip64_extra, zip64_extra};
 
 /// A local header's fixed part, decoded: the 30 bytes before its name and extra field.
@@ -159,4 +161,66 @@ pub(crate) fn local_data(data: &Window<'_>, central: &Central<'_>) -> Result<(u6
         (Some(_), Some(_), Some(_)) => Err(bad("data descriptor differs from the central directory")),
         _ => Err(bad("data descriptor runs past the end")),
     }
+}
+
+/// Where an entry's local header is and what it must agree with, for a check made later (the
+/// first time the entry is read) instead of at open: see [`read_central`](crate::read::archive::read_central).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LocalRef {
+    /// Where the local header starts.
+    pub(super) header_offset: u64,
+    /// Where the entry's name lies in the archive (in its central directory record).
+    pub(super) name_at: usize,
+    pub(super) name_len: usize,
+    pub(super) flags: u16,
+    /// The central record's DOS date (high 16 bits) and time (low 16 bits).
+    pub(super) dos: u32,
+    /// Where the next entry's local header (or the central directory) starts: the entry, its data
+    /// descriptor included, must end by there.
+    pub(super) limit: u64,
+}
+
+impl LocalRef {
+    /// Where the local header starts.
+    pub(crate) fn header_offset(&self) -> u64 {
+        self.header_offset
+    }
+
+    /// Where the entry must end by.
+    pub(crate) fn limit(&self) -> u64 {
+        self.limit
+    }
+
+    /// The name's length in the central directory (the local one must be the same).
+    pub(crate) fn name_len(&self) -> usize {
+        self.name_len
+    }
+
+    /// Whether a data descriptor follows the data.
+    pub(crate) fn has_descriptor(&self) -> bool {
+        self.flags & 0x08 != 0
+    }
+}
+
+/// Checks entry `e`'s local header in `data` as [`read_archive`](crate::read::archive::read_archive) does (against its central
+/// record, whose name `central` holds, and its extent against the next entry's) and returns where
+/// its data starts. `data` needs only the local header and, for an entry with a data descriptor,
+/// the descriptor (see [`LocalRef::descriptor_at`]).
+pub(crate) fn check_local(central: &Window<'_>, data: &Window<'_>, local: &LocalRef, e: &Entry) -> Result<u64, Error> {
+    let name = central
+        .get(local.name_at..local.name_at + local.name_len)
+        .ok_or_else(|| Error::malformed_entry("central name not held", &e.path))?;
+    let central = Central {
+        offset: local.header_offset,
+        limit: local.limit,
+        name,
+        method: e.method.code(),
+        flags: local.flags,
+        dos: local.dos,
+        crc: e.crc32,
+        csize: e.compressed_size,
+        size: e.size,
+    };
+    let (data_offset, _) = local_data(data, &central)?;
+    Ok(data_offset)
 }

@@ -4,6 +4,7 @@
 pub(crate) mod archive;
 pub(crate) mod bytes;
 pub(crate) mod end_records;
+pub(crate) mod entry;
 pub(crate) mod extra;
 pub(crate) mod local;
 pub(crate) mod name_index;

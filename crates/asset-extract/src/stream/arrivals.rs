@@ -34,7 +34,7 @@ use crate::entry::data::{EntryDecoder, Trailing, read_whole};
 use crate::entry::source::Input;
 use crate::extract::staging::{self, Staging};
 use crate::extract::write::{CHUNK, WHOLE_ENTRY_MAX};
-use crate::read::archive::{Entry, Method, Mtime};
+use crate::read::entry::{Entry, Method, Mtime};
 use crate::read::names::Kind;
 use crate::sys::{self, Dir};
 

@@ -5,8 +5,8 @@
 
 use crate::extract::destination::Mode;
 use crate::extract::options::{Options, matches};
-use crate::read::archive::{Method, Mtime};
 use crate::read::bytes::{CENTRAL_SIG, DESCRIPTOR_SIG, LOCAL_SIG, Shown};
+use crate::read::entry::{Method, Mtime};
 use crate::read::local::LocalFixed;
 use crate::read::names::Kind;
 
@@ -303,7 +303,7 @@ impl Follower {
             keep: stageable && self.accepting,
             followed: false,
             path: path.map(str::to_owned),
-            mtime: crate::read::archive::mtime_of(extra, fixed.dos),
+            mtime: crate::read::entry::mtime_of(extra, fixed.dos),
             method,
             crc32: fixed.crc,
             compressed_size,

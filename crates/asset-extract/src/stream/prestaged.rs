@@ -7,7 +7,8 @@ use std::path::Path;
 use crate::Error;
 use crate::entry::opened::Opened;
 use crate::extract::staging::Staging;
-use crate::read::archive::{Entry, LocalRef, Method};
+use crate::read::entry::{Entry, Method};
+use crate::read::local::LocalRef;
 use crate::read::names::Kind;
 use crate::sys::Dir;
 
