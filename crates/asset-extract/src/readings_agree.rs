@@ -42,7 +42,7 @@ pub fn deferred_checks_agree(data: &[u8]) {
         }
         let mut expected = vec![0u8; e.size as usize];
         let want = crate::entry::data::read_whole_into(
-            crate::entry::source::Input::stored(data, e),
+            crate::entry::opened::Opened::borrowed(data).input(e.data_offset, e),
             e,
             &mut decoder,
             &mut Vec::new(),

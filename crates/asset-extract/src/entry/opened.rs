@@ -1,16 +1,20 @@
-//! The one way an archive is read from a [`Source`] that does not lie in memory (a file, a
-//! caller's storage), by extraction, `cat`, `ls` and an [`AssetArchive`](crate::AssetArchive)
-//! alike: at open, only its end records and central directory come into memory; after that only
-//! the byte ranges asked for are read. The source may change underneath: a read then fails with
-//! an error (short reads, a local header that no longer agrees, a CRC that no longer matches, a
-//! changed size or identity), never a signal.
+//! Where an archive's bytes are, for every reader (extraction, `cat`, `ls`, an
+//! [`AssetArchive`](crate::AssetArchive)): all of them in memory (handed over, borrowed, mapped,
+//! or a caller's source that lies in memory), or in a [`Source`] read as needed (a file read with
+//! `pread`, a caller's storage, a stream's spool). Every reader asks this one type for an entry's
+//! local header check and its compressed bytes ([`Input`]).
+//!
+//! A source read as needed costs what a request needs: at open, only its end records and central
+//! directory come into memory; after that only the byte ranges asked for are read. It may change
+//! underneath: a read then fails with an error (short reads, a local header that no longer
+//! agrees, a CRC that no longer matches, a changed size or identity), never a signal.
 
 #![forbid(unsafe_code)]
 
 use std::path::Path;
 
 use crate::Error;
-use crate::entry::source::{Source, read_up_to};
+use crate::entry::source::{Input, Source, read_up_to};
 use crate::read::archive::{Layout, Locals, read_central};
 use crate::read::bytes::Window;
 use crate::read::entry::Entry;
@@ -38,16 +42,53 @@ const HEADERS_READ_MAX: u64 = 64 << 10;
 /// between (the smaller entry's data) are read for nothing, so only small entries group.
 const HEADERS_GAP_MAX: u64 = 4 << 10;
 
-/// An archive source open for reading, holding of it only its entries' central names (what
-/// checking their local headers needs); the index is the caller's.
+/// An archive's bytes, wherever they are; the parse (entries, index) is the caller's.
 pub(crate) struct Opened<'s> {
-    source: Box<dyn Source + 's>,
+    held: Held<'s>,
     len: u64,
-    /// The central names, one after another (see [`compact_names`](crate::read::archive::compact_names)).
-    names: Vec<u8>,
+}
+
+/// Where the bytes are. The in-memory cases are matched, not called through [`Source`]: a view
+/// or a find costs nanoseconds, and a virtual call would be a tenth of it.
+enum Held<'s> {
+    Vec(Vec<u8>),
+    Borrowed(&'s [u8]),
+    Map(memmap2::Mmap),
+    /// A caller's source whose bytes all lie in memory ([`Source::bytes`]).
+    InMemory(Box<dyn Source + 's>),
+    /// Any other source, holding of it only its entries' central names (what checking their
+    /// local headers needs), one after another (see
+    /// [`compact_names`](crate::read::archive::compact_names)).
+    Read {
+        source: Box<dyn Source + 's>,
+        names: Vec<u8>,
+    },
+}
+
+impl Opened<'static> {
+    /// An archive handed over in memory.
+    pub(crate) fn vec(bytes: Vec<u8>) -> Opened<'static> {
+        Opened { len: bytes.len() as u64, held: Held::Vec(bytes) }
+    }
+
+    /// A mapped archive.
+    pub(crate) fn map(map: memmap2::Mmap) -> Opened<'static> {
+        Opened { len: Source::len(&map), held: Held::Map(map) }
+    }
 }
 
 impl<'s> Opened<'s> {
+    /// An archive the caller lends, in memory.
+    pub(crate) fn borrowed(bytes: &'s [u8]) -> Opened<'s> {
+        Opened { len: bytes.len() as u64, held: Held::Borrowed(bytes) }
+    }
+
+    /// A caller's source whose bytes all lie in memory ([`Source::bytes`] is `Some`).
+    pub(crate) fn in_memory(source: Box<dyn Source + 's>) -> Opened<'s> {
+        debug_assert!(source.bytes().is_some());
+        Opened { len: source.len(), held: Held::InMemory(source) }
+    }
+
     /// Reads the end of `source` and parses its central directory, reading more of it only
     /// when the first read did not hold it all: from where the end records say the central
     /// directory starts (a directory beyond 64 KiB, ZIP64 records elsewhere), or up to 1 MiB more
@@ -80,7 +121,7 @@ impl<'s> Opened<'s> {
             match read_central(&window) {
                 Ok((layout, mut locals)) => {
                     let names = crate::read::archive::compact_names(&window, &mut locals)?;
-                    return Ok((Opened { source, len, names }, layout, locals));
+                    return Ok((Opened { held: Held::Read { source, names }, len }, layout, locals));
                 }
                 Err(e) => {
                     from = match crate::read::archive::central_start(&window) {
@@ -96,24 +137,66 @@ impl<'s> Opened<'s> {
         }
     }
 
-    /// The central names, where the local header checks look for them.
-    pub(crate) fn window(&self) -> Window<'_> {
-        Window::whole(&self.names)
+    /// All of the archive, when it lies in memory.
+    pub(crate) fn all(&self) -> Option<&[u8]> {
+        match &self.held {
+            Held::Vec(v) => Some(v),
+            Held::Borrowed(b) => Some(b),
+            Held::Map(m) => Some(m),
+            Held::InMemory(source) => source.bytes(),
+            Held::Read { .. } => None,
+        }
     }
 
-    /// Checks entry `e`'s local header (and data descriptor), reading them from the file, and
-    /// returns where its data starts.
+    /// Where the bytes are read from: for streaming reads, and to ask whether the source changed.
+    pub(crate) fn source(&self) -> &(dyn Source + 's) {
+        match &self.held {
+            Held::Vec(v) => v,
+            Held::Borrowed(b) => b,
+            Held::Map(m) => m,
+            Held::InMemory(source) | Held::Read { source, .. } => &**source,
+        }
+    }
+
+    /// What the parser sees: all of the archive, or the central names read at open (where the
+    /// local header checks look for them).
+    pub(crate) fn window(&self) -> Window<'_> {
+        match &self.held {
+            Held::Read { names, .. } => Window::whole(names),
+            _ => Window::whole(self.all().expect("in memory")),
+        }
+    }
+
+    /// Entry `e`'s compressed bytes, its data starting at `data_offset`: a slice when the archive
+    /// lies in memory, else a range read as the decoder asks.
+    pub(crate) fn input(&self, data_offset: u64, e: &Entry) -> Input<'_> {
+        match self.all() {
+            Some(all) => Input::Slice(&all[data_offset as usize..(data_offset + e.compressed_size) as usize]),
+            None => Input::Range { source: self.source(), offset: data_offset, len: e.compressed_size },
+        }
+    }
+
+    /// Checks entry `e`'s local header (and data descriptor) and returns where its data starts:
+    /// in place in memory, else reading them from the source.
     pub(crate) fn check_local(&self, local: &LocalRef, e: &Entry) -> Result<u64, Error> {
+        match &self.held {
+            Held::Read { .. } => self.read_and_check_local(local, e),
+            _ => check_local(&self.window(), &self.window(), local, e),
+        }
+    }
+
+    /// [`check_local`](Self::check_local) of a source read as needed.
+    fn read_and_check_local(&self, local: &LocalRef, e: &Entry) -> Result<u64, Error> {
         let path = Path::new(&e.path);
         let (start, limit) = (local.header_offset(), local.limit());
         let room = limit.saturating_sub(start);
-        let mut header = read_up_to(&*self.source, start, room.min(30 + local.name_len() as u64 + EXTRA_GUESS), path)?;
+        let mut header = read_up_to(self.source(), start, room.min(30 + local.name_len() as u64 + EXTRA_GUESS), path)?;
         if header.len() >= 30 {
             let whole = 30
                 + u64::from(u16::from_le_bytes([header[26], header[27]]))
                 + u64::from(u16::from_le_bytes([header[28], header[29]]));
             if whole > header.len() as u64 && whole <= room {
-                header = read_up_to(&*self.source, start, whole, path)?;
+                header = read_up_to(self.source(), start, whole, path)?;
             }
         }
         let mut descriptor = Vec::new();
@@ -124,7 +207,7 @@ impl<'s> Opened<'s> {
                 + u64::from(u16::from_le_bytes([header[26], header[27]]))
                 + u64::from(u16::from_le_bytes([header[28], header[29]]));
             if let Some(end) = data_offset.checked_add(e.compressed_size).filter(|&end| end < limit) {
-                descriptor = read_up_to(&*self.source, end, (limit - end).min(24), path)?;
+                descriptor = read_up_to(self.source(), end, (limit - end).min(24), path)?;
                 descriptor_at = end;
             }
         }
@@ -192,7 +275,7 @@ impl<'s> Opened<'s> {
             }
             let path = Path::new(&entries[order[k]].1.path);
             let held =
-                if group_end - k > 1 { read_up_to(&*self.source, start, end - start, path)? } else { Vec::new() };
+                if group_end - k > 1 { read_up_to(self.source(), start, end - start, path)? } else { Vec::new() };
             for &i in &order[k..group_end] {
                 let (local, e) = entries[i];
                 let offset = match self.local_in(&held, start, local, e) {
@@ -233,11 +316,6 @@ impl<'s> Opened<'s> {
             return None;
         }
         Some(Window::parts((usize::try_from(start).ok()?, held), (0, &[]), usize::try_from(self.len).ok()?))
-    }
-
-    /// The source, for streaming reads.
-    pub(crate) fn source(&self) -> &(dyn Source + 's) {
-        &*self.source
     }
 }
 

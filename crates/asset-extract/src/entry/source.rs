@@ -314,11 +314,6 @@ impl<'a> Input<'a> {
         }
     }
 
-    /// Entry `e`'s compressed bytes in `archive`, all of it in memory, where its `data_offset` says.
-    pub(crate) fn stored(archive: &'a [u8], e: &Entry) -> Input<'a> {
-        Input::Slice(&archive[e.data_offset as usize..(e.data_offset + e.compressed_size) as usize])
-    }
-
     /// Fills `out` with the compressed bytes from `at` on (`at + out.len()` within them).
     pub(crate) fn read_exact(&self, at: u64, out: &mut [MaybeUninit<u8>], entry: &str) -> Result<(), Error> {
         match *self {

@@ -124,14 +124,14 @@ fn extract_opened(
         opened.check_locals(&unread)?;
     }
     locals.symlinks = Vec::new();
-    extract_from(opened.source(), Some(&opened), layout, Some(locals), archive, dest, options, prestaged)
+    extract_from(&opened, layout, Some(locals), archive, dest, options, prestaged)
 }
 
 /// Extracts an archive held in memory into `dest`, as `options.mode` allows. Nothing at `dest`
 /// changes unless every selected entry verified; see [`Mode`] for what changes then.
 pub fn extract_bytes(data: &[u8], dest: &Path, options: &Options<'_>) -> Result<Report, Error> {
     refuse_early(dest, options)?;
-    extract_from(&data, None, read_archive(data)?, None, Path::new("(memory)"), dest, options, None)
+    extract_from(&Opened::borrowed(data), read_archive(data)?, None, Path::new("(memory)"), dest, options, None)
 }
 
 /// Whether the `only` patterns select `e` (every entry when there are none).
@@ -154,7 +154,7 @@ fn refuse_early(dest: &Path, options: &Options<'_>) -> Result<(), Error> {
 }
 
 /// Extraction proper, over the archive's bytes wherever they are and its parsed layout. From a
-/// file, `locals` are the local headers still to check: those of the selected directories are
+/// source read as needed, `locals` are the local headers still to check: those of the selected directories are
 /// checked here, in file order; each file's by the worker that writes it, from the read that
 /// brings its data (one read for both). Entries left out are not read at all: what they hold
 /// does not change what is extracted (where each entry may lie was checked against all the
@@ -162,8 +162,7 @@ fn refuse_early(dest: &Path, options: &Options<'_>) -> Result<(), Error> {
 /// in place where they match.
 #[allow(clippy::too_many_arguments)]
 fn extract_from(
-    source: &(dyn Source + '_),
-    opened: Option<&Opened<'_>>,
+    bytes: &Opened<'_>,
     layout: Layout,
     locals: Option<Locals>,
     archive: &Path,
@@ -174,15 +173,15 @@ fn extract_from(
     let Selection { mut entries, mut locals, skipped, bytes: bytes_total, prepended, appended, symlinks } =
         select(layout, locals, options)?;
     let previous = if options.incremental { manifest::previous(dest) } else { None };
-    if let (Some(file), Some(file_locals)) = (opened, locals.as_ref()) {
+    if let Some(file_locals) = locals.as_ref() {
         // A file kept from the last extraction is never read: check every header now.
         let now_or_later = |e: &Entry| previous.is_some() || e.kind != Kind::File;
         let checks: Vec<(&LocalRef, &Entry)> =
             file_locals.iter().zip(&entries).filter(|(_, e)| now_or_later(e)).collect();
-        file.check_locals(&checks)?;
+        bytes.check_locals(&checks)?;
         if previous.is_some() {
             let all: Vec<(&LocalRef, &Entry)> = file_locals.iter().zip(&entries).collect();
-            let offsets = file.check_locals(&all)?;
+            let offsets = bytes.check_locals(&all)?;
             for (e, offset) in entries.iter_mut().zip(offsets) {
                 e.data_offset = offset;
             }
@@ -203,18 +202,18 @@ fn extract_from(
         None if merging => Staging::inside(dest)?,
         None => Staging::beside(dest)?,
     };
-    if let (Some(staged), Some(locals), Some(opened)) = (prestaged.as_mut(), locals.as_deref(), opened) {
-        staged.keep(opened, &entries, locals)?;
+    if let (Some(staged), Some(locals)) = (prestaged.as_mut(), locals.as_deref()) {
+        staged.keep(bytes, &entries, locals)?;
     }
     if options.fold_case || folds_case(staging.path()) {
         check_collisions(entries.iter().map(|e| (e.path.as_str(), e.kind)), true)?;
     }
     let reuse = Reuse { previous: previous.as_ref(), prestaged: prestaged.as_ref() };
-    let written = write_all(source, opened, &entries, locals.as_deref(), staging.path(), options, bytes_total, reuse);
+    let written = write_all(bytes, &entries, locals.as_deref(), staging.path(), options, bytes_total, reuse);
     // Nothing goes in place from an archive that changed while it was read; and a change explains
     // a failure better than what it caused (a read racing a truncation can copy the zeros the
     // kernel writes over the cut page, which then fail the CRC).
-    source.check_unchanged().map_err(|e| Error::io("reading", archive, e))?;
+    bytes.source().check_unchanged().map_err(|e| Error::io("reading", archive, e))?;
     let mut report = written?;
     report.skipped = skipped;
     report.prepended = prepended;
@@ -356,8 +355,7 @@ struct Reuse<'r> {
 
 #[allow(clippy::too_many_arguments)]
 fn write_all(
-    source: &(dyn Source + '_),
-    opened: Option<&Opened<'_>>,
+    bytes: &Opened<'_>,
     entries: &[Entry],
     locals: Option<&[LocalRef]>,
     root: &Path,
@@ -372,7 +370,8 @@ fn write_all(
     // Each file's local header, when the worker writing it checks it.
     let file_locals: Option<Vec<&LocalRef>> =
         locals.map(|l| entries.iter().enumerate().filter(is_file).map(|(i, _)| &l[i]).collect());
-    let pread_file = opened.zip(file_locals.as_ref());
+    // Read as needed: each file's local header still to check.
+    let pread_file = file_locals.as_ref().map(|l| (bytes, l));
     // What a file's read must cover: its data, or its local header through its data.
     // An entry staged from a stream as it arrived, and kept (its local header checked), is not
     // read at all.
@@ -426,7 +425,7 @@ fn write_all(
             // their local headers when those are still to check (then even for one entry).
             let extents: Vec<(u64, u64)> = batch.iter().filter(|&&i| !kept(i)).map(|&i| extent(i)).collect();
             let at_least = if pread_file.is_some() { 1 } else { 2 };
-            let prefetch = match Prefetch::read(source, &extents, at_least, files[batch[0]], &mut batch_bytes) {
+            let prefetch = match Prefetch::read(bytes.source(), &extents, at_least, files[batch[0]], &mut batch_bytes) {
                 Ok(p) => p,
                 Err(e) => {
                     fail(e);
@@ -459,7 +458,7 @@ fn write_all(
                             let (tree, behind) = (&tree, &behind);
                             let restore_mtime = !options.no_mtime;
                             let job = Job {
-                                source,
+                                archive: bytes,
                                 data_offset,
                                 held,
                                 tree,
@@ -613,6 +612,7 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
     }
     let entries: Vec<Entry> =
         select(read_archive(data)?, None, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
+    let archive = Opened::borrowed(data);
     let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
     let mut out = Vec::with_capacity(entries.len());
     for (done, e) in entries.iter().enumerate() {
@@ -620,7 +620,7 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
             return Err(Error::Cancelled);
         }
         let trailing = crate::entry::data::Trailing::strict(options.strict);
-        let input = crate::entry::source::Input::stored(data, e);
+        let input = archive.input(e.data_offset, e);
         let cores = crate::entry::data::cores_for(options.parallel_inflate, e);
         let bytes = if e.method == crate::Method::Deflate
             && crate::inflate_in_parallel(options.parallel_inflate, e.size, cores)

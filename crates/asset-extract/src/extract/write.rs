@@ -13,6 +13,7 @@ use strided_inflate::{ChunkedInflater, Decoder, Format};
 
 use crate::Error;
 use crate::entry::data::{EntryDecoder, read_whole_into};
+use crate::entry::opened::Opened;
 use crate::entry::source::Input;
 use crate::entry::source::Source;
 use crate::extract::behind::{Chunk, Target, WriteBehind};
@@ -91,7 +92,7 @@ impl crate::entry::data::Scratch for Scratch<'_> {
 /// What writing an entry needs besides the entry: where the archive's bytes are (and the entry's,
 /// if a batch read already holds them), where to write, and the shared buffers and flags.
 pub(crate) struct Job<'j, 'a> {
-    pub(crate) source: &'a (dyn Source + 'a),
+    pub(crate) archive: &'a Opened<'a>,
     /// Where the entry's data starts in the archive (its local header checked).
     pub(crate) data_offset: u64,
     /// The entry's data as stored, when a batch read holds it.
@@ -184,7 +185,7 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
     };
     let input = match job.held {
         Some(bytes) => Input::Slice(bytes),
-        None => Input::of(job.source, job.data_offset, e),
+        None => job.archive.input(job.data_offset, e),
     };
     match input {
         Input::Slice(src) if e.method == Method::Stored => {
@@ -224,7 +225,7 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
             // decoder's own window. (Large entries are never read with a batch: see `Prefetch`.)
             let inflater =
                 inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
-            let input = Input::of(job.source, job.data_offset, e);
+            let input = job.archive.input(job.data_offset, e);
             let decoder = EntryDecoder::new(input, e, Some(inflater))?.with_trailing(job.trailing);
             if job.durable {
                 stream_entry(decoder, job, |_, inflater| write(&mut file, inflater.last_chunk()))?;

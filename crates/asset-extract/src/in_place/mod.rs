@@ -22,7 +22,7 @@ use crate::entry::source::{FileSource, Source};
 use crate::read::archive::{Layout, read_central, read_checked};
 use crate::read::bytes::Window;
 use crate::read::entry::{Entry, Method};
-use crate::read::local::{LocalRef, check_local};
+use crate::read::local::LocalRef;
 use crate::read::name_index::NameIndex;
 use crate::read::names::Kind;
 use crate::{Error, ParallelInflate};
@@ -103,7 +103,7 @@ pub enum LocalHeaders {
 /// # Ok::<(), asset_extract::Error>(())
 /// ```
 pub struct AssetArchive {
-    data: Bytes,
+    data: Opened<'static>,
     /// As the central directory says; `data_offset` is not used (see `data_offsets`), and reads 0.
     entries: Vec<Entry>,
     by_name: NameIndex,
@@ -123,48 +123,6 @@ pub struct AssetArchive {
     prepended: u64,
     /// When large deflated entries are inflated on several cores ([`ParallelInflate`] as a u8).
     parallel: AtomicU8,
-}
-
-/// The archive's bytes: in memory (handed over, mapped, or a caller's source that lies in memory),
-/// or read from their source as needed. The first two are matched, not called through the trait:
-/// a view or a find costs nanoseconds, and a virtual call would be a tenth of it.
-enum Bytes {
-    Vec(Vec<u8>),
-    Map(memmap2::Mmap),
-    /// A caller's source whose bytes all lie in memory ([`Source::bytes`]).
-    InMemory(Box<dyn Source>),
-    /// Any other source: only its central names are held.
-    Read(Opened<'static>),
-}
-
-impl Bytes {
-    /// All of the archive, when it is in memory or mapped.
-    fn all(&self) -> Option<&[u8]> {
-        match self {
-            Bytes::Vec(v) => Some(v),
-            Bytes::Map(m) => Some(m),
-            Bytes::InMemory(source) => source.bytes(),
-            Bytes::Read(_) => None,
-        }
-    }
-
-    /// Where the bytes are read from.
-    fn source(&self) -> &dyn Source {
-        match self {
-            Bytes::Vec(v) => v,
-            Bytes::Map(m) => m,
-            Bytes::InMemory(source) => &**source,
-            Bytes::Read(opened) => opened.source(),
-        }
-    }
-
-    /// What the parser sees: all of it, or the names read at open.
-    fn window(&self) -> Window<'_> {
-        match self {
-            Bytes::Read(opened) => opened.window(),
-            _ => Window::whole(self.all().expect("in memory")),
-        }
-    }
 }
 
 std::thread_local! {
@@ -195,7 +153,7 @@ impl AssetArchive {
                 // (documented on Holding::Map): the file is not truncated or rewritten while the
                 // archive is open.
                 let map = unsafe { memmap2::Mmap::map(file.file()) }.map_err(|e| Error::io("mapping", path, e))?;
-                AssetArchive::parsed(Bytes::Map(map), local_headers)
+                AssetArchive::parsed(Opened::map(map), local_headers)
             }
         }
     }
@@ -211,7 +169,7 @@ impl AssetArchive {
     /// says.
     pub fn open_source_with(source: impl Source + 'static, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
         if source.bytes().is_some() {
-            AssetArchive::parsed(Bytes::InMemory(Box::new(source)), local_headers)
+            AssetArchive::parsed(Opened::in_memory(Box::new(source)), local_headers)
         } else {
             AssetArchive::opened(Box::new(source), Path::new("(source)"), local_headers)
         }
@@ -221,15 +179,13 @@ impl AssetArchive {
     fn opened(source: Box<dyn Source>, path: &Path, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
         let (opened, layout, mut locals) = Opened::open(source, path)?;
         let symlinks = std::mem::take(&mut locals.symlinks);
-        let archive = AssetArchive::indexed(Bytes::Read(opened), layout, locals.entries, locals.index);
-        if local_headers == LocalHeaders::AtOpen
-            && let Bytes::Read(opened) = &archive.data
-        {
+        let archive = AssetArchive::indexed(opened, layout, locals.entries, locals.index);
+        if local_headers == LocalHeaders::AtOpen {
             // As extraction does: every entry's local header, and every symlink's, in file
             // order and few reads.
             let mut checks: Vec<(&LocalRef, &Entry)> = archive.locals.iter().zip(&archive.entries).collect();
             checks.extend(symlinks.iter().map(|(local, e)| (local, e)));
-            let offsets = opened.check_locals(&checks)?;
+            let offsets = archive.data.check_locals(&checks)?;
             for (slot, offset) in archive.data_offsets.iter().zip(offsets) {
                 slot.store(offset, Ordering::Relaxed);
             }
@@ -239,12 +195,12 @@ impl AssetArchive {
 
     /// Validates an archive the caller hands over in memory, every local header checked now.
     pub fn from_bytes(data: Vec<u8>) -> Result<AssetArchive, Error> {
-        AssetArchive::parsed(Bytes::Vec(data), LocalHeaders::AtOpen)
+        AssetArchive::parsed(Opened::vec(data), LocalHeaders::AtOpen)
     }
 
     /// An archive in memory or mapped: at open, parsed as extraction parses it (the same checks,
     /// the same errors); on first read, its central directory only.
-    fn parsed(data: Bytes, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
+    fn parsed(data: Opened<'static>, local_headers: LocalHeaders) -> Result<AssetArchive, Error> {
         let all = data.all().expect("in memory or mapped");
         if local_headers == LocalHeaders::OnFirstRead {
             let (layout, locals) = read_central(&Window::whole(all))?;
@@ -259,7 +215,7 @@ impl AssetArchive {
         Ok(archive)
     }
 
-    fn indexed(data: Bytes, layout: Layout, locals: Vec<LocalRef>, by_name: NameIndex) -> AssetArchive {
+    fn indexed(data: Opened<'static>, layout: Layout, locals: Vec<LocalRef>, by_name: NameIndex) -> AssetArchive {
         let crc_checked = layout.entries.iter().map(|_| AtomicBool::new(false)).collect();
         let data_offsets = layout.entries.iter().map(|_| AtomicU64::new(0)).collect();
         AssetArchive {
@@ -551,7 +507,7 @@ impl AssetArchive {
             return Ok(0);
         }
         let data = self.data_offset(index, e)?;
-        match (e.method, Input::of(self.data.source(), data, e)) {
+        match (e.method, self.data.input(data, e)) {
             (Method::Deflate, _) => {
                 let mut source = self.compressed_source(e, data);
                 self.checkpoints.read_at(index, e, offset, out, &mut source)
@@ -706,10 +662,7 @@ impl AssetArchive {
         if offset != 0 {
             return Ok(offset);
         }
-        let offset = match &self.data {
-            Bytes::Read(opened) => opened.check_local(self.local(index, e)?, e)?,
-            _ => check_local(&self.data.window(), &self.data.window(), self.local(index, e)?, e)?,
-        };
+        let offset = self.data.check_local(self.local(index, e)?, e)?;
         self.data_offsets[index].store(offset, Ordering::Release);
         Ok(offset)
     }
@@ -724,7 +677,7 @@ impl AssetArchive {
     /// the archive.)
     fn input(&self, index: usize, e: &Entry) -> Result<Input<'_>, Error> {
         let offset = self.data_offset(index, e)?;
-        Ok(Input::of(self.data.source(), offset, e))
+        Ok(self.data.input(offset, e))
     }
 
     fn file_entry(&self, index: usize) -> Result<&Entry, Error> {
