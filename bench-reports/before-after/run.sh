@@ -6,14 +6,16 @@
 # - in-place reads from C: bench-reports/assets-in-place/in_place_bench.c linked with each libbufkit.a,
 #   on the APK-shaped archive;
 # - random reads from C: bench-reports/assets-in-place/read_at_bench.c linked with each, 4 KiB slices of
-#   the 256 MiB log entry.
+#   the 256 MiB log entry;
+# - cat and streams: `bufkit cat` of the 256 MiB log entry and of every entry of the APK-shaped
+#   archive, and `bufkit extract -` of each from a pipe, to tmpfs.
 # Medians, and after / before; 1.00 is unchanged, below is faster.
 # Usage: bench-reports/before-after/run.sh BEFORE_COMMIT [ROUNDS [PART...]]   (quiet machine)
-# PART: extract, pack, in-place, read-at (default: all of them). Needs libzip-dev.
+# PART: extract, pack, in-place, read-at, cat-stream (default: all of them). Needs libzip-dev.
 set -euo pipefail
 before=$1 rounds=${2:-9}
 parts=${*:3}
-parts=${parts:-extract pack in-place read-at}
+parts=${parts:-extract pack in-place read-at cat-stream}
 want() { [[ " $parts " == *" $1 "* ]]; }
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=${BENCH_WORK:-/tmp/bufkit-before-after}
@@ -92,4 +94,37 @@ for k in keys:
     a = statistics.median(r[k] for r in rows if r["side"] == "after")
     print(f"| read_at {k} | before {b:.4g} | after {a:.4g} | {a / b:.3f}× |")
 '
+fi
+
+if want cat-stream; then
+echo "## cat and streams (the two bufkit binaries, alternating)"
+python3 bench-reports/assets-in-place/make-apk.py "$work/app.apk"
+python3 -c "import sys; sys.path.insert(0, 'bench-reports/assets-in-place'); import log_archive, os; os.path.exists('$work/log256.zip') or log_archive.make('$work/log256.zip')"
+python3 - "$old/bufkit" "$new/bufkit" "$work/log256.zip" "$work/app.apk" "$rounds" <<'PY'
+import shutil, statistics, subprocess, sys, tempfile, time
+old, new, log, apk, rounds = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+def cat(b, archive):
+    subprocess.run([b, "cat", archive], check=True, stdout=subprocess.DEVNULL)
+def stream(b, archive):
+    out = tempfile.mkdtemp(dir="/dev/shm")
+    try:
+        with open(archive, "rb") as f:
+            feed = subprocess.Popen(["cat"], stdin=f, stdout=subprocess.PIPE)
+            subprocess.run([b, "extract", "-", out + "/x"], check=True, stdin=feed.stdout, stdout=subprocess.DEVNULL)
+            feed.stdout.close()
+            feed.wait()
+    finally:
+        shutil.rmtree(out)
+jobs = [("cat, the 256 MiB entry", cat, log), ("cat, every entry of the APK", cat, apk),
+        ("extract -, the APK, tmpfs", stream, apk), ("extract -, the 256 MiB entry, tmpfs", stream, log)]
+for name, job, archive in jobs:
+    times = {old: [], new: []}
+    for _ in range(rounds):
+        for b in (old, new):
+            t = time.perf_counter()
+            job(b, archive)
+            times[b].append(time.perf_counter() - t)
+    b, a = statistics.median(times[old]), statistics.median(times[new])
+    print(f"| {name} | before {b * 1000:.2f} ms | after {a * 1000:.2f} ms | {a / b:.3f}× |")
+PY
 fi
