@@ -40,9 +40,9 @@ if [[ ! -f $runtime/bin/java.exe ]]; then
   command -v mvn >/dev/null || fail "no mvn (apt-get install maven)"
   compiler=$("$root/scripts/find-jdk" 22) || fail "no JDK 22+ to compile the sources"
   repo=/usr/share/maven-repo
-  for plugin in maven-compiler-plugin/3.10.1 maven-surefire-plugin/2.22.3 maven-resources-plugin/3.3.0; do
-    [[ -d $repo/org/apache/maven/plugins/$plugin ]] ||
-      fail "no $plugin in $repo (apt-get install libmaven-compiler-plugin-java libsurefire-java libmaven-resources-plugin-java junit5)"
+  for pinned in $("$here/maven-pins"); do
+    [[ -d $repo/$pinned ]] ||
+      fail "no $pinned in $repo (apt-get install libmaven-compiler-plugin-java libsurefire-java libmaven-resources-plugin-java junit5)"
   done
   # Debian's repository as the only one, read offline; what Maven copies from it goes under build/.
   mkdir -p "$root/build/java"

@@ -170,10 +170,7 @@ impl<'s> Opened<'s> {
     /// Entry `e`'s compressed bytes, its data starting at `data_offset`: a slice when the archive
     /// lies in memory, else a range read as the decoder asks.
     pub(crate) fn input(&self, data_offset: u64, e: &Entry) -> Input<'_> {
-        match self.all() {
-            Some(all) => Input::Slice(&all[data_offset as usize..(data_offset + e.compressed_size) as usize]),
-            None => Input::Range { source: self.source(), offset: data_offset, len: e.compressed_size },
-        }
+        Input::within(self.all(), self.source(), data_offset, e)
     }
 
     /// Checks entry `e`'s local header (and data descriptor) and returns where its data starts:

@@ -308,7 +308,13 @@ impl<'a> Input<'a> {
     /// Entry `e`'s compressed bytes at `offset` of `source`: a slice when the source lies in
     /// memory, else a range read as needed.
     pub(crate) fn of(source: &'a (dyn Source + 'a), offset: u64, e: &Entry) -> Input<'a> {
-        match source.bytes() {
+        Input::within(source.bytes(), source, offset, e)
+    }
+
+    /// Entry `e`'s compressed bytes at `offset`: in `all`, the source's bytes when they lie in
+    /// memory, else a range of `source`.
+    pub(crate) fn within(all: Option<&'a [u8]>, source: &'a (dyn Source + 'a), offset: u64, e: &Entry) -> Input<'a> {
+        match all {
             Some(all) => Input::Slice(&all[offset as usize..(offset + e.compressed_size) as usize]),
             None => Input::Range { source, offset, len: e.compressed_size },
         }
