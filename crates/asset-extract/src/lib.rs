@@ -60,7 +60,9 @@ mod readings_agree;
 mod stream;
 mod sys;
 
-pub use entry::data::{PARALLEL_MIN_CORES, PARALLEL_MIN_ENTRY, ParallelInflate, available_cores, inflate_in_parallel};
+pub use entry::parallel::{
+    PARALLEL_MIN_CORES, PARALLEL_MIN_ENTRY, ParallelInflate, available_cores, inflate_in_parallel,
+};
 pub use entry::source::{FileSource, Source};
 pub use error::Error;
 pub use extract::destination::Mode;

@@ -35,21 +35,16 @@ pub fn deferred_checks_agree(data: &[u8]) {
         (Err(_), Err(_)) => {}
     }
     let (Ok(layout), Ok(archive)) = (full, crate::AssetArchive::from_bytes(data.to_vec())) else { return };
-    let mut decoder = strided_inflate::Decoder::new(strided_inflate::Format::Raw).expect("a decoder");
+    let (opened, mut decoder) = (crate::entry::opened::Opened::borrowed(data), None);
     for (i, e) in layout.entries.iter().enumerate() {
         if e.kind != crate::Kind::File || e.size > 1 << 24 {
             continue;
         }
         let mut expected = vec![0u8; e.size as usize];
-        let want = crate::entry::data::read_whole_into(
-            crate::entry::opened::Opened::borrowed(data).input(e.data_offset, e),
-            e,
-            &mut decoder,
-            &mut Vec::new(),
-            &mut expected,
-            true,
-            crate::entry::data::Trailing::Read,
-        );
+        let tools = crate::entry::decode::WholeTools { decoder: &mut decoder, scratch: &mut Vec::new() };
+        let ask = crate::entry::decode::Ask::new(crate::entry::decode::Output::Whole);
+        let input = opened.input(e.data_offset, e);
+        let want = crate::entry::decode::decoding(input, e, ask).and_then(|d| d.into_slice(&mut expected, tools, true));
         match (want, archive.read(i)) {
             (Ok(()), Ok(bytes)) => assert!(bytes == expected, "{}: in place reads other bytes", e.path),
             (Err(_), Err(_)) => {}

@@ -16,11 +16,10 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
-use buffer_pool::{BufferPool, PoolConfig};
-use strided_inflate::{Decoder, Format};
-
 use crate::Error;
+use crate::entry::decode::{Ask, Output, Trailing, WholeTools, decoding};
 use crate::entry::opened::{Opened, check_end};
+use crate::entry::parallel::Share;
 use crate::entry::source::{FileSource, Source};
 use crate::read::archive::{Layout, Locals, read_archive};
 use crate::read::entry::{Entry, Method};
@@ -29,6 +28,7 @@ use crate::read::names::{Kind, check_collisions};
 use crate::read::windows_names;
 use crate::stream::prestaged::Prestaged;
 use behind::WriteBehind;
+use buffer_pool::{BufferPool, PoolConfig};
 use destination::{Found, Mode};
 use options::{Options, Progress, Report, matches, worker_threads};
 use staging::Staging;
@@ -396,7 +396,8 @@ fn write_all(
     let config = PoolConfig { max_retained_bytes: 8 << 20, thread_cache_buffers: 0, ..PoolConfig::default() };
     let pool = BufferPool::new(config).expect("valid config");
     let batches = batches(&files, threads);
-    let share = crate::entry::data::share(options.parallel_inflate, &files, threads, worker_threads(options.threads));
+    let share =
+        crate::entry::parallel::share(options.parallel_inflate, &files, threads, worker_threads(options.threads));
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
     let failure: Mutex<Option<Error>> = Mutex::new(None);
@@ -466,7 +467,7 @@ fn write_all(
                                 halt: &halt,
                                 durable,
                                 restore_mtime,
-                                trailing: crate::entry::data::Trailing::strict(options.strict),
+                                trailing: Trailing::strict(options.strict),
                                 parallel: options.parallel_inflate,
                                 share,
                             };
@@ -613,33 +614,27 @@ pub fn extract_to_memory(data: &[u8], options: &Options<'_>) -> Result<Vec<(Stri
     let entries: Vec<Entry> =
         select(read_archive(data)?, None, options)?.entries.into_iter().filter(|e| e.kind == Kind::File).collect();
     let archive = Opened::borrowed(data);
-    let mut decoder = Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: String::new(), source })?;
+    let mut decoder = None;
     let mut out = Vec::with_capacity(entries.len());
     for (done, e) in entries.iter().enumerate() {
         if options.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) {
             return Err(Error::Cancelled);
         }
-        let trailing = crate::entry::data::Trailing::strict(options.strict);
-        let input = archive.input(e.data_offset, e);
-        let cores = crate::entry::data::cores_for(options.parallel_inflate, e);
-        let bytes = if e.method == crate::Method::Deflate
-            && crate::inflate_in_parallel(options.parallel_inflate, e.size, cores)
-        {
-            let mut bytes = Vec::new();
-            bytes
-                .try_reserve_exact(e.size as usize)
-                .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
-            let threads = worker_threads(options.threads);
-            crate::entry::data::inflate_parallel_to(input, e, threads, cores, trailing, &mut |piece| {
-                bytes.extend_from_slice(piece);
-                Ok(())
-            })?;
-            bytes
-        } else {
-            let mut bytes = vec![0u8; e.size as usize];
-            crate::entry::data::read_whole_into(input, e, &mut decoder, &mut Vec::new(), &mut bytes, true, trailing)?;
-            bytes
-        };
+        let size =
+            usize::try_from(e.size).map_err(|_| Error::malformed_entry("size does not fit in memory", &e.path))?;
+        let mut bytes = Vec::new();
+        bytes
+            .try_reserve_exact(size)
+            .map_err(|_| Error::Limit { entry: e.path.clone(), reason: "out of memory".into() })?;
+        bytes.resize(size, 0);
+        let threads = worker_threads(options.threads);
+        let share =
+            Share { cores: crate::entry::parallel::cores_for(options.parallel_inflate, e), decode_threads: threads };
+        let ask = Ask::new(Output::Whole)
+            .parallel(options.parallel_inflate, Some(share))
+            .trailing(Trailing::strict(options.strict));
+        let tools = WholeTools { decoder: &mut decoder, scratch: &mut Vec::new() };
+        decoding(archive.input(e.data_offset, e), e, ask)?.into_slice(&mut bytes, tools, true)?;
         if let Some(progress) = options.progress {
             progress(Progress {
                 entries_done: done as u64 + 1,

@@ -9,13 +9,14 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use buffer_pool::{BufferPool, PooledBuffer};
-use strided_inflate::{ChunkedInflater, Decoder, Format};
+use strided_inflate::{ChunkedInflater, Decoder};
 
 use crate::Error;
-use crate::entry::data::{EntryDecoder, read_whole_into};
+use crate::entry::decode::{Ask, Decoding, Output, WholeTools, decoding};
 use crate::entry::opened::Opened;
 use crate::entry::source::Input;
 use crate::entry::source::Source;
+use crate::entry::stream_decoder::EntryDecoder;
 use crate::extract::behind::{Chunk, Target, WriteBehind};
 use crate::extract::tree::Tree;
 use crate::read::entry::{Entry, Method};
@@ -24,18 +25,17 @@ use crate::read::entry::{Entry, Method};
 /// whatever the archive holds.
 pub(crate) const WHOLE_ENTRY_MAX: u64 = 4 << 20;
 
-/// The piece other methods' entries and stored entries are streamed in.
-const CHUNK_BUFFER: usize = 1 << 20;
-/// Stored entries of an archive not in memory are copied in pieces of this size.
-const STORED_PIECE: usize = 1 << 20;
-/// A streamed entry's chunks (the decoder's window is this plus 32 KiB and its slack).
-pub(crate) const CHUNK: usize = CHUNK_BUFFER - ChunkedInflater::MAX_OVERRUN;
+/// The piece entries streamed through a reading decoder are written in: stored entries read
+/// from the source, and the other methods' output.
+const PIECE: usize = 1 << 20;
+/// A streamed deflated entry's chunks (the decoder's window is this plus 32 KiB and its slack).
+pub(crate) const CHUNK: usize = PIECE - ChunkedInflater::MAX_OVERRUN;
 
-/// What a worker keeps between entries: the whole-stream decoder for entries inflated at once,
-/// the chunked one (made on first use) for large entries, and its buffers for an entry's data as
-/// stored and as inflated.
+/// What a worker keeps between entries: the whole-stream decoder for entries inflated at once and
+/// the chunked one for large entries (each made on first use), and its buffers for an entry's
+/// data as stored and as inflated.
 pub(crate) struct Inflaters<'a, 'pool> {
-    pub(crate) whole: Decoder,
+    pub(crate) whole: Option<Decoder>,
     pub(crate) chunked: Option<ChunkedInflater<'a>>,
     input: Scratch<'pool>,
     output: Scratch<'pool>,
@@ -43,12 +43,7 @@ pub(crate) struct Inflaters<'a, 'pool> {
 
 impl<'pool> Inflaters<'_, 'pool> {
     pub(crate) fn new(pool: &'pool BufferPool) -> Self {
-        Inflaters {
-            whole: Decoder::new(Format::Raw).expect("decoder allocation"),
-            chunked: None,
-            input: Scratch::new(pool),
-            output: Scratch::new(pool),
-        }
+        Inflaters { whole: None, chunked: None, input: Scratch::new(pool), output: Scratch::new(pool) }
     }
 }
 
@@ -83,7 +78,7 @@ impl<'pool> Scratch<'pool> {
     }
 }
 
-impl crate::entry::data::Scratch for Scratch<'_> {
+impl crate::entry::decode::Scratch for Scratch<'_> {
     fn room(&mut self, len: usize, entry: &str) -> Result<&mut [u8], Error> {
         self.take(len, entry)
     }
@@ -104,11 +99,11 @@ pub(crate) struct Job<'j, 'a> {
     /// Give the file the modification time the archive records.
     pub(crate) restore_mtime: bool,
     /// What bytes after an entry's stream make of it.
-    pub(crate) trailing: crate::entry::data::Trailing,
+    pub(crate) trailing: crate::entry::decode::Trailing,
     /// When a large deflated entry is inflated on several cores, and its share of the cores and
     /// threads.
     pub(crate) parallel: crate::ParallelInflate,
-    pub(crate) share: crate::entry::data::Share,
+    pub(crate) share: crate::entry::parallel::Share,
 }
 
 /// `mtime` as a `SystemTime`, if it is a time at all.
@@ -173,97 +168,24 @@ impl<'s> Prefetch<'s> {
     }
 }
 
-/// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file: a stored
-/// entry in memory straight from the archive, one decoded whole into a pooled buffer of its size
-/// when small enough, else streamed through the decoder [`entry_data`](crate::entry::data)
-/// chooses (a large deflated entry's chunks written behind it by whichever worker is idle).
+/// Inflates (or copies) one entry, verifies its CRC-32, and writes it as a new file, decoded as
+/// [`decoding`] chooses: a stored entry in memory straight from the archive, one decoded whole
+/// into a pooled buffer of its size when small enough, else streamed (a large deflated entry's
+/// chunks written behind it by whichever worker is idle).
 pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut Inflaters<'a, '_>) -> Result<(), Error> {
-    let tree = job.tree;
-    let mut file = tree.create_file(&e.path, e.mode)?;
-    let write = |file: &mut File, bytes: &[u8]| {
-        file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
-    };
-    let input = match job.held {
-        Some(bytes) => Input::Slice(bytes),
-        None => job.archive.input(job.data_offset, e),
-    };
-    match input {
-        Input::Slice(src) if e.method == Method::Stored => {
-            if strided_inflate::crc32(src) != e.crc32 {
-                return Err(Error::Crc { entry: e.path.clone() });
-            }
-            write(&mut file, src)?;
-        }
-        _ if e.method == Method::Deflate && crate::inflate_in_parallel(job.parallel, e.size, job.share.cores) => {
-            // On several cores (the rule, or the caller's choice): the chunks come out in order,
-            // written as they do.
-            let path = tree.full_path(&e.path);
-            let halt = job.halt;
-            crate::entry::data::inflate_parallel_to(
-                input,
-                e,
-                job.share.decode_threads,
-                job.share.cores,
-                job.trailing,
-                &mut |bytes: &[u8]| {
-                    if halt.is_set() {
-                        return Err(Error::Cancelled);
-                    }
-                    file.write_all(bytes).map_err(|err| Error::io("writing", &path, err))
-                },
-            )?;
-        }
-        _ if crate::entry::data::whole_buffer(e) && e.size <= WHOLE_ENTRY_MAX => {
-            let out = inflaters.output.take(e.size as usize, &e.path)?;
-            read_whole_into(input, e, &mut inflaters.whole, &mut inflaters.input, out, true, job.trailing)?;
-            write(&mut file, out)?;
-        }
-        _ if e.method == Method::Deflate => {
-            // Large deflate: inflated in bounded chunks by the worker's chunked decoder, hashed as
-            // it goes. Each chunk is written at once (always when durable, so the file can be
-            // synced below), or, while another worker waits for work, handed to it in the
-            // decoder's own window. (Large entries are never read with a batch: see `Prefetch`.)
-            let inflater =
-                inflaters.chunked.get_or_insert_with(|| ChunkedInflater::with_chunk_size(Format::Raw, CHUNK));
+    let file = job.tree.create_file(&e.path, e.mode)?;
+    let Inflaters { whole, chunked, input: scratch, output: buffer } = inflaters;
+    let whole = WholeTools { decoder: whole, scratch };
+    let file = match job.held {
+        // A batch read holds only small entries (see `Prefetch`): no chunked decoder.
+        Some(bytes) => write_decoded(decoding(Input::Slice(bytes), e, ask(e, job))?, job, file, whole, buffer)?,
+        None => {
             let input = job.archive.input(job.data_offset, e);
-            let decoder = EntryDecoder::new(input, e, Some(inflater))?.with_trailing(job.trailing);
-            if job.durable {
-                stream_entry(decoder, job, |_, inflater| write(&mut file, inflater.last_chunk()))?;
-            } else {
-                let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
-                let behind = job.behind;
-                return stream_entry(decoder, job, |offset, inflater| {
-                    if !behind.has_writer() {
-                        return crate::sys::write_all_at(&target.file, inflater.last_chunk(), offset)
-                            .map_err(|err| Error::io("writing", &target.path, err));
-                    }
-                    // The decoder's window goes to the writer as it is; a written one replaces it.
-                    let len = inflater.window_len();
-                    let spare = behind.spare_window(len).unwrap_or_else(|| vec![0u8; len].into_boxed_slice());
-                    let (window, range) = inflater.swap_window(spare);
-                    behind.push(Chunk { target: Arc::clone(&target), offset, window, range })
-                });
-            }
+            write_decoded(decoding(input, e, ask(e, job).inflater(chunked, CHUNK))?, job, file, whole, buffer)?
         }
-        _ => {
-            // Stored entries read from the source, and the other methods (Deflate64, bzip2, LZMA,
-            // Zstandard, XZ): streamed in pieces through the entry's decoder, which checks size
-            // and CRC-32 as it ends.
-            let mut decoder = EntryDecoder::new(input, e, None)?.with_trailing(job.trailing);
-            let largest = if e.method == Method::Stored { STORED_PIECE } else { CHUNK_BUFFER };
-            let piece = (e.size as usize).saturating_add(1).clamp(2, largest);
-            let buffer = inflaters.output.take(piece, &e.path)?;
-            loop {
-                if job.halt.is_set() {
-                    return Err(Error::Cancelled);
-                }
-                match decoder.read(buffer)? {
-                    0 => break,
-                    n => write(&mut file, &buffer[..n])?,
-                }
-            }
-        }
-    }
+    };
+    let Some(file) = file else { return Ok(()) }; // written behind: the last chunk's writer finishes it
+    let tree = job.tree;
     if job.restore_mtime
         && let Some(time) = system_time(e.mtime)
     {
@@ -274,6 +196,78 @@ pub(crate) fn write_file<'a>(e: &'a Entry, job: &Job<'_, 'a>, inflaters: &mut In
         file.sync_all().map_err(|err| Error::io("syncing", &tree.full_path(&e.path), err))?;
     }
     Ok(())
+}
+
+/// What extraction asks of [`decoding`] for entry `e`: whole when small enough, else in pieces;
+/// on several cores by the job's rule and share; bytes after the stream by its rule.
+fn ask<'x, 'w>(e: &Entry, job: &Job<'_, '_>) -> Ask<'x, 'w> {
+    let output = if e.size <= WHOLE_ENTRY_MAX { Output::Whole } else { Output::Sink };
+    Ask::new(output).parallel(job.parallel, Some(job.share)).trailing(job.trailing)
+}
+
+/// Writes entry `decoding` decodes into `file`: returns the file for its time and sync, or
+/// `None` when its chunks are written behind (whoever writes the last finishes it).
+fn write_decoded<'a>(
+    decoding: Decoding<'a, '_>,
+    job: &Job<'_, '_>,
+    mut file: File,
+    whole: WholeTools<'_>,
+    buffer: &mut Scratch<'_>,
+) -> Result<Option<File>, Error> {
+    let e = decoding.entry();
+    let tree = job.tree;
+    let write = |file: &mut File, bytes: &[u8]| {
+        file.write_all(bytes).map_err(|err| Error::io("writing", &tree.full_path(&e.path), err))
+    };
+    match decoding {
+        Decoding::Whole { .. } => {
+            let out = buffer.take(e.size as usize, &e.path)?;
+            decoding.into_slice(out, whole, true)?;
+            write(&mut file, out)?;
+        }
+        Decoding::Stream(decoder) if e.method == Method::Deflate => {
+            // Large deflate: inflated in bounded chunks by the worker's chunked decoder, hashed as
+            // it goes. Each chunk is written at once (always when durable, so the file can be
+            // synced), or, while another worker waits for work, handed to it in the decoder's
+            // own window.
+            if job.durable {
+                stream_entry(decoder, job, |_, inflater| write(&mut file, inflater.last_chunk()))?;
+            } else {
+                let target = Arc::new(Target { file, path: tree.full_path(&e.path) });
+                let behind = job.behind;
+                stream_entry(decoder, job, |offset, inflater| {
+                    if !behind.has_writer() {
+                        return crate::sys::write_all_at(&target.file, inflater.last_chunk(), offset)
+                            .map_err(|err| Error::io("writing", &target.path, err));
+                    }
+                    // The decoder's window goes to the writer as it is; a written one replaces it.
+                    let len = inflater.window_len();
+                    let spare = behind.spare_window(len).unwrap_or_else(|| vec![0u8; len].into_boxed_slice());
+                    let (window, range) = inflater.swap_window(spare);
+                    behind.push(Chunk { target: Arc::clone(&target), offset, window, range })
+                })?;
+                return Ok(None);
+            }
+        }
+        decoding => {
+            // Stored entries in memory at once; on several cores, the chunks as they come out, in
+            // order; stored entries read from the source, and the other methods (Deflate64,
+            // bzip2, LZMA, Zstandard, XZ), in pieces through the entry's decoder, which checks
+            // size and CRC-32 as it ends.
+            let buffer = match decoding {
+                Decoding::Stream(_) => buffer.take((e.size as usize).saturating_add(1).clamp(2, PIECE), &e.path)?,
+                _ => &mut [],
+            };
+            let halt = job.halt;
+            decoding.into_sink(buffer, &mut |bytes: &[u8]| {
+                if halt.is_set() {
+                    return Err(Error::Cancelled);
+                }
+                write(&mut file, bytes)
+            })?;
+        }
+    }
+    Ok(Some(file))
 }
 
 /// Why workers stop early: another worker failed, or the caller cancelled.

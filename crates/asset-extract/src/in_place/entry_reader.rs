@@ -1,5 +1,5 @@
 //! One entry of an [`AssetArchive`](crate::AssetArchive) as a stream, in bounded memory, through
-//! the decoder [`entry_data`](crate::entry::data) chooses for it.
+//! the decoder [`decoding`](crate::entry::decode::decoding) chooses for it.
 
 #![forbid(unsafe_code)]
 
@@ -7,8 +7,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::Error;
-use crate::entry::data::EntryDecoder;
-use crate::entry::source::Input;
+use crate::entry::stream_decoder::EntryDecoder;
 use crate::read::entry::Entry;
 
 /// An entry's bytes as an [`io::Read`], from
@@ -55,15 +54,9 @@ impl std::fmt::Debug for EntryReader<'_> {
 }
 
 impl<'a> EntryReader<'a> {
-    /// A reader of `entry`, whose compressed bytes are `input`.
-    pub(crate) fn new(input: Input<'a>, entry: &'a Entry, crc_checked: &'a AtomicBool) -> Result<Self, Error> {
-        Ok(EntryReader {
-            decoder: EntryDecoder::new(input, entry, None)?,
-            verified: false,
-            failed: None,
-            crc_checked,
-            keep: None,
-        })
+    /// A reader through `decoder`, which sets `crc_checked` once the entry has checked.
+    pub(crate) fn new(decoder: EntryDecoder<'a, 'a>, crc_checked: &'a AtomicBool) -> Self {
+        EntryReader { decoder, verified: false, failed: None, crc_checked, keep: None }
     }
 
     /// Records checkpoints while reading (a deflated entry in memory or mapped, large enough to

@@ -12,10 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use buffer_pool::{BufferPool, Lease};
-use strided_inflate::{Decoder, Format};
+use strided_inflate::Decoder;
 
-use crate::entry::data::{Trailing, inflate_parallel_into, parallel_cores, read_whole};
+use crate::entry::decode::{Ask, Decoding, Output, WholeTools, decoding};
 use crate::entry::opened::Opened;
+use crate::entry::parallel::parallel_cores;
 use crate::entry::random_access::{BlockChecked, BlockCrcs};
 use crate::entry::source::Input;
 use crate::entry::source::{FileSource, Source};
@@ -305,7 +306,7 @@ impl AssetArchive {
     }
 
     /// The one whole read, behind every other: entry `e` (at `index`, looked up once by the
-    /// caller) into `out`, on several cores where the rule says so, else through the thread's
+    /// caller) into `out`, decoded as [`decoding`] chooses, with the thread's whole-buffer
     /// decoder.
     fn read_whole<'o>(&self, index: usize, e: &Entry, out: &'o mut [MaybeUninit<u8>]) -> Result<&'o mut [u8], Error> {
         if out.len() as u64 != e.size {
@@ -315,34 +316,22 @@ impl AssetArchive {
             ));
         }
         let input = self.input(index, e)?;
-        if let Some(cores) = parallel_cores(self.parallel_inflate(), e) {
-            let out = inflate_parallel_into(input, e, cores, out)?;
-            self.crc_checked[index].store(true, Ordering::Release);
-            return Ok(out);
-        }
+        let decoding = decoding(input, e, Ask::new(Output::Whole).parallel(self.parallel_inflate(), None))?;
         // Read from a source not in memory, the CRC-32 is checked every time: the source may
         // have changed since. In memory, the first time.
         let check = self.data.all().is_none() || !self.crc_checked[index].load(Ordering::Acquire);
         let out = DECODER.with(|decoder| {
             SCRATCH.with(|scratch| {
-                let mut decoder = decoder.borrow_mut();
-                let decoder = match decoder.as_mut() {
-                    Some(d) => d,
-                    None => decoder.insert(
-                        Decoder::new(Format::Raw).map_err(|source| Error::Data { entry: e.path.clone(), source })?,
-                    ),
-                };
-                let mut scratch = scratch.borrow_mut();
-                let out = read_whole(input, e, decoder, &mut *scratch, out, check, Trailing::Read);
+                let (mut decoder, mut scratch) = (decoder.borrow_mut(), scratch.borrow_mut());
+                let out =
+                    decoding.into_buffer(out, WholeTools { decoder: &mut decoder, scratch: &mut *scratch }, check);
                 if scratch.capacity() > SCRATCH_KEPT {
                     *scratch = Vec::new();
                 }
                 out
             })
         })?;
-        if check {
-            self.crc_checked[index].store(true, Ordering::Release);
-        }
+        self.crc_checked[index].store(true, Ordering::Release);
         Ok(out)
     }
 
@@ -376,17 +365,24 @@ impl AssetArchive {
     /// `sink` stops it and is returned.
     pub fn copy_to(&self, index: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), Error>) -> Result<(), Error> {
         let e = self.file_entry(index)?;
-        if let Some(cores) = parallel_cores(self.parallel_inflate(), e) {
-            crate::entry::data::inflate_parallel_to(self.input(index, e)?, e, cores, cores, Trailing::Read, sink)?;
-            self.crc_checked[index].store(true, Ordering::Release);
-            return Ok(());
-        }
-        let mut reader = self.reader(index)?;
-        let mut buf = vec![0u8; (e.size as usize).clamp(1, 256 << 10)];
-        loop {
-            match reader.read_checked(&mut buf)? {
-                0 => return Ok(()),
-                n => sink(&buf[..n])?,
+        let ask = Ask::new(Output::Sink).parallel(self.parallel_inflate(), None);
+        match decoding(self.input(index, e)?, e, ask)? {
+            Decoding::Stream(decoder) => {
+                // Through a reader, which keeps the checkpoints its pass records.
+                let mut reader =
+                    EntryReader::new(decoder, &self.crc_checked[index]).keeping_checkpoints(&self.checkpoints, index);
+                let mut buf = vec![0u8; (e.size as usize).clamp(1, 256 << 10)];
+                loop {
+                    match reader.read_checked(&mut buf)? {
+                        0 => return Ok(()),
+                        n => sink(&buf[..n])?,
+                    }
+                }
+            }
+            other => {
+                other.into_sink(&mut [], sink)?;
+                self.crc_checked[index].store(true, Ordering::Release);
+                Ok(())
             }
         }
     }
@@ -463,8 +459,13 @@ impl AssetArchive {
     /// [`read_at`](Self::read_at) needs no pass of its own.
     pub fn reader(&self, index: usize) -> Result<EntryReader<'_>, Error> {
         let e = self.file_entry(index)?;
-        Ok(EntryReader::new(self.input(index, e)?, e, &self.crc_checked[index])?
-            .keeping_checkpoints(&self.checkpoints, index))
+        Ok(self.stream_reader(index, e, self.input(index, e)?)?.keeping_checkpoints(&self.checkpoints, index))
+    }
+
+    /// Entry `e`, at `index`, whose compressed bytes are `input`, through a checking reader.
+    fn stream_reader<'s>(&'s self, index: usize, e: &'s Entry, input: Input<'s>) -> Result<EntryReader<'s>, Error> {
+        let decoder = crate::entry::decode::stream(input, e, Ask::new(Output::Stream))?;
+        Ok(EntryReader::new(decoder, &self.crc_checked[index]))
     }
 
     /// Reads up to `out.len()` bytes of entry `index` from byte `offset` of its data into `out`;
@@ -555,7 +556,7 @@ impl AssetArchive {
         offset: u64,
         out: &mut [u8],
     ) -> Result<usize, Error> {
-        let mut reader = EntryReader::new(input, e, &self.crc_checked[index])?;
+        let mut reader = self.stream_reader(index, e, input)?;
         let failed = |err| crate::entry::methods::read_error(e, err);
         std::io::copy(&mut std::io::Read::take(std::io::Read::by_ref(&mut reader), offset), &mut std::io::sink())
             .map_err(failed)?;
@@ -620,7 +621,7 @@ impl AssetArchive {
 
     /// Reads entry `index` whole from `input` through its checking reader: its CRC-32 and size.
     fn check_whole(&self, index: usize, e: &Entry, input: Input<'_>) -> Result<(), Error> {
-        let mut reader = EntryReader::new(input, e, &self.crc_checked[index])?;
+        let mut reader = self.stream_reader(index, e, input)?;
         std::io::copy(&mut reader, &mut std::io::sink()).map_err(|err| crate::entry::methods::read_error(e, err))?;
         self.crc_checked[index].store(true, Ordering::Release);
         Ok(())

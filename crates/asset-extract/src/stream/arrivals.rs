@@ -26,11 +26,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use strided_inflate::{ChunkedInflater, Decoder, Format};
+use strided_inflate::Decoder;
 
 use super::follower::{Data, Follower, Job, Wanted};
 use super::prestaged::{AHEAD_MODE, HashMap, HashSet, Prestaged, Staged};
-use crate::entry::data::{EntryDecoder, Trailing, read_whole};
+use crate::entry::decode::{Ask, Output, Trailing, WholeTools, decoding};
 use crate::entry::source::Input;
 use crate::extract::staging::{self, Staging};
 use crate::extract::write::{CHUNK, WHOLE_ENTRY_MAX};
@@ -371,7 +371,7 @@ impl Drop for Arrivals {
 
 /// A worker: inflates queued entries into their files until the queue closes and empties.
 fn work(shared: &Shared) {
-    let Ok(mut decoder) = Decoder::new(Format::Raw) else { return };
+    let mut decoder = None;
     let mut scratch = Vec::new();
     let mut out = Vec::new();
     loop {
@@ -408,7 +408,7 @@ fn work(shared: &Shared) {
 
 /// Inflates `job`'s entry into its file, if all its data is consumed and it has the size and
 /// CRC-32 its headers declared: anything else is left to the extraction to find, from the spool.
-fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>, out: &mut Vec<u8>) {
+fn stage(shared: &Shared, job: Job, decoder: &mut Option<Decoder>, scratch: &mut Vec<u8>, out: &mut Vec<u8>) {
     let entry = Entry {
         path: job.path,
         kind: Kind::File,
@@ -434,10 +434,12 @@ fn stage(shared: &Shared, job: Job, decoder: &mut Decoder, scratch: &mut Vec<u8>
         out.clear();
         out.reserve(job.size as usize);
         let room = &mut out.spare_capacity_mut()[..job.size as usize];
-        if read_whole(input, &entry, decoder, scratch, room, true, Trailing::Refuse).is_err() {
+        let ask = Ask::new(Output::Whole).trailing(Trailing::Refuse);
+        let tools = WholeTools { decoder, scratch };
+        if decoding(input, &entry, ask).and_then(|d| d.into_buffer(room, tools, true)).is_err() {
             return;
         }
-        // SAFETY: read_whole succeeded, so it initialised all `size` bytes of the spare capacity.
+        // SAFETY: into_buffer succeeded, so it initialised all `size` bytes of the spare capacity.
         unsafe { out.set_len(job.size as usize) };
     }
     let root = &shared.root;
@@ -518,10 +520,9 @@ fn stream_into(
     piece: &mut Vec<u8>,
     ending: &AtomicBool,
 ) -> std::io::Result<bool> {
-    let mut inflater = ChunkedInflater::with_chunk_size(Format::Raw, CHUNK);
-    let lent = (entry.method == Method::Deflate).then_some(&mut inflater);
-    let Ok(decoder) = EntryDecoder::new(input, entry, lent) else { return Ok(false) };
-    let mut decoder = decoder.with_trailing(Trailing::Refuse);
+    let mut inflater = None;
+    let ask = Ask::new(Output::Stream).trailing(Trailing::Refuse).inflater(&mut inflater, CHUNK);
+    let Ok(mut decoder) = crate::entry::decode::stream(input, entry, ask) else { return Ok(false) };
     if entry.method == Method::Deflate {
         loop {
             if ending.load(Ordering::Relaxed) {
