@@ -176,14 +176,24 @@ impl<'s> Opened<'s> {
     /// Checks entry `e`'s local header (and data descriptor) and returns where its data starts:
     /// in place in memory, else reading them from the source.
     pub(crate) fn check_local(&self, local: &LocalRef, e: &Entry) -> Result<u64, Error> {
-        match &self.held {
-            Held::Read { .. } => self.read_and_check_local(local, e),
-            _ => check_local(&self.window(), &self.window(), local, e),
-        }
+        let read;
+        let data = match &self.held {
+            Held::Read { .. } => {
+                read = self.read_local(local, e)?;
+                Window::parts(
+                    (read.header_at, &read.header),
+                    (read.descriptor_at, &read.descriptor),
+                    to_usize(self.len)?,
+                )
+            }
+            _ => self.window(),
+        };
+        check_local(&self.window(), &data, local, e)
     }
 
-    /// [`check_local`](Self::check_local) of a source read as needed.
-    fn read_and_check_local(&self, local: &LocalRef, e: &Entry) -> Result<u64, Error> {
+    /// What [`check_local`](Self::check_local) needs of a source read as needed: entry `e`'s
+    /// local header, and its data descriptor if it has one.
+    fn read_local(&self, local: &LocalRef, e: &Entry) -> Result<LocalBytes, Error> {
         let path = Path::new(&e.path);
         let (start, limit) = (local.header_offset(), local.limit());
         let room = limit.saturating_sub(start);
@@ -208,9 +218,7 @@ impl<'s> Opened<'s> {
                 descriptor_at = end;
             }
         }
-        let window =
-            Window::parts((to_usize(start)?, &header), (to_usize(descriptor_at)?, &descriptor), to_usize(self.len)?);
-        check_local(&self.window(), &window, local, e)
+        Ok(LocalBytes { header_at: to_usize(start)?, header, descriptor_at: to_usize(descriptor_at)?, descriptor })
     }
 
     /// Checks the local headers of `entries` (each with its [`LocalRef`]) as
@@ -333,4 +341,13 @@ pub(crate) fn check_end(local: &LocalRef, e: &Entry, with_data: bool) -> u64 {
 
 fn to_usize(v: u64) -> Result<usize, Error> {
     usize::try_from(v).map_err(|_| Error::malformed("the archive is larger than this system's address space"))
+}
+
+/// An entry's local header and data descriptor (empty if it has none) read from a source, each
+/// with where it starts in the archive.
+struct LocalBytes {
+    header_at: usize,
+    header: Vec<u8>,
+    descriptor_at: usize,
+    descriptor: Vec<u8>,
 }
