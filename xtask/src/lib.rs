@@ -9,6 +9,7 @@
 //! | every struct's layout | Panama's `Layouts.java` |
 //! | the downcall table | Panama's `BufkitLibrary.java` |
 //! | the JNI registration | `JniNative.java`, from the JNI glue's C functions |
+//! | the JNI archive's plain calls | `JniArchiveCalls.java`, from `AssetArchive`'s hooks and the JNI glue (see [`jni_calls`]) |
 //! | the NIF table and atoms | `nif_table.gen.h` and `bufkit_nif.erl`, from the NIF glue's `/* nif .. */` lines |
 //! | the records filled from packed arrays | `BufferStats.java`, `PoolStats.java`, the JNI and NIF `records.gen.h` |
 //! | the extraction options and report | `ExtractOptions.java`, `ExtractReport.java`, `ExtractStructs.java`, both `extract_structs.gen.h`, `bufkit_extract.hrl` |
@@ -25,6 +26,7 @@ pub mod erlang;
 pub mod glue;
 pub mod header;
 pub mod java;
+pub mod jni_calls;
 pub mod layout;
 pub mod model;
 pub mod text;
@@ -41,6 +43,11 @@ const ARGUMENT_ENUMS: [(&str, &str); 4] = [
     ("bk_archive_holding", "ArchiveHolding"),
     ("bk_archive_local_headers", "LocalHeaders"),
 ];
+
+/// The text of `path` under the repository root.
+fn read(root: &Path, path: &str) -> Result<String, String> {
+    std::fs::read_to_string(root.join(path)).map_err(|e| format!("reading {path}: {e}"))
+}
 
 /// Every generated file: `(path under the repository root, contents)`.
 pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
@@ -61,6 +68,14 @@ pub fn generate(root: &Path) -> Result<Vec<(PathBuf, String)>, String> {
         (format!("{panama}/BufkitLibrary.java"), java::downcalls(&d)?),
         (format!("{panama}/ExtractStructs.java"), java::extract_structs(&d, options, report)?),
         ("bindings/java/src/main/java/dev/bufkit/JniNative.java".into(), java::jni_native(&jni)),
+        (
+            format!("{common}/JniArchiveCalls.java"),
+            jni_calls::jni_archive_calls(
+                &read(root, &format!("{common}/AssetArchive.java"))?,
+                &read(root, &format!("{common}/JniArchive.java"))?,
+                &jni,
+            )?,
+        ),
         ("bindings/java/c_src/extract_structs.gen.h".into(), java::jni_extract_structs(options, report)),
         ("bindings/java/c_src/records.gen.h".into(), java::jni_records(&d)),
         ("bindings/erlang/c_src/extract_structs.gen.h".into(), erlang::nif_extract_structs(options, report)),
