@@ -11,7 +11,7 @@
 //! Each decoder stops where the entry's data does: at the end of the stream (bzip2, XZ and
 //! Zstandard: of the stream or frame that completes the entry's size) and reads nothing after it,
 //! so that bytes after a stream follow one rule for every method
-//! ([`Trailing`](crate::entry::decode::Trailing)).
+//! ([`Trailing`](crate::entry::checks::Trailing)).
 
 use std::io::{self, BufRead, Read};
 use std::sync::Arc;

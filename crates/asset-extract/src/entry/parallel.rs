@@ -5,7 +5,7 @@
 use std::mem::MaybeUninit;
 
 use crate::Error;
-use crate::entry::decode::{Trailing, check_stream_end, size_mismatch};
+use crate::entry::checks::{Trailing, check_stream_end, size_mismatch};
 use crate::entry::source::Input;
 use crate::read::entry::{Entry, Method};
 

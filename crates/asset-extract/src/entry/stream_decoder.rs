@@ -7,7 +7,7 @@
 use strided_inflate::{ChunkedInflater, Format};
 
 use crate::Error;
-use crate::entry::decode::{Trailing, check_stream_end, size_mismatch};
+use crate::entry::checks::{Trailing, check_stream_end, size_mismatch};
 use crate::entry::methods;
 use crate::entry::source::Input;
 use crate::read::entry::{Entry, Method};

@@ -17,7 +17,8 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use crate::Error;
-use crate::entry::decode::{Ask, Output, Trailing, WholeTools, decoding};
+use crate::entry::checks::Trailing;
+use crate::entry::decode::{Ask, Output, WholeTools, decoding};
 use crate::entry::opened::{Opened, check_end};
 use crate::entry::parallel::Share;
 use crate::entry::source::{FileSource, Source};

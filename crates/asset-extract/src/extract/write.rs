@@ -99,7 +99,7 @@ pub(crate) struct Job<'j, 'a> {
     /// Give the file the modification time the archive records.
     pub(crate) restore_mtime: bool,
     /// What bytes after an entry's stream make of it.
-    pub(crate) trailing: crate::entry::decode::Trailing,
+    pub(crate) trailing: crate::entry::checks::Trailing,
     /// When a large deflated entry is inflated on several cores, and its share of the cores and
     /// threads.
     pub(crate) parallel: crate::ParallelInflate,

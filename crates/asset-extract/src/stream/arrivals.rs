@@ -30,7 +30,8 @@ use strided_inflate::Decoder;
 
 use super::follower::{Data, Follower, Job, Wanted};
 use super::prestaged::{AHEAD_MODE, HashMap, HashSet, Prestaged, Staged};
-use crate::entry::decode::{Ask, Output, Trailing, WholeTools, decoding};
+use crate::entry::checks::Trailing;
+use crate::entry::decode::{Ask, Output, WholeTools, decoding};
 use crate::entry::source::Input;
 use crate::extract::staging::{self, Staging};
 use crate::extract::write::{CHUNK, WHOLE_ENTRY_MAX};
